@@ -1,0 +1,32 @@
+# Two commands do all the set-up: `make run` starts the app, `make test` runs every test.
+PYTHON ?= python3
+VENV   ?= .venv
+PORT   ?= 8501
+PIP    := $(VENV)/bin/python -m pip
+
+.PHONY: run test bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# Stamp files: reinstall only when pyproject.toml changes.
+$(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install --quiet -e . --config-settings editable_mode=compat
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install --quiet -e '.[test]' --config-settings editable_mode=compat
+	touch $@ $(VENV)/.installed-run
+
+run: $(VENV)/.installed-run
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+
+test: $(VENV)/.installed-test
+	$(VENV)/bin/python -m pytest
+
+bench: $(VENV)/.installed-run
+	$(VENV)/bin/python -m engine bench online
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,86 @@
+"""Errors raised by the engine.
+
+Every error the engine raises on bad input derives from :class:`EngineError`; the CLI turns one
+into a single ``error: ...`` line and exit status 2, the app into ``st.error``. Subclasses that
+describe a bad value also derive from :class:`ValueError`.
+"""
+
+__all__ = [
+    "EngineError",
+    "NotATreeError",
+    "EmptyTreeError",
+    "SelfLoopError",
+    "DuplicateEdgeError",
+    "CycleError",
+    "DisconnectedError",
+    "DuplicateNameError",
+    "UnknownVertexError",
+    "TreeFormatError",
+    "InvalidPotentialError",
+    "InconsistentEvidenceError",
+    "InvalidParameterError",
+    "DataFormatError",
+]
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on bad input."""
+
+
+class NotATreeError(EngineError, ValueError):
+    """The graph given is not a tree."""
+
+
+class EmptyTreeError(NotATreeError):
+    """The input has no vertices."""
+
+
+class SelfLoopError(NotATreeError):
+    """An edge joins a vertex to itself."""
+
+
+class DuplicateEdgeError(NotATreeError):
+    """The same edge is given twice."""
+
+
+class CycleError(NotATreeError):
+    """The edges close a cycle; the message names it."""
+
+    def __init__(self, message: str, cycle=()):
+        super().__init__(message)
+        self.cycle = tuple(cycle)
+
+
+class DisconnectedError(NotATreeError):
+    """The graph has more than one component; the message names a vertex of two of them."""
+
+
+class DuplicateNameError(EngineError, ValueError):
+    """Two vertices carry the same name."""
+
+
+class UnknownVertexError(EngineError, KeyError):
+    """A vertex name or index that the tree does not have."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TreeFormatError(EngineError, ValueError):
+    """A tree file or text that cannot be parsed; the message names the file and the place."""
+
+
+class InvalidPotentialError(EngineError, ValueError):
+    """A potential or data vector that is negative, not finite, or of the wrong shape."""
+
+
+class InconsistentEvidenceError(EngineError, ValueError):
+    """Evidence under which the total mass (partition function) is zero."""
+
+
+class InvalidParameterError(EngineError, ValueError):
+    """A setting outside its allowed range."""
+
+
+class DataFormatError(EngineError, ValueError):
+    """A data file (CSV, ARFF, JSON lines) that cannot be read."""

@@ -1,0 +1,85 @@
+"""One run protocol for every learning algorithm of the workbench.
+
+Each algorithm family ``engine.<family>.run`` defines
+
+* a config: a frozen dataclass subclassing :class:`RunConfig`, with a class attribute
+  ``algorithm`` (one of ``hedge``, ``ofde``, ``chowliu``, ``rta``, ``bhtmm``), only JSON-able
+  fields (numbers, strings, bools, lists, dicts; a tree or data set as a path string or a
+  generator spec such as ``{"generate": "path", "n": 15}``) and a ``seed`` field;
+* ``run(config, progress=None) -> RunResult``, which calls ``progress(fraction, message)`` now and
+  then (fraction in [0, 1]). A progress callback may raise :class:`RunCancelled` to stop the run;
+  the run must then leave nothing half-written.
+
+The same config runs from the app and from ``python -m engine run CONFIG.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Optional
+
+from engine.errors import EngineError, InvalidParameterError
+
+__all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress"]
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def no_progress(fraction: float, message: str) -> None:
+    """The default progress callback: does nothing."""
+
+
+class RunCancelled(EngineError):
+    """Raised by a progress callback to stop a run."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Base of every run config; subclasses add their hyperparameters (with defaults)."""
+
+    algorithm: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"algorithm": self.algorithm}
+        d.update(dataclasses.asdict(self))
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]):
+        d = dict(d)
+        alg = d.pop("algorithm", cls.algorithm)
+        if alg != cls.algorithm:
+            raise InvalidParameterError(f"config is for {alg!r}, not {cls.algorithm!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise InvalidParameterError(
+                f"unknown {cls.algorithm} setting {unknown[0]!r}; expected one of {', '.join(sorted(names))}")
+        return cls(**d)
+
+    @classmethod
+    def from_json(cls, text: str):
+        return cls.from_dict(json.loads(text))
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run returns.
+
+    metrics : dict of str to JSON scalar or list
+        The summary numbers (the same keys as the family's ``--json`` CLI output).
+    curves : dict of str to list of [x, y]
+        Named curves, e.g. ``{"test_loglik": [[t, value], ...]}``, drawn and overlaid by the app.
+    artefacts : dict of str to JSON value
+        Anything else worth keeping (learned edges, confusion matrices, traces).
+    """
+
+    metrics: dict[str, Any]
+    curves: dict[str, list] = field(default_factory=dict)
+    artefacts: dict[str, Any] = field(default_factory=dict)
+    seconds: Optional[float] = None

@@ -1,0 +1,194 @@
+"""Tree families for teaching and benchmarks, each seeded (int or ``numpy.random.Generator``).
+
+Seed 000 (section 3) uses the star of paths as the example whose optimal cover height grows like
+O(log log n); the path and the star are the extremes of the cover height.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from engine.errors import InvalidParameterError
+from engine.trees.model import Tree
+
+__all__ = [
+    "GENERATORS",
+    "path_tree",
+    "star_tree",
+    "star_of_paths",
+    "complete_tree",
+    "caterpillar_tree",
+    "spider_tree",
+    "random_tree",
+    "random_recursive_tree",
+    "prufer_to_parent",
+    "generate",
+]
+
+
+def _rng(seed):
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _need(cond: bool, msg: str) -> None:
+    if not cond:
+        raise InvalidParameterError(msg)
+
+
+def path_tree(n: int) -> Tree:
+    """The path 0-1-...-(n-1), rooted at 0."""
+    _need(n >= 1, f"a path needs n >= 1 vertices, got {n}")
+    p = np.arange(-1, n - 1, dtype=np.int64)
+    return Tree(p, np.arange(n), 0)
+
+
+def star_tree(n: int) -> Tree:
+    """Centre 0 joined to n-1 leaves, rooted at the centre."""
+    _need(n >= 1, f"a star needs n >= 1 vertices, got {n}")
+    p = np.zeros(n, np.int64)
+    p[0] = -1
+    return Tree(p, np.arange(n), 0)
+
+
+def star_of_paths(k: int, m: int) -> Tree:
+    """``k`` paths of ``m`` edges joined at a centre (vertex 0): n = k*m + 1."""
+    _need(k >= 1 and m >= 1, f"a star of paths needs k >= 1 paths of m >= 1 edges, got k={k}, m={m}")
+    n = k * m + 1
+    v = np.arange(1, n)
+    j = (v - 1) % m  # position along its path
+    p = np.empty(n, np.int64)
+    p[0] = -1
+    p[1:] = np.where(j == 0, 0, v - 1)
+    order = np.concatenate([[0], 1 + np.argsort(j, kind="stable")])
+    return Tree(p, order, 0)
+
+
+def complete_tree(n: int, b: int = 2) -> Tree:
+    """The complete ``b``-ary tree on ``n`` vertices in heap order, rooted at 0."""
+    _need(n >= 1, f"a complete tree needs n >= 1 vertices, got {n}")
+    _need(b >= 1, f"a complete tree needs branching b >= 1, got {b}")
+    p = (np.arange(n, dtype=np.int64) - 1) // b
+    p[0] = -1
+    return Tree(p, np.arange(n), 0)
+
+
+def caterpillar_tree(n: int, spine: int | None = None, *, seed=None) -> Tree:
+    """A path of ``spine`` vertices with the other n - spine vertices hung as legs on it.
+
+    Legs are spread evenly (deterministic); ``seed`` is accepted for a uniform signature.
+    """
+    _need(n >= 1, f"a caterpillar needs n >= 1 vertices, got {n}")
+    s = max(1, n // 3) if spine is None else spine
+    _need(1 <= s <= n, f"the spine must have 1..n vertices, got {s} for n={n}")
+    p = np.empty(n, np.int64)
+    p[:s] = np.arange(-1, s - 1)
+    p[s:] = np.arange(n - s) % s
+    return Tree.from_parent(p)
+
+
+def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, seed=None) -> Tree:
+    """A centre with ``legs`` legs; equal legs of ``length`` edges, or random lengths summing to n-1."""
+    _need(legs >= 1, f"a spider needs at least one leg, got {legs}")
+    if length is not None:
+        return star_of_paths(legs, length)
+    _need(n is not None and n >= legs + 1, f"a spider with {legs} legs needs n >= {legs + 1}")
+    rng = _rng(seed)
+    cuts = np.sort(rng.choice(np.arange(1, n - 1), size=legs - 1, replace=False)) if legs > 1 else []
+    lengths = np.diff(np.concatenate([[0], cuts, [n - 1]])).astype(np.int64)
+    p = np.empty(n, np.int64)
+    p[0] = -1
+    v = 1
+    for length_i in lengths:
+        p[v] = 0
+        p[v + 1:v + length_i] = np.arange(v, v + length_i - 1)
+        v += length_i
+    return Tree.from_parent(p)
+
+
+def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
+    """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1."""
+    seq = np.asarray(seq, np.int64)
+    degree = np.ones(n, np.int64)
+    np.add.at(degree, seq, 1)
+    leaves = list(np.flatnonzero(degree == 1))
+    heapq.heapify(leaves)
+    parent = np.full(n, -1, np.int64)
+    deg = degree.tolist()
+    for x in seq.tolist():
+        leaf = heapq.heappop(leaves)
+        parent[leaf] = x
+        deg[x] -= 1
+        if deg[x] == 1:
+            heapq.heappush(leaves, x)
+    u, v = heapq.heappop(leaves), heapq.heappop(leaves)
+    parent[u] = v  # v = n-1 is always among the last two
+    return parent
+
+
+def random_tree(n: int, *, seed=None) -> Tree:
+    """A uniformly random labelled tree on n vertices (random Prüfer sequence), rooted at 0."""
+    _need(n >= 1, f"a random tree needs n >= 1 vertices, got {n}")
+    if n <= 2:
+        return path_tree(n)
+    rng = _rng(seed)
+    p = prufer_to_parent(rng.integers(0, n, size=n - 2), n)
+    return Tree.from_parent(p).rerooted(0)
+
+
+def random_recursive_tree(n: int, *, seed=None) -> Tree:
+    """Vertex i joins a uniformly chosen earlier vertex (expected depth O(log n)), rooted at 0."""
+    _need(n >= 1, f"a random recursive tree needs n >= 1 vertices, got {n}")
+    rng = _rng(seed)
+    p = np.empty(n, np.int64)
+    p[0] = -1
+    if n > 1:
+        p[1:] = (rng.random(n - 1) * np.arange(1, n)).astype(np.int64)
+    return Tree.from_parent(p)
+
+
+#: Families by name, with their parameters, for the CLI and the Tree Studio.
+GENERATORS = {
+    "path": "n",
+    "star": "n",
+    "star-of-paths": "k paths of m edges (n = k*m+1; default k = m = round(sqrt(n)))",
+    "binary": "n (complete binary tree)",
+    "complete": "n, b (complete b-ary tree)",
+    "caterpillar": "n, spine",
+    "spider": "legs, n (random leg lengths)",
+    "random": "n (uniform labelled tree, Prüfer)",
+    "recursive": "n (random recursive tree)",
+}
+
+
+def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | None = None,
+             b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
+    """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices."""
+    kind = kind.replace("_", "-").lower()
+    if kind == "path":
+        return path_tree(n)
+    if kind == "star":
+        return star_tree(n)
+    if kind == "star-of-paths":
+        if k is None and m is None:
+            k = m = max(1, round((max(n, 2) - 1) ** 0.5))
+        elif k is None:
+            k = max(1, (n - 1) // m)
+        elif m is None:
+            m = max(1, (n - 1) // k)
+        return star_of_paths(k, m)
+    if kind == "binary":
+        return complete_tree(n, 2)
+    if kind == "complete":
+        return complete_tree(n, b)
+    if kind == "caterpillar":
+        return caterpillar_tree(n, spine, seed=seed)
+    if kind == "spider":
+        return spider_tree(legs or max(1, min(n - 1, 5)), n=n, seed=seed)
+    if kind == "random":
+        return random_tree(n, seed=seed)
+    if kind == "recursive":
+        return random_recursive_tree(n, seed=seed)
+    raise InvalidParameterError(
+        f"unknown tree family {kind!r}; expected one of {', '.join(GENERATORS)}")

@@ -1,0 +1,26 @@
+"""Shared test settings: a hypothesis profile sized for CI, and the path to the benchmark data."""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=1000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """``../shared/data``; tests that need it fail in CI when it is missing, skip elsewhere."""
+    if not DATA.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"benchmark data not found at {DATA}")
+        pytest.skip(f"benchmark data not found at {DATA}")
+    return DATA

@@ -1,0 +1,29 @@
+"""House rules: the engine never imports the UI, and the CLI answers bad input in one line."""
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def test_engine_does_not_import_ui():
+    code = ("import sys, engine, engine.trees, engine.cli, engine.runs.protocol\n"
+            "import pkgutil, importlib\n"
+            "for m in pkgutil.walk_packages(engine.__path__, 'engine.'):\n"
+            "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_cli_help_lists_commands():
+    out = subprocess.run([sys.executable, "-m", "engine", "--help"], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    for cmd in ("info", "convert", "generate"):
+        assert cmd in out
+
+
+def test_cli_unknown_command_is_one_line():
+    r = subprocess.run([sys.executable, "-m", "engine", "frobnicate"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1
