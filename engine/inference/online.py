@@ -312,6 +312,14 @@ class OnlineModel:
         mats = self._theta[z]
         return np.where(towards[:, None, None], mats, np.swapaxes(mats, 1, 2))
 
+    def state_arrays(self) -> tuple:
+        """Copies of everything the model's answers depend on (tables, scales, product trees,
+        potentials, data), without scratch buffers: two equal snapshots mean the same model."""
+        if self.cover is None:
+            return (self._data.copy(),) + ((self._small_theta.copy(),) if self.tree.n == 2 else ())
+        return tuple(a.copy() for a in (self._tab, self._ls, self._pool, self._pls, self._theta,
+                                        self._data, self._NI))
+
     @property
     def height(self) -> int:
         """Height of the cover (0 for trees with fewer than three vertices)."""
