@@ -62,3 +62,23 @@ def test_online_inconsistent_evidence_is_an_error_not_a_traceback():
     at.run()
     assert not at.exception, at.exception
     assert any("inconsistent" in e.value for e in at.error)
+
+
+def test_bp_page_steps_and_tabs():
+    at = open_page(BP)
+    assert not at.exception, at.exception
+    total = at.slider(key="bp_step").max
+    at.slider(key="bp_step").set_value(total)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("All 2(n−1) messages sent" in s.value for s in at.success)
+    _button(at, "bp_back").click()
+    at.run()
+    assert at.slider(key="bp_step").value == total - 1
+    at.slider(key="bp_iter").set_value(at.slider(key="bp_iter").max)
+    at.slider(key="bp_k").set_value(3)
+    at.slider(key="bp_star").set_value(10)
+    at.run()
+    assert not at.exception, at.exception
+    err = next(float(m.value) for m in at.metric if m.label == "Largest |belief − exact| now")
+    assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
