@@ -1,0 +1,40 @@
+"""Shared helpers of the tree readers and writers: limits, positions in text, fallback names."""
+
+from __future__ import annotations
+
+from engine.errors import TreeFormatError
+
+__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "TreeFormatError"]
+
+#: Largest input (after decompression) a reader accepts: beyond the app's upload limit, small
+#: enough that every reader answers within seconds. Larger inputs are refused with one line.
+MAX_INPUT_BYTES = 256 * 2**20
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of character ``offset`` of ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def where(text: str, offset: int) -> str:
+    line, col = line_col(text, offset)
+    return f"line {line}, column {col}"
+
+
+def fill_names(raw: list, taken: set[str] | None = None) -> list[str]:
+    """Names for vertices: ``raw[v]`` where given, else ``str(v)`` (made unique if taken).
+
+    Raises DuplicateNameError (through the Tree constructor later) only for explicit duplicates.
+    """
+    explicit = {s for s in raw if s is not None} if taken is None else taken
+    out = []
+    for v, s in enumerate(raw):
+        if s is None:
+            s = str(v)
+            while s in explicit:
+                s = s + "'"
+            explicit.add(s)
+        out.append(s)
+    return out
