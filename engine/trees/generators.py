@@ -6,9 +6,10 @@ O(log log n); the path and the star are the extremes of the cover height.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
+from numba import njit
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
 from engine.trees.model import Tree
@@ -24,6 +25,7 @@ __all__ = [
     "random_tree",
     "random_recursive_tree",
     "prufer_to_parent",
+    "tree_from_parent_trusted",
     "generate",
 ]
 
@@ -107,24 +109,61 @@ def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, s
     return Tree.from_parent(p)
 
 
-def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
-    """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1."""
-    seq = np.asarray(seq, np.int64)
+@njit(cache=True)
+def _prufer_decode(seq, n):  # pragma: no cover - compiled
+    """Linear-time Prüfer decoding (the 'pointer + current leaf' method)."""
     degree = np.ones(n, np.int64)
-    np.add.at(degree, seq, 1)
-    leaves = list(np.flatnonzero(degree == 1))
-    heapq.heapify(leaves)
+    for x in seq:
+        degree[x] += 1
     parent = np.full(n, -1, np.int64)
-    deg = degree.tolist()
-    for x in seq.tolist():
-        leaf = heapq.heappop(leaves)
+    ptr = 0
+    while degree[ptr] != 1:
+        ptr += 1
+    leaf = ptr
+    for x in seq:
         parent[leaf] = x
-        deg[x] -= 1
-        if deg[x] == 1:
-            heapq.heappush(leaves, x)
-    u, v = heapq.heappop(leaves), heapq.heappop(leaves)
-    parent[u] = v  # v = n-1 is always among the last two
+        degree[x] -= 1
+        if degree[x] == 1 and x < ptr:
+            leaf = x
+        else:
+            ptr += 1
+            while degree[ptr] != 1:
+                ptr += 1
+            leaf = ptr
+    parent[leaf] = n - 1
     return parent
+
+
+def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
+    """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1 (O(n))."""
+    seq = np.ascontiguousarray(seq, dtype=np.int64)
+    if n < 2 or len(seq) != n - 2 or (seq.size and (seq.min() < 0 or seq.max() >= n)):
+        raise InvalidParameterError(f"a Prüfer sequence for n={n} has n-2 entries in 0..n-1")
+    if n == 2:
+        return np.array([1, -1], np.int64)
+    return _prufer_decode(seq, n)
+
+
+@njit(cache=True)
+def _reroot_parent(parent, r):  # pragma: no cover - compiled
+    """Reverse the parent pointers on the path from ``r`` to the old root (in place)."""
+    prev = -1
+    v = r
+    while v != -1:
+        nxt = parent[v]
+        parent[v] = prev
+        prev = v
+        v = nxt
+    return parent
+
+
+def tree_from_parent_trusted(parent: np.ndarray, root: int, *, names=None) -> Tree:
+    """A Tree from a parent array known to be a tree (generators): BFS order without validation."""
+    n = len(parent)
+    child = np.flatnonzero(parent >= 0)
+    adj = coo_matrix((np.ones(child.size, np.int8), (parent[child], child)), shape=(n, n)).tocsr()
+    order = breadth_first_order(adj, root, directed=True, return_predecessors=False)
+    return Tree(parent, order.astype(np.int64), root, names)
 
 
 def random_tree(n: int, *, seed=None) -> Tree:
@@ -134,7 +173,7 @@ def random_tree(n: int, *, seed=None) -> Tree:
         return path_tree(n)
     rng = _rng(seed)
     p = prufer_to_parent(rng.integers(0, n, size=n - 2), n)
-    return Tree.from_parent(p).rerooted(0)
+    return tree_from_parent_trusted(_reroot_parent(p, 0), 0)
 
 
 def random_recursive_tree(n: int, *, seed=None) -> Tree:
