@@ -16,6 +16,7 @@ from engine.trees.model import Tree
 
 __all__ = [
     "GENERATORS",
+    "MAX_GENERATE",
     "path_tree",
     "star_tree",
     "star_of_paths",
@@ -87,7 +88,7 @@ def caterpillar_tree(n: int, spine: int | None = None, *, seed=None) -> Tree:
     p = np.empty(n, np.int64)
     p[:s] = np.arange(-1, s - 1)
     p[s:] = np.arange(n - s) % s
-    return Tree.from_parent(p)
+    return tree_from_parent_trusted(p, 0)
 
 
 def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, seed=None) -> Tree:
@@ -184,8 +185,11 @@ def random_recursive_tree(n: int, *, seed=None) -> Tree:
     p[0] = -1
     if n > 1:
         p[1:] = (rng.random(n - 1) * np.arange(1, n)).astype(np.int64)
-    return Tree.from_parent(p)
+    return tree_from_parent_trusted(p, 0)  # p[v] < v: a tree by construction
 
+
+#: Largest tree :func:`generate` builds (the CLI and the app answer within seconds up to it).
+MAX_GENERATE = 2_000_000
 
 #: Families by name, with their parameters, for the CLI and the Tree Studio.
 GENERATORS = {
@@ -205,6 +209,7 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
     """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices."""
     kind = kind.replace("_", "-").lower()
+    _need(isinstance(n, (int, np.integer)) and 1 <= n <= MAX_GENERATE, f"n must be an integer in 1..{MAX_GENERATE:,}, got {n}")
     if kind == "path":
         return path_tree(n)
     if kind == "star":
@@ -224,6 +229,8 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
     if kind == "caterpillar":
         return caterpillar_tree(n, spine, seed=seed)
     if kind == "spider":
+        if n == 1 and legs is None:
+            return path_tree(1)
         return spider_tree(legs or max(1, min(n - 1, 5)), n=n, seed=seed)
     if kind == "random":
         return random_tree(n, seed=seed)
