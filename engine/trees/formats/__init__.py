@@ -27,6 +27,7 @@ import zlib
 from pathlib import Path
 
 from engine.errors import EngineError, TreeFormatError
+from engine.trees.formats import common
 from engine.trees.formats.common import MAX_INPUT_BYTES
 from engine.trees.formats.edgelist import format_edge_list, parse_edge_list
 from engine.trees.formats.gml import format_gml, parse_gml
@@ -91,7 +92,8 @@ def _writer_format(name: str, fmt: str | None) -> str:
     return f
 
 
-def _gunzip(data: bytes, limit: int = MAX_INPUT_BYTES) -> bytes:
+def _gunzip(data: bytes, limit: int | None = None) -> bytes:
+    limit = common.MAX_INPUT_BYTES if limit is None else limit
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     out = []
     total = 0
@@ -165,8 +167,8 @@ def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, inde
     """Parse the bytes of a tree file called ``name`` (uploads); errors start with ``name``."""
     label = Path(name).name or "input"
     try:
-        if len(data) > MAX_INPUT_BYTES:
-            raise TreeFormatError(f"the input is larger than the limit of {MAX_INPUT_BYTES // 2**20} MiB")
+        if len(data) > common.MAX_INPUT_BYTES:
+            raise TreeFormatError(f"the input is larger than the limit of {common.MAX_INPUT_BYTES // 2**20} MiB")
         if data[:2] == _GZIP_MAGIC:
             data = _gunzip(data)
         f = format_of(name, fmt) or sniff_format(data)
@@ -187,9 +189,9 @@ def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
         size = path.stat().st_size
         if path.is_dir():
             raise TreeFormatError(f"{path.name}: is a directory, not a tree file")
-        if size > MAX_INPUT_BYTES:
+        if size > common.MAX_INPUT_BYTES:
             raise TreeFormatError(f"{path.name}: the file is larger than the limit of "
-                                  f"{MAX_INPUT_BYTES // 2**20} MiB")
+                                  f"{common.MAX_INPUT_BYTES // 2**20} MiB")
         with open(path, "rb") as fh:
             magic = fh.read(2)
     except FileNotFoundError:

@@ -38,3 +38,36 @@ def fill_names(raw: list, taken: set[str] | None = None) -> list[str]:
             explicit.add(s)
         out.append(s)
     return out
+
+
+def tree_from_names(pairs, vertices=(), root=None, labels: dict | None = None):
+    """``Tree.from_named_edges`` with names numbered in C (pandas) for large inputs.
+
+    Vertices are numbered in order of first appearance, ``vertices`` first, as there.
+    """
+    import numpy as np
+
+    from engine.trees.model import Tree
+
+    vertices = list(vertices)
+    if len(pairs) + len(vertices) < 20_000:
+        return Tree.from_named_edges(pairs, vertices=vertices, root=root, labels=labels)
+    import pandas as pd
+
+    flat = np.empty(len(vertices) + 2 * len(pairs), dtype=object)
+    flat[:len(vertices)] = [str(s) for s in vertices]
+    if pairs:
+        flat[len(vertices):] = np.asarray(pairs, dtype=object).reshape(-1).astype(str).astype(object)
+    codes, uniques = pd.factorize(flat)
+    names = [str(s) for s in uniques]
+    edges = codes[len(vertices):].reshape(-1, 2).astype(np.int64)
+    r = 0
+    if root is not None:
+        hit = np.flatnonzero(uniques == str(root))
+        if hit.size == 0:
+            from engine.errors import UnknownVertexError
+
+            raise UnknownVertexError(f"root {root!s} is not a vertex of the tree")
+        r = int(hit[0])
+    lab = [labels.get(s) for s in names] if labels else None
+    return Tree.from_edges(edges, len(names), names=names, root=r, labels=lab)

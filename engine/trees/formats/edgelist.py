@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
+from engine.trees.formats.common import tree_from_names
 from engine.trees.model import Tree
 
 __all__ = ["parse_edge_list", "format_edge_list"]
@@ -65,16 +66,7 @@ def parse_edge_list(text: str) -> Tree:
 
 
 def _tree_from_pairs(pairs, single) -> Tree:
-    if len(pairs) < 50_000:
-        return Tree.from_named_edges(pairs, vertices=single)
-    import pandas as pd
-
-    flat = np.empty(2 * len(pairs) + len(single), dtype=object)
-    flat[:len(single)] = single
-    flat[len(single):] = [s for p in pairs for s in p]
-    codes, uniques = pd.factorize(flat)
-    edges = codes[len(single):].reshape(-1, 2).astype(np.int64)
-    return Tree.from_edges(edges, len(uniques), names=[str(s) for s in uniques])
+    return tree_from_names(pairs, vertices=single)
 
 
 def _quote(s: str) -> str:

@@ -77,8 +77,55 @@ def _parse_lists(text: str) -> list:
     return top
 
 
+_FLAT_HEAD = re.compile(r"\s*(?:#[^\n]*\s*)*graph\s*\[")
+_FLAT_ITEM = re.compile(r"""\s*(?:
+    (?P<blk>node|edge)\s*\[(?P<body>[^\[\]"]*(?:"[^"]*"[^\[\]"]*)*)\]
+  | (?P<key>[A-Za-z_]\w*)\s+(?P<val>"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
+  | \#[^\n]*
+  | (?P<end>\])\s*$)""", re.VERBOSE)
+_KV = re.compile(r'([A-Za-z_]\w*)\s+("[^"]*"|[^\s\[\]"]+)')
+
+
+def _scalar(tok: str):
+    if tok[0] == '"':
+        return html.unescape(tok[1:-1]) if "&" in tok else tok[1:-1]
+    try:
+        return int(tok)
+    except ValueError:
+        return float(tok)
+
+
+def _parse_flat(text: str) -> list | None:
+    """Fast path for the common shape (one graph of flat node and edge blocks); None otherwise."""
+    m = _FLAT_HEAD.match(text)
+    if not m:
+        return None
+    pos = m.end()
+    items: list = []
+    try:
+        while True:
+            m = _FLAT_ITEM.match(text, pos)
+            if m is None:
+                return None
+            pos = m.end()
+            if m.group("end"):
+                return [("graph", items)] if pos == len(text) else None
+            if m.group("blk"):
+                body = m.group("body")
+                kv = _KV.findall(body)
+                if _KV.sub("", body).strip():
+                    return None
+                items.append((m.group("blk"), [(k, _scalar(v)) for k, v in kv]))
+            elif m.group("key"):
+                items.append((m.group("key"), _scalar(m.group("val"))))
+    except ValueError:
+        return None
+
+
 def parse_gml(text: str) -> Tree:
-    top = _parse_lists(text)
+    top = _parse_flat(text)
+    if top is None:
+        top = _parse_lists(text)
     graphs = [v for k, v in top if k == "graph" and isinstance(v, list)]
     if not graphs:
         raise TreeFormatError("GML: no 'graph [ ... ]' block found")

@@ -11,6 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from engine.errors import EmptyTreeError, TreeFormatError
 from engine.trees.formats.xmlsafe import feed_safely, local
+from engine.trees.formats.common import tree_from_names
 from engine.trees.model import Tree
 
 __all__ = ["parse_graphml", "format_graphml"]
@@ -74,7 +75,7 @@ def parse_graphml(data: bytes) -> Tree:
                 raise TreeFormatError(f"GraphML: edge ({s}, {g}) refers to node {x!r}, which is not declared")
     if root_name is not None and root_name not in known:
         raise TreeFormatError(f"GraphML: the graph's root {root_name!r} is not a node")
-    return Tree.from_named_edges(pairs, vertices=ids, root=root_name, labels=labels or None)
+    return tree_from_names(pairs, vertices=ids, root=root_name, labels=labels or None)
 
 
 def _convert(conv, text: str, what: str):

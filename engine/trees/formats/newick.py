@@ -168,6 +168,8 @@ def _q(s: str) -> str:
 
 def format_newick(tree: Tree, lengths=None) -> str:
     """Newick text of ``tree`` from its root; names equal to their preorder index are left out."""
+    if tree.n == 1:
+        return _q(tree.name(0)) + ";\n"
     ptr, idx = tree.children_ptr, tree.children_idx
     names = tree.names
     pos = ptr[:-1].copy()

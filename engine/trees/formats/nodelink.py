@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from engine.errors import TreeFormatError
+from engine.trees.formats.common import tree_from_names
 from engine.trees.model import Tree
 
 __all__ = ["parse_node_link", "format_node_link"]
@@ -59,4 +60,4 @@ def tree_from_node_link(data) -> Tree:
         from engine.trees.model import _check_unique_names
 
         _check_unique_names(ids)
-    return Tree.from_named_edges(pairs, vertices=ids, root=root, labels=labels or None)
+    return tree_from_names(pairs, vertices=ids, root=root, labels=labels or None)

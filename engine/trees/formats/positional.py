@@ -18,7 +18,7 @@ import json
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import MAX_INPUT_BYTES
+from engine.trees.formats import common
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -42,8 +42,9 @@ def _missing(index: int, count: int) -> TreeFormatError:
     return TreeFormatError(f"tree index {index} is out of range: the file has {count} trees (0..{count - 1})")
 
 
-def iter_positional_stream(f, max_bytes: int = MAX_INPUT_BYTES):
+def iter_positional_stream(f, max_bytes: int | None = None):
     """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``."""
+    max_bytes = common.MAX_INPUT_BYTES if max_bytes is None else max_bytes
     total = 0
     lineno = 0
     while True:
@@ -64,7 +65,7 @@ def iter_positional_stream(f, max_bytes: int = MAX_INPUT_BYTES):
             yield lineno, line
 
 
-def read_positional_stream(f, index: int = 0, max_bytes: int = MAX_INPUT_BYTES) -> Tree:
+def read_positional_stream(f, index: int = 0, max_bytes: int | None = None) -> Tree:
     """Tree number ``index`` of a binary stream, reading no further than that line."""
     if index < 0:
         raise TreeFormatError(f"tree index must be >= 0, got {index}")

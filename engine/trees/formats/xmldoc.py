@@ -24,7 +24,7 @@ __all__ = ["parse_xml_document", "format_xml_document", "NS"]
 NS = "https://github.com/tree-inference-workbench/xml"
 _NAME = f"{{{NS}}}name"
 _LABEL = f"{{{NS}}}label"
-_XML_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
+_XML_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$", re.ASCII)
 
 
 class _Builder:
