@@ -7,7 +7,6 @@ O(log log n); the path and the star are the extremes of the cover height.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
@@ -110,31 +109,6 @@ def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, s
     return Tree.from_parent(p)
 
 
-@njit(cache=True)
-def _prufer_decode(seq, n):  # pragma: no cover - compiled
-    """Linear-time Prüfer decoding (the 'pointer + current leaf' method)."""
-    degree = np.ones(n, np.int64)
-    for x in seq:
-        degree[x] += 1
-    parent = np.full(n, -1, np.int64)
-    ptr = 0
-    while degree[ptr] != 1:
-        ptr += 1
-    leaf = ptr
-    for x in seq:
-        parent[leaf] = x
-        degree[x] -= 1
-        if degree[x] == 1 and x < ptr:
-            leaf = x
-        else:
-            ptr += 1
-            while degree[ptr] != 1:
-                ptr += 1
-            leaf = ptr
-    parent[leaf] = n - 1
-    return parent
-
-
 def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
     """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1 (O(n))."""
     seq = np.ascontiguousarray(seq, dtype=np.int64)
@@ -142,20 +116,9 @@ def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
         raise InvalidParameterError(f"a Prüfer sequence for n={n} has n-2 entries in 0..n-1")
     if n == 2:
         return np.array([1, -1], np.int64)
-    return _prufer_decode(seq, n)
+    from engine.trees import kernels
 
-
-@njit(cache=True)
-def _reroot_parent(parent, r):  # pragma: no cover - compiled
-    """Reverse the parent pointers on the path from ``r`` to the old root (in place)."""
-    prev = -1
-    v = r
-    while v != -1:
-        nxt = parent[v]
-        parent[v] = prev
-        prev = v
-        v = nxt
-    return parent
+    return kernels.prufer_decode(seq, n)
 
 
 def tree_from_parent_trusted(parent: np.ndarray, root: int, *, names=None) -> Tree:
@@ -174,7 +137,9 @@ def random_tree(n: int, *, seed=None) -> Tree:
         return path_tree(n)
     rng = _rng(seed)
     p = prufer_to_parent(rng.integers(0, n, size=n - 2), n)
-    return tree_from_parent_trusted(_reroot_parent(p, 0), 0)
+    from engine.trees import kernels
+
+    return tree_from_parent_trusted(kernels.reroot_parent(p, 0), 0)
 
 
 def random_recursive_tree(n: int, *, seed=None) -> Tree:
