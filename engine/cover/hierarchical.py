@@ -637,23 +637,73 @@ def _d_structure(dpar):  # pragma: no cover - compiled
     return depth, height, ptr, idx, lo, hi, order
 
 
+@numba.njit(cache=True)
+def _relabel_in(sp, order):  # pragma: no cover - compiled
+    n = sp.shape[0]
+    pos = np.empty(n, np.int64)
+    for k in range(n):
+        pos[order[k]] = k
+    out = np.empty(n, np.int64)
+    for k in range(n):
+        p = sp[order[k]]
+        out[k] = pos[p] if p >= 0 else -1
+    return out
+
+
+@numba.njit(cache=True)
+def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: no cover - compiled
+    """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
+    m = ends.shape[0]
+    n = order.shape[0]
+    for z in range(m):
+        for j in range(2):
+            if ends[z, j] >= 0:
+                ends[z, j] = order[ends[z, j]]
+        if split[z] >= 0:
+            split[z] = order[split[z]]
+        if echild[z] >= 0:
+            echild[z] = order[echild[z]]
+    vn = np.empty(n, np.int64)
+    en = np.empty(n, np.int64)
+    vr = np.empty(n, np.int64)
+    for k in range(n):
+        vn[order[k]] = vnode[k]
+        en[order[k]] = enode[k]
+        vr[order[k]] = vround[k]
+    return ends, split, echild, vn, en, vr
+
+
+@numba.njit(cache=True)
+def _boundary(ends, deg):  # pragma: no cover - compiled
+    """∂_T of each component: its ends, less those that are leaves of T."""
+    b = ends.copy()
+    for z in range(b.shape[0]):
+        for j in range(2):
+            if b[z, j] >= 0 and deg[b[z, j]] < 2:
+                b[z, j] = -1
+    return b
+
+
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     s = cover_root(tree, root)
     sp, order = _bfs_from(tree, s)
     sp = np.ascontiguousarray(sp, np.int64)
     order = np.ascontiguousarray(order, np.int64)
+    # Work on vertices renumbered in breadth-first order from s (vertex k = order[k]): the rounds
+    # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
+    bsp = _relabel_in(sp, order)
+    bord = np.arange(tree.n, dtype=np.int64)
     if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
-        raw = _optimal_kernel(sp, order, np.int64(s), True)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), True)
     elif rake_only:
-        raw = _rake_only_kernel(sp, order, np.int64(s))
+        raw = _rake_only_kernel(bsp, bord, np.int64(0))
     else:
-        raw = _optimal_kernel(sp, order, np.int64(s), False)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), False)
     (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
+    ends, split, echild, vnode, enode, vround = _relabel_out(order, ends, split, echild, vnode,
+                                                             enode, vround)
     depth, nh, ptr, idx, lo, hi, lorder = _d_structure(dpar)
-    deg = tree.degree
-    boundary = ends.copy()
-    mask = boundary >= 0
-    boundary[mask & (deg[np.where(mask, boundary, 0)] < 2)] = -1
+    boundary = _boundary(ends, np.asarray(tree.degree, np.int64))
     return HierarchicalCover(
         tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
         ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
