@@ -51,6 +51,7 @@ __all__ = [
     "rake_only_cover",
     "cover_root",
     "default_root",
+    "heights_by_root",
 ]
 
 #: Kind codes of D's nodes (``HierarchicalCover.kind``).
@@ -744,3 +745,22 @@ def rake_only_cover(tree: Tree, root=None) -> HierarchicalCover:
     sum-product update is quadratic rather than cubic in the number of labels.
     """
     return _build(tree, root, True)
+
+
+def heights_by_root(tree: Tree, *, rake_only: bool = False, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """The cover height for every leaf as root s: ``(leaves, heights)``, int64 arrays.
+
+    O(n) per leaf, so O(n * leaves) in all; ``progress(fraction, message)`` is called as it goes
+    (raise from it to cancel, as in the run protocol).
+    """
+    if tree.n < 2:
+        raise EmptyTreeError("a hierarchical cover needs a tree with at least one edge")
+    leaves = np.asarray(tree.leaves, np.int64)
+    heights = np.empty(leaves.size, np.int64)
+    step = max(1, leaves.size // 100)
+    for i, s in enumerate(leaves.tolist()):
+        heights[i] = _build(tree, s, rake_only).height
+        if progress is not None and (i % step == 0 or i == leaves.size - 1):
+            progress((i + 1) / leaves.size, f"root {tree.name(s)}: height {heights[i]} "
+                                            f"({i + 1}/{leaves.size} leaves)")
+    return leaves, heights
