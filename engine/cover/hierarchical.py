@@ -256,6 +256,26 @@ class HierarchicalCover:
         """∂_T(S^z) as a list (end towards s first)."""
         return [int(b) for b in self.boundary[z] if b >= 0]
 
+    def subtree(self, z: int) -> np.ndarray:
+        """The nodes of D below z, z included (the cover of S^z), in depth-first order."""
+        out, stack = [], [int(z)]
+        while stack:
+            u = stack.pop()
+            out.append(u)
+            stack.extend(self.children(u)[::-1].tolist())
+        return np.asarray(out, np.int64)
+
+    def edge_owner(self, t: int) -> np.ndarray:
+        """For each edge node (ids 0..n-2), the largest component formed before round t that
+        contains it (the edge itself at t = 0). These are the components present at round t."""
+        owner = np.arange(self.n - 1, dtype=np.int64)
+        while True:
+            par = self.parent[owner]
+            ok = (par >= 0) & (self.round[np.maximum(par, 0)] < t)
+            if not ok.any():
+                return owner
+            owner = np.where(ok, par, owner)
+
     def node_size(self) -> np.ndarray:
         """Number of edges of each component, shape (m,)."""
         return self.leaf_hi - self.leaf_lo
