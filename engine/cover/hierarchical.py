@@ -217,8 +217,11 @@ class HierarchicalCover:
             return f"{self.tree.name(int(self.ends[z, 0]))}|{self.tree.name(int(self.ends[z, 1]))}"
         return self.tree.name(int(self.split_vertex[z]))
 
-    def node_names(self) -> list[str]:
-        return [self.node_name(z) for z in range(self.m)]
+    def node_names(self) -> tuple[str, ...]:
+        """:meth:`node_name` of every node (computed once)."""
+        if "names" not in self._cache:
+            self._cache["names"] = tuple(self.node_name(z) for z in range(self.m))
+        return self._cache["names"]
 
     def kind_name(self, z: int) -> str:
         return KIND_NAMES[int(self.kind[z])]

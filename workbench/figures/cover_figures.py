@@ -104,11 +104,11 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
     if v.size:
         ex, ey = _segments(x, y, p[real], v[real])
         fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name=f"T_{t} edges",
-                        line=dict(color="#212529", width=2.2)))
+                        line=dict(color="#212529", width=2.2 if n <= 400 else 1)))
         if (~real).any():
             ex, ey = _segments(x, y, p[~real], v[~real])
             fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name=f"T_{t} new edges",
-                            line=dict(color="#212529", width=2.2, dash="dash")))
+                            line=dict(color="#212529", width=2.2 if n <= 400 else 1, dash="dash")))
     # selected component
     if selected_node is not None:
         z = int(selected_node)
@@ -120,11 +120,11 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
     if n <= DRAW_LIMIT:
         owner = cover.edge_owner(t)
         mx, my = 0.5 * (x[e_par] + x[e_child]), 0.5 * (y[e_par] + y[e_child])
-        hov = [f"component S^{cover.node_name(int(z))} ({KIND_NAMES[int(cover.kind[z])]})" for z in owner] \
-            if n <= 5000 else None
+        dn = np.asarray(cover.node_names(), dtype=object)[owner]
         fig.add_trace(S(x=mx, y=my, mode="markers", customdata=-(owner + 1), name="components",
+                        text=dn, hovertemplate="component %{text}<extra></extra>",
                         marker=dict(size=9 if n <= 400 else 4, color="rgba(0,0,0,0.01)"),
-                        hovertext=hov, hoverinfo="text" if hov else "skip", showlegend=False))
+                        showlegend=False))
     # vertices: outside T_t (small grey), in T_t (white), mergeable (black)
     in_t = np.zeros(n, bool)
     in_t[tr.vertices] = True
@@ -132,7 +132,7 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
     merg[tr.vertices[tr.mergeable]] = True
     small = n <= 60
     size = 24 if n <= 30 else 18 if small else 9 if n <= 400 else 5 if n <= 5000 else 3
-    names = tree.names if n <= 20_000 else None
+    names = np.asarray(tree.names, dtype=object) if n <= DRAW_LIMIT else None
     for mask, label, fill, text_color, sz in (
             (~in_t, "not in T_t", "#dee2e6", "#495057", size * 0.75),
             (in_t & ~merg, f"T_{t}", "white", "#212529", size),
@@ -142,10 +142,10 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
             continue
         fig.add_trace(S(
             x=x[idx], y=y[idx], mode="markers+text" if small else "markers", customdata=idx,
-            text=[names[i] for i in idx] if small else None, textfont=dict(color=text_color, size=11),
-            hovertext=[f"vertex {names[i]}" for i in idx] if names else None,
-            hoverinfo="text" if names else "skip", name=label,
-            marker=dict(size=sz, color=fill, line=dict(width=1.3, color="#343a40"))))
+            text=names[idx] if names is not None else None, textfont=dict(color=text_color, size=11),
+            hovertemplate="vertex %{text}<extra></extra>" if names is not None else None,
+            hoverinfo=None if names is not None else "skip", name=label,
+            marker=dict(size=sz, color=fill, line=dict(width=1.3 if n <= 2000 else 0.4, color="#343a40"))))
     ring = []
     if selected_node is not None:
         ring = cover.boundary_of(int(selected_node))
@@ -184,7 +184,7 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
         fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name="chain of ancestors",
                         line=dict(color=SELECT, width=4)))
     small = m <= 80
-    names = cover.node_names() if m <= 40_000 else None
+    names = np.asarray(cover.node_names(), dtype=object) if m <= 2 * DRAW_LIMIT else None
     size = 20 if m <= 40 else 15 if small else 7 if m <= 1000 else 4
     formed = cover.round < t
     for k in (EDGE, RAKE, COMPRESS, ROOT):
@@ -192,19 +192,21 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
             idx = np.flatnonzero((cover.kind == k) & (formed == done))
             if not idx.size:
                 continue
-            text = [names[i] for i in idx] if (small and names) else None
             fig.add_trace(S(
-                x=x[idx], y=y[idx], mode="markers+text" if text else "markers", customdata=idx,
-                text=text, textposition="middle center" if k != EDGE else "bottom center",
-                textfont=dict(size=10, color="white" if k != EDGE else "#495057"),
-                hovertext=[f"{'S^' if k != EDGE else 'edge '}{names[i]} · {KIND_NAMES[k]} · round "
-                           f"{cover.round[i]}" for i in idx] if names else None,
-                hoverinfo="text" if names else "skip",
-                name=KIND_NAMES[k] + ("" if done else " (later)"), showlegend=done or not (formed & (cover.kind == k)).any(),
-                opacity=1.0 if done else 0.3,
-                marker=dict(size=size * (0.6 if k == EDGE else 1), color=KIND_COLORS[k],
+                x=x[idx], y=y[idx], mode="markers+text" if small else "markers", customdata=idx,
+                text=names[idx] if names is not None else None,
+                textposition="middle center" if k != EDGE else "bottom center",
+                textfont=dict(size=10, color="white" if (k != EDGE and done) else "#495057"),
+                hovertemplate=(("S^%{text}" if k != EDGE else "edge %{text}") + f" · {KIND_NAMES[k]}"
+                               + "<extra></extra>") if names is not None else None,
+                hoverinfo=None if names is not None else "skip",
+                name=KIND_NAMES[k] + ("" if done else " (formed later)"),
+                showlegend=done or not (formed & (cover.kind == k)).any(),
+                marker=dict(size=size * (0.6 if k == EDGE else 1),
+                            color=KIND_COLORS[k] if done else _rgba(KIND_COLORS[k], 0.22),
                             symbol="square" if k == EDGE else "circle",
-                            line=dict(width=1, color="#343a40"))))
+                            line=dict(width=1 if m <= 2000 else 0,
+                                      color="#343a40" if done else "#ced4da"))))
     ring = [int(selected_node)] if selected_node is not None else []
     if chain is not None:
         ring += [int(c) for c in chain[:1]]

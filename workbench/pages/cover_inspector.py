@@ -53,12 +53,17 @@ class CoverParams:
 # ---------------------------------------------------------------- cached engine calls
 
 def _tree_key(tree: Tree) -> str:
+    """A content hash of the tree (kept on the immutable tree object after the first call)."""
+    got = tree.__dict__.get("_workbench_key")
+    if got is not None:
+        return got
     h = hashlib.blake2b(digest_size=16)
     h.update(tree.parent.tobytes())
     h.update(str(tree.n).encode())
     if not tree.has_default_names:
         h.update("\x00".join(tree.names).encode())
-    return h.hexdigest()
+    tree.__dict__["_workbench_key"] = key = h.hexdigest()
+    return key
 
 
 @st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Building the cover…")
@@ -82,6 +87,32 @@ def cached_info(tree: Tree):
 @st.cache_data(max_entries=32, hash_funcs={Tree: _tree_key}, show_spinner="Enumerating covers…")
 def cached_brute(tree: Tree, root: int):
     return brute_force_optima(tree, root)
+
+
+@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+def cached_table(tree: Tree, root: int, rake_only: bool):
+    """The components table (largest first) and the D node of each row."""
+    cover = cached_cover(tree, root, rake_only)
+    ids = list(range(cover.m - 1, -1, -1))
+    if len(ids) > TABLE_LIMIT:
+        ids = [z for z in ids if cover.kind[z] != EDGE][:TABLE_LIMIT]
+    size = cover.node_size()
+    names = cover.node_names()
+    table = pd.DataFrame({
+        "component": [names[z] for z in ids],
+        "kind": [KIND_NAMES[int(cover.kind[z])] for z in ids],
+        "boundary": [", ".join(tree.name(b) for b in cover.boundary_of(z)) for z in ids],
+        "round": cover.round[ids],
+        "parent in D": [names[int(cover.parent[z])] if cover.parent[z] >= 0 else "—" for z in ids],
+        "edges": size[ids],
+        "height": cover.node_height[ids],
+    })
+    return ids, table
+
+
+@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+def cached_icicle(tree: Tree, root: int, rake_only: bool):
+    return icicle_figure(cached_cover(tree, root, rake_only))
 
 
 @st.cache_data(show_spinner="Building covers of three families…")
@@ -311,21 +342,10 @@ with tab_rounds:
                     f"({len(chain)} nodes, an online update touches each once): {names}")
 
 with tab_table:
-    ids = list(range(cover.m - 1, -1, -1))
-    if len(ids) > TABLE_LIMIT:
-        ids = [z for z in ids if cover.kind[z] != EDGE][:TABLE_LIMIT]
+    ids, table = cached_table(tree, s, cover.rake_only)
+    if len(ids) < cover.m:
         st.caption(f"Showing the {len(ids):,} largest non-edge components of {cover.m:,}.")
     st.session_state["cover_table_ids"] = ids
-    size = cover.node_size()
-    table = pd.DataFrame({
-        "component": [cover.node_name(z) for z in ids],
-        "kind": [KIND_NAMES[int(cover.kind[z])] for z in ids],
-        "boundary": [", ".join(tree.name(b) for b in cover.boundary_of(z)) for z in ids],
-        "round": [int(cover.round[z]) for z in ids],
-        "parent in D": [cover.node_name(int(cover.parent[z])) if cover.parent[z] >= 0 else "—" for z in ids],
-        "edges": [int(size[z]) for z in ids],
-        "height": [int(cover.node_height[z]) for z in ids],
-    })
     st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
                  key="cover_table", width="stretch", height=420)
     st.caption("Select a row to inspect it in the Rounds tab. Round −1: the edges, formed at "
@@ -389,7 +409,7 @@ with tab_opt:
 with tab_icicle:
     st.caption("Each block is a component; its width is its number of edges, its colour its kind "
                "(grey edge, blue rake, orange compress, purple root). Click to zoom into a subtree.")
-    st.plotly_chart(icicle_figure(cover), key="cover_icicle", width="stretch")
+    st.plotly_chart(cached_icicle(tree, s, cover.rake_only), key="cover_icicle", width="stretch")
 
 with tab_growth:
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
