@@ -323,3 +323,14 @@ def test_heights_by_root_and_progress():
     _, rh = heights_by_root(t, rake_only=True)
     assert (rh >= heights).all()
     assert figure1_tree().n == 14 and figure1_tree().name(figure1_tree().root) == "1"
+
+
+def test_rake_only_height_is_eccentricity_of_s_minus_one():
+    """Merging only leaves, vertex v leaves T_t in round = its height in T_0, so the rake-only
+    height is ecc(s) - 1 (at most the diameter minus 1, the bound of section 4)."""
+    rng = np.random.default_rng(8)
+    for _ in range(100):
+        t = random_tree(int(rng.integers(2, 300)), seed=rng)
+        s = int(rng.choice(t.leaves))
+        ecc = int(t.rerooted(s).depth.max())
+        assert rake_only_cover(t, s).height == ecc - 1
