@@ -121,3 +121,24 @@ def test_presets_run(preset):
     assert not at.exception
     at.slider(key="cover_t").set_value(2).run()
     assert not at.exception
+
+
+def test_figures_mark_mergeable_vertices_and_components():
+    from workbench.figures.cover_figures import contracted_tree_figure, cover_tree_figure, decomposition_figure
+    from engine.trees.layout import tidy_layout
+
+    tree = figure1_tree()
+    cover = optimal_cover(tree, "1")
+    for t in range(cover.rounds + 1):
+        tr = cover.trace(t)
+        black = sorted(tr.vertices[tr.mergeable].tolist())
+        for fig in (contracted_tree_figure(cover, tr), cover_tree_figure(cover, tidy_layout(tree), tr)):
+            merg = [d for d in fig.data if d.name == f"M_{t} (mergeable)"]
+            assert sorted(merg[0].customdata.tolist() if merg else []) == black
+        # click targets on edges name the component present at round t
+        f = cover_tree_figure(cover, tidy_layout(tree), tr)
+        owners = [d for d in f.data if d.name == "components"][0].customdata
+        assert sorted(set((-owners - 1).tolist())) == sorted(set(cover.edge_owner(t).tolist()))
+        d = decomposition_figure(cover, tidy_layout(cover.to_tree()), t)
+        later = [z for tr_ in d.data if tr_.name and "later" in tr_.name for z in tr_.customdata]
+        assert sorted(later) == sorted(int(z) for z in range(cover.m) if cover.round[z] >= t)

@@ -12,6 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.cover import COMPRESS, EDGE, KIND_NAMES, RAKE, ROOT, HierarchicalCover, RoundTrace
+from engine.trees import Tree
+from engine.trees.layout import tidy_layout
 
 __all__ = [
     "KIND_COLORS",
@@ -19,6 +21,7 @@ __all__ = [
     "NESTED_LIMIT",
     "DRAW_LIMIT",
     "cover_tree_figure",
+    "contracted_tree_figure",
     "decomposition_figure",
     "icicle_figure",
     "roots_figure",
@@ -281,3 +284,36 @@ def growth_figure(rows: list[dict], height: int = 380) -> go.Figure:
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
                       legend=dict(orientation="h", y=1.08))
     return fig
+
+
+def contracted_tree_figure(cover: HierarchicalCover, tr: RoundTrace, *, height: int = 560,
+                           title: str | None = None) -> go.Figure:
+    """T_t alone, in its own tidy layout (for trees too large to draw whole): mergeable vertices
+    black, edges made by compressions dashed. Vertex markers carry the vertex index of T."""
+    tree = cover.tree
+    verts = tr.vertices
+    local = np.full(tree.n, -1, np.int64)
+    local[verts] = np.arange(verts.size)
+    lp = np.where(tr.parent >= 0, local[np.maximum(tr.parent, 0)], -1)
+    sub = Tree.from_parent(lp)
+    x, y = tidy_layout(sub)
+    k = verts.size
+    S = _scatter(k)
+    fig = go.Figure()
+    child = np.arange(1, k)
+    real = cover.s_parent[verts[child]] == tr.parent[child]
+    for mask, dash, name in ((real, None, f"T_{tr.t} edges of T"), (~real, "dash", f"T_{tr.t} new edges")):
+        if mask.any():
+            ex, ey = _segments(x, y, lp[child[mask]], child[mask])
+            fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name=name,
+                            line=dict(color="#212529", width=1.2 if k <= 2000 else 0.6, dash=dash)))
+    names = np.asarray(tree.names, dtype=object)[verts] if tree.n <= 2_000_000 else None
+    for mask, label, fill in ((~tr.mergeable, f"T_{tr.t}", "white"), (tr.mergeable, f"M_{tr.t} (mergeable)", "black")):
+        idx = np.flatnonzero(mask)
+        if idx.size:
+            fig.add_trace(S(x=x[idx], y=y[idx], mode="markers", customdata=verts[idx], name=label,
+                            text=names[idx] if names is not None else None,
+                            hovertemplate="vertex %{text}<extra></extra>",
+                            marker=dict(size=8 if k <= 2000 else 4, color=fill,
+                                        line=dict(width=0.8, color="#343a40"))))
+    return _base_layout(fig, height, title)

@@ -29,6 +29,7 @@ from engine.trees.layout import tidy_layout
 from engine.trees.metrics import tree_info
 from workbench.figures.cover_figures import (
     DRAW_LIMIT,
+    contracted_tree_figure,
     cover_tree_figure,
     decomposition_figure,
     growth_figure,
@@ -74,7 +75,7 @@ def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
 @st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Laying out…")
 def cached_layouts(tree: Tree, root: int, rake_only: bool):
     cover = cached_cover(tree, root, rake_only)
-    t_layout = tidy_layout(tree.rerooted(root))
+    t_layout = tidy_layout(tree.rerooted(root)) if tree.n <= DRAW_LIMIT else None
     d_layout = tidy_layout(cover.to_tree()) if cover.m <= DRAW_LIMIT else None
     return t_layout, d_layout
 
@@ -315,8 +316,13 @@ with tab_rounds:
                                               selected_vertex=sel_vertex, title=f"T_{t} on the tree T"),
                             on_select="rerun", selection_mode="points", key="cover_tplot",
                             width="stretch")
+        elif tr.vertices.size <= DRAW_LIMIT:
+            st.plotly_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
+                            on_select="rerun", selection_mode="points", key="cover_tplot",
+                            width="stretch")
         else:
-            st.info(f"The tree has {tree.n:,} vertices; it is drawn up to {DRAW_LIMIT:,}.")
+            st.info(f"The tree has {tree.n:,} vertices and T_{t} {tr.vertices.size:,}; trees are drawn "
+                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see T_t.")
     with right:
         if d_layout is not None:
             st.plotly_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
