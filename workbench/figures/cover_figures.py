@@ -52,6 +52,22 @@ def _segments(x, y, a, b):
     return ex, ey
 
 
+def _arcs(x, y, a, b, k: int = 16):
+    """Curved segments from a to b (bulging to one side), so that edges made by compressions
+    stay visible next to the path of T they shortcut."""
+    ts = np.linspace(0.0, 1.0, k)
+    x0, y0, x1, y1 = x[a], y[a], x[b], y[b]
+    dx, dy = x1 - x0, y1 - y0
+    bulge = 0.22
+    px, py = -dy * bulge, dx * bulge  # perpendicular, proportional to the length
+    w = 4 * ts * (1 - ts)
+    ex = np.full((len(a), k + 1), np.nan)
+    ey = np.full((len(a), k + 1), np.nan)
+    ex[:, :k] = x0[:, None] + dx[:, None] * ts + px[:, None] * w
+    ey[:, :k] = y0[:, None] + dy[:, None] * ts + py[:, None] * w
+    return ex.ravel(), ey.ravel()
+
+
 def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
@@ -74,6 +90,7 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
     tree = cover.tree
     x, y = layout
     n, t = tree.n, tr.t
+    tall = x.size > 2 and np.ptp(x) < 0.25 * np.ptp(y) and n <= NESTED_LIMIT
     S = _scatter(n)
     fig = go.Figure()
     e_par, e_child = cover.ends[: n - 1, 0], cover.ends[: n - 1, 1]
@@ -109,7 +126,7 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
         fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name=f"T_{t} edges",
                         line=dict(color="#212529", width=2.2 if n <= 400 else 1)))
         if (~real).any():
-            ex, ey = _segments(x, y, p[~real], v[~real])
+            ex, ey = (_arcs if n <= NESTED_LIMIT else _segments)(x, y, p[~real], v[~real])
             fig.add_trace(S(x=ex, y=ey, mode="lines", hoverinfo="skip", name=f"T_{t} new edges",
                             line=dict(color="#212529", width=2.2 if n <= 400 else 1, dash="dash")))
     # selected component
@@ -159,7 +176,12 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
         fig.add_trace(S(x=x[ring], y=y[ring], mode="markers", hoverinfo="skip",
                         name="boundary / selected", marker=dict(
                             size=size + 10, color="rgba(0,0,0,0)", line=dict(width=3, color=SELECT))))
-    return _base_layout(fig, height, title)
+    # a tall, thin tree (a path) gets room for its labels
+    _base_layout(fig, int(np.clip(26 * np.ptp(y), height, 1000)) if tall else height, title)
+    if tall:  # leave room for the arcs beside the path
+        xs = np.concatenate([d.x for d in fig.data if d.x is not None]).astype(float)
+        fig.update_xaxes(range=[np.nanmin(xs) - 0.6, np.nanmax(xs) + 0.6])
+    return fig
 
 
 def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected_node=None,
@@ -196,8 +218,9 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
             if not idx.size:
                 continue
             fig.add_trace(S(
-                x=x[idx], y=y[idx], mode="markers+text" if small else "markers", customdata=idx,
+                x=x[idx], y=y[idx], customdata=idx,
                 text=names[idx] if names is not None else None,
+                mode=("markers+text" if small and (k != EDGE or idx.size <= 20) else "markers"),
                 textposition="middle center" if k != EDGE else "bottom center",
                 textfont=dict(size=10, color="white" if (k != EDGE and done) else "#495057"),
                 hovertemplate=(("S^%{text}" if k != EDGE else "edge %{text}") + f" · {KIND_NAMES[k]}"
