@@ -20,6 +20,17 @@ def click_last_trace_point(page, plot: int, point: int = 0) -> None:
     raise AssertionError("no marker to click")
 
 
+def click_named_trace_point(page, plot: int, name: str, point: int = 0) -> None:
+    """Click marker ``point`` of the trace called ``name`` (found in the figure's data)."""
+    k = page.evaluate(
+        "([p, name]) => document.querySelectorAll('.js-plotly-plot')[p].data.findIndex(d => d.name === name)",
+        [plot, name])
+    assert k >= 0, name
+    pts = page.locator(".js-plotly-plot").nth(plot).locator(".scatterlayer .trace").nth(k).locator(".point")
+    box = pts.nth(point).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
 def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
     page.set_viewport_size({"width": 1400, "height": 1800})
     page.goto(f"{app_url}/cover_inspector")
@@ -44,6 +55,12 @@ def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "cover_inspector_component")
+    # click an edge in the tree view: the component drawn there (present at round 1) is selected
+    click_named_trace_point(page, 0, "components", point=0)
+    page.wait_for_selector("text=component S^2 (compress, round 0)", timeout=30_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "cover_inspector_edge_click")
 
 
 def test_cover_inspector_large_tree(page, app_url):
