@@ -151,7 +151,8 @@ class OnlineModel:
         ct = int(C.height) + 2
         maxP = int(NI[:, 8].max())
         cp = ct * (int(np.log2(max(maxP, 1))) + 2) + 2
-        sizes_f = [m * kk, m, S * k, S, (n - 1) * kk, n * k, ct * kk, ct, cp * k, cp, k]
+        tw = kk + 2 * k   # a table row: k x k entries, then k row and k column log scales
+        sizes_f = [m * tw, m, S * k, S, (n - 1) * kk, n * k, ct * tw, ct, cp * k, cp, k]
         sizes_i = [m * 10, ct, cp, ct, ct]
         of = np.concatenate([[0], np.cumsum(sizes_f)])
         oi = np.concatenate([[0], np.cumsum(sizes_i)])
