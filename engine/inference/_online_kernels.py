@@ -94,7 +94,7 @@ def _scale_matrix(z, tab, ls, k, rowadd, coladd):
 
 
 @_jit
-def _edge_table(z, NI, tab, ls, theta, data, k):
+def _edge_table(z, NI, tab, ls, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
     w = NI[NI[z, DPAR], SPLIT]
     p = NI[z, END0]
@@ -105,12 +105,14 @@ def _edge_table(z, NI, tab, ls, theta, data, k):
         for a in range(k):
             for b in range(k):
                 tab[z, a * k + b] = theta[z, b, a] if flip else theta[z, a, b]
-        zeros = np.zeros(k)
+        zeros = sc[3 * k:4 * k]
+        for a in range(k):
+            zeros[a] = 0.0
         if not _scale_matrix(z, tab, ls, k, zeros, zeros):
             return False, k * k
         return True, 2 * k * k
     # a leaf of T at the far end: sum it out, in logs (potential and data may both be extreme)
-    L = np.empty(k)
+    L = sc[0:k]
     Lm = -np.inf
     for a in range(k):
         m = -np.inf
@@ -156,7 +158,7 @@ def _seg_node(pool, pls, base, i, k):
 
 
 @_jit
-def _node_table(z, NI, tab, ls, pool, pls, k):
+def _node_table(z, NI, tab, ls, pool, pls, k, sc):
     """Table of internal node z from γ (its product tree's root) and its 2-boundary children.
 
     A 2-boundary child c stores B_c with row scales R_c (its D-parent's vertex) and column
@@ -175,7 +177,7 @@ def _node_table(z, NI, tab, ls, pool, pls, k):
         return True, k
     c1 = NI[z, BD]
     c2 = NI[z, BDD]
-    wl = np.empty(k)
+    wl = sc[0:k]
     wm = -np.inf
     for a in range(k):
         wl[a] = _log0(pool[g, a]) + tab[c1, kk + a]
@@ -185,11 +187,11 @@ def _node_table(z, NI, tab, ls, pool, pls, k):
             wm = wl[a]
     if wm == -np.inf:
         return False, k
-    w = np.empty(k)
+    w = sc[k:2 * k]
     for a in range(k):
         w[a] = np.exp(wl[a] - wm)
     if nb == 1:
-        L = np.empty(k)
+        L = sc[2 * k:3 * k]
         Lm = -np.inf
         for x in range(k):
             acc = 0.0
@@ -210,8 +212,8 @@ def _node_table(z, NI, tab, ls, pool, pls, k):
             for a in range(k):
                 acc += tab[c1, a * k + x] * w[a] * tab[c2, a * k + y]
             tab[z, x * k + y] = acc
-    rowadd = np.empty(k)
-    coladd = np.empty(k)
+    rowadd = sc[3 * k:4 * k]
+    coladd = sc[4 * k:5 * k]
     for x in range(k):
         rowadd[x] = tab[c1, kk + k + x] + wm + pls[g]
         coladd[x] = tab[c2, kk + k + x]
@@ -232,10 +234,11 @@ def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
     """init: tables bottom-up, product trees filled from children. Returns first all-zero node or -1."""
     m = NI.shape[0]
     dv = np.empty(k)
+    sc = np.empty(5 * k)
     for z in range(m):
         v = NI[z, SPLIT]
         if v < 0:
-            ok, _ = _edge_table(z, NI, tab, ls, theta, data, k)
+            ok, _ = _edge_table(z, NI, tab, ls, theta, data, k, sc)
             if not ok:
                 return z
             continue
@@ -265,7 +268,7 @@ def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
         for i in range(P - 1, 0, -1):
             if not _seg_node(pool, pls, base, i, k):
                 return z
-        ok, _ = _node_table(z, NI, tab, ls, pool, pls, k)
+        ok, _ = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         if not ok:
             return z
     return -1
@@ -316,11 +319,12 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
     npu = 0
     nt = 0
     work = 0
+    sc = np.empty(5 * k)
     z = start
     v = NI[z, SPLIT]
     if v < 0:
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _edge_table(z, NI, tab, ls, theta, data, k)
+        ok, w = _edge_table(z, NI, tab, ls, theta, data, k, sc)
         work += w
         touched[nt] = z
         nt += 1
@@ -351,7 +355,7 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                 return False, nt, work
             i >>= 1
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(z, NI, tab, ls, pool, pls, k)
+        ok, w = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         work += w
         touched[nt] = z
         nt += 1
@@ -379,7 +383,7 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                     return False, nt, work
                 i >>= 1
         nu = _save_tab(y, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(y, NI, tab, ls, pool, pls, k)
+        ok, w = _node_table(y, NI, tab, ls, pool, pls, k, sc)
         work += w
         touched[nt] = y
         nt += 1
