@@ -45,9 +45,9 @@ def difference_bars(names, diff, *, title="Posterior − prior, P(label)", heigh
 def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None) -> go.Figure:
     """D drawn as a tree; the nodes an operation touched are coloured and ringed."""
     touched = [int(z) for z in touched]
-    colour = np.array(["#8fa3bf"] * dtree.n, dtype=object)
+    colour = np.array(["#33415c"] * dtree.n, dtype=object)      # components split at a vertex
     if kinds is not None:
-        colour[np.asarray(kinds) == 0] = "#c9d3df"   # edge components (leaves of D)
+        colour[np.asarray(kinds) == 0] = "#6b7c93"   # edge components (leaves of D)
     colour[touched] = "#e63946"
     fig = tree_figure(dtree, color=list(colour), highlight=touched, title=title, height=height)
     return fig

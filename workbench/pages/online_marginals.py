@@ -146,7 +146,7 @@ with left:
         post = model.marginals()
         colour = post[:, 0].tolist()
     fig = tree_figure(tree, color=colour, colorscale=PROB_SCALE, highlight=sorted(s["evidence"]),
-                      selected=sel, title="T — colour: P(label 0); ringed: evidence", height=460)
+                      selected=sel, title="T — colour: P(label 0); ringed: the selected vertex and evidence", height=460)
     event = st.plotly_chart(fig, on_select="rerun", key="om_tree", selection_mode=("points",))
     pts = event["selection"]["points"] if event else []
     picked = [int(p["customdata"]) for p in pts if "customdata" in p]
