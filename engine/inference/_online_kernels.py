@@ -83,7 +83,9 @@ def _scale_matrix(z, tab, ls, k, rowadd, coladd):
         for x in range(k):
             if tab[z, x * k + y] > mx:
                 mx = tab[z, x * k + y]
-        if mx > 0.0:
+        if mx == 1.0:                      # common: the column holds some row's maximum
+            tab[z, kk + k + y] = coladd[y]
+        elif mx > 0.0:
             for x in range(k):
                 tab[z, x * k + y] /= mx
             tab[z, kk + k + y] = np.log(mx) + coladd[y]
