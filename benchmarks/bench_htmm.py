@@ -49,13 +49,15 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--sampler", default="exact", choices=("exact", "prior"))
+    ap.add_argument("--init", default="sp", choices=("sp", "prior"),
+                    help="TF starting point (prior: as the paper)")
     args = ap.parse_args(argv)
     data = "inex05" if args.inex05 else "symm"
     C = args.states or (6 if args.inex05 else 10)
     task = "classify" if args.inex05 else "label"
     lmax = 5 if args.inex05 else 3
     print(f"# {data} {task}, C = {C}, {args.iterations} iterations, {args.seeds} seeds, "
-          f"TF sampler {args.sampler}; mean (std) over seeds; timings on a shared, loaded machine")
+          f"TF sampler {args.sampler}, init {args.init}; mean (std) over seeds; timings on a shared, loaded machine")
     head = "| data | model | accuracy % | generated % | entropy % | confusion entropy % | paper acc. % | paper entropy % | s/run |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
@@ -64,7 +66,7 @@ def main(argv=None):
         for seed in range(args.seeds):
             cfg = BhtmmConfig(train=str(DATA / f"{data}.train.jsonl.gz"), test=str(DATA / f"{data}.test.jsonl.gz"),
                               model=model, task=task, states=C, iterations=args.iterations, lmin=1,
-                              lmax=lmax, phi=2.0, sampler=args.sampler, seed=seed)
+                              lmax=lmax, phi=2.0, sampler=args.sampler, init=args.init, seed=seed)
             m = run(cfg).metrics
             rows.append(m)
             print(f"#   {model} seed {seed}: accuracy {100 * m['accuracy']:.2f}"
@@ -76,7 +78,7 @@ def main(argv=None):
         p = PAPER.get((data, model, C))
         pa = f"{p[0]:.2f} ({p[1]:.2f})" if p else "-"
         pe = f"{p[2]:.2f} ({p[3]:.2f})" if p else "-"
-        name = ("TF-BHTMM" + (" (paper sampler)" if args.sampler == "prior" else "")) if model == "tf" else "SP-BHTMM"
+        name = (f"TF-BHTMM ({args.sampler} states, {args.init} init)") if model == "tf" else "SP-BHTMM"
         print(f"| {data} | {name} | {ms(acc)} | {gen} | {ms([r['entropy'] for r in rows])} | "
               f"{ms([r['confusion_entropy'] for r in rows])} | {pa} | {pe} | "
               f"{np.mean([r['seconds'] for r in rows]):.1f} |", flush=True)

@@ -20,6 +20,8 @@ def register(sub) -> None:
     p.add_argument("--phi", type=float, default=2.0)
     p.add_argument("--sampler", choices=("exact", "prior"), default="exact",
                    help="TF hidden-state step: exact joint draw, or the paper's Algorithm 1")
+    p.add_argument("--init", choices=("sp", "prior"), default="sp",
+                   help="TF starting point: states from a short SP-BHTMM run, or the priors (the paper)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_bhtmm)
@@ -30,7 +32,8 @@ def _bhtmm(args) -> int:
 
     cfg = BhtmmConfig(train=args.train, test=args.test, model=args.model, task=args.task,
                       states=args.states, iterations=args.iterations, lmin=args.lmin, lmax=args.lmax,
-                      phi=args.phi, sampler=args.sampler, seed=args.seed)
+                      phi=args.phi, sampler=args.sampler, init=args.init,
+                      seed=args.seed)
     m = run(cfg).metrics
     if args.json:
         print_json(m)

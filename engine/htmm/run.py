@@ -38,7 +38,9 @@ class BhtmmConfig(RunConfig):
     model : ``"tf"`` or ``"sp"``; task : ``"classify"`` or ``"label"``; states : ``C``;
     iterations : Gibbs sweeps (TF) or EM iterations (SP); lmin, lmax : bounds on the number of
     positions with ``k_l > 1`` (``lmax`` None: every position); phi : size-prior decay;
-    sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); t0, m0 : annealing schedule.
+    sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
+    short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
+    annealing schedule (TF only).
     """
 
     algorithm: ClassVar[str] = "bhtmm"
@@ -52,6 +54,7 @@ class BhtmmConfig(RunConfig):
     lmax: Optional[int] = None
     phi: float = 2.0
     sampler: str = "exact"
+    init: str = "sp"
     t0: float = 10.0
     m0: float = 20.0
     synthetic_trees: int = 200
@@ -94,7 +97,7 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
                 lmax=None if config.lmax is None else int(config.lmax), phi=float(config.phi),
                 sampler=config.sampler)
     if config.model == "tf":
-        opts.update(t0=float(config.t0), m0=float(config.m0))
+        opts.update(t0=float(config.t0), m0=float(config.m0), init=config.init)
     name = "TF-BHTMM" if config.model == "tf" else "SP-BHTMM"
     metrics = {"model": config.model, "task": config.task, "states": int(config.states),
                "iterations": int(config.iterations), "n_train": train.n_trees, "n_test": test.n_trees,
@@ -160,7 +163,7 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
 def _model(kind, opts, seed):
     o = dict(opts)
     if kind == "sp":
-        for k in ("lmin", "lmax", "phi", "sampler", "t0", "m0"):
+        for k in ("lmin", "lmax", "phi", "sampler", "t0", "m0", "init"):
             o.pop(k, None)
     return make_model(kind, seed=seed, **o)
 

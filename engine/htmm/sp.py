@@ -132,7 +132,14 @@ class SPBHTMM:
         _, logc = self.upward(data)
         return np.bincount(data.tree, weights=logc, minlength=data.n_trees)
 
-    def em_step(self, data: PositionalTrees) -> float:
+    def posteriors(self, data: PositionalTrees) -> np.ndarray:
+        """``P(Q_u | x)`` of every node, (N, C) (the E-step's downward pass; nothing is updated)."""
+        keep = (self.prior_, self.switch_, self.trans_, self.emit_)
+        eps = self.em_step(data, return_posteriors=True)
+        self.prior_, self.switch_, self.trans_, self.emit_ = keep
+        return eps
+
+    def em_step(self, data: PositionalTrees, return_posteriors: bool = False):
         """One E-step (upward and downward passes) and M-step; returns the log-likelihood of the
         data under the parameters before the update."""
         C = int(self.n_states)
@@ -164,6 +171,8 @@ class SPBHTMM:
             present = ch >= 0
             eps[ch[present]] = post[present, :C]
             n_prior[:, C] += (~present).sum(axis=0)
+        if return_posteriors:
+            return eps
         leaves = np.flatnonzero(data.is_leaf)
         np.add.at(n_prior, (data.position[leaves], slice(0, C)), eps[leaves])
         seen = np.flatnonzero(data.labels >= 0)

@@ -60,6 +60,23 @@ class TFBHTMM:
         Annealing ``T(m) = max(t0^(1 - m/m0), 1)`` (the authors' code: 10 and 20).
     sampler : "exact" or "prior"
         Hidden-state step: exact joint draw, or the paper's Algorithm 1 with acceptance (11).
+    cluster_gibbs : bool
+        After the SSVS move, draw the cluster of every state at every position with ``k_l > 1``
+        from its full conditional given the others (marginal likelihood (13), tempered by
+        ``T(m)``), as in Sarkar & Dunson's sampler that the paper's step 2 follows (its ref. [15]);
+        ``False`` keeps only the split/merge moves of Algorithm 2.
+    anneal_states : bool
+        Step 1 is "a simulated annealing update of latent variables": the exact sampler draws
+        ``Q`` from ``P(Q | x)^(1/T(m))`` (every factor raised to ``1/T``), exact again from
+        iteration ``m0`` on; ``False`` draws from ``P(Q | x)`` throughout.
+    init : "sp" or "prior"
+        Starting point. ``"sp"`` (default): hidden states drawn from the posteriors of a short
+        SP-BHTMM EM run (``init_iter`` iterations), then parameters drawn given them; ``"prior"``:
+        every parameter drawn from its prior, as the authors' code. From a prior draw the chain
+        often settles where one hidden state serves every internal node and the others the
+        leaves, a mode it does not leave in 100 sweeps (the high variance of Table III).
+    init_iter : int
+        EM iterations of the SP-BHTMM initialisation.
     seed : int or numpy Generator
 
     Attributes (after ``fit``)
@@ -75,7 +92,8 @@ class TFBHTMM:
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, lmin: int = 1, lmax: int | None = None,
                  phi: float = 2.0, alpha: float = 1.0, alpha0: float = 1.0, gamma: float = 1.0,
                  beta: float = 1.0, t0: float = 10.0, m0: float = 20.0, sampler: str = "exact",
-                 seed=None):
+                 cluster_gibbs: bool = False, anneal_states: bool = False, init: str = "sp",
+                 init_iter: int = 10, seed=None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.lmin = lmin
@@ -88,6 +106,10 @@ class TFBHTMM:
         self.t0 = t0
         self.m0 = m0
         self.sampler = sampler
+        self.cluster_gibbs = cluster_gibbs
+        self.anneal_states = anneal_states
+        self.init = init
+        self.init_iter = init_iter
         self.seed = seed
 
     # ------------------------------------------------------------------ checks and set-up
@@ -110,6 +132,8 @@ class TFBHTMM:
             raise InvalidParameterError(f"phi must be >= 0, got {self.phi}")
         if not self.t0 >= 1:
             raise InvalidParameterError(f"the initial temperature t0 must be >= 1, got {self.t0}")
+        if self.init not in ("sp", "prior"):
+            raise InvalidParameterError(f"init must be 'sp' or 'prior', got {self.init!r}")
         if self.sampler not in ("exact", "prior"):
             raise InvalidParameterError(f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
         return lmin, min(lmax, L)
@@ -183,40 +207,48 @@ class TFBHTMM:
             out.append(z)
         return out
 
-    def _contract(self, zetas, imp):
+    def _contract(self, zetas, imp, lam):
         """``sum_i lambda_i(j) prod_l zeta_l(i_l)`` for every node, (n, C)."""
         C = int(self.n_states)
         n = len(zetas[0])
-        R = self.lambda_.reshape(int(self.k_[imp[0]]), -1)
+        R = lam.reshape(int(self.k_[imp[0]]), -1)
         R = zetas[0] @ R
         for z in zetas[1:]:
             R = np.einsum("nk,nkr->nr", z, R.reshape(n, z.shape[1], -1))
         return R.reshape(n, C)
 
-    def upward(self, data: PositionalTrees):
+    def _tempered(self, T: float):
+        """``(pi, b, lambda)`` raised to ``1/T``: the factors of ``P(Q, x)^(1/T)``, which factorises
+        over the same tree, so the exact passes sample the annealed conditional of step 1."""
+        if T == 1.0:
+            return self.prior_, self.emit_, self.lambda_
+        return self.prior_ ** (1.0 / T), self.emit_ ** (1.0 / T), self.lambda_ ** (1.0 / T)
+
+    def upward(self, data: PositionalTrees, T: float = 1.0):
         """``(alpha, logc)``: normalised ``P(Q_u | x_subtree(u))`` (N, C) and the log scale of every
         node (including ``log pi^l(⊥)`` of its empty slots); a tree's log-likelihood is the sum of
-        ``logc`` over its nodes."""
+        ``logc`` over its nodes. With ``T > 1``, the same for ``P(Q, x)^(1/T)`` (annealing)."""
         C = int(self.n_states)
         N = data.n_nodes
         alpha = np.zeros((N, C))
         logc = np.zeros(N)
-        ev = evidence(self.emit_, data.labels)
+        prior, emit, lam = self._tempered(T)
+        ev = evidence(emit, data.labels)
         with np.errstate(divide="ignore"):
-            lp_bot = np.log(self.prior_[:, C])
+            lp_bot = np.log(prior[:, C])
         imp = self._important()
         for nodes in reversed(data.levels):
             leaf = data.is_leaf[nodes]
             lv = nodes[leaf]
             if lv.size:
-                alpha[lv], logc[lv] = normalise_rows(self.prior_[data.position[lv], :C] * ev[lv])
+                alpha[lv], logc[lv] = normalise_rows(prior[data.position[lv], :C] * ev[lv])
             iv = nodes[~leaf]
             if iv.size:
                 ch = data.children[iv]
                 if imp.size:
-                    h = self._contract(self._zetas(alpha, ch, imp), imp)
+                    h = self._contract(self._zetas(alpha, ch, imp), imp, lam)
                 else:
-                    h = np.broadcast_to(self.lambda_[0], (len(iv), C))
+                    h = np.broadcast_to(lam[0], (len(iv), C))
                 a, lc = normalise_rows(h * ev[iv])
                 alpha[iv] = a
                 logc[iv] = lc + np.where(ch < 0, lp_bot[None, :], 0.0).sum(axis=1)
@@ -227,10 +259,12 @@ class TFBHTMM:
         _, logc = self.upward(data)
         return np.bincount(data.tree, weights=logc, minlength=data.n_trees)
 
-    def sample_states(self, data: PositionalTrees, rng, alpha=None) -> np.ndarray:
-        """An exact draw of every hidden state from ``P(Q | x)`` (``z`` follows from ``Q``)."""
+    def sample_states(self, data: PositionalTrees, rng, alpha=None, T: float = 1.0) -> np.ndarray:
+        """An exact draw of every hidden state from ``P(Q | x)`` (``z`` follows from ``Q``), or from
+        ``P(Q | x)^(1/T)`` normalised (``alpha`` must then come from ``upward(data, T)``)."""
         if alpha is None:
-            alpha = self.upward(data)[0]
+            alpha = self.upward(data, T)[0]
+        lam = self._tempered(T)[2]
         C = int(self.n_states)
         L = data.max_children
         Q = np.zeros(data.n_nodes, np.int64)
@@ -251,7 +285,7 @@ class TFBHTMM:
                 rows = np.empty(len(iv), np.int64)
                 for a in range(0, len(iv), step):
                     b = min(a + step, len(iv))
-                    W = self.lambda_[:, Q[iv[a:b]]].T.reshape((b - a, *ks))
+                    W = lam[:, Q[iv[a:b]]].T.reshape((b - a, *ks))
                     for d, z in enumerate(zetas):
                         shape = [b - a] + [1] * len(ks)
                         shape[d + 1] = int(ks[d])
@@ -364,6 +398,24 @@ class TFBHTMM:
             return new, True
         return old, False
 
+    def _gibbs_clusters(self, Q, data, rng, T):
+        """Each state's cluster at each important position from its full conditional (clusters are
+        kept non-empty, so ``k`` does not change); returns the final counts."""
+        S = int(self.n_states) + 1
+        for l in self._important():
+            kl = int(self.k_[l])
+            for s in rng.permutation(S):
+                cur = self.cluster_[l, s]
+                if (self.cluster_[l] == cur).sum() == 1:
+                    continue
+                logp = np.empty(kl)
+                for h in range(kl):
+                    self.cluster_[l, s] = h
+                    logp[h] = self._log_marginal(self._counts(Q, data, self.k_, self.cluster_)) / T
+                p = np.exp(logp - logp.max())
+                self.cluster_[l, s] = int(rng.choice(kl, p=p / p.sum()))
+        return self._counts(Q, data, self.k_, self.cluster_)
+
     # ------------------------------------------------------------------ parameters
     def _sample_params(self, Q, data, counts, rng):
         C = int(self.n_states)
@@ -402,7 +454,14 @@ class TFBHTMM:
         self.loglik_, k_trace = [], []
         acc_k, acc_q = [], []
         Q = None
-        if self.sampler == "prior":
+        if self.init == "sp":
+            # states from a short SP-BHTMM EM run, then parameters drawn given them
+            from engine.htmm.sp import SPBHTMM
+
+            sp = SPBHTMM(int(self.n_states), int(self.init_iter), seed=rng).fit(data)
+            Q = sample_rows(rng, sp.posteriors(data))
+            self._sample_params(Q, data, self._counts(Q, data, self.k_, self.cluster_), rng)
+        elif self.sampler == "prior":
             Q = self._ancestral_given_x(data, rng)
         for m in range(1, int(self.n_iter) + 1):
             T = annealing_temperature(m, self.t0, self.m0)
@@ -410,12 +469,16 @@ class TFBHTMM:
             ll = float(logc.sum())
             self.loglik_.append(ll)
             if self.sampler == "exact":
-                Q = self.sample_states(data, rng, alpha)
+                if T != 1.0 and self.anneal_states:
+                    alpha = self.upward(data, T)[0]
+                Q = self.sample_states(data, rng, alpha, T if self.anneal_states else 1.0)
             else:
                 Q, rate = self._prior_proposal(data, rng, Q, T)
                 acc_q.append(rate)
             counts, ok = self._ssvs(Q, data, rng, T, bounds)
             acc_k.append(ok)
+            if self.cluster_gibbs:
+                counts = self._gibbs_clusters(Q, data, rng, T)
             self._sample_params(Q, data, counts, rng)
             k_trace.append(self.k_.copy())
             if callback is not None:
