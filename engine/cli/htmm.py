@@ -22,6 +22,8 @@ def register(sub) -> None:
                    help="TF hidden-state step: exact joint draw, or the paper's Algorithm 1")
     p.add_argument("--init", choices=("sp", "prior"), default="sp",
                    help="TF starting point: states from a short SP-BHTMM run, or the priors (the paper)")
+    p.add_argument("--estep", choices=("exact", "paper"), default="exact",
+                   help="SP E-step: exact posteriors, or the authors' published code")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_bhtmm)
@@ -32,7 +34,7 @@ def _bhtmm(args) -> int:
 
     cfg = BhtmmConfig(train=args.train, test=args.test, model=args.model, task=args.task,
                       states=args.states, iterations=args.iterations, lmin=args.lmin, lmax=args.lmax,
-                      phi=args.phi, sampler=args.sampler, init=args.init,
+                      phi=args.phi, sampler=args.sampler, init=args.init, estep=args.estep,
                       seed=args.seed)
     m = run(cfg).metrics
     if args.json:

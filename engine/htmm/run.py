@@ -40,7 +40,7 @@ class BhtmmConfig(RunConfig):
     positions with ``k_l > 1`` (``lmax`` None: every position); phi : size-prior decay;
     sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
     short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
-    annealing schedule (TF only).
+    annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step).
     """
 
     algorithm: ClassVar[str] = "bhtmm"
@@ -55,6 +55,7 @@ class BhtmmConfig(RunConfig):
     phi: float = 2.0
     sampler: str = "exact"
     init: str = "sp"
+    estep: str = "exact"
     t0: float = 10.0
     m0: float = 20.0
     synthetic_trees: int = 200
@@ -98,6 +99,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
                 sampler=config.sampler)
     if config.model == "tf":
         opts.update(t0=float(config.t0), m0=float(config.m0), init=config.init)
+    else:
+        opts.update(estep=config.estep)
     name = "TF-BHTMM" if config.model == "tf" else "SP-BHTMM"
     metrics = {"model": config.model, "task": config.task, "states": int(config.states),
                "iterations": int(config.iterations), "n_train": train.n_trees, "n_test": test.n_trees,

@@ -37,6 +37,11 @@ class SPBHTMM:
     pseudocount : float
         Dirichlet pseudo-count added to every expected count in the M-step (MAP-EM); 0 gives
         maximum likelihood (a row with no expected count then keeps its previous value).
+    estep : "exact" or "paper"
+        ``"exact"``: the exact posteriors. ``"paper"``: the E-step of the authors' published code,
+        which normalises the joint of each child and its parent *given* ``S_u = l`` and passes each
+        child the posterior it would have if it were the switching parent (kept to reproduce the
+        published SP-BHTMM numbers; it is not an EM step and can decrease the likelihood).
     seed : int or numpy Generator
         Random initialisation of the parameters (uniform Dirichlet draws, as the authors' code).
 
@@ -50,10 +55,11 @@ class SPBHTMM:
     """
 
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, pseudocount: float = 0.01,
-                 seed=None):
+                 estep: str = "exact", seed=None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.pseudocount = pseudocount
+        self.estep = estep
         self.seed = seed
 
     # ------------------------------------------------------------------ set-up
@@ -62,6 +68,8 @@ class SPBHTMM:
             raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
         if int(self.n_iter) < 0:
             raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
+        if self.estep not in ("exact", "paper"):
+            raise InvalidParameterError(f"estep must be 'exact' or 'paper', got {self.estep!r}")
         if not self.pseudocount >= 0:
             raise InvalidParameterError(f"the pseudo-count must be >= 0, got {self.pseudocount}")
 
@@ -165,9 +173,16 @@ class SPBHTMM:
             r = np.divide(eps[iv], den, out=np.zeros_like(den), where=den > 0)
             s = np.einsum("nj,nlj->nl", r, h)  # P(S_u = l | x)
             n_switch += s.sum(axis=0)
-            n_trans += np.einsum("nlk,nj->lkj", z, r) * self.trans_ * sw[:, None, None]
-            post = z * (sw[None, :, None] * np.einsum("lkj,nj->nlk", self.trans_, r)
-                        + (1.0 - s)[:, :, None])
+            if self.estep == "exact":
+                n_trans += np.einsum("nlk,nj->lkj", z, r) * self.trans_ * sw[:, None, None]
+                post = z * (sw[None, :, None] * np.einsum("lkj,nj->nlk", self.trans_, r)
+                            + (1.0 - s)[:, :, None])
+            else:  # the published code: joint of (child l, parent) given S_u = l, per slot
+                joint = z[:, :, :, None] * self.trans_[None] * (sw[None, :, None, None] * r[:, None, None, :])
+                cond = np.divide(joint, s[:, :, None, None], out=np.zeros_like(joint),
+                                 where=s[:, :, None, None] > 0)
+                n_trans += cond.sum(axis=0)
+                post = cond.sum(axis=3)
             present = ch >= 0
             eps[ch[present]] = post[present, :C]
             n_prior[:, C] += (~present).sum(axis=0)
