@@ -41,6 +41,12 @@ def ms(xs):
     return f"{xs.mean():6.2f} ({xs.std(ddof=1) if len(xs) > 1 else 0:5.2f})"
 
 
+def _k(k):
+    if isinstance(k, dict):  # one size vector per class model: show the important positions
+        return "; ".join(f"{c}: " + ",".join(f"{l + 1}:{v}" for l, v in enumerate(ks) if v > 1) for c, ks in k.items())
+    return k if k is not None else "-"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--inex05", action="store_true", help="classification on inex05 instead of symm labelling")
@@ -74,7 +80,7 @@ def main(argv=None):
             print(f"#   {model} seed {seed}: accuracy {100 * m['accuracy']:.2f}"
                   + (f", generated {100 * m['generated_accuracy']:.2f}" if task == "label" else "")
                   + f", entropy {m['entropy']:.2f}, confusion entropy {m['confusion_entropy']:.2f}, "
-                  f"k {m.get('k', '-')}, {m['seconds']:.1f} s", flush=True)
+                  f"k {_k(m.get('k'))}, {m['seconds']:.1f} s", flush=True)
         acc = [100 * r["accuracy"] for r in rows]
         gen = ms([100 * r["generated_accuracy"] for r in rows]) if task == "label" else "-"
         p = PAPER.get((data, model, C))

@@ -42,7 +42,7 @@ def test_jsonl_nodes_in_any_order(tmp_path):
     d = read_trees(write_jsonl(tmp_path / "a.jsonl", [t]))
     assert d.position.tolist() == [0, 1, 0]
     tree = d.to_tree(0)
-    assert tree.labels == ("1", "2", "3")
+    assert tree.labels == (1, 2, 3)
     assert tree.positions.tolist() == [0, 2, 1]
     assert [tree.name(c) for c in tree.children(0)] == ["3", "2"]
 
@@ -127,3 +127,16 @@ def test_subset_and_slots():
     assert s.n_trees == 2 and s.children[4].tolist() == [-1, 5, 6]
     w = d.with_slots(5)
     assert w.max_children == 5 and (w.children[:, 3:] == -1).all()
+
+
+def test_batch_loader_agrees_with_the_single_tree_reader(data_dir):
+    from engine.trees import read_tree
+
+    path = data_dir / "trees" / "inex05.test.jsonl.gz"
+    batch = read_trees(path)
+    for t in (0, 7, 250):
+        one = read_tree(path, index=t)
+        mine = batch.to_tree(t)
+        assert one.names == mine.names and one.labels == mine.labels
+        assert one.parent.tolist() == mine.parent.tolist()
+        assert one.positions.tolist() == mine.positions.tolist()

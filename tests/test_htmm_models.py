@@ -189,3 +189,65 @@ def test_tf_generated_labels_follow_the_model():
     for u in range(data.n_nodes):
         obs = np.bincount(gen[:, u], minlength=data.n_labels)
         assert chisquare(obs, dist[u] * n).pvalue > 1e-3
+
+
+def test_annealed_state_sampler_matches_tempered_enumeration():
+    """With T = 2 the exact sampler draws from P(Q, x)^(1/2), normalised."""
+    tree = TINY[1]
+    data = from_lists([tree])
+    m = random_tf(data, 2, 11, (2, 2, 3))
+    hot = random_tf(data, 2, 11, (2, 2, 3))
+    hot.prior_, hot.emit_, hot.lambda_ = m.prior_ ** 0.5, m.emit_ ** 0.5, m.lambda_ ** 0.5
+    Z, probs = brute_tf(hot, data, 0)
+    n = 20_000
+    Q = m.sample_states(from_lists([tree] * n), np.random.default_rng(5), T=2.0).reshape(n, -1)
+    configs = list(probs)
+    index = {c: i for i, c in enumerate(configs)}
+    obs = np.bincount([index[tuple(r)] for r in Q.tolist()], minlength=len(configs))
+    exp = np.array([probs[c] / Z for c in configs]) * n
+    assert chisquare(obs, exp).pvalue > 1e-3
+
+
+def test_sp_paper_estep_runs_and_keeps_distributions():
+    data = synthetic_trees(3, min_nodes=5, max_nodes=12, seed=4)
+    m = SPBHTMM(3, 5, estep="paper", seed=2).fit(data)
+    for a in (m.prior_, m.trans_, m.emit_, m.switch_):
+        np.testing.assert_allclose(a.sum(axis=-1), 1.0, rtol=1e-12)
+    eps = SPBHTMM(3, 0, seed=2).init_params(3, 4).posteriors(data)
+    np.testing.assert_allclose(eps.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_sp_posteriors_match_enumeration():
+    data = from_lists(TINY[:1])
+    m = random_sp(data, 2, 3)
+    eps = m.posteriors(data)
+    probs = {}
+    C = 2
+    for Q in itertools.product(range(C), repeat=data.n_nodes):
+        p = 1.0
+        for u in range(data.n_nodes):
+            ch = data.children[u]
+            b = m.emit_[Q[u], data.labels[u]]
+            if (ch < 0).all():
+                p *= m.prior_[data.position[u], Q[u]] * b
+            else:
+                p *= b * sum(m.switch_[l] * m.trans_[l, Q[c] if c >= 0 else C, Q[u]] for l, c in enumerate(ch))
+                p *= np.prod([m.prior_[l, C] for l, c in enumerate(ch) if c < 0])
+        probs[Q] = p
+    Z = sum(probs.values())
+    for u in range(data.n_nodes):
+        marg = np.zeros(C)
+        for Q, p in probs.items():
+            marg[Q[u]] += p / Z
+        np.testing.assert_allclose(eps[u], marg, rtol=1e-9)
+
+
+@pytest.mark.parametrize("opts", [dict(init="prior"), dict(cluster_gibbs=True), dict(anneal_states=True),
+                                  dict(init="prior", sampler="prior")])
+def test_tf_options_run(opts):
+    data = synthetic_trees(4, min_nodes=8, max_nodes=20, seed=1)
+    m = TFBHTMM(3, 6, lmin=1, lmax=2, m0=4, seed=3, **opts).fit(data)
+    n_imp = (m.k_trace_ > 1).sum(axis=1)
+    assert ((1 <= n_imp) & (n_imp <= 2)).all()
+    np.testing.assert_allclose(m.lambda_.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isfinite(m.loglik_).all()

@@ -134,8 +134,9 @@ class PositionalTrees:
         return slice(int(self.tree_ptr[t]), int(self.tree_ptr[t + 1]))
 
     def to_tree(self, t: int, labels=None):
-        """Tree ``t`` as an :class:`engine.trees.Tree` (names ``1..n`` as in the file, labels as
-        1-based numbers or label names, ``positions`` the 1-based slots) for drawing."""
+        """Tree ``t`` as an :class:`engine.trees.Tree` (names ``1..n`` as in the file, labels the
+        1-based label numbers or the label names, ``positions`` the 1-based slots), the tree that
+        :func:`engine.trees.read_tree` reads from the same JSON line."""
         from engine.trees import Tree
 
         s = self.tree_nodes(t)
@@ -144,9 +145,9 @@ class PositionalTrees:
         par[par >= 0] -= a
         lab = self.labels[s] if labels is None else np.asarray(labels)
         if self.label_names is not None:
-            names = [self.label_names[v] if v >= 0 else "?" for v in lab]
-        else:
-            names = [str(int(v) + 1) if v >= 0 else "?" for v in lab]
+            names = [self.label_names[v] if v >= 0 else None for v in lab]
+        else:  # 1-based label numbers, as engine.trees.read_tree gives them for JSON lines
+            names = [int(v) + 1 if v >= 0 else None for v in lab]
         pos = self.position[s] + 1
         pos[0] = 0
         return Tree.from_parent(par, names=[str(i + 1) for i in range(len(par))], labels=names,
