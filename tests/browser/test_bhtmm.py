@@ -16,7 +16,7 @@ def test_bhtmm_synthetic_run(page, app_url):
     wait_for_app(page, timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 4  # confusion, log-likelihood, k, tree
-    page.set_viewport_size({"width": 1400, "height": 2600})  # the app scrolls inside its own pane
+    page.set_viewport_size({"width": 1400, "height": 3300})  # the app scrolls inside its own pane
     wait_for_app(page)
     shot(page, "bhtmm_result")
     page.get_by_text("most probable", exact=True).click()

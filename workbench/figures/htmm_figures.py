@@ -58,7 +58,9 @@ def labelled_tree_figure(tree, predicted, true, *, title: str | None = None, hei
     predicted = [str(p) for p in predicted]
     true = [str(t) for t in true]
     colors = [RIGHT if p == t else WRONG for p, t in zip(predicted, true)]
-    hover = [f"predicted {p} · true {t}" for p, t in zip(predicted, true)]
+    slots = tree.positions if tree.positions is not None else [0] * tree.n
+    hover = [f"predicted {p} · true {t}" + (f" · slot {int(l)}" if l else " · root")
+             for p, t, l in zip(predicted, true, slots)]
     fig = tree_figure(tree, color=colors, hover=hover, title=title, height=height)
     for tr in fig.data:
         if tr.name == "vertices" and tr.text is not None:
