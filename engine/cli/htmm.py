@@ -16,7 +16,7 @@ def register(sub) -> None:
     p.add_argument("--states", type=int, required=True, help="number of hidden states C")
     p.add_argument("--iterations", type=int, default=100)
     p.add_argument("--lmin", type=int, default=1)
-    p.add_argument("--lmax", type=int, default=None, help="default: every position")
+    p.add_argument("--lmax", type=int, default=None, help="default: min(L, 5), as the paper")
     p.add_argument("--phi", type=float, default=2.0)
     p.add_argument("--sampler", choices=("exact", "prior"), default="exact",
                    help="TF hidden-state step: exact joint draw, or the paper's Algorithm 1")

@@ -37,7 +37,7 @@ class BhtmmConfig(RunConfig):
         for training and 30 % of that for testing, from fixed data seeds 0 and 1).
     model : ``"tf"`` or ``"sp"``; task : ``"classify"`` or ``"label"``; states : ``C``;
     iterations : Gibbs sweeps (TF) or EM iterations (SP); lmin, lmax : bounds on the number of
-    positions with ``k_l > 1`` (``lmax`` None: every position); phi : size-prior decay;
+    positions with ``k_l > 1`` (``lmax`` None: ``min(L, 5)``, the paper's setting); phi : size-prior decay;
     sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
     short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
     annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step).

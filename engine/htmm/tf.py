@@ -50,7 +50,12 @@ class TFBHTMM:
     n_iter : int
         Gibbs sweeps.
     lmin, lmax : int
-        Bounds on the number of positions with ``k_l > 1`` (``lmax`` defaults to ``L``).
+        Bounds on the number of positions with ``k_l > 1`` (``lmax`` defaults to ``min(L, 5)``,
+        the paper's setting, which bounds the core tensor to ``O(C^6)`` entries).
+    max_core : int
+        SSVS proposals whose core tensor ``lambda`` would exceed this many entries
+        (``C * prod(k)``) are rejected (a memory guard; the default is far above what the size
+        prior lets the chain reach).
     phi : float
         Decay of the size prior ``p(k_l) ∝ e^{-phi k_l}``.
     alpha, alpha0, gamma, beta : float
@@ -93,7 +98,7 @@ class TFBHTMM:
                  phi: float = 2.0, alpha: float = 1.0, alpha0: float = 1.0, gamma: float = 1.0,
                  beta: float = 1.0, t0: float = 10.0, m0: float = 20.0, sampler: str = "exact",
                  cluster_gibbs: bool = False, anneal_states: bool = False, init: str = "sp",
-                 init_iter: int = 10, seed=None):
+                 init_iter: int = 10, max_core: int = 1 << 24, seed=None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.lmin = lmin
@@ -110,6 +115,7 @@ class TFBHTMM:
         self.anneal_states = anneal_states
         self.init = init
         self.init_iter = init_iter
+        self.max_core = max_core
         self.seed = seed
 
     # ------------------------------------------------------------------ checks and set-up
@@ -119,7 +125,7 @@ class TFBHTMM:
             raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
         if int(self.n_iter) < 0:
             raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
-        lmax = L if self.lmax is None else int(self.lmax)
+        lmax = min(L, 5) if self.lmax is None else int(self.lmax)
         lmin = int(self.lmin)
         if lmin < 0 or lmax < 1 or lmin > lmax:
             raise InvalidParameterError(f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={lmin}, lmax={lmax}")
@@ -389,6 +395,9 @@ class TFBHTMM:
 
     def _ssvs(self, Q, data, rng, T, bounds):
         k_new, cl_new = self.propose_k(rng, bounds)
+        if int(self.n_states) * float(np.prod(k_new.astype(float))) > self.max_core:
+            rng.random()
+            return self._counts(Q, data, self.k_, self.cluster_), False
         old = self._counts(Q, data, self.k_, self.cluster_)
         new = self._counts(Q, data, k_new, cl_new)
         logr = (self._log_marginal(new) - self._log_marginal(old)
