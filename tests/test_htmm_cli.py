@@ -89,3 +89,19 @@ def test_run_classify_synthetic_and_cancel():
 
     with pytest.raises(RunCancelled):
         run(cfg, stop)
+
+
+def test_cli_classify_xml_directories(tmp_path):
+    docs = {"news": ["<doc><title/><p/><p/></doc>", "<doc><title/><p/></doc>", "<doc><title/><p/><p/><p/></doc>"],
+            "recipe": ["<doc><list><item/><item/></list></doc>", "<doc><list><item/></list><p/></doc>",
+                       "<doc><list><item/><item/><item/></list></doc>"]}
+    for part, pick in (("train", slice(0, 2)), ("test", slice(2, 3))):
+        for cls, texts in docs.items():
+            (tmp_path / part / cls).mkdir(parents=True)
+            for i, t in enumerate(texts[pick]):
+                (tmp_path / part / cls / f"d{i}.xml").write_text(t)
+    r = cli("--train", str(tmp_path / "train"), "--test", str(tmp_path / "test"), "--task", "classify",
+            "--model", "sp", "--states", "2", "--iterations", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["classes"] == [1, 2] and sum(map(sum, m["confusion"])) == 2

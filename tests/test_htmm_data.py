@@ -140,3 +140,17 @@ def test_batch_loader_agrees_with_the_single_tree_reader(data_dir):
         assert one.names == mine.names and one.labels == mine.labels
         assert one.parent.tolist() == mine.parent.tolist()
         assert one.positions.tolist() == mine.positions.tolist()
+
+
+def test_xml_train_and_test_share_tags(tmp_path):
+    from engine.htmm.data import shared_vocabulary
+
+    (tmp_path / "tr").mkdir()
+    (tmp_path / "te").mkdir()
+    (tmp_path / "tr" / "a.xml").write_text("<doc><sec/><sec/></doc>")
+    (tmp_path / "te" / "b.xml").write_text("<doc><fig/><sec/></doc>")
+    tr, te = shared_vocabulary(read_trees(tmp_path / "tr"), read_trees(tmp_path / "te"))
+    assert tr.label_names == te.label_names == ("doc", "sec", "fig")
+    assert [te.label_names[v] for v in te.labels] == ["doc", "fig", "sec"]
+    assert [tr.label_names[v] for v in tr.labels] == ["doc", "sec", "sec"]
+    assert tr.n_labels == te.n_labels == 3

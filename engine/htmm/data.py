@@ -27,7 +27,7 @@ import numpy as np
 from engine.errors import DataFormatError, InvalidParameterError
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
-           "synthetic_trees", "SYNTHETIC_SHAPES"]
+           "synthetic_trees", "SYNTHETIC_SHAPES", "shared_vocabulary"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,6 +380,23 @@ def read_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     if not p.exists():
         raise DataFormatError(f"{p}: no such file")
     return read_jsonl_trees(p, n_labels=n_labels)
+
+
+def shared_vocabulary(a: PositionalTrees, b: PositionalTrees) -> tuple[PositionalTrees, PositionalTrees]:
+    """Renumber the labels of two XML-derived batches over the union of their tags (``a``'s
+    first), so that a label means the same tag in both; batches without tag names are returned
+    as they are."""
+    if a.label_names is None or b.label_names is None:
+        return a, b
+    names = list(a.label_names) + sorted(set(b.label_names) - set(a.label_names))
+    index = {t: i for i, t in enumerate(names)}
+    remap = np.array([index[t] for t in b.label_names], np.int64)
+    lab = np.where(b.labels >= 0, remap[np.maximum(b.labels, 0)], -1)
+    new_b = PositionalTrees(lab, b.children, b.parent, b.position, b.tree_ptr, b.y, len(names),
+                            b.levels, tuple(names))
+    new_a = PositionalTrees(a.labels, a.children, a.parent, a.position, a.tree_ptr, a.y, len(names),
+                            a.levels, tuple(names))
+    return new_a, new_b
 
 
 def from_lists(records, n_labels: int | None = None) -> PositionalTrees:

@@ -17,7 +17,7 @@ from typing import ClassVar, Optional
 import numpy as np
 
 from engine.errors import InvalidParameterError
-from engine.htmm.data import PositionalTrees, read_trees, synthetic_trees
+from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
@@ -90,6 +90,7 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
     progress(0.0, "loading data")
     train = load_data(config.train, test=False, n_per_class=config.synthetic_trees)
     test = load_data(config.test, test=True, n_per_class=config.synthetic_trees)
+    train, test = shared_vocabulary(train, test)
     L = max(train.max_children, test.max_children)
     M = max(train.n_labels, test.n_labels)
     train, test = train.with_slots(L).with_n_labels(M), test.with_slots(L).with_n_labels(M)
