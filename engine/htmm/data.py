@@ -413,11 +413,11 @@ def from_lists(records, n_labels: int | None = None) -> PositionalTrees:
     return _build(labels, children, ys, max(M, n_labels or 0))
 
 
-#: class (1, 2, 3) -> slot weights of the growth process
+#: class (1, 2, 3) -> (name, probability that each of the three slots holds a child)
 SYNTHETIC_SHAPES = {
-    1: ("left-asymmetric", (0.70, 0.23, 0.07)),
-    2: ("symmetric", (1 / 3, 1 / 3, 1 / 3)),
-    3: ("right-asymmetric", (0.07, 0.23, 0.70)),
+    1: ("left-asymmetric", (0.68, 0.22, 0.07)),
+    2: ("symmetric", (0.33, 0.33, 0.33)),
+    3: ("right-asymmetric", (0.07, 0.22, 0.68)),
 }
 
 
@@ -425,10 +425,12 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
                     seed=None) -> PositionalTrees:
     """Ternary trees of section IV-B: left-asymmetric (class 1), symmetric (2), right-asymmetric (3).
 
-    A tree of ``n ~ Uniform{min_nodes..max_nodes}`` nodes grows from a root by attaching a new
-    leaf to a uniformly chosen node with a free slot, in a free slot chosen with the class's slot
-    weights (the slot frequencies of the ``symm`` benchmark: 0.70 / 0.23 / 0.07 for the left-
-    asymmetric class). A node's label is its number of children + 1 (labels 1..4, as in ``symm``).
+    A tree grows breadth first from its root: each slot of a node holds a child independently
+    with its class's slot probability (near-critical branching, so trees stay small), until
+    ``max_nodes`` nodes exist; trees that die out below ``min_nodes`` are drawn again. The left-
+    asymmetric class fills slot 1 most (0.68 / 0.22 / 0.07, close to the slot frequencies of the
+    ``symm`` benchmark), the right-asymmetric one slot 3, the symmetric one all alike. A node's label
+    is its number of children + 1 (labels 1..4, as in ``symm``).
     """
     if n_per_class < 1 or min_nodes < 1 or max_nodes < min_nodes:
         raise InvalidParameterError(
@@ -438,17 +440,24 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
     labels, children, ys = [], [], []
     for y, (_, w) in SYNTHETIC_SHAPES.items():
         w = np.asarray(w)
-        for _ in range(n_per_class):
-            n = int(rng.integers(min_nodes, max_nodes + 1))
-            ch = np.full((n, 3), -1, np.int64)
-            for v in range(1, n):
-                free = ch[:v] < 0
-                open_nodes = np.flatnonzero(free.any(1))
-                u = int(rng.choice(open_nodes))
-                p = w * free[u]
-                s = int(rng.choice(3, p=p / p.sum()))
-                ch[u, s] = v
+        made = 0
+        while made < n_per_class:
+            ch = np.full((max_nodes, 3), -1, np.int64)
+            n, frontier = 1, np.array([0])
+            while frontier.size and n < max_nodes:
+                fill = rng.random((len(frontier), 3)) < w
+                u, l = np.nonzero(fill)
+                take = min(len(u), max_nodes - n)
+                u, l = u[:take], l[:take]
+                new = np.arange(n, n + take)
+                ch[frontier[u], l] = new
+                n += take
+                frontier = new
+            if n < min_nodes:
+                continue
+            ch = ch[:n]
             labels.append((ch >= 0).sum(1))  # 0-based label = number of children
             children.append(ch)
             ys.append(y)
+            made += 1
     return _build(labels, children, ys, 4)
