@@ -251,3 +251,14 @@ def test_tf_options_run(opts):
     assert ((1 <= n_imp) & (n_imp <= 2)).all()
     np.testing.assert_allclose(m.lambda_.sum(axis=1), 1.0, rtol=1e-12)
     assert np.isfinite(m.loglik_).all()
+
+
+def test_state_sampler_chunks_give_the_same_draw(monkeypatch):
+    """The downward pass splits large levels into blocks; the draw does not depend on the block size."""
+    import engine.htmm.tf as tfmod
+
+    data = synthetic_trees(5, min_nodes=10, max_nodes=30, seed=2)
+    m = random_tf(data, 3, 1, (3, 2, 4))
+    whole = m.sample_states(data, np.random.default_rng(9))
+    monkeypatch.setattr(tfmod, "_CHUNK", 50)
+    assert np.array_equal(m.sample_states(data, np.random.default_rng(9)), whole)
