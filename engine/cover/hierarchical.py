@@ -31,7 +31,6 @@ with one vertex has no edge and no cover (the paper assumes at least one edge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numba
 import numpy as np
