@@ -233,6 +233,9 @@ def cover_violations(cover: HierarchicalCover, *, oriented: bool = True,
         if sorted(got) != sorted(b):
             if bad(f"{cover.node_name(z)}: stored boundary {got} != ∂_T = {b}"):
                 return out
+        if any(b >= 0 and b != e for b, e in zip(cover.boundary[z].tolist(), cover.ends[z].tolist())):
+            if bad(f"{cover.node_name(z)}: boundary columns do not match its ends"):
+                return out
         if len(got) == 2 and tm.s_depth[got[0]] >= tm.s_depth[got[1]]:
             if bad(f"{cover.node_name(z)}: boundary not ordered towards s first"):
                 return out
