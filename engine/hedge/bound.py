@@ -26,7 +26,7 @@ from engine.hedge import _inference
 from engine.hedge.potentials import check_eta, check_states, edge_potentials, initial_data
 from engine.trees import Tree
 
-__all__ = ["Theorem9Bound", "theorem9_bound", "c_eta", "task_losses"]
+__all__ = ["Theorem9Bound", "BoundOracle", "theorem9_bound", "c_eta", "task_losses"]
 
 
 def c_eta(eta: float) -> float:
@@ -86,20 +86,36 @@ def theorem9_bound(tree: Tree, k: int, *, eta: float, vertices, losses, coupling
     losses = np.asarray(losses, dtype=np.float64).reshape(len(vertices), k)
     if len(vertices) and (vertices.min() < 0 or vertices.max() >= tree.n):
         raise InvalidParameterError(f"a trial's task is not a vertex 0..{tree.n - 1}")
-    L = task_losses(tree.n, vertices, losses)
-    with np.errstate(divide="ignore"):
-        log_theta = np.log(th)
-        log_d1 = np.log(d1)
-    node = log_d1 - eta * L
-    node = node - node.max(axis=1, keepdims=True)  # per-row shifts leave the argmax unchanged
-    mu = _inference.max_product(tree, log_theta, node)
-    if log_z is None:
-        log_z = _inference.log_partition(tree, th, d1)
-    e = tree.edges
-    idx = np.arange(tree.n)
-    log_prior = float(log_theta[np.arange(len(e)), mu[e[:, 0]], mu[e[:, 1]]].sum()
-                      + log_d1[idx, mu].sum() - log_z)
-    comp_loss = float(L[idx, mu].sum())
-    c = float(eta / -np.expm1(-eta))
-    return Theorem9Bound(eta, c, mu, comp_loss, log_prior, c * (comp_loss - log_prior / eta),
-                         float(L.min(axis=1).sum()))
+    return BoundOracle(tree, th, d1, eta, log_z=log_z)(task_losses(tree.n, vertices, losses))
+
+
+class BoundOracle:
+    """Theorem 9 for one prior (T, Theta, D^1, eta) and any table of cumulative task losses.
+
+    Computes ln Z(D^1) once; each call is one max-product pass. ``theta`` (n-1, k, k) and
+    ``data`` (n, k) must already be validated.
+    """
+
+    def __init__(self, tree: Tree, theta: np.ndarray, data: np.ndarray, eta: float, *,
+                 log_z: float | None = None):
+        self.tree, self.eta = tree, float(eta)
+        with np.errstate(divide="ignore"):
+            self._log_theta = np.log(theta)
+            self._log_d1 = np.log(data)
+        self.log_z = _inference.log_partition(tree, theta, data) if log_z is None else float(log_z)
+        self.c_eta = float(self.eta / -np.expm1(-self.eta))
+
+    def __call__(self, L: np.ndarray) -> Theorem9Bound:
+        """The bound given L, the ``(n, k)`` cumulative loss of each action at each task."""
+        eta, tree = self.eta, self.tree
+        node = self._log_d1 - eta * L
+        node = node - node.max(axis=1, keepdims=True)  # per-row shifts leave the argmax unchanged
+        mu = np.asarray(_inference.max_product(tree, self._log_theta, node), dtype=np.int64)
+        e = tree.edges
+        idx = np.arange(tree.n)
+        log_prior = float(self._log_theta[np.arange(len(e)), mu[e[:, 0]], mu[e[:, 1]]].sum()
+                          + self._log_d1[idx, mu].sum() - self.log_z)
+        comp_loss = float(L[idx, mu].sum())
+        c = self.c_eta
+        return Theorem9Bound(eta, c, mu, comp_loss, log_prior, c * (comp_loss - log_prior / eta),
+                             float(L.min(axis=1).sum()))
