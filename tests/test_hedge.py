@@ -318,3 +318,38 @@ def test_loss_file_jsonl_errors(tmp_path, named_tree):
     p.write_text('{"task": "a", "loss": [0, 1]}\n')
     with pytest.raises(DataFormatError, match="expected 3 losses"):
         read_loss_file(p, named_tree, 3)
+
+
+def _adaptive_run(tree, k, eta, coupling, vs, printed):
+    """An adversary that puts loss 1 on the action the learner currently favours."""
+    theta = edge_potentials(tree, k, coupling=coupling)
+    d = np.ones((tree.n, k))
+    th = TreeHedge(tree, k, eta=eta, coupling=coupling, backend="brute")
+    ys = np.zeros((len(vs), k))
+    loss = 0.0
+    for t, v in enumerate(vs):
+        p = brute_marginals(tree, theta, d)[v] if printed else th.predict_one(int(v))
+        ys[t, int(np.argmax(p))] = 1.0
+        loss += p @ ys[t]
+        if printed:
+            d[v] = p * np.exp(-eta * ys[t])  # Figure 3 as printed
+        else:
+            th.learn_one(int(v), ys[t])
+    return loss, theorem9_bound(tree, k, eta=eta, coupling=coupling, vertices=vs, losses=ys).bound
+
+
+def test_bound_holds_against_an_adaptive_adversary_and_the_printed_update_breaks_it():
+    """Theorem 9 holds for every loss sequence, even one chosen against the learner; the update as
+    printed in Figure 3 (D(v) <- p_hat * exp(-eta y)) loses several times its bound."""
+    rng = np.random.default_rng(1)
+    broken = 0
+    for i in range(60):
+        n = int(rng.integers(2, 6))
+        tree = generate("path", n)
+        eta, cp = float(rng.choice([0.5, 1.0, 3.0])), float(rng.choice([0.6, 0.9, 0.99]))
+        vs = rng.integers(n, size=int(rng.integers(10, 60)))
+        loss, bound = _adaptive_run(tree, 2, eta, cp, vs, printed=False)
+        assert loss <= bound * (1 + 1e-9), (i, loss, bound)
+        loss, bound = _adaptive_run(tree, 2, eta, cp, vs, printed=True)
+        broken += loss > 2 * bound
+    assert broken >= 5

@@ -22,6 +22,7 @@ from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
 from engine.hedge.potentials import check_eta, check_states
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
 from engine.trees import Tree
+from engine.trees.layout import preorder
 from engine.trees.spec import tree_from_spec
 
 __all__ = ["HedgeConfig", "Playback", "LEARNERS", "run", "play", "play_config"]
@@ -232,6 +233,11 @@ def run(config: HedgeConfig, progress: ProgressCallback | None = None) -> RunRes
     curves = {name + "_loss": [[int(i + 1), float(cum[i, j])] for i in idx] for j, name in enumerate(LEARNERS)}
     curves["bound"] = [[int(t), float(x)] for t, x in zip(pb.curve_t, pb.curve_bound)]
     curves["best_comparator_loss"] = [[int(t), float(x)] for t, x in zip(pb.curve_t, pb.curve_comparator)]
+    # the same, measured above the best comparator L(mu*_t): the regret view of Theorem 9
+    at = pb.curve_t - 1
+    for j, name in enumerate(LEARNERS):
+        curves[name + "_excess"] = [[int(t), float(x)] for t, x in zip(pb.curve_t, cum[at, j] - pb.curve_comparator)]
+    curves["bound_excess"] = [[int(t), float(x)] for t, x in zip(pb.curve_t, pb.curve_bound - pb.curve_comparator)]
     st = pb.stream
     artefacts = {
         "vertex_names": list(pb.tree.names),
@@ -239,6 +245,9 @@ def run(config: HedgeConfig, progress: ProgressCallback | None = None) -> RunRes
         "favourite": {name: pb.favourite[:, j].tolist() for j, name in enumerate(LEARNERS)},
         "task_loss": {name: pb.task_loss[:, j].tolist() for j, name in enumerate(LEARNERS)},
         "task_best_loss": pb.task_best.tolist(),
+        "task_regret": {name: (pb.task_loss[:, j] - pb.task_best).tolist() for j, name in enumerate(LEARNERS)},
+        "task_trials": [np.bincount(st.vertices[:int(t)], minlength=pb.tree.n).tolist() for t in pb.snap_t],
+        "task_order": preorder(pb.tree).tolist(),
         "true_best": None if st.best is None else [st.best_at(max(int(t) - 1, 0)).tolist() for t in pb.snap_t],
         "phase_start": None if st.phase_start is None else st.phase_start.tolist(),
         "comparator": pb.comparator.tolist(),
