@@ -80,7 +80,7 @@ with st.form("hedge_setup"):
     with c3:
         env = st.selectbox("Environment", list(ENV_LABELS), format_func=ENV_LABELS.get, key="hedge_env")
         switches = st.slider("Switches (edges where the best action changes)", 0, max(tree.n - 1, 0),
-                             min(3, tree.n - 1))
+                             max(1, min(tree.n - 1, round(tree.n / 20))))
     with c4:
         seed = st.number_input("Seed", 0, 10**6, 0)
         upload = st.file_uploader("Loss file (for 'My loss file')", type=["csv", "tsv", "jsonl", "json"])
