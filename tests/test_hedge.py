@@ -353,3 +353,20 @@ def test_bound_holds_against_an_adaptive_adversary_and_the_printed_update_breaks
         loss, bound = _adaptive_run(tree, 2, eta, cp, vs, printed=True)
         broken += loss > 2 * bound
     assert broken >= 5
+
+
+def test_inconsistent_prior_is_refused():
+    from engine.errors import InconsistentEvidenceError
+
+    tree = generate("path", 3)
+    with pytest.raises(InconsistentEvidenceError, match="probability zero"):
+        TreeHedge(tree, 2, eta=1.0, coupling=1.0, data=[[1, 0], [1, 1], [0, 1]], backend="brute")
+
+
+def test_huge_eta_keeps_rows_finite():
+    tree = generate("path", 3)
+    th = TreeHedge(tree, 2, eta=1e6, coupling=0.9, backend="brute")
+    th.learn_one(1, [1.0, 1.0])  # both actions lose: nothing learnt, no 0/0
+    np.testing.assert_allclose(th.predict_one(1), [0.5, 0.5], rtol=1e-12)
+    th.learn_one(1, [0.0, 1.0])
+    np.testing.assert_allclose(th.predict_one(1), [1.0, 0.0], rtol=1e-12, atol=0)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import InvalidParameterError
+from engine.errors import InconsistentEvidenceError, InvalidParameterError
 from engine.hedge import bruteforce
 from engine.trees import Tree
 
-__all__ = ["marginals", "log_partition", "max_product", "make_model"]
+__all__ = ["marginals", "log_partition", "max_product", "make_model", "check_consistent"]
 
 
 def marginals(tree: Tree, theta: np.ndarray, data: np.ndarray) -> np.ndarray:
@@ -33,6 +33,15 @@ def max_product(tree: Tree, log_theta: np.ndarray, log_data: np.ndarray) -> np.n
     for i in range(len(e)):
         s = s + log_theta[i][mu[:, e[i, 0]], mu[:, e[i, 1]]]
     return mu[int(np.argmax(s))].copy()
+
+
+def check_consistent(tree: Tree, theta: np.ndarray, data: np.ndarray) -> float:
+    """ln Z of the model, raising :class:`InconsistentEvidenceError` when every labelling has mass 0."""
+    lz = log_partition(tree, theta, data)
+    if not np.isfinite(lz):
+        raise InconsistentEvidenceError(
+            "the prior (edge potentials and initial data) gives every labelling probability zero")
+    return lz
 
 
 class _Recompute:

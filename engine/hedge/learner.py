@@ -70,6 +70,7 @@ class TreeHedge:
         scale = d.max(axis=1)
         self._data = d / scale[:, None]
         self.log_scale = np.log(scale)
+        _inference.check_consistent(tree, self.theta, self._data)
         self._model = _inference.make_model(backend, tree, self.theta, self._data)
 
     # ------------------------------------------------------------------ river verbs
@@ -94,11 +95,12 @@ class TreeHedge:
 
     def _learn(self, v: int, y: np.ndarray) -> None:
         """The update without checks (the caller validated the stream once)."""
-        row = self._data[v] * np.exp(-self.eta * y)
-        s = row.max()
-        row /= s
+        with np.errstate(divide="ignore"):
+            lr = np.log(self._data[v]) - self.eta * y  # zeros stay zeros (-inf)
+        m = lr.max()  # finite: the row has a positive entry
+        row = np.exp(lr - m)
         self._data[v] = row
-        self.log_scale[v] += np.log(s)
+        self.log_scale[v] += m
         self._model.update(v, row)
 
     # ------------------------------------------------------------------ views

@@ -113,7 +113,7 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
     th = TreeHedge(tree, k, eta=eta, coupling=coupling, theta=theta, data=data, backend=backend)
     ih = IndependentHedge(tree.n, k, eta=eta)
     sh = SharedHedge(k, eta=eta)
-    oracle = BoundOracle(tree, th.theta, np.exp(th.log_scale)[:, None] * th.data, th.eta)
+    oracle = BoundOracle(tree, th.theta, th.data, th.eta)  # p(mu | Theta, D) ignores row scales of D
     # snapshots cost O(n) each: keep their total size near 2e5 numbers
     snap_t = _grid(T, int(min(snapshots, max(2, 200_000 // max(tree.n, 1)))), 0)
     curve_t = _grid(T, curve_points, 1)
