@@ -370,3 +370,34 @@ def test_huge_eta_keeps_rows_finite():
     np.testing.assert_allclose(th.predict_one(1), [0.5, 0.5], rtol=1e-12)
     th.learn_one(1, [0.0, 1.0])
     np.testing.assert_allclose(th.predict_one(1), [1.0, 0.0], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("backend", ["online", "bp"])
+@given(tree=small_trees(40), k=st.integers(2, 4), seed=st.integers(0, 2**31),
+       coupling=st.sampled_from([0.0, 0.3, 0.9, 1.0]), eta=st.floats(0.05, 4.0))
+@settings(max_examples=15)
+def test_predictions_equal_full_recomputation_after_every_trial(backend, tree, k, seed, coupling, eta):
+    """After every trial the learner's prediction equals a fresh belief-propagation pass on the
+    data D^t = D^1 * exp(-eta * (losses so far)), rebuilt from the stream (relative 1e-9); on
+    trees with k^n <= 4096 also equal to enumeration of all labellings."""
+    from engine.inference.belief_propagation import belief_propagation
+
+    if coupling == 0.0 and k == 2:
+        coupling = 0.2
+    rng = np.random.default_rng(seed)
+    data = rng.random((tree.n, k)) + 0.05
+    th = TreeHedge(tree, k, eta=eta, coupling=coupling, data=data, backend=backend)
+    theta = edge_potentials(tree, k, coupling=coupling)
+    L = np.zeros((tree.n, k))
+    small = k ** tree.n <= 4096
+    for _ in range(30):
+        v = int(rng.integers(tree.n))
+        d = data * np.exp(-eta * (L - L.min(axis=1, keepdims=True)))
+        ref = belief_propagation(tree, d, theta, method="numpy").marginals[v]
+        p = th.predict_one(v)
+        np.testing.assert_allclose(p, ref, rtol=REL, atol=1e-14)
+        if small:
+            np.testing.assert_allclose(p, brute_marginals(tree, theta, d)[v], rtol=REL, atol=1e-14)
+        y = rng.random(k) * (rng.random(k) < 0.7)
+        th.learn_one(v, y)
+        L[v] += y

@@ -10,6 +10,8 @@ import numpy as np
 
 from engine.errors import InconsistentEvidenceError, InvalidParameterError
 from engine.hedge import bruteforce
+from engine.inference.belief_propagation import belief_propagation
+from engine.inference.belief_propagation import max_product as _max_product
 from engine.trees import Tree
 
 __all__ = ["marginals", "log_partition", "max_product", "make_model", "check_consistent"]
@@ -17,22 +19,20 @@ __all__ = ["marginals", "log_partition", "max_product", "make_model", "check_con
 
 def marginals(tree: Tree, theta: np.ndarray, data: np.ndarray) -> np.ndarray:
     """The ``(n, k)`` marginals of the model (tree, theta ``(n-1, k, k)``, data ``(n, k)``)."""
-    return bruteforce.brute_marginals(tree, theta, data)
+    return belief_propagation(tree, data, theta).marginals
 
 
 def log_partition(tree: Tree, theta: np.ndarray, data: np.ndarray) -> float:
-    """ln Z of equation (1)."""
-    return bruteforce.brute_log_partition(tree, theta, data)
+    """ln Z of equation (1) (-inf when the total mass is zero)."""
+    try:
+        return belief_propagation(tree, data, theta).log_partition
+    except InconsistentEvidenceError:
+        return -np.inf
 
 
 def max_product(tree: Tree, log_theta: np.ndarray, log_data: np.ndarray) -> np.ndarray:
     """A labelling maximising sum of log_theta over edges + sum of log_data over vertices."""
-    mu = bruteforce.labellings(tree.n, log_data.shape[1])
-    s = log_data[np.arange(tree.n), mu].sum(axis=1)
-    e = tree.edges
-    for i in range(len(e)):
-        s = s + log_theta[i][mu[:, e[i, 0]], mu[:, e[i, 1]]]
-    return mu[int(np.argmax(s))].copy()
+    return _max_product(tree, log_data, log_theta)[0]
 
 
 def check_consistent(tree: Tree, theta: np.ndarray, data: np.ndarray) -> float:
