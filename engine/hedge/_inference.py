@@ -63,9 +63,15 @@ class _Recompute:
 
 
 def make_model(backend: str, tree: Tree, theta: np.ndarray, data: np.ndarray):
-    """An object with ``marginal(v)`` and ``update(v, row)`` for the given backend."""
+    """An object with ``marginal(v)`` and ``update(v, row)`` for the given backend: the online
+    sum-product model of section 4 (O(cover height) per call), a full belief-propagation pass
+    after each update, or enumeration."""
     if backend == "brute":
         return _Recompute(bruteforce.brute_marginals, tree, theta, data)
-    if backend in ("bp", "online"):
+    if backend == "online":
+        from engine.inference.online import OnlineModel
+
+        return OnlineModel(tree, data.shape[1], theta, data)
+    if backend == "bp":
         return _Recompute(marginals, tree, theta, data)
     raise InvalidParameterError(f"unknown backend {backend!r}")

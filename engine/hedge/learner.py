@@ -69,6 +69,8 @@ class TreeHedge:
         d = initial_data(tree, self.k, data)
         scale = d.max(axis=1)
         self._data = d / scale[:, None]
+        with np.errstate(divide="ignore"):
+            self._log_data = np.log(self._data)
         self.log_scale = np.log(scale)
         _inference.check_consistent(tree, self.theta, self._data)
         self._model = _inference.make_model(backend, tree, self.theta, self._data)
@@ -95,15 +97,22 @@ class TreeHedge:
 
     def _learn(self, v: int, y: np.ndarray) -> None:
         """The update without checks (the caller validated the stream once)."""
-        with np.errstate(divide="ignore"):
-            lr = np.log(self._data[v]) - self.eta * y  # zeros stay zeros (-inf)
+        lr = self._log_data[v] - self.eta * y  # in logs: zeros stay zeros (-inf), nothing underflows
         m = lr.max()  # finite: the row has a positive entry
-        row = np.exp(lr - m)
+        lr -= m
+        self._log_data[v] = lr
+        row = np.exp(lr)
         self._data[v] = row
         self.log_scale[v] += m
         self._model.update(v, row)
 
     # ------------------------------------------------------------------ views
+    @property
+    def cover_height(self) -> int | None:
+        """Height of the hierarchical cover the online backend walks (None for other backends)."""
+        h = getattr(self._model, "height", None)
+        return None if h is None else int(h)
+
     @property
     def data(self) -> np.ndarray:
         """The current data matrix D, rows rescaled to a largest entry of 1, shape (n, k) (a copy)."""
