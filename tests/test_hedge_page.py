@@ -29,7 +29,7 @@ def test_launch_scrub_and_switch():
     assert len(at.get("plotly_chart")) == 4
     at.select_slider(key="hedge_time").set_value(0).run()
     assert not at.exception, at.exception
-    at.radio(key="hedge_view").set_value("Loss above the best comparator").run()
+    at.radio(key="hedge_view").set_value("Cumulative loss").run()
     at.selectbox(key="hedge_learner").set_value("independent_hedge").run()
     assert not at.exception, at.exception
 

@@ -43,11 +43,11 @@ def loss_curves_figure(curves: dict, *, excess: bool, t: int | None = None, heig
     if t is not None:
         fig.add_vline(x=t, line=dict(color="#888", width=1, dash="dot"))
     fig.update_layout(
-        height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
+        height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
         xaxis=dict(title="trial", gridcolor="#eee"),
         yaxis=dict(title="loss above the best comparator" if excess else "cumulative loss", gridcolor="#eee",
                    zeroline=True, zerolinecolor="#bbb"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), hovermode="x unified")
+        legend=dict(orientation="h", yanchor="bottom", y=1.04, x=0), hovermode="x unified")
     return fig
 
 

@@ -70,8 +70,7 @@ with st.form("hedge_setup"):
     c1, c2, c3, c4 = st.columns(4)
     with c1:
         k = st.slider("Actions k", 2, 5, 3, key="hedge_k")
-        trials = st.number_input("Trials T", 10, 200_000, int(min(max(20 * tree.n, 500), 5000)), step=100,
-                                 key="hedge_trials")
+        trials = st.number_input("Trials T", 10, 200_000, 2000, step=100, key="hedge_trials")
     with c2:
         eta = st.slider("Learning rate η", 0.05, 4.0, 1.0, 0.05)
         coupling = st.slider("Coupling P", 0.0, 1.0, 0.9, 0.01,
@@ -144,10 +143,13 @@ i = snaps.index(t)
 
 left, right = st.columns([3, 2])
 with left:
-    view = st.radio("Curves", ["Cumulative loss", "Loss above the best comparator"], horizontal=True,
+    view = st.radio("Curves", ["Loss above the best comparator", "Cumulative loss"], horizontal=True,
                     key="hedge_view", label_visibility="collapsed")
-    st.plotly_chart(loss_curves_figure(result.curves, excess=view != "Cumulative loss", t=t),
-                    key="hedge_curves")
+    excess = view != "Cumulative loss"
+    st.plotly_chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
+    st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
+               "that levels off has stopped paying for learning; the bound may never be crossed."
+               if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
 with right:
     learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
                            key="hedge_learner")
