@@ -40,31 +40,30 @@ def register(sub) -> None:
     p.set_defaults(handler=_hedge)
 
 
-def tree_arg(text: str):
-    """A tree from a file path, ``KIND:N[:SEED]`` or a JSON spec."""
-    from engine.trees import generate
-    from engine.trees.spec import tree_from_spec
-
+def tree_spec(text: str):
+    """A JSON-able tree spec from ``--tree``: a file path, ``KIND:N[:SEED]`` or a JSON spec."""
     m = _SHORT.match(text)
     if m and not Path(text).exists():
-        return generate(m.group(1), int(m.group(2)), seed=None if m.group(3) is None else int(m.group(3)))
+        spec = {"generate": m.group(1), "n": int(m.group(2))}
+        if m.group(3) is not None:
+            spec["seed"] = int(m.group(3))
+        return spec
     if text.lstrip().startswith("{"):
         from engine.errors import InvalidParameterError
 
         try:
-            return tree_from_spec(json.loads(text))
+            return json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidParameterError(f"--tree: not a JSON tree spec ({exc.msg})") from None
-    return tree_from_spec(text)
+    return text
 
 
 def _hedge(args) -> int:
     from engine.hedge.learner import DEFAULT_BACKEND
     from engine.hedge.run import HedgeConfig, metrics_of, play_config
 
-    tree = tree_arg(args.tree)
     env = "file" if args.losses else args.environment
-    config = HedgeConfig(tree=tree, states=args.states, trials=args.trials, eta=args.eta,
+    config = HedgeConfig(tree=tree_spec(args.tree), states=args.states, trials=args.trials, eta=args.eta,
                          coupling=args.coupling, environment=env, switches=args.switches,
                          low=args.low, high=args.high, loss_file=args.losses,
                          backend=args.backend or DEFAULT_BACKEND, seed=args.seed)
