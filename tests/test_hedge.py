@@ -403,3 +403,21 @@ def test_predictions_equal_full_recomputation_after_every_trial(backend, tree, k
         y = rng.random(k) * (rng.random(k) < 0.7)
         th.learn_one(v, y)
         L[v] += y
+
+
+def test_work_per_trial_follows_the_cover_height_not_n():
+    """Counted multiply-adds (not time): a trial costs O(height k^3), so 100x more tasks on a path
+    (height ~log n) costs about as much more work per trial as the cover is higher."""
+    rng = np.random.default_rng(0)
+    work = {}
+    for n in (500, 50_000):
+        th = TreeHedge(generate("path", n), 3, eta=1.0, coupling=0.9)
+        w0 = th._model.total_work
+        for v in rng.integers(n, size=300):
+            th.predict_one(int(v))
+            th.learn_one(int(v), rng.random(3))
+        work[n] = ((th._model.total_work - w0) / 300, th.cover_height)
+    (w_small, h_small), (w_big, h_big) = work[500], work[50_000]
+    assert h_big <= 2 * h_small
+    assert w_big / w_small < 1.5 * h_big / h_small  # in step with the height (n grew 100x)
+    assert w_big < 60 * 3 ** 3 * h_big  # O(height k^3) with a small constant
