@@ -421,3 +421,16 @@ def test_work_per_trial_follows_the_cover_height_not_n():
     assert h_big <= 2 * h_small
     assert w_big / w_small < 1.5 * h_big / h_small  # in step with the height (n grew 100x)
     assert w_big < 60 * 3 ** 3 * h_big  # O(height k^3) with a small constant
+
+
+def test_favourites_mark_ties():
+    from engine.hedge.potentials import favourite_actions
+
+    np.testing.assert_array_equal(favourite_actions(np.array([[0.5, 0.5], [0.2, 0.8], [0.3, 0.3 + 1e-9]])), [-1, 1, 1])
+    th = TreeHedge(generate("path", 4), 3, eta=1.0, coupling=0.9)
+    assert (th.favourites() == -1).all()  # before any trial every task is undecided
+    th.learn_one(0, [1.0, 0.0, 1.0])
+    assert (th.favourites() == 1).all()
+    ih = IndependentHedge(4, 3, eta=1.0)
+    ih.learn_one(0, [1.0, 0.0, 1.0])
+    assert ih.favourites().tolist() == [1, -1, -1, -1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.hedge.potentials import check_eta, check_states
+from engine.hedge.potentials import check_eta, check_states, favourite_actions
 
 __all__ = ["IndependentHedge", "SharedHedge"]
 
@@ -35,8 +35,9 @@ class IndependentHedge:
         self._logw[v] = row - row.max()
 
     def favourites(self) -> np.ndarray:
-        """The action of largest weight at every task, shape (n,)."""
-        return self._logw.argmax(axis=1)
+        """The action of largest weight at every task, -1 where tied, shape (n,)."""
+        w = np.exp(self._logw)
+        return favourite_actions(w / w.sum(axis=1, keepdims=True))
 
 
 class SharedHedge:

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.errors import InvalidParameterError, InvalidPotentialError
 from engine.hedge import _inference
-from engine.hedge.potentials import check_eta, check_states, edge_potentials, initial_data
+from engine.hedge.potentials import check_eta, check_states, edge_potentials, favourite_actions, initial_data
 from engine.trees import Tree
 
 __all__ = ["TreeHedge", "BACKENDS", "DEFAULT_BACKEND"]
@@ -123,5 +123,5 @@ class TreeHedge:
         return _inference.marginals(self.tree, self.theta, self._data)
 
     def favourites(self) -> np.ndarray:
-        """The action of largest marginal at every task, shape (n,)."""
-        return self.marginals().argmax(axis=1)
+        """The action of largest marginal at every task, -1 where tied, shape (n,)."""
+        return favourite_actions(self.marginals())

@@ -14,7 +14,11 @@ import numpy as np
 from engine.errors import InvalidParameterError, InvalidPotentialError
 from engine.trees import Tree
 
-__all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta"]
+__all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
+           "TIE_TOLERANCE"]
+
+#: Two actions whose probabilities differ by at most this much are tied (no favourite).
+TIE_TOLERANCE = 1e-12
 
 
 def check_states(k) -> int:
@@ -106,3 +110,13 @@ def initial_data(tree: Tree, k: int, data=None) -> np.ndarray:
         v = int(np.flatnonzero(zero)[0])
         raise InvalidPotentialError(f"initial data of vertex {tree.name(v)} is all zeros")
     return d.copy()
+
+
+def favourite_actions(p: np.ndarray) -> np.ndarray:
+    """The most probable action of each row of ``p`` (shape (m, k)), or -1 where the top two
+    differ by at most :data:`TIE_TOLERANCE` (no favourite yet, e.g. before any trial)."""
+    p = np.atleast_2d(p)
+    top2 = np.sort(p, axis=1)[:, -2:]
+    fav = p.argmax(axis=1)
+    fav[top2[:, 1] - top2[:, 0] <= TIE_TOLERANCE] = -1
+    return fav

@@ -19,7 +19,7 @@ from engine.hedge.baselines import IndependentHedge, SharedHedge
 from engine.hedge.bound import BoundOracle
 from engine.hedge.environments import ENVIRONMENTS, LossStream, make_environment, read_loss_file
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
-from engine.hedge.potentials import check_eta, check_states
+from engine.hedge.potentials import check_eta, check_states, favourite_actions
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
 from engine.trees import Tree
 from engine.trees.layout import preorder
@@ -73,7 +73,7 @@ class Playback:
     curve_t : ndarray (C,), trial counts at which the bound was evaluated (last = T)
     curve_bound, curve_comparator : ndarray (C,), the bound and L(mu*) on the first curve_t trials
     snap_t : ndarray (S,), trial counts of the snapshots (first 0, last T)
-    favourite : ndarray (S, 3, n), each learner's favourite action at each task
+    favourite : ndarray (S, 3, n), each learner's favourite action at each task (-1: tied)
     task_loss : ndarray (S, 3, n), each learner's cumulative loss at each task
     task_best : ndarray (S, n), each task's best cumulative loss of one action in hindsight
     comparator : ndarray (n,), the final best comparator mu*
@@ -136,7 +136,7 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
     def snapshot(i):
         fav[i, 0] = th.favourites()
         fav[i, 1] = ih.favourites()
-        fav[i, 2] = int(np.argmax(sh.predict_one()))
+        fav[i, 2] = favourite_actions(sh.predict_one())[0]
         tl[i] = task_loss
         tb[i] = L.min(axis=1)
 

@@ -20,8 +20,12 @@ LEARNER_STYLE = {
 ACTION_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#eeca3b", "#9d755d"]
 
 
+NO_FAVOURITE = "#d9d9d9"
+
+
 def action_colour(a: int) -> str:
-    return ACTION_COLOURS[int(a) % len(ACTION_COLOURS)]
+    """The colour of action ``a`` (0-based); -1 (tied, no favourite) is light grey."""
+    return NO_FAVOURITE if a < 0 else ACTION_COLOURS[int(a) % len(ACTION_COLOURS)]
 
 
 def loss_curves_figure(curves: dict, *, excess: bool, t: int | None = None, height: int = 430) -> go.Figure:
@@ -56,8 +60,9 @@ def action_tree_figure(tree: Tree, actions, k: int, *, title: str, layout=None, 
     """The tree with each task coloured by an action (a legend of the k actions); ``mark``: ringed tasks."""
     fig = tree_figure(tree, layout=layout, color=[action_colour(a) for a in actions], title=title,
                       height=height, hover=hover, highlight=mark)
-    for a in range(k):
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"action {a + 1}",
+    shown = list(range(k)) + ([-1] if any(a < 0 for a in actions) else [])
+    for a in shown:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"action {a + 1}" if a >= 0 else "tied",
                                  marker=dict(size=11, color=action_colour(a)), showlegend=True))
     fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=0.0, x=0),
                       title=dict(text=title, x=0.01, font=dict(size=15)))
