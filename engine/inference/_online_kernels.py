@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fill_kernel", "refresh_kernel", "marginal_kernel", "pure_module"]
+__all__ = ["layout_kernel", "orient_kernel", "fill_kernel", "refresh_kernel", "marginal_kernel",
+           "views", "refresh_packed", "marginal_packed", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -439,6 +440,140 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
     for x in range(k):
         out[x] /= s
     return L, work
+
+
+@_jit
+def layout_kernel(dpar, split, boundary, ends, NI):
+    """Fill ``NI`` from the cover's arrays; returns the size of the product-tree pool."""
+    m = dpar.shape[0]
+    for z in range(m):
+        NI[z, DPAR] = dpar[z]
+        nb = 0
+        if boundary[z, 0] >= 0:
+            nb += 1
+        if boundary[z, 1] >= 0:
+            nb += 1
+        NI[z, NB] = nb
+        NI[z, SPLIT] = split[z]
+        NI[z, END0] = ends[z, 0]
+        NI[z, END1] = ends[z, 1]
+        NI[z, BD] = -1
+        NI[z, BDD] = -1
+        NI[z, GOFS] = -1
+        NI[z, GP] = 0
+        NI[z, GSLOT] = -1
+    q = np.zeros(m, np.int64)
+    for c in range(m):
+        y = dpar[c]
+        if y < 0:
+            continue
+        w = split[y]
+        if NI[c, NB] == 2:
+            other = boundary[c, 1] if boundary[c, 0] == w else boundary[c, 0]
+            yp = dpar[y]
+            dot = split[yp] if yp >= 0 else -1
+            if other == dot:
+                NI[y, BD] = c
+            else:
+                NI[y, BDD] = c
+        else:
+            q[y] += 1
+            NI[c, GSLOT] = q[y]
+    total = 0
+    for z in range(m):
+        if split[z] < 0:
+            continue
+        P = 1
+        while P < q[z] + 1:
+            P *= 2
+        NI[z, GP] = P
+        NI[z, GOFS] = total - 1   # node i of the product tree lives at GOFS + i, i = 1..2P-1
+        total += 2 * P - 1
+    return total
+
+
+@_jit
+def orient_kernel(theta, ep, ec, sp, enode, mats):
+    """theta[z] = the potential of edge (ep[i], ec[i]) with rows indexing the end towards s."""
+    ne = ep.shape[0]
+    k = theta.shape[1]
+    shared = mats.shape[0] == 1
+    for i in range(ne):
+        j = 0 if shared else i
+        p = ep[i]
+        c = ec[i]
+        if sp[c] == p:
+            z = enode[c]
+            for a in range(k):
+                for b in range(k):
+                    theta[z, a, b] = mats[j, a, b]
+        else:
+            z = enode[p]
+            for a in range(k):
+                for b in range(k):
+                    theta[z, a, b] = mats[j, b, a]
+
+
+@_jit
+def views(F, I, L):
+    """The model's arrays as views of the two flat buffers (layout ``L``, see online.py)."""
+    m = L[16]
+    S = L[17]
+    n = L[18]
+    ct = L[19]
+    cp = L[20]
+    k = L[21]
+    kk = k * k
+    tab = F[L[0]:L[0] + m * kk].reshape((m, kk))
+    ls = F[L[1]:L[1] + m]
+    pool = F[L[2]:L[2] + S * k].reshape((S, k))
+    pls = F[L[3]:L[3] + S]
+    theta = F[L[4]:L[4] + (n - 1) * kk].reshape((n - 1, k, k))
+    data = F[L[5]:L[5] + n * k].reshape((n, k))
+    Ut = F[L[6]:L[6] + ct * kk].reshape((ct, kk))
+    Uls = F[L[7]:L[7] + ct]
+    Up = F[L[8]:L[8] + cp * k].reshape((cp, k))
+    Upls = F[L[9]:L[9] + cp]
+    out = F[L[10]:L[10] + k]
+    NI = I[L[11]:L[11] + m * 10].reshape((m, 10))
+    Uidx = I[L[12]:L[12] + ct]
+    Upidx = I[L[13]:L[13] + cp]
+    touched = I[L[14]:L[14] + ct]
+    path = I[L[15]:L[15] + ct]
+    return (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
+            path)
+
+
+@_jit
+def refresh_packed(start, F, I, L):
+    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
+     path) = views(F, I, L)
+    return refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, L[21], Ut, Uls, Uidx, Up,
+                          Upls, Upidx, touched)
+
+
+@_jit
+def update_packed(v, vec, F, I, L, vnode):
+    """Set data[v] = vec and refresh; on failure data[v] is restored too."""
+    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
+     path) = views(F, I, L)
+    k = L[21]
+    old = data[v].copy()
+    for x in range(k):
+        data[v, x] = vec[x]
+    ok, nt, work = refresh_kernel(vnode[v], NI, tab, ls, pool, pls, theta, data, k, Ut, Uls, Uidx,
+                                  Up, Upls, Upidx, touched)
+    if not ok:
+        for x in range(k):
+            data[v, x] = old[x]
+    return ok, nt, work
+
+
+@_jit
+def marginal_packed(v, F, I, L, vnode):
+    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
+     path) = views(F, I, L)
+    return marginal_kernel(vnode[v], v, NI, tab, pool, theta, data, L[21], path, out)
 
 
 def pure_module():

@@ -151,6 +151,15 @@ def _bp_numba(tree, phi, P):
     n, k = phi.shape
     pr, ptr = bfs_ranked(tree)
     order = tree.order
+    # scale every potential to max 1 first (logs carried), so that products of an extreme
+    # potential with a small message do not pass through subnormal numbers
+    pm = phi.max(axis=1)
+    em = P.reshape(n, -1).max(axis=1)
+    if (pm == 0).any() or (em == 0).any():
+        raise InconsistentEvidenceError(_ZERO_MASS)
+    offset = float(np.log(pm).sum() + np.log(em).sum())
+    phi = phi / pm[:, None]
+    P = P / em[:, None, None]
     inner = np.empty((n, k))
     up = np.ones((n, k))
     down = np.ones((n, k))
@@ -158,6 +167,7 @@ def _bp_numba(tree, phi, P):
     logz = sum_product_kernel(pr, ptr, phi[order], P[order], inner, up, down, marg)
     if not np.isfinite(logz):
         raise InconsistentEvidenceError(_ZERO_MASS)
+    logz += offset
     out = []
     for a in (marg, up, down):
         b = np.empty_like(a)

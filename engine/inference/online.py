@@ -98,21 +98,22 @@ class OnlineModel:
             raise InvalidParameterError(f"backend must be 'numba' or 'python', got {backend!r}")
         self.backend = backend
         data = node_potential_array(tree, node_data, k).copy()
-        P = child_potentials(tree, edge_potentials, k)
-        self.last_op: OpReport | None = None
+        E = _edge_input(tree, edge_potentials, k)
+        self._last = None
         self.total_work = 0
         self._data = data
+        self._data_in = data
         n = tree.n
         if n <= 2:
             self.cover = None
             self.cover_kind = cover if isinstance(cover, str) else "optimal"
-            self._small_theta = P[tree.edges[:, 1]].copy() if n == 2 else None
+            self._small_theta = (np.broadcast_to(E, (n - 1, k, k)).copy() if n == 2 else None)
             self.init_work = k * k
             if self._small_logz() is None:
                 raise InconsistentEvidenceError(_ZERO)
             return
         self.cover = self._build_cover(tree, cover, root)
-        self._setup(P)
+        self._setup(E)
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -137,91 +138,64 @@ class OnlineModel:
     def cover_kind(self, value):
         self._cover_kind = value
 
-    def _setup(self, P):
+    def _setup(self, E):
+        """Lay the model out in two flat buffers (floats ``_F``, ints ``_I``; layout ``_L``) so that
+        a compiled operation takes three arrays, then fill every table bottom-up."""
         C = self.cover
         tree, k = self.tree, self.k
-        m = C.m
-        n = tree.n
-        dpar = np.asarray(C.parent, np.int64)
-        split = np.asarray(C.split_vertex, np.int64)
-        nb = (np.asarray(C.boundary) >= 0).sum(axis=1).astype(np.int64)
-        NI = np.full((m, 10), -1, np.int64)
-        NI[:, 0] = dpar
-        NI[:, 1] = nb
-        NI[:, 2] = split
-        NI[:, 3:5] = C.ends
-        nonroot = np.flatnonzero(dpar >= 0)
-        # the D-parent's splitting vertex ("dot") of every non-root node
-        dot = np.full(m, -1, np.int64)
-        dot[nonroot] = split[dpar[nonroot]]
-        # 2-boundary children: bd (holds the parent's dot) or bdd (the other boundary vertex)
-        two = nonroot[nb[nonroot] == 2]
-        b = np.asarray(C.boundary)[two]
-        other = np.where(b[:, 0] == dot[two], b[:, 1], b[:, 0])
-        y = dpar[two]
-        is_bd = other == dot[y]
-        NI[y[is_bd], 5] = two[is_bd]
-        NI[y[~is_bd], 6] = two[~is_bd]
-        # one-boundary children get slots 1.. in their parent's product tree (slot 0: the data)
-        one = nonroot[nb[nonroot] == 1]
-        one = one[np.argsort(dpar[one], kind="stable")]
-        py = dpar[one]
-        starts = np.flatnonzero(np.r_[True, py[1:] != py[:-1]]) if one.size else np.zeros(0, np.int64)
-        grp = np.repeat(starts, np.diff(np.r_[starts, one.size]))
-        NI[one, 9] = np.arange(one.size) - grp + 1
-        q = np.bincount(py, minlength=m)  # number of α children
-        internal = split >= 0
-        leaves_needed = np.where(internal, q + 1, 0)
-        Psz = np.where(internal, 1 << np.ceil(np.log2(np.maximum(leaves_needed, 1))).astype(np.int64), 0)
-        Psz = np.where(internal & (Psz < 1), 1, Psz)
-        gofs = np.zeros(m, np.int64)
-        np.cumsum(2 * Psz[:-1], out=gofs[1:])
-        NI[:, 7] = np.where(internal, gofs, -1)
-        NI[:, 8] = np.where(internal, Psz, 0)
-        self._NI = NI
-        pool_size = int((2 * Psz).sum())
-        self._pool = np.ones((pool_size, k))
-        self._pls = np.zeros(pool_size)
-        self._tab = np.zeros((m, k * k))
-        self._ls = np.zeros(m)
-        # edge potentials per edge node, rows indexing ends[z, 0] (the end towards s)
-        theta = np.ones((max(n - 1, 1), k, k))
-        e = tree.edges
-        sp = C.s_parent
-        towards = sp[e[:, 1]] == e[:, 0]           # T's parent is the end towards s
-        z = np.where(towards, C.edge_node[e[:, 1]], C.edge_node[e[:, 0]])
-        mats = P[e[:, 1]]
-        theta[z] = np.where(towards[:, None, None], mats, np.swapaxes(mats, 1, 2))
-        self._theta = theta
-        vnode = np.asarray(C.vertex_node, np.int64).copy()
-        leaf = vnode < 0
-        vnode[leaf] = C.edge_node[np.flatnonzero(leaf)]
-        s = C.s
-        vnode[s] = C.edge_node[tree.neighbors(s)[0]]
-        self._vnode = vnode
-        depth_cap = int(C.height) + 2
-        maxlog = int(np.log2(max(int(Psz.max()), 1))) + 2
-        self._Ut = np.zeros((depth_cap, k * k))
-        self._Uls = np.zeros(depth_cap)
-        self._Uidx = np.zeros(depth_cap, np.int64)
-        cap = depth_cap * maxlog + 2
-        self._Up = np.zeros((cap, k))
-        self._Upls = np.zeros(cap)
-        self._Upidx = np.zeros(cap, np.int64)
-        self._touched = np.zeros(depth_cap, np.int64)
-        self._path = np.zeros(depth_cap, np.int64)
-        self._out = np.zeros(k)
         K = self._kernels()
-        bad = K.fill_kernel(NI, self._tab, self._ls, self._pool, self._pls, theta, self._data, k,
-                            np.asarray(C.children_ptr, np.int64), np.asarray(C.children_idx, np.int64))
+        m, n, kk = C.m, tree.n, k * k
+        NI = np.empty((m, 10), np.int64)
+        S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
+                                np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NI))
+        ct = int(C.height) + 2
+        maxP = int(NI[:, 8].max())
+        cp = ct * (int(np.log2(max(maxP, 1))) + 2) + 2
+        sizes_f = [m * kk, m, S * k, S, (n - 1) * kk, n * k, ct * kk, ct, cp * k, cp, k]
+        sizes_i = [m * 10, ct, cp, ct, ct]
+        of = np.concatenate([[0], np.cumsum(sizes_f)])
+        oi = np.concatenate([[0], np.cumsum(sizes_i)])
+        L = np.zeros(22, np.int64)
+        L[0:11] = of[:-1]
+        L[11:16] = oi[:-1]
+        L[16:22] = [m, S, n, ct, cp, k]
+        self._F = np.empty(int(of[-1]))
+        self._I = np.empty(int(oi[-1]), np.int64)
+        self._L = L
+        (self._tab, self._ls, self._pool, self._pls, self._theta, self._data, _, _, _, _, self._out,
+         NIv, _, _, self._touched, self._path) = K.views(self._F, self._I, L)
+        NIv[:] = NI
+        self._NI = NIv
+        self._data[:] = self._data_in
+        del self._data_in
+        e = tree.edges
+        mats = E.reshape(1, k, k) if E.shape == (k, k) else E
+        K.orient_kernel(self._theta, np.ascontiguousarray(e[:, 0]), np.ascontiguousarray(e[:, 1]),
+                        np.asarray(C.s_parent, np.int64), np.asarray(C.edge_node, np.int64),
+                        np.ascontiguousarray(mats))
+        vnode = np.asarray(C.vertex_node, np.int64).copy()
+        leaf = np.flatnonzero(vnode < 0)
+        vnode[leaf] = C.edge_node[leaf]
+        vnode[C.s] = C.edge_node[tree.neighbors(C.s)[0]]
+        self._vnode = vnode
+        bad = K.fill_kernel(self._NI, self._tab, self._ls, self._pool, self._pls, self._theta,
+                            self._data, k, np.asarray(C.children_ptr, np.int64),
+                            np.asarray(C.children_idx, np.int64))
         if bad >= 0:
             raise InconsistentEvidenceError(_ZERO)
-        self.init_work = int(m * k ** 3 + pool_size * k)
+        self.init_work = int(m * k ** 3 + S * k)
 
     def _kernels(self):
         from engine.inference import _online_kernels as K
 
         return K.pure_module() if self.backend == "python" else K
+
+    @property
+    def _K(self):
+        K = self.__dict__.get("_Kmod")
+        if K is None:
+            K = self.__dict__["_Kmod"] = self._kernels()
+        return K
 
     # ------------------------------------------------------------------ queries
     def _vertex(self, v) -> int:
@@ -229,7 +203,7 @@ class OnlineModel:
 
     def log_partition(self) -> float:
         """log Z under the current evidence (O(1))."""
-        self.last_op = OpReport("log_partition", np.zeros(0, np.int64), 0)
+        self._last = ("log_partition", np.zeros(0, np.int64), 0, 0)
         if self.cover is None:
             return self._small_logz()
         return float(self._ls[self.cover.root])
@@ -239,13 +213,11 @@ class OnlineModel:
         v = self._vertex(v)
         if self.cover is None:
             out = self._small_marginal(v)
-            self.last_op = OpReport("marginal", np.zeros(1, np.int64), self.k * self.k)
-            self.total_work += self.k * self.k
+            self._report("marginal", np.zeros(1, np.int64), self.k * self.k)
             return out
-        K = self._kernels()
-        L, work = K.marginal_kernel(int(self._vnode[v]), v, self._NI, self._tab, self._pool,
-                                    self._theta, self._data, self.k, self._path, self._out)
-        self._report("marginal", self._path[:L].copy(), work)
+        nt, work = self._K.marginal_packed(v, self._F, self._I, self._L, self._vnode)
+        self._last = ("marginal", self._path, nt, work)
+        self.total_work += work
         return self._out.copy()
 
     def marginals(self) -> np.ndarray:
@@ -259,18 +231,21 @@ class OnlineModel:
         Raises InconsistentEvidenceError (model unchanged) when the total mass would be zero.
         """
         v = self._vertex(v)
-        vec = check_vector(data, self.k, f"data for vertex {self.tree.name(v)}")
-        old = self._data[v].copy()
-        self._data[v] = vec
+        vec = _fast_vector(data, self.k)
+        if vec is None:
+            vec = check_vector(data, self.k, f"data for vertex {self.tree.name(v)}")
         if self.cover is None:
+            old = self._data[v].copy()
+            self._data[v] = vec
             if self._small_logz() is None:
                 self._data[v] = old
                 raise InconsistentEvidenceError(_ZERO + f" (data {vec.tolist()} at vertex {self.tree.name(v)})")
             self._report("update", np.zeros(1, np.int64), self.k * self.k)
             return
-        ok = self._refresh(int(self._vnode[v]), "update")
+        ok, nt, work = self._K.update_packed(v, vec, self._F, self._I, self._L, self._vnode)
+        self._last = ("update", self._touched, nt, work)
+        self.total_work += work
         if not ok:
-            self._data[v] = old
             raise InconsistentEvidenceError(_ZERO + f" (data {vec.tolist()} at vertex {self.tree.name(v)})")
 
     def set_edge_potential(self, u, v, matrix) -> None:
@@ -302,16 +277,22 @@ class OnlineModel:
                 _ZERO + f" (potential of edge ({t.name(iu)}, {t.name(iv)}))")
 
     def _refresh(self, z, op) -> bool:
-        K = self._kernels()
-        ok, nt, work = K.refresh_kernel(
-            z, self._NI, self._tab, self._ls, self._pool, self._pls, self._theta, self._data, self.k,
-            self._Ut, self._Uls, self._Uidx, self._Up, self._Upls, self._Upidx, self._touched)
-        self._report(op, self._touched[:nt].copy(), work)
+        ok, nt, work = self._K.refresh_packed(z, self._F, self._I, self._L)
+        self._last = (op, self._touched, nt, work)
+        self.total_work += work
         return bool(ok)
 
     def _report(self, op, touched, work):
-        self.last_op = OpReport(op, touched, int(work))
+        self._last = (op, touched, len(touched), int(work))
         self.total_work += int(work)
+
+    @property
+    def last_op(self) -> OpReport | None:
+        """What the latest operation did (built on demand, so the hot path stays lean)."""
+        if self._last is None:
+            return None
+        op, buf, nt, work = self._last
+        return OpReport(op, np.array(buf[:nt], np.int64), int(work))
 
     # ------------------------------------------------------------------ state for checks
     @property
@@ -330,6 +311,14 @@ class OnlineModel:
         z = np.where(towards, C.edge_node[e[:, 1]], C.edge_node[e[:, 0]])
         mats = self._theta[z]
         return np.where(towards[:, None, None], mats, np.swapaxes(mats, 1, 2))
+
+    def state_arrays(self) -> tuple:
+        """Copies of everything the model's answers depend on (tables, scales, product trees,
+        potentials, data), without scratch buffers: two equal snapshots mean the same model."""
+        if self.cover is None:
+            return (self._data.copy(),) + ((self._small_theta.copy(),) if self.tree.n == 2 else ())
+        return tuple(a.copy() for a in (self._tab, self._ls, self._pool, self._pls, self._theta,
+                                        self._data, self._NI))
 
     @property
     def height(self) -> int:
@@ -358,3 +347,35 @@ class OnlineModel:
         p, c = self.tree.edges[0]
         m = j.sum(axis=1) if v == p else j.sum(axis=0)
         return m / m.sum()
+
+
+def _fast_vector(data, k):
+    """A float64 (k,) array of finite non-negative entries, checked cheaply; None to check slowly."""
+    if type(data) is np.ndarray and data.dtype == np.float64 and data.shape == (k,):
+        a = data
+    elif isinstance(data, (list, tuple)) and len(data) == k:
+        try:
+            a = np.array(data, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    lo = a.min()
+    if lo >= 0 and lo + a.sum() < np.inf:   # NaN fails both comparisons
+        return a.copy() if a is data else a
+    return None
+
+
+def _edge_input(tree, edge_potentials, k):
+    """Validate edge potentials: a (k, k) matrix or an (n - 1, k, k) array aligned with tree.edges."""
+    from engine.errors import InvalidPotentialError
+
+    a = np.asarray(edge_potentials, dtype=np.float64)
+    if a.shape == (k, k):
+        return check_matrix(a, k, "the edge potential")
+    if a.shape == (tree.n - 1, k, k):
+        if not (np.isfinite(a).all() and (a >= 0).all()):
+            child_potentials(tree, a, k)  # raises with the culprit named
+        return a
+    raise InvalidPotentialError(f"edge potentials must have shape ({k}, {k}) or "
+                                f"({tree.n - 1}, {k}, {k}), got {a.shape}")
