@@ -103,11 +103,18 @@ def test_cli_loss_file(tmp_path):
     (["--tree", "no_such_tree.csv"], "no_such_tree.csv"),
     (["--tree", "random:8", "--environment", "chaos"], "invalid choice"),
 ])
-def test_cli_errors_are_one_line(args, message):
-    r = cli(*args, "--backend", "brute", "--json")
-    assert r.returncode == 2
-    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
-    assert r.stdout == ""
+def test_cli_errors_are_one_line(args, message, capsys):
+    """In process (the same ``main`` as ``python -m engine``; one subprocess test above)."""
+    from engine.cli import main
+
+    try:
+        rc = main(["hedge", *args, "--backend", "brute", "--json"])
+    except SystemExit as exc:  # argparse errors
+        rc = exc.code
+    out = capsys.readouterr()
+    assert rc == 2
+    assert out.err.startswith("error:") and out.err.count("\n") == 1 and message in out.err, out.err
+    assert out.out == ""
 
 
 def test_cli_bad_loss_file_is_one_line(tmp_path):

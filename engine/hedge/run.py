@@ -116,7 +116,8 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
     oracle = BoundOracle(tree, th.theta, th.data, th.eta)  # p(mu | Theta, D) ignores row scales of D
     # snapshots cost O(n) each: keep their total size near 2e5 numbers
     snap_t = _grid(T, int(min(snapshots, max(2, 200_000 // max(tree.n, 1)))), 0)
-    curve_t = _grid(T, curve_points, 1)
+    # each bound point is one max-product pass, O(n k^2): keep their total near 5e6 vertex visits
+    curve_t = _grid(T, int(min(curve_points, max(2, 5_000_000 // max(tree.n, 1)))), 1)
 
     vs, ys = stream.vertices, stream.losses
     preds = np.empty((T, k))
