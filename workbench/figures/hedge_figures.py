@@ -20,7 +20,7 @@ LEARNER_STYLE = {
 ACTION_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#eeca3b", "#9d755d"]
 
 
-NO_FAVOURITE = "#d9d9d9"
+NO_FAVOURITE = "#9e9e9e"
 
 
 def action_colour(a: int) -> str:
