@@ -36,6 +36,8 @@ __all__ = [
     "flooding",
     "max_product",
     "level_slices",
+    "sequential_schedule",
+    "bp_work",
 ]
 
 _ZERO_MASS = "the evidence is inconsistent: every labelling has probability zero (total mass 0)"
@@ -443,3 +445,18 @@ def _max_numpy(tree, lphi, lP):
         vs = order[sl]
         labels[vs] = back[vs, labels[parent[vs]]]
     return labels, value
+
+
+def sequential_schedule(tree: Tree) -> list[tuple[int, int]]:
+    """The lecture's message order: collect towards the root (each vertex after its children),
+    then distribute outwards. ``(sender, receiver)`` pairs, 2(n - 1) of them."""
+    order = tree.order
+    up = [(int(v), int(tree.parent[v])) for v in order[::-1][:-1]]
+    down = [(int(tree.parent[v]), int(v)) for v in order[1:]]
+    return up + down
+
+
+def bp_work(n: int, k: int) -> int:
+    """Multiply-adds of one full sum-product pass: 2(n - 1) messages of k^2 plus the k-products
+    into beliefs (the counter the online page compares each operation with)."""
+    return int(2 * (n - 1) * (k * k + k) + n * k)

@@ -43,7 +43,7 @@ from engine.inference.potentials import (
 )
 from engine.trees.model import Tree
 
-__all__ = ["OnlineModel", "OpReport", "COVER_KINDS"]
+__all__ = ["OnlineModel", "OpReport", "COVER_KINDS", "random_ops", "largest_difference_from_bp"]
 
 COVER_KINDS = ("optimal", "rake-only")
 _ZERO = "the evidence is inconsistent: it makes the total mass zero"
@@ -379,3 +379,33 @@ def _edge_input(tree, edge_potentials, k):
         return a
     raise InvalidPotentialError(f"edge potentials must have shape ({k}, {k}) or "
                                 f"({tree.n - 1}, {k}, {k}), got {a.shape}")
+
+
+def random_ops(tree: Tree, k: int, count: int, *, seed=None, hard: float = 0.2) -> list[dict]:
+    """A random stream of scenario ops: soft updates (some hard, one label only) and marginal
+    queries at random vertices, alternating."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    out = []
+    for i in range(int(count)):
+        name = tree.name(int(rng.integers(tree.n)))
+        if i % 2 == 0:
+            if rng.random() < hard:
+                d = np.zeros(k)
+                d[int(rng.integers(k))] = 1.0
+            else:
+                d = rng.random(k) + 0.05
+            out.append({"update": name, "data": [float(x) for x in d]})
+        else:
+            out.append({"marginal": name})
+    return out
+
+
+def largest_difference_from_bp(model: "OnlineModel") -> float:
+    """max over vertices and labels of |online marginal - BP marginal| (one BP pass, n walks)."""
+    from engine.inference.belief_propagation import belief_propagation
+
+    t = model.tree
+    E = model.edge_potentials() if t.n > 1 else np.ones((model.k, model.k))
+    ref = belief_propagation(t, model.node_data, E, k=model.k)
+    got = model.marginals()
+    return float(np.abs(got - ref.marginals).max())

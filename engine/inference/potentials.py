@@ -26,6 +26,7 @@ __all__ = [
     "edge_potential_table",
     "child_potentials",
     "potts",
+    "random_node_potentials",
 ]
 
 
@@ -158,3 +159,9 @@ def potts(k: int, coupling: float) -> np.ndarray:
     m = np.ones((k, k))
     np.fill_diagonal(m, np.exp(c))
     return m
+
+
+def random_node_potentials(n: int, k: int, *, seed=None, floor: float = 0.1) -> np.ndarray:
+    """Random node potentials ``floor + U(0, 1)`` (an ``(n, k)`` array) for demonstrations."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return floor + rng.random((int(n), check_states(k)))
