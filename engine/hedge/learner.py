@@ -45,7 +45,7 @@ class TreeHedge:
         The learning rate (> 0).
     coupling : float, optional
         Potts edge potentials: ``coupling`` on the diagonal, ``(1 - coupling)/(k - 1)`` elsewhere
-        (default ``1/k``, no relation). Give this or ``theta``.
+        (default 0.9; ``1/k`` means unrelated tasks). Give this or ``theta``.
     theta : array, optional
         Edge potentials, ``(k, k)`` for every edge or ``(n - 1, k, k)`` aligned with ``tree.edges``.
     data : array, optional

@@ -3,7 +3,7 @@
 Edge potentials are given either as one ``(k, k)`` matrix shared by every edge or as an array of
 shape ``(n - 1, k, k)`` aligned with the rows of ``tree.edges`` (rows ``(parent, child)``; the
 matrix's rows index the parent's action, its columns the child's). The default is the Potts
-matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere, so
+matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere (default 0.9), so
 ``coupling = 1/k`` makes every edge uninformative and ``coupling = 1`` forces equal actions.
 """
 
@@ -15,8 +15,10 @@ from engine.errors import InvalidParameterError, InvalidPotentialError
 from engine.trees import Tree
 
 __all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
-           "TIE_TOLERANCE"]
+           "TIE_TOLERANCE", "DEFAULT_COUPLING"]
 
+#: The Potts coupling used when neither edge potentials nor a coupling are given.
+DEFAULT_COUPLING = 0.9
 #: Two actions whose probabilities differ by at most this much are tied (no favourite).
 TIE_TOLERANCE = 1e-12
 
@@ -60,12 +62,12 @@ def edge_potentials(tree: Tree, k: int, theta=None, coupling: float | None = Non
     """Validated edge potentials of shape ``(n - 1, k, k)`` aligned with ``tree.edges``.
 
     Give ``theta`` (``(k, k)`` or ``(n - 1, k, k)``) or ``coupling`` (Potts); with neither, the
-    coupling defaults to ``1/k`` (no relation between tasks).
+    coupling defaults to :data:`DEFAULT_COUPLING`.
     """
     k = check_states(k)
     m = tree.n - 1
     if theta is None:
-        mat = potts_potential(k, 1.0 / k if coupling is None else coupling)
+        mat = potts_potential(k, DEFAULT_COUPLING if coupling is None else coupling)
         return np.broadcast_to(mat, (m, k, k)).copy()
     if coupling is not None:
         raise InvalidParameterError("give either theta or coupling, not both")

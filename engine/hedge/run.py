@@ -78,6 +78,7 @@ class Playback:
     task_best : ndarray (S, n), each task's best cumulative loss of one action in hindsight
     comparator : ndarray (n,), the final best comparator mu*
     bound : Theorem9Bound at the end;  seconds_per_trial : TREE-HEDGE's mean time per trial
+    cover_height : height of the cover the online model walks each trial (None for other backends)
     """
 
     tree: Tree
@@ -94,6 +95,7 @@ class Playback:
     comparator: np.ndarray
     bound: Any
     seconds_per_trial: float
+    cover_height: Optional[int] = None
 
 
 def _grid(T: int, count: int, start: int) -> np.ndarray:
@@ -170,7 +172,7 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
             progress(done / T, f"trial {done:,} of {T:,}")
     final = oracle(L)
     return Playback(tree, stream, preds, lost, curve_t, cb, cc, snap_t, fav, tl, tb, final.comparator,
-                    final, busy / max(T, 1))
+                    final, busy / max(T, 1), th.cover_height)
 
 
 def _check_config(c: HedgeConfig) -> None:
@@ -222,6 +224,7 @@ def metrics_of(config: HedgeConfig, pb: Playback) -> dict[str, Any]:
         "switches": int(config.switches) if config.environment in ("piecewise", "switching") else None,
         "backend": config.backend,
         "seconds_per_trial": pb.seconds_per_trial,
+        "cover_height": pb.cover_height,
     }
 
 

@@ -135,7 +135,8 @@ cols[3].metric("Best comparator L(μ*)", f"{m['best_comparator_loss']:,.1f}",
 cols[4].metric("Theorem 9 bound", f"{bound:,.1f}", f"slack {bound - th:,.1f}", delta_color="off")
 st.caption(f"{m['n']} tasks · k = {m['states']} · T = {m['trials']:,} · η = {m['eta']} · coupling {m['coupling']} · "
            f"{m['environment']} environment · {m['seconds_per_trial'] * 1e6:,.0f} µs per TREE-HEDGE trial "
-           f"({m['backend']} backend)")
+           + (f"(online model: each trial walks a cover of height {m['cover_height']})"
+              if m.get("cover_height") is not None else f"({m['backend']} backend)"))
 
 snaps = a["snapshot_trials"]
 t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key="hedge_time")
