@@ -3,8 +3,9 @@
 Edge potentials are given either as one ``(k, k)`` matrix shared by every edge or as an array of
 shape ``(n - 1, k, k)`` aligned with the rows of ``tree.edges`` (rows ``(parent, child)``; the
 matrix's rows index the parent's action, its columns the child's). The default is the Potts
-matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere (default 0.9), so
-``coupling = 1/k`` makes every edge uninformative and ``coupling = 1`` forces equal actions.
+matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere
+(coupling 0.9 unless given), so ``coupling = 1/k`` makes every edge uninformative and
+``coupling = 1`` forces equal actions.
 """
 
 from __future__ import annotations
