@@ -17,7 +17,10 @@ from engine.cover import (
     ROOT,
     brute_force_optima,
     collection_violations,
+    FIGURE1_EDGES,
     cover_violations,
+    figure1_tree,
+    heights_by_root,
     min_cover_height,
     optimal_cover,
     rake_only_cover,
@@ -31,8 +34,7 @@ from engine.trees.model import Tree
 from tests.conftest import ROOT as REPO
 
 # A tree consistent with every statement the text makes about Figure 1 (vertex 1 is s).
-FIG1 = [(1, 2), (2, 3), (2, 4), (4, 5), (5, 6), (6, 7), (4, 8), (8, 9), (8, 10), (10, 11),
-        (10, 12), (12, 13), (13, 14)]
+FIG1 = list(FIGURE1_EDGES)
 
 
 def fig1():
@@ -309,3 +311,26 @@ def test_cli_json(tmp_path):
     assert r.stderr.count("\n") == 1
     r = run_cli(str(f), "--root", "99", "--json")
     assert r.returncode == 2 and "99" in r.stderr
+
+
+def test_heights_by_root_and_progress():
+    t = random_tree(40, seed=11)
+    seen = []
+    leaves, heights = heights_by_root(t, progress=lambda f, msg: seen.append(f))
+    assert leaves.tolist() == t.leaves.tolist()
+    assert heights.tolist() == [optimal_cover(t, s).height for s in t.leaves.tolist()]
+    assert seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:]))
+    _, rh = heights_by_root(t, rake_only=True)
+    assert (rh >= heights).all()
+    assert figure1_tree().n == 14 and figure1_tree().name(figure1_tree().root) == "1"
+
+
+def test_rake_only_height_is_eccentricity_of_s_minus_one():
+    """Merging only leaves, vertex v leaves T_t in round = its height in T_0, so the rake-only
+    height is ecc(s) - 1 (at most the diameter minus 1, the bound of section 4)."""
+    rng = np.random.default_rng(8)
+    for _ in range(100):
+        t = random_tree(int(rng.integers(2, 300)), seed=rng)
+        s = int(rng.choice(t.leaves))
+        ecc = int(t.rerooted(s).depth.max())
+        assert rake_only_cover(t, s).height == ecc - 1

@@ -9,7 +9,7 @@ __all__ = ["PAGES", "build_navigation", "url_path"]
 #: (section, script path relative to app.py, title, icon)
 PAGES = [
     ("Trees", "workbench/pages/tree_studio.py", "Tree Studio", ":material/park:"),
-    # ("Trees", "workbench/pages/cover_inspector.py", "Cover Inspector", ":material/account_tree:"),
+    ("Trees", "workbench/pages/cover_inspector.py", "Cover Inspector", ":material/account_tree:"),
     ("Inference", "workbench/pages/online_marginals.py", "Online Marginals", ":material/bolt:"),
     ("Inference", "workbench/pages/belief_propagation.py", "Belief Propagation", ":material/swap_horiz:"),
     ("Learning", "workbench/pages/tree_hedge.py", "TREE-HEDGE", ":material/call_split:"),

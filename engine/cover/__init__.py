@@ -12,13 +12,14 @@ from engine.cover.hierarchical import (
     RoundTrace,
     cover_root,
     default_root,
+    heights_by_root,
     optimal_cover,
     rake_only_cover,
 )
 
 __all__ = [
     "EDGE", "RAKE", "COMPRESS", "ROOT", "KIND_NAMES", "HierarchicalCover", "RoundTrace",
-    "optimal_cover", "rake_only_cover", "cover_root", "default_root",
+    "optimal_cover", "rake_only_cover", "cover_root", "default_root", "heights_by_root",
 ]
 
 from engine.cover.brute_force import CoverOptima, brute_force_optima, min_cover_height  # noqa: E402
@@ -26,3 +27,6 @@ from engine.cover.validate import collection_violations, cover_violations  # noq
 
 __all__ += ["CoverOptima", "brute_force_optima", "min_cover_height", "collection_violations",
             "cover_violations"]
+from engine.cover.examples import FIGURE1_EDGES, figure1_tree  # noqa: E402
+
+__all__ += ["FIGURE1_EDGES", "figure1_tree"]

@@ -51,6 +51,7 @@ __all__ = [
     "rake_only_cover",
     "cover_root",
     "default_root",
+    "heights_by_root",
 ]
 
 #: Kind codes of D's nodes (``HierarchicalCover.kind``).
@@ -216,8 +217,11 @@ class HierarchicalCover:
             return f"{self.tree.name(int(self.ends[z, 0]))}|{self.tree.name(int(self.ends[z, 1]))}"
         return self.tree.name(int(self.split_vertex[z]))
 
-    def node_names(self) -> list[str]:
-        return [self.node_name(z) for z in range(self.m)]
+    def node_names(self) -> tuple[str, ...]:
+        """:meth:`node_name` of every node (computed once)."""
+        if "names" not in self._cache:
+            self._cache["names"] = tuple(self.node_name(z) for z in range(self.m))
+        return self._cache["names"]
 
     def kind_name(self, z: int) -> str:
         return KIND_NAMES[int(self.kind[z])]
@@ -254,6 +258,26 @@ class HierarchicalCover:
     def boundary_of(self, z: int) -> list[int]:
         """∂_T(S^z) as a list (end towards s first)."""
         return [int(b) for b in self.boundary[z] if b >= 0]
+
+    def subtree(self, z: int) -> np.ndarray:
+        """The nodes of D below z, z included (the cover of S^z), in depth-first order."""
+        out, stack = [], [int(z)]
+        while stack:
+            u = stack.pop()
+            out.append(u)
+            stack.extend(self.children(u)[::-1].tolist())
+        return np.asarray(out, np.int64)
+
+    def edge_owner(self, t: int) -> np.ndarray:
+        """For each edge node (ids 0..n-2), the largest component formed before round t that
+        contains it (the edge itself at t = 0). These are the components present at round t."""
+        owner = np.arange(self.n - 1, dtype=np.int64)
+        while True:
+            par = self.parent[owner]
+            ok = (par >= 0) & (self.round[np.maximum(par, 0)] < t)
+            if not ok.any():
+                return owner
+            owner = np.where(ok, par, owner)
 
     def node_size(self) -> np.ndarray:
         """Number of edges of each component, shape (m,)."""
@@ -637,23 +661,73 @@ def _d_structure(dpar):  # pragma: no cover - compiled
     return depth, height, ptr, idx, lo, hi, order
 
 
+@numba.njit(cache=True)
+def _relabel_in(sp, order):  # pragma: no cover - compiled
+    n = sp.shape[0]
+    pos = np.empty(n, np.int64)
+    for k in range(n):
+        pos[order[k]] = k
+    out = np.empty(n, np.int64)
+    for k in range(n):
+        p = sp[order[k]]
+        out[k] = pos[p] if p >= 0 else -1
+    return out
+
+
+@numba.njit(cache=True)
+def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: no cover - compiled
+    """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
+    m = ends.shape[0]
+    n = order.shape[0]
+    for z in range(m):
+        for j in range(2):
+            if ends[z, j] >= 0:
+                ends[z, j] = order[ends[z, j]]
+        if split[z] >= 0:
+            split[z] = order[split[z]]
+        if echild[z] >= 0:
+            echild[z] = order[echild[z]]
+    vn = np.empty(n, np.int64)
+    en = np.empty(n, np.int64)
+    vr = np.empty(n, np.int64)
+    for k in range(n):
+        vn[order[k]] = vnode[k]
+        en[order[k]] = enode[k]
+        vr[order[k]] = vround[k]
+    return ends, split, echild, vn, en, vr
+
+
+@numba.njit(cache=True)
+def _boundary(ends, deg):  # pragma: no cover - compiled
+    """∂_T of each component: its ends, less those that are leaves of T."""
+    b = ends.copy()
+    for z in range(b.shape[0]):
+        for j in range(2):
+            if b[z, j] >= 0 and deg[b[z, j]] < 2:
+                b[z, j] = -1
+    return b
+
+
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     s = cover_root(tree, root)
     sp, order = _bfs_from(tree, s)
     sp = np.ascontiguousarray(sp, np.int64)
     order = np.ascontiguousarray(order, np.int64)
+    # Work on vertices renumbered in breadth-first order from s (vertex k = order[k]): the rounds
+    # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
+    bsp = _relabel_in(sp, order)
+    bord = np.arange(tree.n, dtype=np.int64)
     if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
-        raw = _optimal_kernel(sp, order, np.int64(s), True)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), True)
     elif rake_only:
-        raw = _rake_only_kernel(sp, order, np.int64(s))
+        raw = _rake_only_kernel(bsp, bord, np.int64(0))
     else:
-        raw = _optimal_kernel(sp, order, np.int64(s), False)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), False)
     (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
+    ends, split, echild, vnode, enode, vround = _relabel_out(order, ends, split, echild, vnode,
+                                                             enode, vround)
     depth, nh, ptr, idx, lo, hi, lorder = _d_structure(dpar)
-    deg = tree.degree
-    boundary = ends.copy()
-    mask = boundary >= 0
-    boundary[mask & (deg[np.where(mask, boundary, 0)] < 2)] = -1
+    boundary = _boundary(ends, np.asarray(tree.degree, np.int64))
     return HierarchicalCover(
         tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
         ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
@@ -694,3 +768,22 @@ def rake_only_cover(tree: Tree, root=None) -> HierarchicalCover:
     sum-product update is quadratic rather than cubic in the number of labels.
     """
     return _build(tree, root, True)
+
+
+def heights_by_root(tree: Tree, *, rake_only: bool = False, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """The cover height for every leaf as root s: ``(leaves, heights)``, int64 arrays.
+
+    O(n) per leaf, so O(n * leaves) in all; ``progress(fraction, message)`` is called as it goes
+    (raise from it to cancel, as in the run protocol).
+    """
+    if tree.n < 2:
+        raise EmptyTreeError("a hierarchical cover needs a tree with at least one edge")
+    leaves = np.asarray(tree.leaves, np.int64)
+    heights = np.empty(leaves.size, np.int64)
+    step = max(1, leaves.size // 100)
+    for i, s in enumerate(leaves.tolist()):
+        heights[i] = _build(tree, s, rake_only).height
+        if progress is not None and (i % step == 0 or i == leaves.size - 1):
+            progress((i + 1) / leaves.size, f"root {tree.name(s)}: height {heights[i]} "
+                                            f"({i + 1}/{leaves.size} leaves)")
+    return leaves, heights

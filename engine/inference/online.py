@@ -208,8 +208,16 @@ class OnlineModel:
             return self._small_logz()
         return float(self._ls[self.cover.root])
 
-    def marginal(self, v) -> np.ndarray:
-        """p(x_v = a) for a = 0..k-1, by one walk down D (O(height k^2))."""
+    def marginal(self, v, *, record: bool = True) -> np.ndarray:
+        """p(x_v = a) for a = 0..k-1, by one walk down D (O(height k^2)).
+
+        ``record=False`` leaves ``last_op`` and ``total_work`` untouched (for displays).
+        """
+        if not record:
+            last, total = self._last, self.total_work
+            out = self.marginal(v)
+            self._last, self.total_work = last, total
+            return out
         v = self._vertex(v)
         if self.cover is None:
             out = self._small_marginal(v)
@@ -221,8 +229,9 @@ class OnlineModel:
         return self._out.copy()
 
     def marginals(self) -> np.ndarray:
-        """All marginals, one walk per vertex (for checks and small trees; BP is faster for all)."""
-        return np.array([self.marginal(v) for v in range(self.tree.n)])
+        """All marginals, one walk per vertex (for checks and displays; not recorded in
+        ``last_op``/``total_work``; a BP pass is faster for all of them)."""
+        return np.array([self.marginal(v, record=False) for v in range(self.tree.n)])
 
     # ------------------------------------------------------------------ updates
     def update(self, v, data) -> None:

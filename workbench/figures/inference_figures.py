@@ -103,6 +103,8 @@ def work_bars(online_work: int, bp_work: int, ops: int, *, height=220) -> go.Fig
     fig.add_bar(y=["online (all ops so far)", f"{ops} BP passes"], x=[online_work, bp_work * max(ops, 1)],
                 orientation="h", marker_color=["#2a9d8f", "#c9d3df"],
                 text=[f"{online_work:,}", f"{bp_work * max(ops, 1):,}"], textposition="auto")
+    spread = bp_work * max(ops, 1) / max(online_work, 1)
     fig.update_layout(title="Multiply-adds: online model vs one BP pass per operation", height=height,
-                      xaxis=dict(type="log"), margin=dict(l=10, r=10, t=40, b=10))
+                      xaxis=dict(type="log" if spread > 50 or spread < 1 / 50 else "linear"),
+                      margin=dict(l=10, r=10, t=40, b=10))
     return fig

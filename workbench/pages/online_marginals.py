@@ -169,7 +169,7 @@ name = tree.name(sel)
 st.subheader(f"Vertex {name}")
 b1, b2 = st.columns([2, 3])
 with b1:
-    marg = model.marginal(sel)
+    marg = model.marginal(sel, record=False)
     st.plotly_chart(marginal_bars(marg, s["prior"][sel], title=f"P(x_{name})"), key="om_bars")
 with b2:
     st.markdown("**Evidence at this vertex**")
