@@ -26,12 +26,13 @@ def learning_curve_figure(curves: dict, levels: dict, *, title: str = "Average t
         fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers", name=label,
                                  line=dict(color=PALETTE[k % len(PALETTE)], width=2.2), marker=dict(size=5),
                                  hovertemplate="round %{x:,}<br>%{y:.4f} nats<extra>" + label + "</extra>"))
-    for label, value in levels.items():
+    for k, (label, value) in enumerate(levels.items()):
         if value is None:
             continue
         colour = _LEVEL_COLOURS.get(label.split(" ")[0], "#444444")
         fig.add_hline(y=value, line=dict(color=colour, width=1.6, dash="dash" if label.startswith("CLT") else "solid"),
-                      annotation_text=f"{label} {value:.3f}", annotation_position="bottom right",
+                      annotation_text=f"{label} {value:.3f}",
+                      annotation_position="bottom right" if k % 2 == 0 else "bottom left",
                       annotation_font=dict(color=colour))
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
