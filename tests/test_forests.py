@@ -423,3 +423,40 @@ def test_log_spaced_rounds_and_hamming():
     assert r[0] == 1 and r[-1] == 16181 and np.all(np.diff(r) > 0)
     assert structural_hamming([[0, 1], [1, 2]], [[2, 1], [0, 2]]) == 2
     assert pair_id(np.array([3]), np.array([1]), 5)[0] == pair_id(np.array([1]), np.array([3]), 5)[0]
+
+
+@pytest.mark.parametrize("model", ["trees", "forests"])
+def test_greedy_on_large_graphs_matches_scipy_and_full_sort(model):
+    """n = 64: the partial-sort path against scipy's minimum spanning tree and a plain Kruskal."""
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    n = 64
+    iu, ju = pairs(n)
+    rng = np.random.default_rng(0)
+    for trial in range(20):
+        w = rng.normal(size=len(iu)) if trial % 2 else rng.exponential(size=len(iu)) * (1 + iu)
+        if model == "forests":
+            w = w - np.quantile(w, 0.02 if trial % 3 else 0.9)
+        if trial % 4 == 0:  # the last vertex only through edges beyond the 8n lightest: the fallback scan
+            w = w - 10.0
+            w[ju == n - 1] = -0.5 - rng.random(n - 1)
+        got = greedy_structure(w, n, model)
+        parent = list(range(n))
+
+        def find(v):
+            while parent[v] != v:
+                v = parent[v]
+            return v
+        want = []
+        for e in np.argsort(w, kind="stable"):
+            if model == "forests" and w[e] >= 0:
+                break
+            a, b = find(iu[e]), find(ju[e])
+            if a != b:
+                parent[a] = b
+                want.append(e)
+        assert tuple(got) == tuple(sorted(want))
+        if model == "trees":
+            M = np.zeros((n, n))
+            M[iu, ju] = w - w.min() + 1.0  # positive, so no weight reads as a missing edge
+            assert math.isclose(minimum_spanning_tree(M).sum() - (n - 1) * (1.0 - w.min()), w[got].sum(), rel_tol=1e-9)
