@@ -46,3 +46,17 @@ def test_upload_without_files_is_an_error_line():
     at.run()
     assert not at.exception
     assert any("upload a training CSV" in e.value for e in at.error)
+
+
+def test_benchmark_option_on_a_short_nltcs_run(data_dir, monkeypatch):
+    monkeypatch.setenv("TREE_WORKBENCH_DATA", str(data_dir))
+    at = open_page()
+    at.radio(key="ofde_source").set_value("Benchmark")
+    at.run()
+    assert at.selectbox(key="ofde_bench").value == "nltcs"
+    at.number_input(key="ofde_rounds").set_value(1500)
+    at.button(key="ofde_run").click()
+    at.run()
+    assert not at.exception and not at.error
+    cl = float(next(mt.value for mt in at.metric if mt.label == "Chow-Liu"))
+    assert abs(cl - (-6.759)) < 0.02
