@@ -8,6 +8,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_ofde_short_synthetic_run(page, app_url):
+    page.set_viewport_size({"width": 1400, "height": 1250})
     page.goto(f"{app_url}/ofde")
     wait_for_app(page)
     page.get_by_role("button", name="Run OFDE").click()
@@ -15,7 +16,8 @@ def test_ofde_short_synthetic_run(page, app_url):
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 1
-    page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate("""() => { for (const el of document.querySelectorAll('[data-testid="stMain"], '
+                  + '[data-testid="stAppViewContainer"], section.main')) el.scrollTo(0, 0); window.scrollTo(0, 0); }""")
     shot(page, "ofde_curve")
     page.get_by_role("tab", name="Forest vs Chow-Liu").click()
     page.wait_for_timeout(1500)

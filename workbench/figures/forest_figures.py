@@ -25,6 +25,7 @@ def learning_curve_figure(curves: dict, levels: dict, *, title: str = "Average t
         pts = np.asarray(pts, dtype=float).reshape(-1, 2)
         fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers", name=label,
                                  line=dict(color=PALETTE[k % len(PALETTE)], width=2.2), marker=dict(size=5),
+                                 showlegend=True,
                                  hovertemplate="round %{x:,}<br>%{y:.4f} nats<extra>" + label + "</extra>"))
     for k, (label, value) in enumerate(levels.items()):
         if value is None:
