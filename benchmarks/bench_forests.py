@@ -58,7 +58,7 @@ def best_time(fn, repeat: int = 5) -> float:
 
 
 def bench_chowliu() -> None:
-    print("\n### Chow-Liu and thresholded Chow-Liu (pseudo-count 0.25 per cell, as the README references)\n")
+    print("\n**Chow-Liu and thresholded Chow-Liu (pseudo-count 0.25 per cell, as the README references)**\n")
     print("| data | n | train | CL test LL | reference | difference | CLT test LL (eps) | CL fit, ms |")
     print("|---|---|---|---|---|---|---|---|")
     for name in REFERENCE:
@@ -78,7 +78,7 @@ def bench_pgmpy(rows: int | None) -> None:
     tr = load("kdd")[0]
     X = tr if rows is None else tr[:rows]
     what = f"all {len(X):,} rows" if rows is None else f"first {len(X):,} of {len(tr):,} rows"
-    print(f"\n### Chow-Liu fit on kdd ({what}, 64 variables): this engine vs pgmpy TreeSearch\n")
+    print(f"\n**Chow-Liu fit on kdd ({what}, 64 variables): this engine vs pgmpy TreeSearch**\n")
     df = pd.DataFrame(X, columns=[f"X{i}" for i in range(X.shape[1])])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,7 +107,7 @@ def run_ofde(name: str, model: str, seed: int, scale: float = 1.0, rounds: int |
 
 def bench_ofde(quick: bool) -> None:
     warm_up()
-    print("\n### OFDE, paper's settings (k = round(ln n), alpha_t = 1/(4 sqrt(2t)), beta_t = sqrt(2/t)/n), one pass\n")
+    print("\n**OFDE, paper's settings (k = round(ln n), alpha_t = 1/(4 sqrt(2t)), beta_t = sqrt(2/t)/n), one pass**\n")
     print("| data | model | seeds | rounds | final test LL (mean ± sd) | CL | gap to CL (mean, min..max) "
           "| public Python OFDE gap | median ms / round | SHD to CL |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -137,7 +137,7 @@ def bench_scale(quick: bool) -> None:
     scales = (1.0, 0.3, 0.1, 0.03, 0.01)
     seeds = 2 if quick else 5
     for name in ("nltcs",) + (() if quick else ("plants",)):
-        print(f"\n### Perturbation scale trade-off on {name} (trees, one pass, {seeds} seeds)\n")
+        print(f"\n**Perturbation scale trade-off on {name} (trees, one pass, {seeds} seeds)**\n")
         print("| scale | gap to CL after 100 rounds | after 1,000 | after one pass | SHD to CL at the end "
               "| first round within 0.05 nats of CL |")
         print("|---|---|---|---|---|---|")
