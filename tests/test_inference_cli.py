@@ -55,8 +55,10 @@ def test_replay_prints_one_line_per_query_equal_to_bp():
 
 @pytest.mark.parametrize("scenario, culprit", [
     ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2, "node_data": {"a": [1, 0]},
-      "ops": [{"update": "a", "data": [0, 0]}]}, "total mass zero"),
-    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"marginal": "q"}]}, "q"),
+      "ops": [{"update": "a", "data": [0, 0]}]}, "ops[0]: the evidence is inconsistent"),
+    ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2, "node_data": {"b": [0, 0]}, "ops": []},
+     "initial node_data"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"marginal": "q"}]}, "ops[0]: no vertex is named q"),
     ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"frob": 1}]}, "ops[0]"),
     ({"tree": {"edges": [["a", "b"]]}, "states": 1, "ops": []}, "k must be"),
     ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2,
