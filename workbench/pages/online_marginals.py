@@ -71,19 +71,23 @@ def _state(tree, p: OnlineParams):
     s = st.session_state.get("om_state")
     pending = st.session_state.pop("om_pending", None)
     if pending is not None:   # a loaded scenario, already replayed
-        model = pending["model"]
-        prior = belief_propagation(tree, None, np.asarray(p.matrix), k=p.k).marginals
+        sc = pending["scenario"]
+        start = build_model(sc)   # the scenario's starting point (before its ops) is the prior
+        prior = belief_propagation(tree, start.node_data, start.edge_potentials(), k=p.k).marginals
         ev = {}
-        for op in pending["ops"]:
+        for op in sc.ops:
             if "update" in op:
                 ev[tree.index(op["update"])] = op["data"]
-        s = {"key": key, "model": model, "prior": prior, "ops": pending["ops"], "evidence": ev}
+        # kept so that saving again writes the same starting point (overrides, node data, root)
+        base = {"edge_potentials": sc.edge_potentials, "node_data": sc.node_data, "root": sc.root}
+        s = {"key": key, "model": pending["model"], "prior": prior, "ops": list(sc.ops), "evidence": ev,
+             "base": base}
         st.session_state["om_state"] = s
     if s is None or s["key"] != key:
         M = np.asarray(p.matrix)
         model = OnlineModel(tree, p.k, M, None, cover=p.cover)
         prior = belief_propagation(tree, None, M, k=p.k).marginals
-        s = {"key": key, "model": model, "prior": prior, "ops": [], "evidence": {}}
+        s = {"key": key, "model": model, "prior": prior, "ops": [], "evidence": {}, "base": {}}
         st.session_state["om_state"] = s
     return s
 
@@ -232,7 +236,7 @@ with r2:
             st.error(str(exc))
 with r3:
     sc = scenario_to_dict({"edges": [list(e) for e in tree.named_edges()]}, k, np.asarray(params.matrix),
-                          cover=params.cover, ops=s["ops"])
+                          cover=params.cover, ops=s["ops"], **s.get("base", {}))
     st.download_button("Save scenario", json.dumps(sc, indent=1), file_name="scenario.json",
                        mime="application/json", key="om_save")
     up = st.file_uploader("Load scenario", type=["json"], key="om_load")
@@ -248,7 +252,7 @@ with r3:
             st.session_state["om_mode"] = "Edit matrix"
             st.session_state["om_matrix_start"] = sco.edge_potential.tolist()
             st.session_state["om_cover"] = sco.cover
-            st.session_state["om_pending"] = {"model": loaded, "ops": list(sco.ops)}
+            st.session_state["om_pending"] = {"model": loaded, "scenario": sco}
             st.rerun()
         except (EngineError, ValueError, UnicodeDecodeError) as exc:
             st.error(f"cannot load the scenario: {exc}")
