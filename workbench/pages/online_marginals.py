@@ -21,6 +21,7 @@ from workbench.figures.inference_figures import (
     d_figure,
     difference_bars,
     marginal_bars,
+    probability_colours,
     work_bars,
 )
 from workbench.figures.tree_figure import tree_figure
@@ -150,8 +151,11 @@ with left:
         post = model.marginals()
         colour = post[:, 0].tolist()
     fig = tree_figure(tree, color=colour, colorscale=PROB_SCALE, highlight=sorted(s["evidence"]),
-                      selected=sel, title="T — colour: P(label 0); ringed: the selected vertex and evidence", height=460)
-    event = st.plotly_chart(fig, on_select="rerun", key="om_tree", selection_mode=("points",))
+                      selected=sel, title="The tree T", height=460)
+    event = st.plotly_chart(probability_colours(fig), on_select="rerun", key="om_tree",
+                            selection_mode=("points",))
+    st.caption("Colour: P(label 0). Ringed: the selected vertex and the vertices with evidence. "
+               "Click a vertex to query its marginal.")
     pts = event["selection"]["points"] if event else []
     picked = [int(p["customdata"]) for p in pts if "customdata" in p]
     if picked and picked[0] != sel:
@@ -165,8 +169,9 @@ with right:
     if model.cover is not None and model.cover.m <= D_LIMIT:
         C = model.cover
         st.plotly_chart(d_figure(C.to_tree(), touched, kinds=C.kind,
-                                 title=f"D (height {C.height}) — red: nodes the last operation touched"),
+                                 title=f"Decomposition tree D (height {C.height})"),
                         key="om_d")
+        st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
     else:
         st.info(f"D has {model.cover.m:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
 
