@@ -202,7 +202,8 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Cover height", model.height)
 m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
 m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
-          delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off")
+          delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
+          delta_arrow="off")   # a share, not a rise: no arrow
 m4.metric("One full BP pass", f"{full:,}")
 if n_ops:
     st.plotly_chart(work_bars(model.total_work, full, n_ops), key="om_work")
