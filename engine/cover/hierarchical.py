@@ -410,6 +410,17 @@ def _bfs_from(tree: Tree, s: int):
 
 
 @numba.njit(cache=True)
+def _degrees(sp):  # pragma: no cover - compiled
+    """Degree of every vertex of T, from its parent array."""
+    deg = np.zeros(sp.shape[0], np.int64)
+    for u in range(sp.shape[0]):
+        if sp[u] >= 0:
+            deg[u] += 1
+            deg[sp[u]] += 1
+    return deg
+
+
+@numba.njit(cache=True)
 def _new_d_arrays(sp, order, n_int):  # pragma: no cover - compiled
     """The raw D arrays of both kernels for m = (n - 1) + n_int nodes, with the n - 1 edge nodes
     filled in (breadth-first from s: node k - 1 is the edge above ``order[k]``)."""
@@ -445,11 +456,7 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
     contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
     """
     n = sp.shape[0]
-    deg = np.zeros(n, np.int64)
-    for u in range(n):
-        if sp[u] >= 0:
-            deg[u] += 1
-            deg[sp[u]] += 1
+    deg = _degrees(sp)
     n_int = 0
     for u in range(n):
         if deg[u] >= 2:
@@ -559,11 +566,7 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
 def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
     """Rake-only variant in O(n): a vertex leaves in round = its height in T_0 (leaves of T_0: 0)."""
     n = sp.shape[0]
-    deg = np.zeros(n, np.int64)
-    for u in range(n):
-        if sp[u] >= 0:
-            deg[u] += 1
-            deg[sp[u]] += 1
+    deg = _degrees(sp)
     h = np.full(n, -1, np.int64)
     for k in range(n - 1, 0, -1):
         v = order[k]
