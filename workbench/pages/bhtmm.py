@@ -182,8 +182,9 @@ def show(p: Params, cfg: BhtmmConfig, result):
                                      "predicted": "most probable"}.get)
         pred = result.artefacts[kind][s.start:s.stop]
         wrong = sum(str(a) != b for a, b in zip(pred, true))
-        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red. Label = number of "
-                   "children + 1 on the synthetic data.")
+        rule = (" Label = number of children + 1 on these ternary trees."
+                if cfg.train == SYNTHETIC or "symm" in Path(cfg.train).name else "")
+        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red.{rule}")
         st.plotly_chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
