@@ -73,6 +73,14 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 
+def _tint(hex_color: str, alpha: float) -> str:
+    """``hex_color`` at opacity ``alpha`` over white, as an opaque colour (lines behind a faded
+    marker stay hidden)."""
+    h = hex_color.lstrip("#")
+    rgb = [round(255 - alpha * (255 - int(h[i:i + 2], 16))) for i in (0, 2, 4)]
+    return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
+
+
 def _base_layout(fig, height, title):
     fig.update_layout(
         title=dict(text=title, font=dict(size=15)) if title else None, height=height,
@@ -229,7 +237,7 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
                 name=KIND_NAMES[k] + ("" if done else " (formed later)"),
                 showlegend=done or not (formed & (cover.kind == k)).any(),
                 marker=dict(size=size * (0.6 if k == EDGE else 1),
-                            color=KIND_COLORS[k] if done else _rgba(KIND_COLORS[k], 0.22),
+                            color=KIND_COLORS[k] if done else _tint(KIND_COLORS[k], 0.22),
                             symbol="square" if k == EDGE else "circle",
                             line=dict(width=1 if m <= 2000 else 0,
                                       color="#343a40" if done else "#ced4da"))))
