@@ -208,6 +208,9 @@ with left:
 names = tree.names
 selected_name = st.session_state.get("studio_selected")
 selected = tree._index.get(selected_name) if selected_name is not None else None
+if selected is None:  # decided before drawing: a figure that changes between runs loses its selection
+    st.session_state["studio_selected"] = selected_name = names[tree.root]
+    selected = tree.root
 
 with right:
     if tree.n <= DRAW_LIMIT:
@@ -215,7 +218,7 @@ with right:
                           hover=None if tree.labels is None or tree.n > 20_000 else
                           [f"label: {x}" for x in tree.labels])
         event = st.plotly_chart(fig, on_select="rerun", key=f"studio_plot_{version}",
-                                selection_mode=("points",), width="stretch",
+                                selection_mode=("points", "box", "lasso"), width="stretch",
                                 config={"displaylogo": False, "scrollZoom": True})
         pts = event.get("selection", {}).get("points", []) if event else []
         picked = [i for i in (vertex_index(p) for p in pts) if i is not None]
@@ -230,9 +233,6 @@ with right:
                 "Its summary, edge table and downloads are below.")
 
     st.subheader("Edit the selected vertex", divider="gray")
-    if selected is None:
-        st.session_state["studio_selected"] = selected_name = names[tree.root]
-        selected = tree.root
     if tree.n <= 50_000:
         st.session_state["studio_vertex"] = selected_name
         st.selectbox("Vertex", names, key="studio_vertex", on_change=on_pick_vertex,
@@ -241,7 +241,7 @@ with right:
     kids = tree.children(v).size
     lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
     role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
-    st.markdown(f"Selected: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
+    st.markdown(f"Selected vertex: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
                 f"at depth {int(tree.depth[v])}{lab}")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
