@@ -62,6 +62,8 @@ def apply(fn, source: str, where: str = "edit") -> bool:
         return False
     set_tree(new, source)
     st.session_state.pop("studio_error", None)
+    if where == "source":  # a new tree: start from its root
+        st.session_state["studio_selected"] = None
     return True
 
 
@@ -92,6 +94,7 @@ def on_upload() -> None:
         st.session_state["studio_upload_error"] = str(exc)
         return
     set_tree(new, f"file {up.name}" + (f" (tree {index})" if index else ""))
+    st.session_state["studio_selected"] = None
 
 
 def on_paste() -> None:
