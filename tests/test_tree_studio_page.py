@@ -76,6 +76,11 @@ def test_sample_and_generate(at):
     at.slider(key="studio_n").set_value(10_000).run()
     at.button(key="studio_generate").click().run()
     assert not at.exception and tree_of(at).n == 10_000
+    # above 5,000 vertices the vertex is typed (or clicked), not picked from a menu
+    at.text_input(key="studio_vertex_typed").input("77").run()
+    assert at.session_state["studio_selected"] == "77"
+    at.text_input(key="studio_vertex_typed").input("nope").run()
+    assert "no vertex is named nope" in errors(at)
 
 
 def test_edit_then_undo(at):

@@ -59,9 +59,9 @@ def test_generate_and_draw_10000_vertices(page, app_url):
     wait_for_app(page)
     page.get_by_role("button", name="Generate", exact=True).click()
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('10,000 vertices')",
-                           timeout=60_000)
+                           timeout=180_000)
     wait_for_app(page)
-    page.locator(".js-plotly-plot canvas").first.wait_for(timeout=60_000)  # WebGL
+    page.locator(".js-plotly-plot canvas").first.wait_for(timeout=120_000)  # WebGL
     page.wait_for_timeout(1500)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "tree_studio_random_10000")

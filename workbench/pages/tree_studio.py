@@ -23,6 +23,7 @@ from workbench.state import _load_sample, can_undo, current_tree, list_samples, 
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
+PICK_LIMIT = 5_000       # vertices listed in the vertex menu (larger trees: type the name)
 SLIDER_MAX = 10_000
 
 
@@ -111,6 +112,14 @@ def on_generate(params: GenerateParams) -> None:
 
 def on_pick_vertex() -> None:
     st.session_state["studio_selected"] = st.session_state.get("studio_vertex")
+
+
+def on_type_vertex() -> None:
+    name = (st.session_state.get("studio_vertex_typed") or "").strip()
+    if name in current_tree()._index:
+        st.session_state["studio_selected"] = name
+    elif name:
+        st.session_state["studio_error"] = ("edit", f"no vertex is named {name}")
 
 
 def on_edit(action: str) -> None:
@@ -236,10 +245,13 @@ with right:
                 "Its summary, edge table and downloads are below.")
 
     st.subheader("Edit the selected vertex", divider="gray")
-    if tree.n <= 50_000:
+    if tree.n <= PICK_LIMIT:
         st.session_state["studio_vertex"] = selected_name
         st.selectbox("Vertex", names, key="studio_vertex", on_change=on_pick_vertex,
                      help="Chosen by clicking in the drawing, or here.")
+    else:
+        st.text_input("Vertex name", key="studio_vertex_typed", on_change=on_type_vertex,
+                      help="Chosen by clicking in the drawing, or typed here.")
     v = selected
     kids = tree.children(v).size
     lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
@@ -286,7 +298,9 @@ with tab_table:
         st.caption(f"The table is editable up to {TABLE_LIMIT:,} vertices; here are the first 1,000 edges.")
         st.dataframe(pd.DataFrame(tree.named_edges()[:1000], columns=["parent", "child"]), hide_index=True)
 with tab_info:
-    info = tree_info(tree)
+    if st.session_state.get("studio_info", (None,))[0] != version:
+        st.session_state["studio_info"] = (version, tree_info(tree))
+    info = st.session_state["studio_info"][1]
     cols = st.columns(6)
     for col, (label, val) in zip(cols, [("vertices", info.n), ("leaves", info.leaves), ("diameter", info.diameter),
                                         ("radius", info.radius), ("max degree", info.max_degree),
@@ -298,9 +312,6 @@ with tab_down:
                        key="studio_down_fmt")
     gz = st.checkbox("gzip", key="studio_down_gz")
     fname = f"tree{WRITE_EXTENSIONS[fmt]}" + (".gz" if gz else "")
-    try:
-        data = tree_to_bytes(tree, fname)
-        st.download_button(f"Download {fname}", data=data, file_name=fname, key="studio_download",
-                           icon=":material/download:", mime="application/octet-stream")
-    except EngineError as exc:
-        st.error(str(exc))
+    # the file is written when the button is clicked (every format can write every tree)
+    st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
+                       key="studio_download", icon=":material/download:", mime="application/octet-stream")
