@@ -393,3 +393,11 @@ def test_every_sample_tree_reads():
         t = read_tree(f)
         assert t.n >= 5
     assert read_tree(ROOT / "sample_trees" / "random_200.csv").n == 200
+
+
+def test_edge_list_header_is_optional_and_never_eats_an_edge():
+    assert parse_tree_text("source,target\na,b\nb,c\n", "edgelist").named_edges() == [("a", "b"), ("b", "c")]
+    assert parse_tree_text("a\tb\nb c\n", "edgelist").n == 3
+    for first in ("u", "Source", "from", "parent"):
+        t = Tree.from_named_edges([(first, "x"), ("x", "y")])
+        same_tree(t, parse_tree_text(format_tree_text(t, "edgelist"), "edgelist"))
