@@ -401,3 +401,20 @@ def test_edge_list_header_is_optional_and_never_eats_an_edge():
     for first in ("u", "Source", "from", "parent"):
         t = Tree.from_named_edges([(first, "x"), ("x", "y")])
         same_tree(t, parse_tree_text(format_tree_text(t, "edgelist"), "edgelist"))
+
+
+@given(t=trees(max_n=30, labels="any"))
+def test_gml_fast_and_general_paths_agree(t):
+    from engine.trees.formats import gml
+
+    text = format_tree_text(t, "gml")
+    fast = gml._parse_simple(text)
+    assert fast is not None
+    same_tree(t, fast)
+    # an extra attribute leaves the fastest path; a nested block leaves the flat one too
+    extra = text.replace("node [ id 0 ", 'node [ id 0 weight 1.5 ', 1)
+    nested = text.replace("node [ id 0 ", 'node [ id 0 graphics [ x 1.0 y 2.0 ] ', 1)
+    assert gml._parse_simple(extra) is None and gml._parse_flat(extra) is not None
+    assert gml._parse_simple(nested) is None and gml._parse_flat(nested) is None
+    same_tree(t, parse_tree_text(extra, "gml"))
+    same_tree(t, parse_tree_text(nested, "gml"))
