@@ -58,8 +58,11 @@ def test_generate_and_draw_10000_vertices(page, app_url):
     page.wait_for_selector("text=10000", timeout=30_000)
     wait_for_app(page)
     page.get_by_role("button", name="Generate", exact=True).click()
-    page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('10,000 vertices')",
-                           timeout=180_000)
+    try:
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('10,000 vertices')",
+                               timeout=180_000)
+    finally:
+        shot(page, "tree_studio_after_generate")
     wait_for_app(page)
     page.locator(".js-plotly-plot canvas").first.wait_for(timeout=120_000)  # WebGL
     page.wait_for_timeout(1500)
