@@ -121,3 +121,23 @@ def test_edge_table_edit_applies(at):
     assert not errors(at)
     assert {frozenset(e) for e in tree_of(at).named_edges()} == {frozenset(e) for e in
                                                                [("1", "2"), ("1", "3"), ("2", "4"), ("3", "5")]}
+
+
+@pytest.mark.parametrize("kind,sliders,n", [
+    ("complete", {"studio_n": 40, "studio_b": 3}, 40),
+    ("caterpillar", {"studio_n": 30, "studio_spine": 10}, 30),
+    ("spider", {"studio_n": 30, "studio_legs": 4}, 30),
+])
+def test_generator_sliders(at, kind, sliders, n):
+    at.selectbox(key="studio_kind").select(kind).run()
+    for key, value in sliders.items():
+        at.slider(key=key).set_value(value).run()
+    at.button(key="studio_generate").click().run()
+    t = tree_of(at)
+    assert not at.exception and t.n == n
+    if kind == "complete":
+        assert t.degree[t.root] == 3
+    if kind == "spider":
+        assert t.degree[0] == 4
+    if kind == "caterpillar":
+        assert (t.degree > 1).sum() == 10

@@ -57,10 +57,10 @@ def test_generate_and_draw_10000_vertices(page, app_url):
     page.keyboard.press("End")
     page.wait_for_selector("text=10000", timeout=30_000)
     wait_for_app(page)
+    done = "() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('10,000 vertices')"
     page.get_by_role("button", name="Generate", exact=True).click()
     try:
-        page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('10,000 vertices')",
-                               timeout=180_000)
+        page.wait_for_function(done, timeout=120_000)
     finally:
         shot(page, "tree_studio_after_generate")
     wait_for_app(page)

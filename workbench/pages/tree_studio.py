@@ -104,7 +104,26 @@ def on_paste() -> None:
     apply(lambda: parse_tree_text(text, fmt), "pasted text", "source")
 
 
-def on_generate(params: GenerateParams) -> None:
+def generate_params() -> GenerateParams:
+    """The generator's widgets, read from session state (so a callback sees this click's values)."""
+    ss = st.session_state
+    kind = ss.get("studio_kind", next(iter(GENERATORS)))
+    if kind == "star-of-paths":
+        k, m = int(ss.get("studio_k", 5)), int(ss.get("studio_m", 5))
+        return GenerateParams(kind, k * m + 1, int(ss.get("studio_seed", 0)), k=k, m=m)
+    n = int(ss.get("studio_n", 31))
+    extra: dict = {}
+    if kind == "complete":
+        extra = {"b": int(ss.get("studio_b", 3))}
+    elif kind == "caterpillar" and n > 1 and "studio_spine" in ss:
+        extra = {"spine": min(int(ss["studio_spine"]), n)}
+    elif kind == "spider" and n > 2 and "studio_legs" in ss:
+        extra = {"legs": min(int(ss["studio_legs"]), n - 1)}
+    return GenerateParams(kind, n, int(ss.get("studio_seed", 0)), **extra)
+
+
+def on_generate() -> None:
+    params = generate_params()
     opts = {f: getattr(params, f) for f in ("k", "m", "b", "spine", "legs")}
     apply(lambda: generate(params.kind, params.n, seed=params.seed, **opts),
           f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source")
@@ -197,24 +216,20 @@ with left:
     with src_gen:
         kind = st.selectbox("Family", list(GENERATORS), key="studio_kind",
                             help="\n".join(f"- **{k}**: {v}" for k, v in GENERATORS.items()))
-        extra: dict = {}
         if kind == "star-of-paths":
             k = st.slider("Paths k", 1, 100, 5, key="studio_k")
             m = st.slider("Edges per path m", 1, 100, 5, key="studio_m")
-            n = k * m + 1
-            extra = {"k": k, "m": m}
-            st.caption(f"n = k·m + 1 = {n:,} vertices")
+            st.caption(f"n = k·m + 1 = {k * m + 1:,} vertices")
         else:
             n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key="studio_n")
             if kind == "complete":
-                extra = {"b": st.slider("Branching b", 1, 10, 3, key="studio_b")}
+                st.slider("Branching b", 1, 10, 3, key="studio_b")
             elif kind == "caterpillar" and n > 1:
-                extra = {"spine": st.slider("Spine length", 1, n, max(1, n // 3), key="studio_spine")}
+                st.slider("Spine length", 1, n, max(1, n // 3), key="studio_spine")
             elif kind == "spider" and n > 2:
-                extra = {"legs": st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key="studio_legs")}
-        seed = st.number_input("Seed", 0, 2**31 - 1, 0, key="studio_seed")
-        params = GenerateParams(kind=kind, n=int(n), seed=int(seed), **extra)
-        st.button("Generate", type="primary", key="studio_generate", on_click=on_generate, args=(params,))
+                st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key="studio_legs")
+        st.number_input("Seed", 0, 2**31 - 1, 0, key="studio_seed")
+        st.button("Generate", type="primary", key="studio_generate", on_click=on_generate)
     show_error("source")
 
 names = tree.names
