@@ -224,6 +224,9 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         Passes over the training examples.
     tol : float
         Stop when the Frank-Wolfe duality gap of a pass is below tol times the primal objective.
+    warm_start : bool
+        Start from the dual solution of the previous ``fit`` (same data and random_state, any C):
+        the dual variables live in a polytope that does not depend on C, so a C path is cheap.
     random_state : int, numpy Generator or None
         Seeds the spanning trees and the order of examples.
     callback : callable or None
@@ -232,8 +235,8 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, C=1.0, n_trees=10, max_k=32, kernel="linear", gamma=None, loss="hamming",
-                 loss_scale=1.0, scaling="minmax_unit", fit_intercept=True, max_passes=30, tol=1e-3,
-                 random_state=None, callback=None):
+                 loss_scale=1.0, scaling="standard_unit", fit_intercept=True, max_passes=30, tol=1e-3,
+                 warm_start=False, random_state=None, callback=None):
         self.C = C
         self.n_trees = n_trees
         self.max_k = max_k
@@ -245,6 +248,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_passes = max_passes
         self.tol = tol
+        self.warm_start = warm_start
         self.random_state = random_state
         self.callback = callback
 
@@ -326,6 +330,11 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
             W = np.zeros((P, Z.shape[1]))
         B = np.zeros((m, P))
         Lk = np.zeros(m)
+        prev = getattr(self, "_dual_", None)
+        if self.warm_start and prev is not None and prev[0].shape == B.shape and prev[2] == Y.tobytes():
+            B, Lk = prev[0].copy(), prev[1].copy()
+            if not use_kernel:
+                W = float(self.C) * (B.T @ Z)
         tr = self.trees_
         deg_inv = 1.0 / tr.degree.astype(np.float64)
         k_used = np.zeros(m, np.int64)
@@ -356,6 +365,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
             if gap <= self.tol * max(abs(primal), 1e-300):
                 break
         self.n_passes_ = len(self.history_)
+        self._dual_ = (B, Lk, Y.tobytes())
         self.W_ = W
         self.B_ = B if use_kernel else None
         self.Z_train_ = Z if use_kernel else None
