@@ -75,8 +75,11 @@ def _edge_scores_kernel(B, kcol, C, S):
 
 @njit(cache=True)
 def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx, deg_inv,
-               hamming, loss_scale, k_start, max_k, k_used, certified, gaps, violated):
-    """One pass of block-coordinate Frank-Wolfe over the examples in ``order`` (Algorithm 2)."""
+               hamming, loss_scale, k_mem, max_k, k_used, certified, gaps, violated):
+    """One pass of block-coordinate Frank-Wolfe over the examples in ``order`` (Algorithm 2).
+
+    ``k_mem[k]`` is example k's K (Algorithm 2 keeps it across passes: it starts at 2 and doubles
+    while the certificate fails)."""
     n, l = parent.shape
     P = n * l * 4
     S = np.empty(P)
@@ -110,7 +113,8 @@ def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx
                             if b != yk[p]:
                                 extra += deg_inv[t, p]
                             Saug[t, v, u] += loss_scale * extra
-        score, theta, K, ok = _certified(Saug, parent, post, ptr, idx, k_start, max_k, yk, True, ybar)
+        score, theta, K, ok = _certified(Saug, parent, post, ptr, idx, k_mem[k], max_k, yk, True, ybar)
+        k_mem[k] = K
         k_used[k] = K
         certified[k] = ok
         ftrue = _labelling_score(S3, parent, yk)
@@ -338,6 +342,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         tr = self.trees_
         deg_inv = 1.0 / tr.degree.astype(np.float64)
         k_used = np.zeros(m, np.int64)
+        k_mem = np.full(m, min(2, int(self.max_k)), np.int64)
         certified = np.zeros(m, np.bool_)
         gaps = np.zeros(m)
         violated = np.zeros(m, np.bool_)
@@ -347,7 +352,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         for it in range(int(self.max_passes)):
             order = rng.permutation(m).astype(np.int64)
             _bcfw_pass(Z, Kmat, use_kernel, Y, order, W, B, Lk, C, tr.parent, tr.post, tr.child_ptr,
-                       tr.child_idx, deg_inv, self.loss == "hamming", float(self.loss_scale), 2,
+                       tr.child_idx, deg_inv, self.loss == "hamming", float(self.loss_scale), k_mem,
                        int(self.max_k), k_used, certified, gaps, violated)
             if use_kernel:
                 wnorm2 = C * C * float(np.einsum("ip,ij,jp->", B, Kmat, B)) / n

@@ -99,7 +99,7 @@ def _structure(parent: np.ndarray, root: int):
     return np.asarray(post, np.int64), ptr, np.asarray(idx + [0] * (l - len(idx)), np.int64), deg
 
 
-def label_trees_from_parents(parents) -> LabelTrees:
+def label_trees_from_parents(parents, *, validate: bool = True) -> LabelTrees:
     """Build :class:`LabelTrees` from parent arrays (each a tree on the same l labels)."""
     parents = np.atleast_2d(np.asarray(parents, np.int64))
     n, l = parents.shape
@@ -111,7 +111,8 @@ def label_trees_from_parents(parents) -> LabelTrees:
         roots = np.flatnonzero(parents[t] < 0)
         if roots.size != 1:
             raise InvalidParameterError(f"tree {t} has {roots.size} roots; expected exactly one")
-        Tree.from_parent(parents[t])  # validates: no cycle, connected
+        if validate:
+            Tree.from_parent(parents[t])  # validates: no cycle, connected
         post[t], ptr[t], idx[t], deg[t] = _structure(parents[t], int(roots[0]))
     return LabelTrees(parents, post, ptr, idx, deg)
 
@@ -124,13 +125,36 @@ def random_spanning_trees(n_labels: int, n_trees: int, *, seed=None) -> LabelTre
         raise InvalidParameterError(f"the number of trees must be at least 1, got {n_trees}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     parents = np.empty((n_trees, n_labels), np.int64)
+    seqs = rng.integers(0, n_labels, size=(n_trees, max(n_labels - 2, 0)))
     for t in range(n_trees):
         if n_labels == 2:
             p = np.array([-1, 0], np.int64)
         else:
-            p = prufer_to_parent(rng.integers(0, n_labels, size=n_labels - 2), n_labels)
-        parents[t] = Tree.from_parent(p).rerooted(0).parent
-    return label_trees_from_parents(parents)
+            p = prufer_to_parent(seqs[t], n_labels)
+        parents[t] = _rerooted(p, 0)
+    return label_trees_from_parents(parents, validate=False)
+
+
+def _rerooted(parent: np.ndarray, root: int) -> np.ndarray:
+    """The same tree with its edges pointing towards ``root``."""
+    l = parent.size
+    adj = [[] for _ in range(l)]
+    for v in range(l):
+        if parent[v] >= 0:
+            adj[v].append(int(parent[v]))
+            adj[int(parent[v])].append(v)
+    out = np.full(l, -1, np.int64)
+    seen = [False] * l
+    seen[root] = True
+    stack = [root]
+    while stack:
+        u = stack.pop()
+        for w in adj[u]:
+            if not seen[w]:
+                seen[w] = True
+                out[w] = u
+                stack.append(w)
+    return out
 
 
 def spanning_tree_key(parent: np.ndarray) -> tuple:
