@@ -4,7 +4,7 @@
                                    [--folds 5] [--passes 30] [--json out.json]
 
 For every data set: the paper's protocol (5-fold CV, C from {100, 50, 10, 1, 0.5, 0.1, 0.01} by
-3-fold inner validation, K <= 32) with 10 trees, beside one-vs-rest LinearSVC (C per label by inner
+inner validation on a third of the training set, K <= 32) with 10 trees, beside one-vs-rest LinearSVC (C per label by inner
 CV) on the same folds; then the certified-exact fraction at K = l with 5 trees (Figure 1 of the
 paper) at the median C chosen above; then the time of the RTA protocol alone on emotions. Reads
 ``../shared/data/multilabel`` (or TREE_WORKBENCH_DATA). Prints tables; asserts nothing.

@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("--C", type=float, default=None, help="margin slack; default: chosen per fold by inner validation "
                                                          "from {100, 50, 10, 1, 0.5, 0.1, 0.01}")
     p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--inner-folds", type=int, default=3)
+    p.add_argument("--inner-folds", type=int, default=3, help="inner validation: training set split in this many folds")
+    p.add_argument("--inner-splits", type=int, default=1, help="how many of the inner folds validate C (default 1)")
     p.add_argument("--passes", type=int, default=30, help="passes over the training set (default 30)")
     p.add_argument("--kernel", choices=("linear", "rbf"), default="linear")
     p.add_argument("--seed", type=int, default=0)
@@ -34,7 +35,7 @@ def _rta(args) -> int:
     if labels is not None and labels.strip().lstrip("-").isdigit():
         labels = int(labels)
     config = RtaConfig(data=args.data, labels=labels, n_trees=args.trees, max_k=args.k, C=args.C,
-                       folds=args.folds, inner_folds=args.inner_folds, max_passes=args.passes,
+                       folds=args.folds, inner_folds=args.inner_folds, inner_splits=args.inner_splits, max_passes=args.passes,
                        kernel=args.kernel, baseline=args.baseline, seed=args.seed)
 
     def progress(fraction, message):

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
 
-__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel"]
+__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
 
 
 @dataclass(frozen=True)
@@ -274,3 +274,15 @@ def load_multilabel(spec, labels=None) -> MultilabelData:
     if isinstance(labels, (str, Path)):
         return read_arff(spec, xml=labels)
     return read_arff(spec, labels)
+
+
+def benchmark_files() -> dict:
+    """The Mulan benchmark files present on this machine, by name: ``TREE_WORKBENCH_DATA`` or
+    ``../shared/data`` beside the project, sub-folder ``multilabel`` (empty when absent)."""
+    import os
+
+    root = Path(os.environ.get("TREE_WORKBENCH_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+    d = root / "multilabel"
+    if not d.is_dir():
+        return {}
+    return {p.name[:-len(".arff.gz")]: p for p in sorted(d.glob("*.arff.gz"))}

@@ -86,6 +86,7 @@ def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx
     Bs = np.empty(P)
     ybar = np.empty(l, np.uint8)
     inv_n = 1.0 / n
+    ws = _workspace(l, max_k)
     for k in order:
         if use_kernel:
             _edge_scores_kernel(B, Kmat[:, k], C, S)
@@ -113,11 +114,27 @@ def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx
                             if b != yk[p]:
                                 extra += deg_inv[t, p]
                             Saug[t, v, u] += loss_scale * extra
-        score, theta, K, ok = _certified(Saug, parent, post, ptr, idx, k_mem[k], max_k, yk, True, ybar)
+        ftrue = _labelling_score(S3, parent, yk)
+        # Algorithm 2: K-best at this example's K; a candidate that violates the margin is a valid
+        # Frank-Wolfe vertex at once; when none does, double K until Lemma 7 certifies that no
+        # labelling violates it (or K = max_k), and keep the larger K for the next visit.
+        K = k_mem[k]
+        while True:
+            cand, cscore, best, viol, theta = _ensemble(Saug, parent, post, ptr, idx, K, yk, True, ws)
+            ok = viol >= 0 and cscore[viol] >= theta
+            hinge_q = -np.inf
+            if viol >= 0:
+                hinge_q = cscore[viol] - ftrue + (0.0 if hamming else loss_scale)
+            if hinge_q > 0.0 or ok or K >= max_k:
+                break
+            K = min(2 * K, max_k)
         k_mem[k] = K
         k_used[k] = K
         certified[k] = ok
-        ftrue = _labelling_score(S3, parent, yk)
+        if viol >= 0:
+            ybar[:] = cand[viol]
+        else:
+            ybar[:] = yk
         fbar = _labelling_score(S3, parent, ybar)
         ham = 0
         for v in range(l):
@@ -125,6 +142,8 @@ def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx
                 ham += 1
         delta = loss_scale * ham if hamming else loss_scale
         hinge = delta + fbar - ftrue
+        if viol < 0:
+            hinge = 0.0
         Bs[:] = 0.0
         Ls = 0.0
         if hinge > 0.0:

@@ -45,6 +45,7 @@ class RtaConfig(RunConfig):
     grid: tuple = PAPER_C_GRID
     folds: int = 5
     inner_folds: int = 3
+    inner_splits: int = 1
     kernel: str = "linear"
     max_passes: int = 30
     baseline: Optional[str] = None
@@ -60,6 +61,8 @@ class RtaConfig(RunConfig):
         need(self.C is None or (isinstance(self.C, (int, float)) and self.C > 0), f"C must be positive, got {self.C!r}")
         need(isinstance(self.folds, int) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
         need(isinstance(self.inner_folds, int) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")
+        need(isinstance(self.inner_splits, int) and 1 <= self.inner_splits <= self.inner_folds,
+             f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
         need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
         need(isinstance(self.max_passes, int) and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes!r}")
@@ -99,7 +102,8 @@ def run(config: RtaConfig, progress: Optional[ProgressCallback] = None) -> RunRe
             first["model"] = model
 
     folds = cross_validate(X, Y, n_trees=config.n_trees, max_k=config.max_k, C=config.C, grid=config.grid,
-                           folds=config.folds, inner_folds=config.inner_folds, seed=config.seed,
+                           folds=config.folds, inner_folds=config.inner_folds, inner_splits=config.inner_splits,
+                           seed=config.seed,
                            baseline=config.baseline, progress=progress, model_hook=hook,
                            kernel=config.kernel, max_passes=config.max_passes)
     ml = np.array([f.microlabel_loss for f in folds])
