@@ -56,24 +56,30 @@ def per_fold_table(metrics: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("fold") if rows else pd.DataFrame()
 
 
-def exact_fraction_figure(curve, n_labels: int, *, n_trees: int | None = None, height: int = 360) -> go.Figure:
+def exact_fraction_figure(curve, n_labels: int, *, n_trees: int | None = None, height: int = 380) -> go.Figure:
     """Figure 1 of the paper: percentage of test examples whose best candidate is certified exact
-    (Lemma 7) against K, the K axis as a percentage of the number of labels l."""
+    (Lemma 7) against K (log scale), each K also shown as a percentage of the number of labels l."""
     k = np.array([c[0] for c in curve], float)
     frac = np.array([c[1] for c in curve], float) * 100
-    x = 100 * k / n_labels
+    x = np.log2(k)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=frac, mode="lines+markers", line=dict(color=_BLUE, width=3),
-                             marker=dict(size=9), customdata=k,
-                             hovertemplate="K = %{customdata:.0f} (%{x:.0f} % of l)<br>certified exact: %{y:.1f} %<extra></extra>",
+                             marker=dict(size=9), customdata=np.stack([k, 100 * k / n_labels], axis=1),
+                             hovertemplate="K = %{customdata[0]:.0f} (%{customdata[1]:.0f} % of l)<br>"
+                                           "certified exact: %{y:.1f} %<extra></extra>",
                              name=f"{n_trees} trees" if n_trees else "this run"))
-    fig.add_vline(x=100, line=dict(color=_GREY, dash="dot"), annotation_text="K = l", annotation_position="top left")
-    fig.add_hline(y=90, line=dict(color="#e07a5f", dash="dash"), annotation_text="90 %", annotation_position="bottom right")
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=bool(n_trees),
-                      title=dict(text="Certified-exact inference against K", x=0, font=dict(size=15)),
-                      xaxis=dict(title="K as % of the number of labels", type="log",
-                                 tickvals=[x_ for x_ in x], ticktext=[f"{v:.0f}%" for v in x]),
-                      yaxis=dict(title="examples certified exact (%)", range=[0, 102]),
+    xl = float(np.log2(n_labels))
+    fig.add_shape(type="line", x0=xl, x1=xl, y0=0, y1=100, line=dict(color=_GREY, dash="dot"))
+    fig.add_annotation(x=xl, y=4, text="K = l", showarrow=False, xanchor="left", font=dict(color=_GREY))
+    fig.add_shape(type="line", x0=x.min(), x1=x.max(), y0=90, y1=90, line=dict(color="#e07a5f", dash="dash"))
+    fig.add_annotation(x=x.max(), y=90, text="90 %", showarrow=False, yanchor="bottom", xanchor="right",
+                       font=dict(color="#e07a5f"))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
+                      title=dict(text=f"Certified-exact inference against K{f' ({n_trees} trees)' if n_trees else ''}",
+                                 x=0, font=dict(size=15)),
+                      xaxis=dict(title=f"K, length of the K-best lists (dotted: K = l = {n_labels})",
+                                 tickvals=x.tolist(), ticktext=[f"{kk:.0f}" for kk in k], tickangle=0),
+                      yaxis=dict(title="test examples certified exact (%)", range=[0, 103]),
                       plot_bgcolor="white")
     fig.update_xaxes(gridcolor="#eef1f5")
     fig.update_yaxes(gridcolor="#eef1f5")
@@ -144,7 +150,7 @@ def label_pair_figure(weights, label_names, frequencies=None, *, height: int = 4
     fig.update_xaxes(visible=False, range=[-1.5, 1.5])
     fig.update_yaxes(visible=False, range=[-1.4, 1.4], scaleanchor="x", scaleratio=1)
     fig.update_layout(height=height, margin=dict(l=5, r=5, t=40, b=5), plot_bgcolor="white",
-                      title=dict(text="Learned label-pair weights (edge width = weight norm)", x=0, font=dict(size=15)))
+                      title=dict(text="Learned label-pair weights", x=0, font=dict(size=15)))
     return fig
 
 

@@ -35,6 +35,11 @@ class Params:
     seed: int
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _summary(data, labels) -> dict:
+    return load_multilabel(data, labels).summary()
+
+
 def _save_upload(up) -> str:
     raw = up.getvalue()
     digest = hashlib.sha1(raw).hexdigest()[:16]
@@ -88,7 +93,7 @@ with left:
 with right:
     if data is not None:
         try:
-            summ = load_multilabel(data, labels).summary()
+            summ = _summary(data, labels)
             st.markdown(f"**{summ['name']}** · {summ['examples']:,} examples · {summ['features']} features · "
                         f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
                         f"{summ['distinct_labelsets']} distinct label sets")
@@ -133,8 +138,11 @@ with right:
         with c2:
             st.plotly_chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
                             use_container_width=True)
+            st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
+                       "Node size: how often the label is on.")
         st.subheader("The sampled spanning trees")
-        st.caption("Labels sit at the same places in every tree; the root (orange) is label 0.")
+        st.caption("Labels sit at the same places in every tree; the root (orange) is label 0. "
+                   + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
         st.plotly_chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), use_container_width=True)
         with st.expander("Per fold and training curve"):
             st.dataframe(per_fold_table(m), use_container_width=True)
