@@ -5,8 +5,8 @@ Marchand et al. (NIPS 2014), section 4.1 and supplementary Algorithm 1. On one t
 dynamic programme in post-order keeps, for every label v and value y_v, the K best scores of
 labellings of the subtree below v (matrix ``P_v``); a child's list is turned into a message to
 its parent (the K best over the child's value and rank, for each parent value) and merged into
-the parent's list (the K best sums of two sorted lists, from the pairs (i, j) with
-(i + 1)(j + 1) <= K). Back-pointers trace the K best labellings of the whole tree.
+the parent's list (the K best sums of two sorted lists, by a best-first heap search
+over the pairs (i, j)). Back-pointers trace the K best labellings of the whole tree.
 
 Over an ensemble of n trees the score is the average F(y) = (1/n) sum_t F_t(y). The candidate set
 is the union of the trees' K-best lists; the threshold theta(K) = (1/n) sum_t F_t(y_{t,K}) averages
@@ -38,32 +38,63 @@ __all__ = ["TreeKBest", "EnsembleInference", "kbest_tree", "ensemble_inference",
 
 
 @njit(cache=True, inline="always")
-def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, ptr):
-    """K best sums a[i] + b[j] of two descending lists (a K-way merge, ties to the smaller i);
-    returns how many (<= K). ``ptr`` is scratch of length >= na."""
-    for i in range(na):
-        ptr[i] = 0
+def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
+    """K best sums a[i] + b[j] of two descending lists; returns how many (<= K).
+
+    Best-first search over the grid of pairs with a binary max-heap (``hv``, ``hi``, ``hj``,
+    scratch of length >= K + 1): pair (i, j) enters after (i, j - 1), and (i + 1, 0) after (i, 0),
+    so every pair is pushed at most once and the search costs O(K log K)."""
+    if na == 0 or nb == 0:
+        return 0
+    size = 1
+    hv[0] = a[0] + b[0]
+    hi[0] = 0
+    hj[0] = 0
     k = 0
-    while k < K:
-        bi = -1
-        bv = 0.0
-        for i in range(na):
-            j = ptr[i]
-            if j < nb:
-                v = a[i] + b[j]
-                if bi < 0 or v > bv:
-                    bi = i
-                    bv = v
-            if j == 0:
-                break  # rows below i have not started: a[i'] + b[0] <= a[i] + b[0]
-        if bi < 0:
-            break
-        out_val[k] = bv
-        out_ia[k] = bi
-        out_ib[k] = ptr[bi]
-        ptr[bi] += 1
+    while k < K and size > 0:
+        v, i, j = hv[0], hi[0], hj[0]
+        out_val[k] = v
+        out_ia[k] = i
+        out_ib[k] = j
         k += 1
+        # pop the root
+        size -= 1
+        if size > 0:
+            _heap_place(hv, hi, hj, 0, size, hv[size], hi[size], hj[size])
+        if j + 1 < nb:
+            size = _heap_push(hv, hi, hj, size, a[i] + b[j + 1], i, j + 1)
+        if j == 0 and i + 1 < na:
+            size = _heap_push(hv, hi, hj, size, a[i + 1] + b[0], i + 1, 0)
     return k
+
+
+@njit(cache=True, inline="always")
+def _heap_push(hv, hi, hj, size, v, i, j):
+    c = size
+    while c > 0:
+        p = (c - 1) >> 1
+        if hv[p] >= v:
+            break
+        hv[c], hi[c], hj[c] = hv[p], hi[p], hj[p]
+        c = p
+    hv[c], hi[c], hj[c] = v, i, j
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _heap_place(hv, hi, hj, c, size, v, i, j):
+    """Sift the entry (v, i, j) down from slot c of a heap of ``size`` entries."""
+    while True:
+        ch = 2 * c + 1
+        if ch >= size:
+            break
+        if ch + 1 < size and hv[ch + 1] > hv[ch]:
+            ch += 1
+        if hv[ch] <= v:
+            break
+        hv[c], hi[c], hj[c] = hv[ch], hi[ch], hj[ch]
+        c = ch
+    hv[c], hi[c], hj[c] = v, i, j
 
 
 @njit(cache=True)
@@ -72,7 +103,8 @@ def _workspace(l, K):
     return (np.zeros((l, 2, K)), np.ones((l, 2), np.int64), np.zeros((l, 2, K, 2), np.int64),
             np.zeros((l, 2, K, 2), np.int64), np.empty(2 * K), np.empty(K), np.empty(K, np.int64),
             np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64),
-            np.empty(l, np.int64), np.empty(l, np.int64), np.empty(l, np.int64))
+            np.empty(l, np.int64), np.empty(l, np.int64), np.empty(l, np.int64),
+            np.empty(K + 2), np.empty(K + 2, np.int64), np.empty(K + 2, np.int64))
 
 
 @njit(cache=True)
@@ -81,7 +113,7 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
 
     ``ws`` is a :func:`_workspace` for at least K."""
     l = parent.shape[0]
-    P, cnt, merge_back, msg_back, msg, tmp_val, tmp_a, tmp_b, tmp_p, ry, rr, sv, sy, sr = ws
+    P, cnt, merge_back, msg_back, msg, tmp_val, tmp_a, tmp_b, tmp_p, ry, rr, sv, sy, sr, hv, hi, hj = ws
     for v in range(l):
         P[v, 0, 0] = 0.0
         P[v, 1, 0] = 0.0
@@ -112,7 +144,7 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
                     msg_back[v, yp, mc, 1] = i1
                     i1 += 1
                 mc += 1
-            k = _topk_pairs(P[p, yp], cnt[p, yp], msg, mc, K, tmp_val, tmp_a, tmp_b, tmp_p)
+            k = _topk_pairs(P[p, yp], cnt[p, yp], msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj)
             for r in range(k):
                 P[p, yp, r] = tmp_val[r]
                 merge_back[v, yp, r, 0] = tmp_a[r]
