@@ -38,6 +38,7 @@ from numba import njit
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine.errors import InvalidParameterError
@@ -318,6 +319,18 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_targets(self, Y):
         Y = np.asarray(Y)
+        if Y.ndim == 1 or (Y.ndim == 2 and Y.shape[1] == 1):
+            # single-output (binary or multiclass) targets: one label per class, exactly one on
+            y = Y.ravel()
+            check_classification_targets(y)
+            self.classes_, yi = np.unique(y, return_inverse=True)
+            if len(self.classes_) < 2:
+                raise ValueError("Classifier can't train when only one class is present.")
+            self._single_output_ = True
+            Y = np.zeros((len(y), len(self.classes_)), np.uint8)
+            Y[np.arange(len(y)), yi] = 1
+            return Y
+        self._single_output_ = False
         if Y.ndim != 2:
             raise InvalidParameterError(
                 f"RTA is a multilabel learner: Y must be a 0/1 indicator matrix (examples x labels), got shape {Y.shape}")
@@ -395,7 +408,8 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         self.Z_train_ = Z if use_kernel else None
         self.train_certified_ = float(certified.mean())
         self.n_labels_ = l
-        self.classes_ = [np.array([0, 1]) for _ in range(l)]
+        if not self._single_output_:
+            self.classes_ = np.array([0, 1])  # every label is 0/1 (scikit-learn's multilabel convention)
         return self
 
     # ------------------------------------------------------------------ inference
@@ -426,17 +440,37 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         return out, cert, ku, best
 
     def predict(self, X):
-        """The best ensemble multilabel of every input, a 0/1 indicator matrix (m, l)."""
+        """The best ensemble multilabel of every input, a 0/1 indicator matrix (m, l).
+
+        Fitted on single-output targets (one label per class), the class whose label has the
+        largest margin (:meth:`decision_function`)."""
+        if getattr(self, "_single_output_", False):
+            d = self._margins(X)
+            return self.classes_[np.argmax(d, axis=1)]
         return self.infer(X)[0].astype(np.int64)
+
+    def _margins(self, X):
+        S = self.edge_scores(X)
+        tr = self.trees_
+        mk = int(self.max_k)
+        m = S.shape[0]
+        Yhat = np.zeros((m, self.n_labels_), np.uint8)
+        _predict_all(S, tr.parent, tr.post, tr.child_ptr, tr.child_idx, min(2, mk), mk, Yhat,
+                     np.zeros(m, np.int64), np.zeros(m, np.bool_), np.zeros(m), np.zeros(m))
+        out = np.zeros(Yhat.shape)
+        _flip_margins(S, tr.parent, Yhat, out)
+        return out
 
     def decision_function(self, X):
         """Per-label margins at the prediction yhat: F(yhat) - F(yhat with label j flipped), signed
-        positive where yhat_j = 1 and negative where yhat_j = 0 (zero at an exact tie)."""
-        S = self.edge_scores(X)
-        Yhat = self.infer(X)[0]
-        out = np.zeros(Yhat.shape)
-        _flip_margins(S, self.trees_.parent, Yhat, out)
-        return out
+        positive where yhat_j = 1 and negative where yhat_j = 0 (zero at an exact tie), (m, l).
+
+        Fitted on single-output targets: (m,) margin of the second class over the first for two
+        classes, else the (m, n_classes) label margins."""
+        d = self._margins(X)
+        if getattr(self, "_single_output_", False) and d.shape[1] == 2:
+            return d[:, 1] - d[:, 0]
+        return d
 
     def exact_fraction(self, X, ks) -> np.ndarray:
         """Fraction of inputs whose best candidate is certified exact (Lemma 7) at each K in ``ks``."""
@@ -472,6 +506,5 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
         tags.input_tags.sparse = True
         return tags
