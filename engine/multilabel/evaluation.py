@@ -85,10 +85,13 @@ def select_C(X, Y, grid, *, inner_folds: int = 3, inner_splits: int | None = Non
     done = 0
     ml = {C: [] for C in grid}
     zo = {C: [] for C in grid}
+    passes = rta_params.get("max_passes", RTAClassifier().max_passes)
     for tr, va in splits:
         # one warm-started path over C (ascending) per inner split
         m = RTAClassifier(random_state=seed, warm_start=True, **rta_params)
         for C in sorted(grid):
+            if callback is not None:
+                m.set_params(callback=lambda p, info, d=done: callback(d + p / passes, total))
             m.set_params(C=C).fit(X[tr], Y[tr])
             P = m.predict(X[va])
             ml[C].append(microlabel_loss(Y[va], P))
@@ -147,10 +150,14 @@ def cross_validate(X, Y, *, n_trees=10, max_k=32, C=None, grid=PAPER_C_GRID, fol
         c = C
         if c is None:
             c, inner = select_C(X[tr], Y[tr], grid, inner_folds=inner_folds, inner_splits=inner_splits, seed=seed,
-                                callback=lambda d, t: tick(f, d, f"choosing C ({d}/{t} inner fits)"),
+                                callback=lambda d, t: tick(f, d, f"choosing C (inner fit {min(int(d) + 1, t)}/{t})"),
                                 n_trees=n_trees, max_k=max_k, **rta_params)
-        tick(f, per_fold_units - 1 - (1 if baseline else 0), f"training with C = {c:g}")
-        model = RTAClassifier(C=c, n_trees=n_trees, max_k=max_k, random_state=seed, **rta_params).fit(X[tr], Y[tr])
+        unit = per_fold_units - 1 - (1 if baseline else 0)
+        passes = rta_params.get("max_passes", RTAClassifier().max_passes)
+        tick(f, unit, f"training with C = {c:g}")
+        model = RTAClassifier(C=c, n_trees=n_trees, max_k=max_k, random_state=seed, **rta_params,
+                              callback=lambda p, info: tick(f, unit + p / passes, f"training with C = {c:g}, pass {p}"))
+        model.fit(X[tr], Y[tr])
         P, cert, ku, _ = model.infer(X[te])
         res = FoldResult(f + 1, float(c), microlabel_loss(Y[te], P), zero_one_loss(Y[te], P), float(cert.mean()),
                          float(ku.mean()), int(model.n_passes_), 0.0, inner=[list(r) for r in inner])
