@@ -97,7 +97,7 @@ def main(argv=None):
         t = time.perf_counter() - t0
         out["emotions_rta_only_seconds"] = t
         print()
-        print(f"emotions, RTA protocol alone ({args.folds}-fold, 21 inner fits + 1 per fold): {t:.1f} s")
+        print(f"emotions, RTA protocol alone ({args.folds}-fold, 7 inner fits + 1 per fold): {t:.1f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, default=float))
 
