@@ -84,7 +84,8 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
 
     labels : int, the number of label attributes, LAST in the file (Mulan); or None to take the
         names from ``xml`` (a Mulan XML file; by default ``<stem>.xml`` beside the data file when
-        present) or else from a MEKA ``-C n`` relation name (n > 0: the first n attributes).
+        present; the label columns then follow the XML's order, which for yeast is not the file's)
+        or else from a MEKA ``-C n`` relation name (n > 0: the first n attributes).
     """
     path = Path(path)
     if not path.is_file():
