@@ -87,7 +87,9 @@ def _base_layout(fig, height, title):
         margin=dict(l=10, r=10, t=40 if title else 10, b=10), plot_bgcolor="white",
         xaxis=dict(visible=False), yaxis=dict(visible=False), clickmode="event+select",
         dragmode="pan", showlegend=True,
-        legend=dict(orientation="h", yanchor="bottom", y=-0.08, x=0, font=dict(size=11)))
+        # below the drawing (anchored at its top): a legend of several rows anchored at its bottom
+        # grew upwards over the lowest row of D
+        legend=dict(orientation="h", yanchor="top", y=-0.01, x=0, font=dict(size=11)))
     return fig
 
 
