@@ -232,3 +232,11 @@ def test_extreme_potentials_with_zeros_marginal_walk_in_logs():
         got = np.array([model.marginal(v) for v in range(n)])
         np.testing.assert_allclose(got, bf.marginals, rtol=RTOL, atol=1e-300)
         assert model.log_partition() == pytest.approx(bf.log_partition, rel=RTOL)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_unknown_cover_kind_is_rejected_at_every_size(n):
+    from engine.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="'bogus'"):
+        OnlineModel(generate("path", n), 2, np.ones((2, 2)), None, cover="bogus")

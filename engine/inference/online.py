@@ -109,6 +109,8 @@ class OnlineModel:
         self._data = data
         self._data_in = data
         n = tree.n
+        if isinstance(cover, str) and cover not in COVER_KINDS:   # checked here for n <= 2 too
+            raise InvalidParameterError(f"cover must be 'optimal' or 'rake-only', got {cover!r}")
         if n <= 2:
             self.cover = None
             self.cover_kind = cover if isinstance(cover, str) else "optimal"
