@@ -105,20 +105,28 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     root = obj.get("root")
     if root is not None:
         try:
-            root = tree.name(tree.index(root))
+            root = _vertex(tree, root, "scenario: 'root'")
         except UnknownVertexError as exc:
             raise UnknownVertexError(f"scenario: 'root': {exc}") from None
     ops = obj.get("ops", [])
     _need(isinstance(ops, list), "scenario: 'ops' must be a list")
-    for i, op in enumerate(ops):
-        _check_op(tree, k, i, op)
+    ops = [_check_op(tree, k, i, op) for i, op in enumerate(ops)]
     return Scenario(tree, k, ep, overrides, data, cover, root, tuple(ops), spec)
 
 
-def _check_op(tree, k, i, op):
+def _vertex(tree, x, where) -> str:
+    """The name of the vertex called ``x``. A scenario names vertices (a JSON number 3 means the
+    vertex named "3", never the vertex at index 3)."""
+    _need(isinstance(x, (str, int)) and not isinstance(x, bool),
+          f"{where}: a vertex name must be a string, got {json.dumps(x)[:40]}")
+    return tree.name(tree.index(str(x)))
+
+
+def _check_op(tree, k, i, op) -> dict:
+    """The op, validated, with its vertices as names."""
     where = f"scenario: ops[{i}]"
     try:
-        _check_op_fields(tree, k, where, op)
+        return _check_op_fields(tree, k, where, op)
     except UnknownVertexError as exc:
         raise UnknownVertexError(f"{where}: {exc}") from None
 
@@ -127,22 +135,25 @@ def _check_op_fields(tree, k, where, op):
     _need(isinstance(op, dict) and len(op) >= 1, f"{where} must be an object such as {{\"marginal\": NAME}}")
     if "marginal" in op:
         _need(set(op) == {"marginal"}, f"{where}: a marginal op has only the key 'marginal'")
-        tree.index(op["marginal"])
+        return {"marginal": _vertex(tree, op["marginal"], where)}
     elif "update" in op:
         _need(set(op) == {"update", "data"}, f"{where}: an update op needs exactly 'update' and 'data'")
-        v = tree.index(op["update"])
-        check_vector(op["data"], k, f"{where}: data for vertex {tree.name(v)}")
+        v = _vertex(tree, op["update"], where)
+        check_vector(op["data"], k, f"{where}: data for vertex {v}")
+        return {"update": v, "data": op["data"]}
     elif "set_edge" in op:
         _need(set(op) == {"set_edge", "potential"}, f"{where}: a set_edge op needs 'set_edge' and 'potential'")
         e = op["set_edge"]
         _need(isinstance(e, list) and len(e) == 2, f"{where}: 'set_edge' must be [NAME, NAME]")
-        u, v = tree.index(e[0]), tree.index(e[1])
+        u, v = tree.index(_vertex(tree, e[0], where)), tree.index(_vertex(tree, e[1], where))
         _need(tree.parent[u] == v or tree.parent[v] == u,
               f"{where}: ({tree.name(u)}, {tree.name(v)}) is not an edge of the tree")
         check_matrix(op["potential"], k, f"{where}: potential")
+        return {"set_edge": [tree.name(u), tree.name(v)], "potential": op["potential"]}
     elif "log_partition" in op:
         _need(set(op) == {"log_partition"} and op["log_partition"] is True,
               f"{where}: a log-partition query is {{\"log_partition\": true}}")
+        return op
     else:
         raise InvalidParameterError(f"{where}: unknown op {json.dumps(op)[:60]} (expected marginal, "
                                     "update, set_edge or log_partition)")
