@@ -309,6 +309,20 @@ def _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu):
 
 
 @_jit
+def _climb(pool, pls, base, i, k, Up, Upls, Upidx, npu):
+    """Recompute product-tree nodes i, i/2, ..., 1 of the tree at ``base`` (saving each first, for
+    the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
+    work = 0
+    while i >= 1:
+        npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
+        work += k
+        if not _seg_node(pool, pls, base, i, k):
+            return False, npu, work
+        i >>= 1
+    return True, npu, work
+
+
+@_jit
 def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                    Ut, Uls, Uidx, Up, Upls, Upidx, touched):
     """Recompute node ``start`` (its data or edge potential changed) and every D ancestor.
@@ -348,14 +362,11 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
         for x in range(k):
             pool[t, x] = data[v, x] / dm
         pls[t] = np.log(dm)
-        i = P >> 1
-        while i >= 1:
-            npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
-            work += k
-            if not _seg_node(pool, pls, base, i, k):
-                _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
-                return False, nt, work
-            i >>= 1
+        ok, npu, w = _climb(pool, pls, base, P >> 1, k, Up, Upls, Upidx, npu)
+        work += w
+        if not ok:
+            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            return False, nt, work
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
         ok, w = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         work += w
@@ -376,14 +387,11 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
             for x in range(k):
                 pool[base + i, x] = tab[c, x]
             pls[base + i] = ls[c]
-            i >>= 1
-            while i >= 1:
-                npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
-                work += k
-                if not _seg_node(pool, pls, base, i, k):
-                    _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
-                    return False, nt, work
-                i >>= 1
+            ok, npu, w = _climb(pool, pls, base, i >> 1, k, Up, Upls, Upidx, npu)
+            work += w
+            if not ok:
+                _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+                return False, nt, work
         nu = _save_tab(y, tab, ls, Ut, Uls, Uidx, nu)
         ok, w = _node_table(y, NI, tab, ls, pool, pls, k, sc)
         work += w
