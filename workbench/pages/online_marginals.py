@@ -34,7 +34,7 @@ D_LIMIT = 3000        # draw D up to this many nodes
 @dataclass(frozen=True)
 class OnlineParams:
     k: int
-    matrix: tuple          # k x k edge potential, rows index the parent's... any edge's first vertex
+    matrix: tuple          # k x k potential of every edge: rows the parent's label, columns the child's
     cover: str
 
 
@@ -56,6 +56,8 @@ def _params(tree) -> OnlineParams:
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
                                 key=f"om_matrix_{k}_{abs(hash(json.dumps(start)))}")
+            st.caption("ψ(parent = row, child = column) on every edge, parents towards the root "
+                       f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
             matrix = df.to_numpy(dtype=float)
     with c3:
         cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover",
