@@ -91,7 +91,9 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
         fig.add_annotation(x=hx, y=hy, ax=ax_, ay=ay_, xref="x", yref="y", axref="x", ayref="y",
                            showarrow=True, arrowhead=3, arrowwidth=3 if red else 1.6,
                            arrowcolor="#e63946" if red else "#33415c", text="")
-        fig.add_annotation(x=(ax_ + hx) / 2 + ox, y=(ay_ + hy) / 2 + oy, xref="x", yref="y",
+        # the label sits a third of the way along, by the sender: two arrows that meet at a
+        # vertex from different edges then keep their labels apart
+        fig.add_annotation(x=(2 * ax_ + hx) / 3 + ox, y=(2 * ay_ + hy) / 3 + oy, xref="x", yref="y",
                            showarrow=False, font=dict(size=11 if red else 9,
                                                       color="#e63946" if red else "#33415c"),
                            text="[" + ", ".join(f"{v:.2f}" for v in vals) + "]",
