@@ -100,6 +100,15 @@ def test_other_errors(tmp_path):
     r.write_text(HEADER.replace("@attribute lab2 {0,1}", "@attribute lab2 numeric") + "1,2,red,1,3\n")
     with pytest.raises(DataFormatError, match="label 'lab2' of example 1 is 3.0"):
         read_arff(r, 2)
+    for bad in ("nan", "inf", "-Infinity"):
+        f = tmp_path / "nonfinite.arff"
+        f.write_text(HEADER + f"1,{bad},red,1,0\n")
+        with pytest.raises(DataFormatError, match=r"attribute 'f 2' of example 1 is .*expected a finite number"):
+            read_arff(f, 2)
+    g = tmp_path / "fake.arff.gz"
+    g.write_text(DENSE)
+    with pytest.raises(DataFormatError, match="named .gz but not a gzip file"):
+        read_arff(g, 2)
     x = tmp_path / "t.xml"
     x.write_text("<labels><nothing/></labels>")
     with pytest.raises(DataFormatError, match="no <label"):

@@ -43,6 +43,8 @@ class MultilabelData:
 
 def _open_text(path: Path) -> list[str]:
     raw = path.read_bytes()
+    if path.name.endswith(".gz") and raw[:2] != b"\x1f\x8b":
+        raise DataFormatError(f"{path}: named .gz but not a gzip file")
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
@@ -206,9 +208,11 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
     if not np.all((Y == 0) | (Y == 1)):
         r, c = np.argwhere((Y != 0) & (Y != 1))[0]
         raise DataFormatError(f"{path}: label {names[label_idx[c]]!r} of example {r + 1} is {Y[r, c]}; expected 0 or 1")
-    for j in feat_idx:
-        if attrs[j][1] is not None and len(attrs[j][1]) > 2:
-            pass  # a nominal feature is kept as its value index
+    bad = ~np.isfinite(A[:, feat_idx])
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise DataFormatError(f"{path}: attribute {names[feat_idx[c]]!r} of example {r + 1} is {A[r, feat_idx[c]]}; "
+                              "expected a finite number")
     title = re.sub(r"\s*:?\s*-C\s+-?\d+.*$", "", relation) or path.name
     return MultilabelData(np.ascontiguousarray(A[:, feat_idx]), Y.astype(np.uint8),
                           tuple(names[j] for j in feat_idx), tuple(names[j] for j in label_idx), title)
