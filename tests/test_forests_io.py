@@ -136,6 +136,18 @@ def test_mismatched_columns(tmp_path):
         run(ChowLiuConfig(train=str(a), test=str(b)))
 
 
+def test_one_and_two_variables(tmp_path):
+    one, two = tmp_path / "one.data", tmp_path / "two.data"
+    one.write_text("0\n1\n1\n")
+    two.write_text("0,0\n1,1\n1,1\n0,1\n")
+    for cfg in (ChowLiuConfig(train=str(one), test=str(one)), OfdeConfig(train=str(one), test=str(one))):
+        with pytest.raises(DataFormatError, match=r"one.data: 1 column; .*need at least 2 columns"):
+            run(cfg)
+    assert run(ChowLiuConfig(train=str(two), test=str(two))).metrics["edges"] == [[0, 1]]
+    m = run(OfdeConfig(train=str(two), test=str(two))).metrics
+    assert m["rounds"] == 4 and m["edges"] == [[0, 1]] and m["final_test_loglik"] == m["curve"][-1][1]
+
+
 # ----------------------------------------------------------------------------- CLI
 
 def _cli(*args):
@@ -171,6 +183,7 @@ def test_cli_ofde_json(files):
     m = json.loads(r.stdout)
     assert m["rounds"] == 250 and m["mixture_size"] == 2 and m["model"] == "forests"
     assert m["curve"][-1][0] == 250 and m["per_round_ms_median"] > 0
+    assert m["final_test_loglik"] == m["curve"][-1][1] and math.isfinite(m["final_test_loglik"])
 
 
 def test_cli_errors_are_one_line(files, tmp_path):
