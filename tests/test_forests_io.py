@@ -33,6 +33,10 @@ def test_reads_plain_gz_and_header(tmp_path):
     h.write_text("rain,sprinkler,grass\n0,2,1\n1,0,2\n")
     d = read_data(h)
     assert d.names == ("rain", "sprinkler", "grass") and d.m == 3 and d.X.tolist() == [[0, 2, 1], [1, 0, 2]]
+    b = tmp_path / "excel.csv"  # a spreadsheet export: byte-order mark, CRLF line ends
+    b.write_bytes(b"\xef\xbb\xbfrain,sprinkler,grass\r\n0,2,1\r\n1,0,2\r\n")
+    e = read_data(b)
+    assert e.names == d.names and e.X.tolist() == d.X.tolist()
 
 
 @pytest.mark.parametrize("text, fragment", [

@@ -105,6 +105,9 @@ def test_other_errors(tmp_path):
         f.write_text(HEADER + f"1,{bad},red,1,0\n")
         with pytest.raises(DataFormatError, match=r"attribute 'f 2' of example 1 is .*expected a finite number"):
             read_arff(f, 2)
+    bom = tmp_path / "bom.arff"
+    bom.write_bytes(b"\xef\xbb\xbf" + DENSE.encode())
+    _check(read_arff(bom, 2))
     g = tmp_path / "fake.arff.gz"
     g.write_text(DENSE)
     with pytest.raises(DataFormatError, match="named .gz but not a gzip file"):

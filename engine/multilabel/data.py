@@ -51,7 +51,7 @@ def _open_text(path: Path) -> list[str]:
         except (OSError, EOFError) as exc:
             raise DataFormatError(f"{path}: not a readable gzip file ({exc})") from None
     try:
-        return raw.decode("utf-8").splitlines()
+        return raw.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError:
         return raw.decode("latin-1").splitlines()
 
