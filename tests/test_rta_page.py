@@ -37,6 +37,10 @@ def test_rta_page_small_synthetic_run():
     table = at.dataframe[0].value
     assert ("Microlabel loss (%)", "RTA (this run)") in table.columns
     assert ("0/1 loss (%)", "SVM (this run)") in table.columns
+    assert not any("settings have changed" in c.value for c in at.caption)
+    {n.label: n for n in at.number_input}["Seed"].set_value(5)
+    at.run()
+    assert any("settings have changed" in c.value for c in at.caption)
 
 
 def test_rta_page_upload_without_file_disables_run():
