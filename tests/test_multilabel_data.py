@@ -124,6 +124,9 @@ def test_synthetic_source_and_specs():
     assert np.array_equal(d.Y, synthetic_multilabel(50, 5, 4, seed=1).Y)
     assert load_multilabel("synthetic").name == "synthetic"
     assert load_multilabel({"synthetic": {"n_examples": 30}}).X.shape[0] == 30
+    assert load_multilabel("synthetic", 3).n_labels == 3 and load_multilabel("synthetic", "9").n_labels == 9
+    with pytest.raises(InvalidParameterError, match="takes a label count"):
+        load_multilabel("synthetic", "labels.xml")
     with pytest.raises(InvalidParameterError):
         load_multilabel({"synthetic": {"bogus": 1}})
     with pytest.raises(InvalidParameterError):

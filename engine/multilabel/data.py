@@ -264,9 +264,16 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
 
 def load_multilabel(spec, labels=None) -> MultilabelData:
     """A data set from a spec: a path to an ARFF file, or ``{"synthetic": {...}}`` keyword arguments
-    for :func:`synthetic_multilabel` (``"synthetic"`` alone for the defaults)."""
+    for :func:`synthetic_multilabel` (``"synthetic"`` alone for the defaults, with ``labels`` labels
+    when that is given as a count)."""
     if spec is None or spec == "synthetic":
-        return synthetic_multilabel()
+        if isinstance(labels, str) and labels.strip().lstrip("-").isdigit():
+            labels = int(labels)
+        if labels is None:
+            return synthetic_multilabel()
+        if not isinstance(labels, int) or isinstance(labels, bool):
+            raise InvalidParameterError(f"the synthetic source takes a label count, not {labels!r}")
+        return synthetic_multilabel(n_labels=labels)  # it checks labels >= 2
     if isinstance(spec, dict):
         if set(spec) != {"synthetic"}:
             raise InvalidParameterError(f"a data spec dict must be {{'synthetic': {{...}}}}, got keys {sorted(spec)}")
