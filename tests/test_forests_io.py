@@ -33,6 +33,10 @@ def test_reads_plain_gz_and_header(tmp_path):
     h.write_text("rain,sprinkler,grass\n0,2,1\n1,0,2\n")
     d = read_data(h)
     assert d.names == ("rain", "sprinkler", "grass") and d.m == 3 and d.X.tolist() == [[0, 2, 1], [1, 0, 2]]
+    b = tmp_path / "excel.csv"  # a spreadsheet export: byte-order mark, CRLF line ends
+    b.write_bytes(b"\xef\xbb\xbfrain,sprinkler,grass\r\n0,2,1\r\n1,0,2\r\n")
+    e = read_data(b)
+    assert e.names == d.names and e.X.tolist() == d.X.tolist()
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -136,6 +140,18 @@ def test_mismatched_columns(tmp_path):
         run(ChowLiuConfig(train=str(a), test=str(b)))
 
 
+def test_one_and_two_variables(tmp_path):
+    one, two = tmp_path / "one.data", tmp_path / "two.data"
+    one.write_text("0\n1\n1\n")
+    two.write_text("0,0\n1,1\n1,1\n0,1\n")
+    for cfg in (ChowLiuConfig(train=str(one), test=str(one)), OfdeConfig(train=str(one), test=str(one))):
+        with pytest.raises(DataFormatError, match=r"one.data: 1 column; .*need at least 2 columns"):
+            run(cfg)
+    assert run(ChowLiuConfig(train=str(two), test=str(two))).metrics["edges"] == [[0, 1]]
+    m = run(OfdeConfig(train=str(two), test=str(two))).metrics
+    assert m["rounds"] == 4 and m["edges"] == [[0, 1]] and m["final_test_loglik"] == m["curve"][-1][1]
+
+
 # ----------------------------------------------------------------------------- CLI
 
 def _cli(*args):
@@ -171,6 +187,7 @@ def test_cli_ofde_json(files):
     m = json.loads(r.stdout)
     assert m["rounds"] == 250 and m["mixture_size"] == 2 and m["model"] == "forests"
     assert m["curve"][-1][0] == 250 and m["per_round_ms_median"] > 0
+    assert m["final_test_loglik"] == m["curve"][-1][1] and math.isfinite(m["final_test_loglik"])
 
 
 def test_cli_errors_are_one_line(files, tmp_path):

@@ -100,6 +100,18 @@ def test_other_errors(tmp_path):
     r.write_text(HEADER.replace("@attribute lab2 {0,1}", "@attribute lab2 numeric") + "1,2,red,1,3\n")
     with pytest.raises(DataFormatError, match="label 'lab2' of example 1 is 3.0"):
         read_arff(r, 2)
+    for bad in ("nan", "inf", "-Infinity"):
+        f = tmp_path / "nonfinite.arff"
+        f.write_text(HEADER + f"1,{bad},red,1,0\n")
+        with pytest.raises(DataFormatError, match=r"attribute 'f 2' of example 1 is .*expected a finite number"):
+            read_arff(f, 2)
+    bom = tmp_path / "bom.arff"
+    bom.write_bytes(b"\xef\xbb\xbf" + DENSE.encode())
+    _check(read_arff(bom, 2))
+    g = tmp_path / "fake.arff.gz"
+    g.write_text(DENSE)
+    with pytest.raises(DataFormatError, match="named .gz but not a gzip file"):
+        read_arff(g, 2)
     x = tmp_path / "t.xml"
     x.write_text("<labels><nothing/></labels>")
     with pytest.raises(DataFormatError, match="no <label"):
@@ -112,6 +124,9 @@ def test_synthetic_source_and_specs():
     assert np.array_equal(d.Y, synthetic_multilabel(50, 5, 4, seed=1).Y)
     assert load_multilabel("synthetic").name == "synthetic"
     assert load_multilabel({"synthetic": {"n_examples": 30}}).X.shape[0] == 30
+    assert load_multilabel("synthetic", 3).n_labels == 3 and load_multilabel("synthetic", "9").n_labels == 9
+    with pytest.raises(InvalidParameterError, match="takes a label count"):
+        load_multilabel("synthetic", "labels.xml")
     with pytest.raises(InvalidParameterError):
         load_multilabel({"synthetic": {"bogus": 1}})
     with pytest.raises(InvalidParameterError):

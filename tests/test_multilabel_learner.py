@@ -107,7 +107,8 @@ def test_single_output_targets_become_one_label_per_class():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(C=0), "C must be positive"), (dict(n_trees=0), "n_trees"), (dict(max_k=1), "max_k"),
+    (dict(C=0), "C must be a positive finite number"), (dict(C=float("inf")), "C must be a positive finite"),
+    (dict(n_trees=0), "n_trees"), (dict(max_k=1), "max_k"),
     (dict(kernel="poly"), "kernel"), (dict(loss="abs"), "loss"), (dict(scaling="x"), "scaling"),
 ])
 def test_bad_parameters(small, params, match):

@@ -60,3 +60,22 @@ def test_benchmark_option_on_a_short_nltcs_run(data_dir, monkeypatch):
     assert not at.exception and not at.error
     cl = float(next(mt.value for mt in at.metric if mt.label == "Chow-Liu"))
     assert abs(cl - (-6.759)) < 0.02
+
+
+def test_benchmark_file_with_a_bad_value_is_an_error_line(tmp_path, monkeypatch):
+    import gzip
+
+    d = tmp_path / "density"
+    d.mkdir()
+    good = gzip.compress(b"0,1,0\n1,1,0\n0,0,1\n")
+    for split in ("valid", "test"):
+        (d / f"nltcs.{split}.data.gz").write_bytes(good)
+    (d / "nltcs.ts.data.gz").write_bytes(gzip.compress(b"0,1,0\n1,x,0\n"))
+    monkeypatch.setenv("TREE_WORKBENCH_DATA", str(tmp_path))
+    at = open_page()
+    at.radio(key="ofde_source").set_value("Benchmark")
+    at.run()
+    at.button(key="ofde_run").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert any("nltcs.ts.data.gz: line 2, column 2" in e.value for e in at.error), [e.value for e in at.error]

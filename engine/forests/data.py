@@ -71,7 +71,7 @@ def _open_text(path: Path) -> str:
         except (OSError, EOFError) as exc:
             raise DataFormatError(f"{path}: not a readable gzip file ({exc})") from None
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # -sig: a spreadsheet export starts with a BOM
     except UnicodeDecodeError as exc:
         raise DataFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 

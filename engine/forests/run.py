@@ -69,6 +69,9 @@ def load_split(config: _DataFields):
     tr = read_data(config.train)
     te = read_data(config.test)
     va = read_data(config.valid) if config.valid else None
+    if tr.n_vars < 2:
+        raise DataFormatError(f"{tr.source}: {tr.n_vars} column; a forest over one variable has no structure "
+                              "to learn (need at least 2 columns)")
     parts = [d for d in (tr, va, te) if d is not None]
     for d in parts[1:]:
         if d.n_vars != tr.n_vars:

@@ -43,13 +43,15 @@ class MultilabelData:
 
 def _open_text(path: Path) -> list[str]:
     raw = path.read_bytes()
+    if path.name.endswith(".gz") and raw[:2] != b"\x1f\x8b":
+        raise DataFormatError(f"{path}: named .gz but not a gzip file")
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
             raise DataFormatError(f"{path}: not a readable gzip file ({exc})") from None
     try:
-        return raw.decode("utf-8").splitlines()
+        return raw.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError:
         return raw.decode("latin-1").splitlines()
 
@@ -206,9 +208,11 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
     if not np.all((Y == 0) | (Y == 1)):
         r, c = np.argwhere((Y != 0) & (Y != 1))[0]
         raise DataFormatError(f"{path}: label {names[label_idx[c]]!r} of example {r + 1} is {Y[r, c]}; expected 0 or 1")
-    for j in feat_idx:
-        if attrs[j][1] is not None and len(attrs[j][1]) > 2:
-            pass  # a nominal feature is kept as its value index
+    bad = ~np.isfinite(A[:, feat_idx])
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise DataFormatError(f"{path}: attribute {names[feat_idx[c]]!r} of example {r + 1} is {A[r, feat_idx[c]]}; "
+                              "expected a finite number")
     title = re.sub(r"\s*:?\s*-C\s+-?\d+.*$", "", relation) or path.name
     return MultilabelData(np.ascontiguousarray(A[:, feat_idx]), Y.astype(np.uint8),
                           tuple(names[j] for j in feat_idx), tuple(names[j] for j in label_idx), title)
@@ -260,9 +264,16 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
 
 def load_multilabel(spec, labels=None) -> MultilabelData:
     """A data set from a spec: a path to an ARFF file, or ``{"synthetic": {...}}`` keyword arguments
-    for :func:`synthetic_multilabel` (``"synthetic"`` alone for the defaults)."""
+    for :func:`synthetic_multilabel` (``"synthetic"`` alone for the defaults, with ``labels`` labels
+    when that is given as a count)."""
     if spec is None or spec == "synthetic":
-        return synthetic_multilabel()
+        if isinstance(labels, str) and labels.strip().lstrip("-").isdigit():
+            labels = int(labels)
+        if labels is None:
+            return synthetic_multilabel()
+        if not isinstance(labels, int) or isinstance(labels, bool):
+            raise InvalidParameterError(f"the synthetic source takes a label count, not {labels!r}")
+        return synthetic_multilabel(n_labels=labels)  # it checks labels >= 2
     if isinstance(spec, dict):
         if set(spec) != {"synthetic"}:
             raise InvalidParameterError(f"a data spec dict must be {{'synthetic': {{...}}}}, got keys {sorted(spec)}")

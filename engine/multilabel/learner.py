@@ -288,7 +288,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
             if not cond:
                 raise InvalidParameterError(msg)
 
-        need(np.isfinite(self.C) and self.C > 0, f"C must be positive, got {self.C}")
+        need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
         need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
         need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")
         need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")

@@ -118,7 +118,7 @@ def spanning_trees_figure(parents, label_names, *, max_trees: int = 12, per_row:
     return fig
 
 
-def label_pair_figure(weights, label_names, frequencies=None, *, height: int = 480) -> go.Figure:
+def label_pair_figure(weights, label_names, frequencies=None, *, height: int = 380) -> go.Figure:
     """Learned label-pair weights as a graph on the labels: an edge for every pair some tree holds,
     its width and colour the norm of the learned weights; node size the label frequency."""
     W = np.asarray(weights, float)

@@ -111,13 +111,16 @@ with right:
         if config is not None:
             result = launch(config, run, label="Cross-validating RTA")
             if result is not None:
-                st.session_state["rta_result"] = result
-    result = st.session_state.get("rta_result")
+                st.session_state["rta_result"] = (params, result)
+    stored = st.session_state.get("rta_result")
+    result = stored[1] if stored is not None else None
     if result is None:
         st.info("Choose data and settings, then **Run cross-validation**. The synthetic default takes a few seconds.")
     else:
         m = result.metrics
         a = result.artefacts
+        if stored[0] != params:
+            st.caption("Showing the last run; the settings have changed since.")
         k1, k2, k3, k4 = st.columns(4)
         k1.metric("Microlabel loss", f"{m['microlabel_loss']:.1f} %",
                   delta=(f"{m['microlabel_loss'] - m['svm_microlabel_loss']:+.1f} vs SVM" if "svm_microlabel_loss" in m else None),
