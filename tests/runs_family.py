@@ -32,7 +32,7 @@ ENV = "treeflip=tests.runs_family:TreeFlipConfig"
 @dataclass(frozen=True)
 class TreeFlipConfig(RunConfig):
     algorithm: ClassVar[str] = "treeflip"
-    tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31})
+    tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31, "seed": 0})
     flip: float = 0.2
     seed: int = 0
     steps: int = 20          # progress reports
