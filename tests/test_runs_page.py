@@ -68,7 +68,8 @@ def test_app_and_cli_record_the_same_run(db, tmp_path):
     at.text_area(key="runs_config_text").set_value(json.dumps(config)).run()
     at.button(key="runs_launch").click().run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    assert any("treeflip run recorded" in s.value for s in at.success)
+    assert any("treeflip run recorded as run #2" in s.value for s in at.success)
+    assert at.multiselect(key="runs_chosen").value == [2]
     with RunStore(db) as s:
         app_rec, cli_rec = s.list(results=True)
     assert cli_rec.id == from_cli["id"] and app_rec.id != cli_rec.id
@@ -135,6 +136,8 @@ def test_sweep_from_the_page(db):
     at.button(key="runs_launch").click().run()
     assert not at.exception and any("4 runs recorded (4 finished)" in s.value for s in at.success)
     assert len(at.dataframe[0].value) == 4
+    assert sorted(at.multiselect(key="runs_chosen").value) == [1, 2, 3, 4]
+    assert at.subheader[0].value == "4 runs compared"
 
 
 def test_bad_config_in_the_page(db):

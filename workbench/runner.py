@@ -8,6 +8,7 @@ stays live: the bar and the ETA move, Cancel stops the run at its next progress 
 callback raises ``RunCancelled``) and the run is recorded ``cancelled``. If the user leaves the
 page or touches another widget mid-run, the run goes on in the background and is recorded; the
 Runs page shows it live (fragment polling) and launching the same config again attaches to it.
+The id of the last run recorded by :func:`launch` is kept in ``st.session_state["runner_last_run"]``.
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ def _watch(job: Job, label: str):
 
 def _cancel(job: Job) -> None:
     job.cancel()
+    job.done.wait(3.0)  # most runs report often: let the history say "cancelled" before the page redraws
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
@@ -176,6 +178,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         raise job.error
     rid = job.value.get("run_id")
     if rid is not None:
+        st.session_state["runner_last_run"] = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
     return job.value["result"]
 

@@ -18,7 +18,10 @@ from engine.runs.store import STATUSES
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, launch, launch_sweep
 
-STATUS_ICON = {"running": "🔵", "finished": "🟢", "failed": "🔴", "cancelled": "🟠", "interrupted": "⚫"}
+#: status -> (badge colour, material icon)
+STATUS_BADGE = {"running": ("blue", ":material/autorenew:"), "finished": ("green", ":material/check_circle:"),
+                "failed": ("red", ":material/error:"), "cancelled": ("orange", ":material/cancel:"),
+                "interrupted": ("gray", ":material/power_off:")}
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,14 @@ def when(t: Optional[float]) -> str:
 def metric_summary(rec, k: int = 3) -> str:
     items = [(name, v) for name, v in rec.metrics.items() if isinstance(v, (int, float, str))][:k]
     return ", ".join(f"{name}={v:.4g}" if isinstance(v, float) else f"{name}={v}" for name, v in items)
+
+
+def show_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.10g}"
+    if isinstance(v, (list, dict)):
+        return json.dumps(v)[:200]
+    return str(v)
 
 
 def flash(message: str) -> None:
@@ -108,11 +119,14 @@ with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
                 if recs is not None:
                     flash(f"Sweep {recs[0].sweep}: {len(recs)} runs recorded "
                           f"({sum(r.status == 'finished' for r in recs)} finished).")
+                    st.session_state["runs_select_next"] = [r.id for r in recs]
                     st.rerun()
             else:
                 cfg = config_from_dict(spec)
                 if launch(cfg, family(cfg.algorithm).run, label=f"Running {cfg.algorithm}") is not None:
-                    flash(f"{cfg.algorithm} run recorded.")
+                    rid = st.session_state.get("runner_last_run")
+                    flash(f"{cfg.algorithm} run recorded as run #{rid}.")
+                    st.session_state["runs_select_next"] = [rid]
                     st.rerun()
         except ValueError as exc:
             st.error(f"config is not valid JSON: {exc}" if not isinstance(exc, EngineError) else str(exc))
@@ -153,7 +167,7 @@ if not records:
 table = pd.DataFrame({
     "id": [r.id for r in records],
     "algorithm": [r.algorithm for r in records],
-    "status": [f"{STATUS_ICON.get(r.status, '')} {r.status}" for r in records],
+    "status": [r.status for r in records],
     "started": [when(r.started) for r in records],
     "seconds": [r.seconds for r in records],
     "seed": [r.seed for r in records],
@@ -183,7 +197,9 @@ except EngineError as exc:  # deleted meanwhile, from another session
 # -- one run, or several overlaid ------------------------------------------------------------------
 if len(selected) == 1:
     rec = selected[0]
-    st.subheader(f"{STATUS_ICON.get(rec.status, '')} Run #{rec.id} · {rec.algorithm} · {rec.status}")
+    st.subheader(f"Run #{rec.id} · {rec.algorithm}")
+    color, icon = STATUS_BADGE.get(rec.status, ("gray", None))
+    st.badge(rec.status, icon=icon, color=color)
     info = [f"started {when(rec.started)}"]
     if rec.seconds is not None:
         info.append(f"{rec.seconds:.2f} s")
@@ -202,11 +218,12 @@ if len(selected) == 1:
         if rec.metrics:
             st.markdown("**Metrics**")
             st.dataframe(pd.DataFrame({"metric": list(rec.metrics),
-                                       "value": [json.dumps(v) if isinstance(v, (list, dict)) else v
-                                                 for v in rec.metrics.values()]}).astype({"value": str}),
+                                       "value": [show_value(v) for v in rec.metrics.values()]}),
                          hide_index=True, width="stretch")
     with right:
-        if rec.curves:
+        if rec.status == "running":
+            st.progress(rec.progress or 0.0, text=f"{rec.message or 'running'} (pid {rec.pid} on {rec.host})")
+        elif rec.curves:
             curve = st.selectbox("Curve", list(rec.curves), key="runs_curve_one")
             st.plotly_chart(curves_figure([rec], curve), key="runs_curve_plot")
         else:
@@ -268,9 +285,9 @@ if rerun and len(selected) == 1:
     try:
         cfg = config_from_dict(rec.config)
         if launch(cfg, family(cfg.algorithm).run, label=f"Re-running run #{rec.id}") is not None:
-            newest = store.list(limit=1)[0]
-            flash(f"Run #{rec.id} re-run as run #{newest.id}.")
-            st.session_state["runs_select_next"] = [newest.id]
+            rid = st.session_state.get("runner_last_run")
+            flash(f"Run #{rec.id} re-run as run #{rid}.")
+            st.session_state["runs_select_next"] = [rid]
             st.rerun()
     except EngineError as exc:
         st.error(str(exc))
