@@ -18,6 +18,7 @@ from engine.runs.protocol import RunCancelled
 from engine.runs.store import RunStore
 from tests import runs_family
 from tests.conftest import ROOT
+from tests.test_runs import TINY, merged, results
 
 PAGE = "workbench/pages/runs.py"
 
@@ -55,27 +56,37 @@ def test_empty_history(db):
     assert any("No runs yet" in i.value for i in at.info)
 
 
-def test_app_and_cli_record_the_same_run(db, tmp_path):
-    config = {"algorithm": "treeflip", "seed": 21, "flip": 0.35, "tree": {"generate": "caterpillar", "n": 41}}
+@pytest.mark.parametrize("name", ["treeflip", "hedge", "ofde", "chowliu", "rta", "bhtmm"])
+def test_app_and_cli_record_the_same_run(db, tmp_path, name):
+    if name == "treeflip":
+        config = {"algorithm": "treeflip", "seed": 21, "flip": 0.35, "tree": {"generate": "caterpillar", "n": 41}}
+    elif not merged(name):
+        pytest.skip(f"{name} is not merged yet")
+    elif name not in TINY:
+        pytest.skip(f"no tiny config for {name} yet")
+    else:
+        config = {"algorithm": name, "seed": 3, **TINY[name]}
     (tmp_path / "c.json").write_text(json.dumps(config))
     env = dict(os.environ, TREE_WORKBENCH_DB=str(db), TREE_WORKBENCH_FAMILIES=runs_family.ENV)
     r = subprocess.run([sys.executable, "-m", "engine", "run", str(tmp_path / "c.json"), "--json"], cwd=ROOT,
-                       env=env, capture_output=True, text=True, timeout=120)
+                       env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     from_cli = json.loads(r.stdout)
 
-    at = open_runs()
+    at = open_runs(timeout=300)
     at.text_area(key="runs_config_text").set_value(json.dumps(config)).run()
     at.button(key="runs_launch").click().run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    assert any("treeflip run recorded as run #2" in s.value for s in at.success)
+    assert any(f"{name} run recorded as run #2" in s.value for s in at.success)
     assert at.multiselect(key="runs_chosen").value == [2]
     with RunStore(db) as s:
         app_rec, cli_rec = s.list(results=True)
     assert cli_rec.id == from_cli["id"] and app_rec.id != cli_rec.id
     assert app_rec.config == cli_rec.config == from_cli["config"]
-    assert app_rec.metrics == cli_rec.metrics and app_rec.curves == cli_rec.curves
     assert app_rec.status == cli_rec.status == "finished" and app_rec.code_version == cli_rec.code_version
+    assert results(app_rec) == results(cli_rec)
+    if name == "treeflip":  # no timings in it: the records are equal to the last bit
+        assert app_rec.metrics == cli_rec.metrics and app_rec.curves == cli_rec.curves
 
 
 def test_filter_show_overlay_export_delete(db):
