@@ -79,6 +79,16 @@ def cli(*args, db, check=True, timeout=120):
     return r
 
 
+def cli_in(capsys, *args, db, code=0):
+    """The CLI in this process (faster than a subprocess): ``(stdout, stderr)``."""
+    from engine.cli import main
+
+    got = main([*map(str, args), "--db", str(db)])
+    out = capsys.readouterr()
+    assert got == code, out.err
+    return out.out, out.err
+
+
 def direct(config: dict):
     """The family's own run, outside the history: the oracle for what a record must hold."""
     cfg = runs_family.TreeFlipConfig.from_dict(config)
@@ -426,20 +436,20 @@ def test_sweep_failures_and_cancel(store):
 
 # -- the CLI ---------------------------------------------------------------------------------------
 
-def test_cli_run_list_show_export_delete(tmp_path):
+def test_cli_run_list_show_export_delete(tmp_path, capsys):
     db = tmp_path / "runs.sqlite"
     config = {"algorithm": "treeflip", "seed": 11, "tree": {"generate": "star", "n": 30}}
-    r = cli("run", _write(tmp_path / "c.json", config), "--json", db=db)
-    out = json.loads(r.stdout)
+    out, err = cli_in(capsys, "run", _write(tmp_path / "c.json", config), "--json", db=db)
+    out = json.loads(out)
     assert out["status"] == "finished" and out["metrics"] == json.loads(json.dumps(direct(config).metrics))
-    assert "[100.0%]" in r.stderr  # progress on stderr, JSON alone on stdout
+    assert "[100.0%]" in err  # progress on stderr, JSON alone on stdout
     rid = out["id"]
-    listed = json.loads(cli("runs", "list", "--json", db=db).stdout)["runs"]
+    listed = json.loads(cli_in(capsys, "runs", "list", "--json", db=db)[0])["runs"]
     assert [x["id"] for x in listed] == [rid] and "curves" not in listed[0]
-    assert "flip_estimate" in cli("runs", "show", rid, db=db).stdout
-    shown = json.loads(cli("runs", "show", rid, "--json", db=db).stdout)
+    assert "flip_estimate" in cli_in(capsys, "runs", "show", rid, db=db)[0]
+    shown = json.loads(cli_in(capsys, "runs", "show", rid, "--json", db=db)[0])
     assert shown["curves"]["log_loss"] == out["curves"]["log_loss"]
-    cli("runs", "export", rid, "-o", tmp_path / "e.csv", db=db)
+    cli_in(capsys, "runs", "export", rid, "-o", tmp_path / "e.csv", db=db)
     import csv
 
     rows = list(csv.DictReader(open(tmp_path / "e.csv")))
@@ -447,23 +457,30 @@ def test_cli_run_list_show_export_delete(tmp_path):
     assert sum(r["section"] == "curve" and r["name"] == "log_loss" for r in rows) == out["metrics"]["n_edges"]
     ll = [r for r in rows if r["section"] == "metric" and r["name"] == "log_loss"][0]["value"]
     assert float(ll) == pytest.approx(out["metrics"]["log_loss"], rel=1e-12)
-    exported = json.loads(cli("runs", "export", rid, "--format", "json", db=db).stdout)
+    exported = json.loads(cli_in(capsys, "runs", "export", rid, "--format", "json", db=db)[0])
     assert exported["runs"][0]["metrics"] == out["metrics"]
-    cli("runs", "delete", rid, db=db)
-    gone = cli("runs", "show", rid, db=db, check=False)
-    assert gone.returncode == 2 and gone.stderr == f"error: no run {rid} in the history {db}\n"
+    cli_in(capsys, "runs", "delete", rid, db=db)
+    assert cli_in(capsys, "runs", "show", rid, db=db, code=2)[1] == f"error: no run {rid} in the history {db}\n"
 
 
-def test_cli_sweep_and_bad_input(tmp_path):
+def test_cli_sweep_and_bad_input(tmp_path, capsys):
     db = tmp_path / "runs.sqlite"
     sweep = {**SWEEP, "tree": {"generate": "path", "n": 20}}
-    out = json.loads(cli("run", _write(tmp_path / "s.json", sweep), "--json", "--jobs", "2", db=db).stdout)
+    out = json.loads(cli_in(capsys, "run", _write(tmp_path / "s.json", sweep), "--json", "--jobs", "2",
+                            "--backend", "threading", db=db)[0])
     assert len(out["runs"]) == 4 and all(r["status"] == "finished" for r in out["runs"])
-    assert len(json.loads(cli("runs", "list", "--json", "--sweep", out["sweep"], db=db).stdout)["runs"]) == 4
+    assert len(json.loads(cli_in(capsys, "runs", "list", "--json", "--sweep", out["sweep"], db=db)[0])["runs"]) == 4
     for config, msg in [({"algorithm": "hedgehog"}, "error: unknown algorithm 'hedgehog'"),
                         ({"algorithm": "treeflip", "flip": 3}, "error: flip must be in [0, 1], got 3")]:
-        r = cli("run", _write(tmp_path / "bad.json", config), db=db, check=False)
-        assert r.returncode == 2 and msg in r.stderr and r.stderr.strip().splitlines()[-1].startswith("error:")
+        err = cli_in(capsys, "run", _write(tmp_path / "bad.json", config), db=db, code=2)[1]
+        assert msg in err and err.strip().splitlines()[-1].startswith("error:")
+    failed = json.loads(cli_in(capsys, "runs", "list", "--json", "--status", "failed", db=db)[0])["runs"]
+    assert [x["status"] for x in failed] == ["failed"]
+
+
+def test_cli_subprocess_streams_and_one_line_errors(tmp_path):
+    db = tmp_path / "runs.sqlite"
+    r = cli("run", _write(tmp_path / "c.json", {"algorithm": "treeflip"}), "--json", db=db)
+    assert json.loads(r.stdout)["status"] == "finished" and "[100.0%]" in r.stderr
     r = cli("run", tmp_path / "missing.json", db=db, check=False)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "missing.json" in r.stderr
-    assert [x["status"] for x in json.loads(cli("runs", "list", "--json", "--status", "failed", db=db).stdout)["runs"]] == ["failed"]
