@@ -58,7 +58,10 @@ def when(t: Optional[float]) -> str:
 
 
 def metric_summary(rec, k: int = 3) -> str:
-    items = [(name, v) for name, v in rec.metrics.items() if isinstance(v, (int, float, str))][:k]
+    """The first ``k`` numeric metrics (the others, and the timings, come after)."""
+    items = sorted(((name, v) for name, v in rec.metrics.items()
+                    if isinstance(v, (int, float, str)) and not isinstance(v, bool)),
+                   key=lambda kv: (not isinstance(kv[1], (int, float)) or "seconds" in kv[0]))[:k]
     return ", ".join(f"{name}={v:.4g}" if isinstance(v, float) else f"{name}={v}" for name, v in items)
 
 
