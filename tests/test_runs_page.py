@@ -212,3 +212,24 @@ def test_job_cancel_stops_the_run_and_records_it(db):
     assert isinstance(job.error, RunCancelled) and job.run_id is not None
     with RunStore(db) as s:
         assert s.get(job.run_id).status == "cancelled"
+
+
+def _launch_in_form():
+    import streamlit as st
+
+    from engine.runs.registry import load_config
+    from tests import runs_family
+    from workbench.runner import launch
+
+    with st.form("f"):
+        result = launch(load_config({"algorithm": "treeflip", "seed": 2}), runs_family.run, label="In a form")
+        st.form_submit_button("Go")
+    if result is not None:
+        st.metric("edges", result.metrics["n_edges"])
+
+
+def test_launch_inside_a_form_runs_without_cancel(db):
+    at = AppTest.from_function(_launch_in_form, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.metric[0].value == "30" and "cannot be cancelled" in at.caption[0].value

@@ -20,6 +20,7 @@ import uuid
 from typing import Any, Callable, Optional
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
@@ -117,8 +118,11 @@ def _watch(job: Job, label: str):
     """Draw the job's status until it ends; the job's outcome is left on the job."""
     with st.status(label, expanded=True) as status:
         bar = st.progress(job.fraction, text=job.text())
-        st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
-                  on_click=_cancel, args=(job,))
+        try:
+            st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
+                      on_click=_cancel, args=(job,))
+        except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
+            st.caption("The run cannot be cancelled from inside a form.")
         while not job.done.wait(_POLL):
             bar.progress(job.fraction, text=job.text())
         _jobs().pop(job.key, None)
