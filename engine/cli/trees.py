@@ -7,20 +7,22 @@ from engine.cli import print_json
 
 def register(sub) -> None:
     p = sub.add_parser("info", help="size, leaves, diameter, radius and maximum degree of a tree file")
-    p.add_argument("tree", help="tree file (format by extension)")
+    p.add_argument("tree", help="tree file (format by extension, else by content)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--index", type=int, default=0, help="which tree of a JSON-lines file (default 0)")
     p.set_defaults(handler=_info)
 
     p = sub.add_parser("convert", help="convert a tree file to another format (by extension)")
     p.add_argument("input")
-    p.add_argument("output")
+    p.add_argument("output", help="output file; its extension chooses the format (.gz compresses)")
+    p.add_argument("--index", type=int, default=0, help="which tree of a JSON-lines input (default 0)")
     p.set_defaults(handler=_convert)
 
     from engine.trees.generators import GENERATORS
 
     p = sub.add_parser("generate", help="generate a tree family and write it to a file")
     p.add_argument("kind", choices=sorted(GENERATORS))
-    p.add_argument("--n", type=int, required=True, help="number of vertices")
+    p.add_argument("--n", type=int, required=True, help="number of vertices (about n for star-of-paths)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("output")
     p.set_defaults(handler=_generate)
@@ -30,7 +32,7 @@ def _info(args) -> int:
     from engine.trees import read_tree
     from engine.trees.metrics import tree_info
 
-    info = tree_info(read_tree(args.tree))
+    info = tree_info(read_tree(args.tree, index=args.index))
     if args.json:
         print_json(info.to_dict())
     else:
@@ -42,7 +44,7 @@ def _info(args) -> int:
 def _convert(args) -> int:
     from engine.trees import read_tree, write_tree
 
-    write_tree(read_tree(args.input), args.output)
+    write_tree(read_tree(args.input, index=args.index), args.output)
     return 0
 
 

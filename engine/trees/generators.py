@@ -6,15 +6,16 @@ O(log log n); the path and the star are the extremes of the cover height.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
 from engine.trees.model import Tree
 
 __all__ = [
     "GENERATORS",
+    "MAX_GENERATE",
     "path_tree",
     "star_tree",
     "star_of_paths",
@@ -24,6 +25,7 @@ __all__ = [
     "random_tree",
     "random_recursive_tree",
     "prufer_to_parent",
+    "tree_from_parent_trusted",
     "generate",
 ]
 
@@ -85,7 +87,7 @@ def caterpillar_tree(n: int, spine: int | None = None, *, seed=None) -> Tree:
     p = np.empty(n, np.int64)
     p[:s] = np.arange(-1, s - 1)
     p[s:] = np.arange(n - s) % s
-    return Tree.from_parent(p)
+    return tree_from_parent_trusted(p, 0)
 
 
 def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, seed=None) -> Tree:
@@ -108,23 +110,24 @@ def spider_tree(legs: int, length: int | None = None, *, n: int | None = None, s
 
 
 def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
-    """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1."""
-    seq = np.asarray(seq, np.int64)
-    degree = np.ones(n, np.int64)
-    np.add.at(degree, seq, 1)
-    leaves = list(np.flatnonzero(degree == 1))
-    heapq.heapify(leaves)
-    parent = np.full(n, -1, np.int64)
-    deg = degree.tolist()
-    for x in seq.tolist():
-        leaf = heapq.heappop(leaves)
-        parent[leaf] = x
-        deg[x] -= 1
-        if deg[x] == 1:
-            heapq.heappush(leaves, x)
-    u, v = heapq.heappop(leaves), heapq.heappop(leaves)
-    parent[u] = v  # v = n-1 is always among the last two
-    return parent
+    """Decode a Prüfer sequence of length n-2 into a parent array rooted at vertex n-1 (O(n))."""
+    seq = np.ascontiguousarray(seq, dtype=np.int64)
+    if n < 2 or len(seq) != n - 2 or (seq.size and (seq.min() < 0 or seq.max() >= n)):
+        raise InvalidParameterError(f"a Prüfer sequence for n={n} has n-2 entries in 0..n-1")
+    if n == 2:
+        return np.array([1, -1], np.int64)
+    from engine.trees import kernels
+
+    return kernels.prufer_decode(seq, n)
+
+
+def tree_from_parent_trusted(parent: np.ndarray, root: int, *, names=None) -> Tree:
+    """A Tree from a parent array known to be a tree (generators): BFS order without validation."""
+    n = len(parent)
+    child = np.flatnonzero(parent >= 0)
+    adj = coo_matrix((np.ones(child.size, np.int8), (parent[child], child)), shape=(n, n)).tocsr()
+    order = breadth_first_order(adj, root, directed=True, return_predecessors=False)
+    return Tree(parent, order.astype(np.int64), root, names)
 
 
 def random_tree(n: int, *, seed=None) -> Tree:
@@ -134,7 +137,9 @@ def random_tree(n: int, *, seed=None) -> Tree:
         return path_tree(n)
     rng = _rng(seed)
     p = prufer_to_parent(rng.integers(0, n, size=n - 2), n)
-    return Tree.from_parent(p).rerooted(0)
+    from engine.trees import kernels
+
+    return tree_from_parent_trusted(kernels.reroot_parent(p, 0), 0)
 
 
 def random_recursive_tree(n: int, *, seed=None) -> Tree:
@@ -145,8 +150,11 @@ def random_recursive_tree(n: int, *, seed=None) -> Tree:
     p[0] = -1
     if n > 1:
         p[1:] = (rng.random(n - 1) * np.arange(1, n)).astype(np.int64)
-    return Tree.from_parent(p)
+    return tree_from_parent_trusted(p, 0)  # p[v] < v: a tree by construction
 
+
+#: Largest tree :func:`generate` builds (the CLI and the app answer within seconds up to it).
+MAX_GENERATE = 2_000_000
 
 #: Families by name, with their parameters, for the CLI and the Tree Studio.
 GENERATORS = {
@@ -166,6 +174,7 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
     """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices."""
     kind = kind.replace("_", "-").lower()
+    _need(isinstance(n, (int, np.integer)) and 1 <= n <= MAX_GENERATE, f"n must be an integer in 1..{MAX_GENERATE:,}, got {n}")
     if kind == "path":
         return path_tree(n)
     if kind == "star":
@@ -185,6 +194,8 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
     if kind == "caterpillar":
         return caterpillar_tree(n, spine, seed=seed)
     if kind == "spider":
+        if n == 1 and legs is None:
+            return path_tree(1)
         return spider_tree(legs or max(1, min(n - 1, 5)), n=n, seed=seed)
     if kind == "random":
         return random_tree(n, seed=seed)

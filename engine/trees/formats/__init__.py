@@ -1,0 +1,274 @@
+"""Reading and writing tree files, chosen by extension (and by content where it says nothing).
+
+=============  =============================  ==========================================
+format         extensions                     names / labels kept
+=============  =============================  ==========================================
+edgelist       .csv .tsv .txt                 names
+json           .json (networkx node-link)     names, labels, root
+gml            .gml                           names, labels (``category``), root
+graphml        .graphml (.xml by content)     names, labels (``label`` data), root
+newick         .nwk .newick .tre              names (internal ones too), root
+xml            .xml (XML document)            names, labels (= tags), root
+jsonl          .jsonl .jsonl.gz               names, labels, slot positions, root
+=============  =============================  ==========================================
+
+Any of them may be gzipped (``.gz`` added); decompression stops at :data:`MAX_INPUT_BYTES`. With an
+unknown extension (or none), the content decides: ``<graphml`` -> GraphML, other XML -> xml,
+``{"children"`` -> jsonl, ``{`` -> node-link JSON, ``graph [`` -> GML, ``(`` -> Newick,
+else an edge list. Every failure is a one-line :class:`~engine.errors.EngineError` whose message
+starts with the file name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from pathlib import Path
+
+from engine.errors import EngineError, TreeFormatError
+from engine.trees.formats import common
+from engine.trees.formats.common import MAX_INPUT_BYTES
+from engine.trees.formats.edgelist import format_edge_list, parse_edge_list
+from engine.trees.formats.gml import format_gml, parse_gml
+from engine.trees.formats.graphml import format_graphml, parse_graphml
+from engine.trees.formats.newick import format_newick, parse_newick, parse_newick_lengths
+from engine.trees.formats.nodelink import format_node_link, parse_node_link
+from engine.trees.formats.positional import format_positional, parse_positional, read_positional_stream
+from engine.trees.formats.xmldoc import format_xml_document, parse_xml_document
+from engine.trees.formats.xmlsafe import root_tag
+from engine.trees.model import Tree
+
+__all__ = ["read_tree", "write_tree", "read_tree_bytes", "tree_to_bytes", "parse_tree_text",
+           "format_tree_text", "sniff_format", "format_of", "FORMATS", "FORMAT_NAMES",
+           "WRITE_EXTENSIONS", "MAX_INPUT_BYTES", "parse_newick_lengths"]
+
+#: extension -> format name
+FORMATS = {".json": "json", ".csv": "edgelist", ".tsv": "edgelist", ".txt": "edgelist",
+           ".gml": "gml", ".graphml": "graphml", ".nwk": "newick", ".newick": "newick",
+           ".tre": "newick", ".xml": "xml", ".jsonl": "jsonl"}
+
+#: format name -> a short description (for menus and the README)
+FORMAT_NAMES = {
+    "edgelist": "edge list (one u,v per line)",
+    "json": "node-link JSON (networkx)",
+    "gml": "GML",
+    "graphml": "GraphML",
+    "newick": "Newick",
+    "xml": "XML document (label = tag)",
+    "jsonl": "positional-children JSON lines",
+}
+
+#: format name -> the extension its writer uses by default
+WRITE_EXTENSIONS = {"edgelist": ".csv", "json": ".json", "gml": ".gml", "graphml": ".graphml",
+                    "newick": ".nwk", "xml": ".xml", "jsonl": ".jsonl"}
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _split_ext(name: str) -> tuple[str, bool]:
+    """(format extension, gzipped?) of a file name."""
+    p = Path(name)
+    if p.suffix.lower() == ".gz":
+        return Path(p.stem).suffix.lower(), True
+    return p.suffix.lower(), False
+
+
+def format_of(name: str, fmt: str | None = None) -> str | None:
+    """The format named by ``fmt`` or by the extension of ``name`` (None: decide by content)."""
+    if fmt:
+        if fmt not in FORMAT_NAMES:
+            raise TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+        return fmt
+    return FORMATS.get(_split_ext(name)[0])
+
+
+def _writer_format(name: str, fmt: str | None) -> str:
+    f = format_of(name, fmt)
+    if f is None:
+        ext = _split_ext(name)[0]
+        raise TreeFormatError(f"{Path(name).name}: unknown tree format {ext or '(no extension)'}; expected "
+                              f"one of {', '.join(sorted(FORMATS))} (optionally followed by .gz)")
+    return f
+
+
+def _gunzip(data: bytes, limit: int | None = None) -> bytes:
+    limit = common.MAX_INPUT_BYTES if limit is None else limit
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = []
+    total = 0
+    buf = data
+    try:
+        while buf:
+            chunk = d.decompress(buf, limit + 1 - total)
+            total += len(chunk)
+            out.append(chunk)
+            if total > limit:
+                raise TreeFormatError(f"the decompressed input exceeds the limit of {limit // 2**20} MiB "
+                                      "(a decompression bomb?)")
+            buf = d.unconsumed_tail
+            if d.eof:
+                rest = d.unused_data
+                if rest.startswith(_GZIP_MAGIC):  # concatenated gzip members
+                    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    buf = rest
+                else:
+                    buf = b""
+    except zlib.error as exc:
+        raise TreeFormatError(f"not a valid gzip stream ({exc})") from None
+    if not d.eof:
+        raise TreeFormatError("the gzip stream is truncated")
+    return b"".join(out)
+
+
+def sniff_format(data: bytes | str) -> str:
+    """Guess the format of a text from its first non-blank characters."""
+    head = data[:4096] if isinstance(data, bytes) else data[:4096].encode("utf-8", "replace")
+    head = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if head.startswith(b"<"):
+        return "graphml" if root_tag(head) == "graphml" else "xml"
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0]
+        return "jsonl" if b'"children"' in first and b'"nodes"' not in first else "json"
+    if head.startswith(b"("):
+        return "newick"
+    import re
+
+    if re.match(rb"(?:#[^\n]*\n\s*)*(?:[A-Za-z_]\w*\s+[^\n]*\n\s*)*graph\s*\[", head):
+        return "gml"
+    if re.match(rb"[^,;\t\n()]*;\s*$", head):
+        return "newick"  # a single named vertex, 'A;'
+    return "edgelist"
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = data[:exc.start].decode("utf-8", "replace")
+        line = text.count("\n") + 1
+        col = exc.start - (text.rfind("\n") + 1) + 1
+        raise TreeFormatError(f"not UTF-8 text: byte {data[exc.start]:#04x} at line {line}, column {col}") from None
+
+
+def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
+    if fmt == "xml" and root_tag(data[:4096].lstrip()) == "graphml":
+        fmt = "graphml"
+    if fmt == "graphml":
+        return parse_graphml(data)
+    if fmt == "xml":
+        return parse_xml_document(data)
+    if fmt == "jsonl":
+        return read_positional_stream(io.BytesIO(data), index)
+    return parse_tree_text(_decode(data), fmt, index=index)
+
+
+def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, index: int = 0) -> Tree:
+    """Parse the bytes of a tree file called ``name`` (uploads); errors start with ``name``."""
+    label = Path(name).name or "input"
+    try:
+        if len(data) > common.MAX_INPUT_BYTES:
+            raise TreeFormatError(f"the input is larger than the limit of {common.MAX_INPUT_BYTES // 2**20} MiB")
+        if data[:2] == _GZIP_MAGIC:
+            data = _gunzip(data)
+        f = format_of(name, fmt) or sniff_format(data)
+        if f == "json" and sniff_format(data) == "jsonl":
+            f = "jsonl"
+        return _parse_bytes(data, f, index)
+    except EngineError as exc:
+        raise type(exc)(f"{label}: {exc}") from None
+
+
+def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
+    """Read a tree file; the format comes from ``fmt``, the extension, or the content.
+
+    ``index`` chooses the tree of a JSON-lines file (0 = the first); only lines up to it are read.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise TreeFormatError(f"{path.name}: is a directory, not a tree file")
+        if size > common.MAX_INPUT_BYTES:
+            raise TreeFormatError(f"{path.name}: the file is larger than the limit of "
+                                  f"{common.MAX_INPUT_BYTES // 2**20} MiB")
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+    except FileNotFoundError:
+        raise TreeFormatError(f"{path}: no such file") from None
+    except PermissionError:
+        raise TreeFormatError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise TreeFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    f = format_of(path.name, fmt)
+    if f == "jsonl":  # stream: read no further than the chosen tree
+        try:
+            with open(path, "rb") as raw:
+                fh = gzip.GzipFile(fileobj=raw) if magic == _GZIP_MAGIC else raw
+                try:
+                    return read_positional_stream(fh, index)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise TreeFormatError(f"not a valid gzip stream ({exc})") from None
+        except EngineError as exc:
+            raise type(exc)(f"{path.name}: {exc}") from None
+    return read_tree_bytes(path.read_bytes(), path.name, fmt, index=index)
+
+
+def parse_tree_text(text: str, fmt: str | None = None, *, index: int = 0) -> Tree:
+    """Parse a tree given as text (pasted Newick, an edge list, ...); ``fmt=None`` sniffs it."""
+    fmt = fmt or sniff_format(text)
+    if fmt == "json":
+        return parse_node_link(text)
+    if fmt == "edgelist":
+        return parse_edge_list(text)
+    if fmt == "newick":
+        return parse_newick(text)
+    if fmt == "gml":
+        return parse_gml(text)
+    if fmt == "jsonl":
+        return parse_positional(text, index)
+    if fmt in ("graphml", "xml"):
+        return _parse_bytes(text.encode("utf-8"), fmt, index)
+    raise TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+
+
+def format_tree_text(tree: Tree, fmt: str) -> str:
+    """The text of ``tree`` in format ``fmt`` (a name of :data:`FORMAT_NAMES`)."""
+    if fmt == "json":
+        return format_node_link(tree)
+    if fmt == "edgelist":
+        return format_edge_list(tree)
+    if fmt == "tsv":
+        return format_edge_list(tree, "\t")
+    if fmt == "newick":
+        return format_newick(tree)
+    if fmt == "gml":
+        return format_gml(tree)
+    if fmt == "graphml":
+        return format_graphml(tree)
+    if fmt == "xml":
+        return format_xml_document(tree)
+    if fmt == "jsonl":
+        return format_positional(tree)
+    raise TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+
+
+def tree_to_bytes(tree: Tree, name: str, fmt: str | None = None) -> bytes:
+    """The file contents for ``name`` (format by extension; gzipped when it ends in ``.gz``)."""
+    f = _writer_format(name, fmt)
+    if f == "edgelist" and _split_ext(name)[0] == ".tsv":
+        f = "tsv"
+    data = format_tree_text(tree, f).encode("utf-8")
+    if _split_ext(name)[1]:
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    return data
+
+
+def write_tree(tree: Tree, path, fmt: str | None = None) -> None:
+    """Write ``tree`` to ``path``; the format comes from ``fmt`` or the extension."""
+    path = Path(path)
+    data = tree_to_bytes(tree, path.name, fmt)
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise TreeFormatError(f"{path}: cannot be written ({exc.strerror or exc})") from None

@@ -1,0 +1,73 @@
+"""Shared helpers of the tree readers and writers: limits, positions in text, fallback names."""
+
+from __future__ import annotations
+
+from engine.errors import TreeFormatError
+
+__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "TreeFormatError"]
+
+#: Largest input (after decompression) a reader accepts: beyond the app's upload limit, small
+#: enough that every reader answers within seconds. Larger inputs are refused with one line.
+MAX_INPUT_BYTES = 256 * 2**20
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of character ``offset`` of ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def where(text: str, offset: int) -> str:
+    line, col = line_col(text, offset)
+    return f"line {line}, column {col}"
+
+
+def fill_names(raw: list, taken: set[str] | None = None) -> list[str]:
+    """Names for vertices: ``raw[v]`` where given, else ``str(v)`` (made unique if taken).
+
+    Raises DuplicateNameError (through the Tree constructor later) only for explicit duplicates.
+    """
+    explicit = {s for s in raw if s is not None} if taken is None else taken
+    out = []
+    for v, s in enumerate(raw):
+        if s is None:
+            s = str(v)
+            while s in explicit:
+                s = s + "'"
+            explicit.add(s)
+        out.append(s)
+    return out
+
+
+def tree_from_names(pairs, vertices=(), root=None, labels: dict | None = None):
+    """``Tree.from_named_edges`` with names numbered in C (pandas) for large inputs.
+
+    Vertices are numbered in order of first appearance, ``vertices`` first, as there.
+    """
+    import numpy as np
+
+    from engine.trees.model import Tree
+
+    vertices = list(vertices)
+    if len(pairs) + len(vertices) < 20_000:
+        return Tree.from_named_edges(pairs, vertices=vertices, root=root, labels=labels)
+    import pandas as pd
+
+    flat = np.empty(len(vertices) + 2 * len(pairs), dtype=object)
+    flat[:len(vertices)] = [str(s) for s in vertices]
+    if pairs:
+        flat[len(vertices):] = np.asarray(pairs, dtype=object).reshape(-1).astype(str).astype(object)
+    codes, uniques = pd.factorize(flat)
+    names = [str(s) for s in uniques]
+    edges = codes[len(vertices):].reshape(-1, 2).astype(np.int64)
+    r = 0
+    if root is not None:
+        hit = np.flatnonzero(uniques == str(root))
+        if hit.size == 0:
+            from engine.errors import UnknownVertexError
+
+            raise UnknownVertexError(f"root {root!s} is not a vertex of the tree")
+        r = int(hit[0])
+    lab = [labels.get(s) for s in names] if labels else None
+    return Tree.from_edges(edges, len(names), names=names, root=r, labels=lab)

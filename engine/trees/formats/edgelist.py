@@ -1,0 +1,85 @@
+"""Edge lists: one ``u,v`` per line (comma, tab, semicolon or blanks), optional header, ``#`` comments.
+
+A line with a single name adds an isolated vertex (so a one-vertex tree can be written). Names that
+contain a separator, a quote or a leading ``#`` are written in double quotes (``""`` inside).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from engine.errors import TreeFormatError
+from engine.trees.formats.common import tree_from_names
+from engine.trees.model import Tree
+
+__all__ = ["parse_edge_list", "format_edge_list"]
+
+_HEADER_WORDS = {"u", "source", "from", "parent", "node1", "src"}
+_SPECIAL = set(',;\t"#\' ')
+
+
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"|([^,;\t"]+)')
+
+
+def _split(line: str) -> list[str]:
+    if '"' in line:
+        parts = []
+        for quoted, plain in _QUOTED.findall(line):
+            if plain:
+                if plain.strip():
+                    parts.append(plain.strip())
+            else:
+                parts.append(quoted.replace('""', '"'))
+        return parts
+    parts = [p.strip() for p in line.replace("\t", ",").replace(";", ",").split(",")]
+    if len(parts) == 1 and " " in parts[0]:
+        parts = parts[0].split()
+    return parts
+
+
+def parse_edge_list(text: str) -> Tree:
+    pairs: list[tuple[str, str]] = []
+    single: list[str] = []
+    seen_data = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = _split(line)
+        if not seen_data:
+            seen_data = True
+            if len(parts) == 2 and parts[0].lower() in _HEADER_WORDS and '"' not in line:
+                continue  # header
+        if len(parts) == 1 and parts[0]:
+            single.append(parts[0])
+            continue
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
+        pairs.append((parts[0], parts[1]))
+    if not pairs and not single:
+        from engine.errors import EmptyTreeError
+
+        raise EmptyTreeError("the tree is empty: the edge list has no edges")
+    return _tree_from_pairs(pairs, single)
+
+
+def _tree_from_pairs(pairs, single) -> Tree:
+    return tree_from_names(pairs, vertices=single)
+
+
+def _quote(s: str) -> str:
+    if s and not (_SPECIAL & set(s)) and s == s.strip():
+        return s
+    return '"' + s.replace('"', '""') + '"'
+
+
+def format_edge_list(tree: Tree, sep: str = ",") -> str:
+    if tree.n == 1:
+        return _quote(tree.name(0)) + "\n"
+    if tree.has_default_names:
+        e = tree.edges
+        return "".join(f"{u}{sep}{v}\n" for u, v in e.tolist())
+    names = [_quote(s) for s in tree.names]
+    return "".join(f"{names[u]}{sep}{names[v]}\n" for u, v in tree.edges.tolist())

@@ -1,0 +1,210 @@
+"""GML (``.gml``): ``graph [ node [ id 0 label "A" ] edge [ source 0 target 1 ] ]``.
+
+Written the way networkx writes it: the vertex name is the node's ``label`` (so
+``networkx.read_gml`` gives the same names), the vertex label goes in ``category``, the root's
+name in the graph attribute ``root``. Reading takes the name from ``label``, else ``name``, else
+``id``. Strings use HTML character references (``&quot;``, ``&#233;``), as in networkx. The
+tokenizer is a regular expression and nesting is handled with a stack (no recursion).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from engine.errors import TreeFormatError
+from engine.trees.formats.common import where
+from engine.trees.model import Tree
+
+__all__ = ["parse_gml", "format_gml"]
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<comment>\#[^\n]*)
+  | (?P<key>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<real>[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)|[+-]?(?:\d+\.\d*|\.\d+)|[+-]?(?:INF|NAN))
+  | (?P<int>[+-]?\d+)
+  | (?P<str>"[^"]*")
+  | (?P<open>\[)
+  | (?P<close>\])
+  | (?P<bad>.)
+""", re.VERBOSE | re.DOTALL)
+
+
+def _parse_lists(text: str) -> list:
+    """GML text -> nested lists of (key, value) pairs (values: int, float, str or list)."""
+    top: list = []
+    stack = [top]
+    opened: list[int] = []
+    key = None
+    key_at = 0
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind in ("ws", "comment"):
+            continue
+        tok = m.group()
+        if kind == "bad":
+            raise TreeFormatError(f"unexpected character {tok!r} at {where(text, m.start())}")
+        if key is None:
+            if kind == "key":
+                key, key_at = tok, m.start()
+                continue
+            if kind == "close":
+                if len(stack) == 1:
+                    raise TreeFormatError(f"unexpected ']' at {where(text, m.start())}")
+                stack.pop()
+                opened.pop()
+                continue
+            raise TreeFormatError(f"expected a key at {where(text, m.start())}, got {tok[:30]!r}")
+        if kind == "open":
+            lst: list = []
+            stack[-1].append((key, lst))
+            stack.append(lst)
+            opened.append(m.start())
+        elif kind == "int":
+            stack[-1].append((key, int(tok)))
+        elif kind == "real":
+            stack[-1].append((key, float(tok)))
+        elif kind == "str":
+            stack[-1].append((key, html.unescape(tok[1:-1])))
+        else:
+            raise TreeFormatError(f"key {key!r} at {where(text, key_at)} has no value")
+        key = None
+    if key is not None:
+        raise TreeFormatError(f"key {key!r} at {where(text, key_at)} has no value")
+    if len(stack) > 1:
+        raise TreeFormatError(f"the '[' at {where(text, opened[-1])} is never closed")
+    return top
+
+
+_FLAT_HEAD = re.compile(r"\s*(?:#[^\n]*\s*)*graph\s*\[")
+_FLAT_ITEM = re.compile(r"""\s*(?:
+    (?P<blk>node|edge)\s*\[(?P<body>[^\[\]"]*(?:"[^"]*"[^\[\]"]*)*)\]
+  | (?P<key>[A-Za-z_]\w*)\s+(?P<val>"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
+  | \#[^\n]*
+  | (?P<end>\])\s*$)""", re.VERBOSE)
+_KV = re.compile(r'([A-Za-z_]\w*)\s+("[^"]*"|[^\s\[\]"]+)')
+
+
+def _scalar(tok: str):
+    if tok[0] == '"':
+        return html.unescape(tok[1:-1]) if "&" in tok else tok[1:-1]
+    try:
+        return int(tok)
+    except ValueError:
+        return float(tok)
+
+
+def _parse_flat(text: str) -> list | None:
+    """Fast path for the common shape (one graph of flat node and edge blocks); None otherwise."""
+    m = _FLAT_HEAD.match(text)
+    if not m:
+        return None
+    pos = m.end()
+    items: list = []
+    try:
+        while True:
+            m = _FLAT_ITEM.match(text, pos)
+            if m is None:
+                return None
+            pos = m.end()
+            if m.group("end"):
+                return [("graph", items)] if pos == len(text) else None
+            if m.group("blk"):
+                body = m.group("body")
+                kv = _KV.findall(body)
+                if _KV.sub("", body).strip():
+                    return None
+                items.append((m.group("blk"), [(k, _scalar(v)) for k, v in kv]))
+            elif m.group("key"):
+                items.append((m.group("key"), _scalar(m.group("val"))))
+    except ValueError:
+        return None
+
+
+def parse_gml(text: str) -> Tree:
+    top = _parse_flat(text)
+    if top is None:
+        top = _parse_lists(text)
+    graphs = [v for k, v in top if k == "graph" and isinstance(v, list)]
+    if not graphs:
+        raise TreeFormatError("GML: no 'graph [ ... ]' block found")
+    g = graphs[0]
+    ids: list = []
+    names: list[str] = []
+    labels: list = []
+    root = None
+    edges: list[tuple] = []
+    for k, v in g:
+        if k == "node":
+            if not isinstance(v, list):
+                raise TreeFormatError("GML: a 'node' must be a [ ... ] block")
+            d = dict(v)
+            if "id" not in d:
+                raise TreeFormatError(f"GML: node {len(ids)} has no 'id'")
+            ids.append(d["id"])
+            nm = d.get("label", d.get("name", d["id"]))
+            names.append(nm if isinstance(nm, str) else _num(nm))
+            labels.append(d.get("category"))
+        elif k == "edge":
+            if not isinstance(v, list):
+                raise TreeFormatError("GML: an 'edge' must be a [ ... ] block")
+            d = dict(v)
+            if "source" not in d or "target" not in d:
+                raise TreeFormatError(f"GML: edge {len(edges)} needs 'source' and 'target'")
+            edges.append((d["source"], d["target"]))
+        elif k == "root":
+            root = v
+        elif k == "directed" and v == 1:
+            pass  # a rooted tree written with directed edges reads the same
+    index: dict = {}
+    for i, x in enumerate(ids):
+        if x in index:
+            raise TreeFormatError(f"GML: two nodes have id {x}")
+        index[x] = i
+    e = []
+    for s, t in edges:
+        for x in (s, t):
+            if x not in index:
+                raise TreeFormatError(f"GML: edge ({s}, {t}) refers to node id {x}, which is not declared")
+        e.append((index[s], index[t]))
+    if not ids:
+        from engine.errors import EmptyTreeError
+
+        raise EmptyTreeError("the tree is empty: the GML graph has no nodes")
+    r = 0
+    if root is not None:
+        rs = root if isinstance(root, str) else _num(root)
+        if rs not in names:
+            raise TreeFormatError(f"GML: the graph's root {rs!r} is not a node label")
+        r = names.index(rs)
+    lab = labels if any(x is not None for x in labels) else None
+    return Tree.from_edges(e, len(ids), names=names, root=r, labels=lab)
+
+
+def _num(x) -> str:
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def _s(x) -> str:
+    return '"' + html.escape(str(x), quote=True).encode("ascii", "xmlcharrefreplace").decode() + '"'
+
+
+def _value(x) -> str:
+    if isinstance(x, bool):
+        return str(int(x))
+    if isinstance(x, int):
+        return str(x)
+    return _s(x)
+
+
+def format_gml(tree: Tree) -> str:
+    out = ["graph [", "  directed 0", f"  root {_s(tree.name(tree.root))}"]
+    lab = tree.labels
+    for i, s in enumerate(tree.names):
+        extra = f" category {_value(lab[i])}" if lab and lab[i] is not None else ""
+        out.append(f"  node [ id {i} label {_s(s)}{extra} ]")
+    for u, v in tree.edges.tolist():
+        out.append(f"  edge [ source {u} target {v} ]")
+    out.append("]")
+    return "\n".join(out) + "\n"

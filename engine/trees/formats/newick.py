@@ -1,0 +1,207 @@
+"""Newick (``.nwk``/``.newick``): ``((A:0.1,B:0.2)X,C);`` with an iterative parser and writer.
+
+No recursion anywhere, so 10^5 and more levels of nesting parse and print. Internal node names are
+kept; unnamed vertices get their preorder index as name (``"0"`` is the root), made unique against
+explicit names. Branch lengths are accepted (numbers after ``:``) and returned by
+:func:`parse_newick_lengths`; the tree model itself does not keep them. Quoted names
+(``'it''s'``) and ``[comments]`` are understood; underscores are kept as they are. Only the first
+tree of a file is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from engine.errors import TreeFormatError
+from engine.trees.formats.common import where
+from engine.trees.model import Tree
+
+__all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
+
+_TOKEN = re.compile(r"""
+    (?P<q>'(?:[^']|'')*'?)        # quoted label (unterminated ones are caught below)
+  | (?P<c>\[[^\]]*\]?)            # comment
+  | (?P<p>[(),:;])                # punctuation
+  | (?P<w>[^()\[\]',:;]+)         # unquoted label (blanks allowed inside, trimmed)
+""", re.VERBOSE)
+
+_NEEDS_QUOTE = re.compile(r"[()\[\]',:;\s]")
+
+
+def parse_newick(text: str) -> Tree:
+    return parse_newick_lengths(text)[0]
+
+
+def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
+    """The tree and its branch lengths (``nan`` where none is given), by vertex."""
+    parent: list[int] = []
+    names: list[str | None] = []
+    lengths: list[float] = []
+    name_at: list[int] = []
+    stack: list[int] = []
+    open_at: list[int] = []
+    last = -1          # the vertex a following name or ':length' belongs to
+    named_last = False
+    slot_empty = True  # nothing yet in the current child slot
+    done = False
+    pos = 0
+
+    def new(par: int, off: int) -> int:
+        parent.append(par)
+        names.append(None)
+        lengths.append(np.nan)
+        name_at.append(off)
+        return len(parent) - 1
+
+    toks = _TOKEN.finditer(text)
+    for m in toks:
+        kind = m.lastgroup
+        tok = m.group()
+        pos = m.start()
+        if kind == "c":
+            if not tok.endswith("]"):
+                raise TreeFormatError(f"unterminated [comment] starting at {where(text, pos)}")
+            continue
+        if kind == "w" and not tok.strip():
+            continue
+        if done:
+            break
+        if tok == "(":
+            if not slot_empty:
+                raise TreeFormatError(f"unexpected '(' at {where(text, pos)}: a ',' is missing before it")
+            if not stack and parent:
+                raise TreeFormatError(f"unexpected '(' at {where(text, pos)}: the tree is already complete")
+            v = new(stack[-1] if stack else -1, pos)
+            stack.append(v)
+            open_at.append(pos)
+            slot_empty, last, named_last = True, -1, False
+        elif tok == "," or tok == ")":
+            if not stack:
+                raise TreeFormatError(f"unexpected '{tok}' at {where(text, pos)}: no '(' is open")
+            if slot_empty:
+                new(stack[-1], pos)  # an unnamed leaf, as in '(,)'
+            if tok == ",":
+                slot_empty, last, named_last = True, -1, False
+            else:
+                last = stack.pop()
+                open_at.pop()
+                slot_empty, named_last = False, False
+        elif kind in ("q", "w"):
+            if kind == "q":
+                if len(tok) < 2 or not tok.endswith("'"):
+                    raise TreeFormatError(f"unterminated quoted name starting at {where(text, pos)}")
+                label = tok[1:-1].replace("''", "'")
+            else:
+                label = tok.strip()
+            if last >= 0 and not named_last and not slot_empty:
+                names[last] = label      # the name after ')' (an internal node)
+                name_at[last] = pos
+                named_last = True
+            elif slot_empty and (stack or not parent):
+                last = new(stack[-1] if stack else -1, pos)
+                names[last] = label
+                slot_empty, named_last = False, True
+            else:
+                raise TreeFormatError(f"unexpected name {label[:40]!r} at {where(text, pos)}")
+        elif tok == ":":
+            if slot_empty and (stack or not parent):
+                last = new(stack[-1] if stack else -1, pos)  # ':0.1' for an unnamed leaf
+                slot_empty, named_last = False, True
+            if last < 0:
+                raise TreeFormatError(f"unexpected ':' at {where(text, pos)}")
+            nxt = next(toks, None)
+            while nxt is not None and nxt.lastgroup in ("c", "w") and not nxt.group().strip():
+                nxt = next(toks, None)
+            if nxt is None or nxt.lastgroup != "w":
+                raise TreeFormatError(f"a branch length is missing after ':' at {where(text, pos)}")
+            try:
+                lengths[last] = float(nxt.group().strip())
+            except ValueError:
+                raise TreeFormatError(f"branch length {nxt.group().strip()[:30]!r} at "
+                                      f"{where(text, nxt.start())} is not a number") from None
+            named_last = True
+        elif tok == ";":
+            if stack:
+                break
+            done = True
+    if stack:
+        raise TreeFormatError(f"the '(' at {where(text, open_at[-1])} is never closed")
+    if not parent:
+        raise TreeFormatError("no tree found: the Newick text is empty")
+    seen: dict[str, int] = {}
+    for v, s in enumerate(names):
+        if s is not None:
+            if s in seen:
+                raise TreeFormatError(f"two vertices are named {s!r} (at {where(text, name_at[seen[s]])} "
+                                      f"and {where(text, name_at[v])})")
+            seen[s] = v
+    full = []
+    for v, s in enumerate(names):
+        if s is None:
+            s = str(v)
+            while s in seen:
+                s += "'"
+            seen[s] = v
+        full.append(s)
+    p = np.asarray(parent, np.int64)
+    tree = _preorder_tree(p, full)
+    return tree, np.asarray(lengths, float)
+
+
+def _preorder_tree(p: np.ndarray, names: list[str]) -> Tree:
+    """Tree from a parent array in preorder (parents before children): BFS order by depth sort."""
+    n = len(p)
+    depth = np.zeros(n, np.int64)
+    for v in range(1, n):  # parents come first in preorder
+        depth[v] = depth[p[v]] + 1
+    order = np.argsort(depth, kind="stable")
+    return Tree(p, order, 0, names)
+
+
+def _q(s: str) -> str:
+    if s and not _NEEDS_QUOTE.search(s):
+        return s
+    return "'" + s.replace("'", "''") + "'"
+
+
+def format_newick(tree: Tree, lengths=None) -> str:
+    """Newick text of ``tree`` from its root; names equal to their preorder index are left out."""
+    if tree.n == 1:
+        return _q(tree.name(0)) + ";\n"
+    ptr, idx = tree.children_ptr, tree.children_idx
+    names = tree.names
+    pos = ptr[:-1].copy()
+    out: list[str] = []
+    stack = [tree.root]
+    k = 0  # preorder counter
+
+    def label(v: int, num: int) -> str:
+        s = names[v]
+        t = "" if s == str(num) else _q(s)
+        if lengths is not None and np.isfinite(lengths[v]):
+            t += f":{lengths[v]:g}"
+        return t
+
+    number = np.empty(tree.n, np.int64)
+    while stack:
+        v = stack[-1]
+        start, end = ptr[v], ptr[v + 1]
+        if pos[v] == start:
+            number[v] = k
+            k += 1
+            if start == end:
+                out.append(label(v, number[v]))
+                stack.pop()
+                continue
+            out.append("(")
+        if pos[v] < end:
+            if pos[v] > start:
+                out.append(",")
+            stack.append(int(idx[pos[v]]))
+            pos[v] += 1
+        else:
+            out.append(")" + label(v, number[v]))
+            stack.pop()
+    return "".join(out) + ";\n"

@@ -1,0 +1,193 @@
+"""Positional-children JSON lines (``.jsonl``, ``.jsonl.gz``) of the hidden-tree-Markov-model data.
+
+One tree per line: ``{"y": class, "labels": [l_1, ..., l_n], "children": [[c_1, ..., c_L], ...]}``;
+nodes are numbered from 1, node 1 is the root, slot ``l`` of node ``k``'s list holds its ``l``-th
+child (``-1`` for an empty slot). Reading keeps the labels in ``Tree.labels``, the slots in
+``Tree.positions`` (1-based; 0 at the root) and names vertex ``k-1`` ``"k"`` (its number in the file).
+
+Writing produces the same keys (``y`` is left out: a single tree has no class) plus, only where
+needed, ``"names"`` (vertex names that are not the node numbers) and ``"label_names"`` (labels
+that are not positive integers are coded 1..M in order of first appearance; this list decodes
+them), so every round trip keeps names and labels.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from engine.errors import TreeFormatError
+from engine.trees.formats import common
+from engine.trees.model import Tree
+
+__all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
+           "iter_positional_stream"]
+
+
+def parse_positional(text: str, index: int = 0) -> Tree:
+    """Tree number ``index`` (0-based, blank lines skipped) of JSON-lines text."""
+    k = -1
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            k += 1
+            if k == index:
+                return parse_positional_record(line, lineno)
+    raise _missing(index, k + 1)
+
+
+def _missing(index: int, count: int) -> TreeFormatError:
+    if count == 0:
+        return TreeFormatError("no tree found: the JSON-lines input is empty")
+    return TreeFormatError(f"tree index {index} is out of range: the file has {count} trees (0..{count - 1})")
+
+
+def iter_positional_stream(f, max_bytes: int | None = None):
+    """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``."""
+    max_bytes = common.MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    total = 0
+    lineno = 0
+    while True:
+        raw = f.readline(max_bytes - total + 1)
+        if not raw:
+            return
+        lineno += 1
+        total += len(raw)
+        if total > max_bytes:
+            raise TreeFormatError(f"line {lineno}: the input exceeds the limit of {max_bytes // 2**20} MiB "
+                                  "(after decompression)")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TreeFormatError(f"line {lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                                  f"{exc.start + 1})") from None
+        if line.strip():
+            yield lineno, line
+
+
+def read_positional_stream(f, index: int = 0, max_bytes: int | None = None) -> Tree:
+    """Tree number ``index`` of a binary stream, reading no further than that line."""
+    if index < 0:
+        raise TreeFormatError(f"tree index must be >= 0, got {index}")
+    k = -1
+    for lineno, line in iter_positional_stream(f, max_bytes):
+        k += 1
+        if k == index:
+            return parse_positional_record(line, lineno)
+    raise _missing(index, k + 1)
+
+
+def parse_positional_record(line: str, lineno: int = 1) -> Tree:
+    def bad(msg: str) -> TreeFormatError:
+        return TreeFormatError(f"line {lineno}: {msg}")
+
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise bad(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
+        raise bad("expected an object with a 'children' list (and 'labels')")
+    ch = rec["children"]
+    n = len(ch)
+    if n == 0:
+        from engine.errors import EmptyTreeError
+
+        raise EmptyTreeError(f"line {lineno}: the tree is empty ('children' has no nodes)")
+    parent = np.full(n, -1, np.int64)
+    slot = np.zeros(n, np.int64)
+    for k, row in enumerate(ch, 1):
+        if not isinstance(row, list):
+            raise bad(f"children of node {k} must be a list, got {type(row).__name__}")
+        for pos, c in enumerate(row, 1):
+            if isinstance(c, bool) or not isinstance(c, int):
+                raise bad(f"node {k}, slot {pos}: {c!r} is not a node number")
+            if c == -1:
+                continue
+            if not 1 <= c <= n:
+                raise bad(f"node {k}, slot {pos}: child {c} is not a node 1..{n}")
+            if c == 1:
+                raise bad(f"node {k}, slot {pos}: node 1 is the root and cannot be a child")
+            if c == k:
+                raise bad(f"node {k}, slot {pos}: node {k} is its own child")
+            if parent[c - 1] >= 0:
+                raise bad(f"node {c} is a child of both node {parent[c - 1] + 1} and node {k}")
+            parent[c - 1] = k - 1
+            slot[c - 1] = pos
+    orphan = np.flatnonzero(parent[1:] < 0)
+    if orphan.size:
+        raise bad(f"node {orphan[0] + 2} is no node's child: it cannot be reached from the root, node 1")
+    labels = rec.get("labels")
+    if labels is not None:
+        if not isinstance(labels, list) or len(labels) != n:
+            raise bad(f"'labels' must be a list of {n} labels, one per node")
+        names_of = rec.get("label_names")
+        if names_of is not None:
+            if not isinstance(names_of, list):
+                raise bad("'label_names' must be a list")
+            try:
+                labels = [None if x is None else names_of[x - 1] for x in labels]
+            except (IndexError, TypeError):
+                raise bad(f"a label is not a position 1..{len(names_of)} of 'label_names'") from None
+    names = rec.get("names")
+    if names is not None:
+        if not isinstance(names, list) or len(names) != n:
+            raise bad(f"'names' must be a list of {n} names, one per node")
+        names = [str(s) for s in names]
+    else:
+        names = [str(k) for k in range(1, n + 1)]
+    try:
+        return Tree.from_parent(parent, names=names, labels=labels, positions=slot)
+    except TreeFormatError:
+        raise
+    except Exception as exc:  # NotATreeError, DuplicateNameError: say where
+        raise type(exc)(f"line {lineno}: {exc}") from None
+
+
+def format_positional(tree: Tree) -> str:
+    """One JSON line (with a final newline)."""
+    n = tree.n
+    names = tree.names
+    if set(names) == {str(k) for k in range(1, n + 1)} and names[tree.root] == "1":
+        number = np.array([int(s) for s in names], np.int64)
+    else:
+        number = np.empty(n, np.int64)
+        number[tree.order] = np.arange(1, n + 1)
+    inv = np.empty(n, np.int64)
+    inv[number - 1] = np.arange(n)
+    ptr, idx = tree.children_ptr, tree.children_idx
+    nchild = np.diff(ptr)
+    if tree.positions is not None and n > 1:
+        pos = tree.positions
+        width = int(pos[tree.order[1:]].max())
+    else:
+        pos = None
+        width = int(nchild.max()) if n > 1 else 0
+    children = []
+    for k in range(n):
+        v = inv[k]
+        row = [-1] * width
+        kids = idx[ptr[v]:ptr[v + 1]]
+        for j, c in enumerate(kids.tolist()):
+            s = j if pos is None else int(pos[c]) - 1
+            if not 0 <= s < width or row[s] != -1:
+                raise TreeFormatError(f"vertex {names[c]!r} has slot {s + 1}, which is not free under its parent")
+            row[s] = int(number[c])
+        children.append(row)
+    rec: dict = {}
+    lab = tree.labels
+    if lab is not None:
+        ordered = [lab[v] for v in inv.tolist()]
+        if all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in ordered):
+            rec["labels"] = ordered
+        else:
+            code: dict = {}
+            for x in ordered:
+                key = json.dumps(x)
+                if key not in code:
+                    code[key] = (len(code) + 1, x)
+            rec["labels"] = [code[json.dumps(x)][0] for x in ordered]
+            rec["label_names"] = [x for _, x in code.values()]
+    rec["children"] = children
+    if any(names[inv[k]] != str(k + 1) for k in range(n)):
+        rec["names"] = [names[v] for v in inv.tolist()]
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -1,0 +1,188 @@
+"""The tree model's validation (every error names its culprit), generators and editing operations."""
+
+import itertools
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import chisquare
+
+from engine.errors import (CycleError, DisconnectedError, DuplicateEdgeError, DuplicateNameError,
+                           EmptyTreeError, InvalidParameterError, SelfLoopError, UnknownVertexError)
+from engine.trees.editing import add_child, relabel, remove_leaf, rename, reroot, tree_from_edge_rows
+from engine.trees.generators import (GENERATORS, MAX_GENERATE, caterpillar_tree, complete_tree, generate,
+                                     path_tree, prufer_to_parent, random_recursive_tree, random_tree,
+                                     spider_tree, star_of_paths, star_tree)
+from engine.trees.model import Tree
+from tests.tree_strategies import same_tree, trees
+
+
+# ---------------------------------------------------------------- validation
+def test_validation_errors_name_the_culprit():
+    with pytest.raises(EmptyTreeError):
+        Tree.from_edges([], 0)
+    with pytest.raises(SelfLoopError, match=r"edge \(b, b\) is a self-loop"):
+        Tree.from_named_edges([("a", "b"), ("b", "b")])
+    with pytest.raises(DuplicateEdgeError, match=r"edge \(a, b\) is given more than once"):
+        Tree.from_named_edges([("a", "b"), ("b", "a")])
+    with pytest.raises(CycleError, match=r"closes the cycle") as exc:
+        Tree.from_named_edges([("r", "a"), ("a", "b"), ("b", "c"), ("c", "a")])
+    assert set(exc.value.cycle) == {"a", "b", "c"}
+    with pytest.raises(DisconnectedError, match=r"vertex c cannot be reached from vertex a"):
+        Tree.from_named_edges([("a", "b"), ("c", "d")])
+    with pytest.raises(DuplicateNameError, match=r"two vertices are named 'x'"):
+        Tree.from_edges([(0, 1)], names=["x", "x"])
+    with pytest.raises(DisconnectedError, match="exactly one root"):
+        Tree.from_parent([-1, -1, 0])
+
+
+@given(t=trees(max_n=30), data=st.data())
+def test_adding_any_edge_to_a_tree_closes_a_named_cycle(t, data):
+    if t.n < 3:
+        return
+    u, v = data.draw(st.lists(st.integers(0, t.n - 1), min_size=2, max_size=2, unique=True))
+    if {u, v} in [{int(a), int(b)} for a, b in t.edges]:
+        return
+    with pytest.raises(CycleError) as exc:
+        Tree.from_edges(np.vstack([t.edges, [[u, v]]]), t.n, names=t.names)
+    cyc = [t.index(s) for s in exc.value.cycle]
+    # the named cycle is the tree path between u and v, closed by the new edge
+    assert set(cyc) == set(nx.shortest_path(nx.Graph(t.edges.tolist()), u, v))
+
+
+# ---------------------------------------------------------------- generators
+def test_prufer_decoding_matches_networkx():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(3, 40))
+        seq = rng.integers(0, n, size=n - 2)
+        p = prufer_to_parent(seq, n)
+        mine = {frozenset((v, int(p[v]))) for v in range(n) if p[v] >= 0}
+        assert mine == {frozenset(e) for e in nx.from_prufer_sequence(seq.tolist()).edges}
+
+
+def test_random_tree_is_uniform_over_labelled_trees():
+    # n = 5: 5^3 = 125 labelled trees, all equally likely (Cayley); chi-square on 6,250 draws
+    n, draws = 5, 6_250
+    counts = Counter()
+    rng = np.random.default_rng(123)
+    for _ in range(draws):
+        t = random_tree(n, seed=rng)
+        counts[frozenset(map(frozenset, t.edges.tolist()))] += 1
+    assert len(counts) == n ** (n - 2)
+    assert chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def test_generator_shapes():
+    assert path_tree(10).degree.max() == 2 and len(path_tree(10).leaves) == 2
+    s = star_tree(10)
+    assert s.degree[0] == 9 and len(s.leaves) == 9
+    sp = star_of_paths(4, 5)
+    assert sp.n == 21 and sp.degree[0] == 4 and int(sp.depth.max()) == 5 and len(sp.leaves) == 4
+    b = complete_tree(15, 2)
+    assert int(b.depth.max()) == 3 and len(b.leaves) == 8
+    c = caterpillar_tree(20, 5)
+    spine = [v for v in range(20) if c.degree[v] > 1]
+    assert len(spine) == 5 and nx.is_tree(nx.Graph(c.edges.tolist()))
+    sd = spider_tree(4, n=30, seed=1)
+    assert sd.n == 30 and sd.degree[0] == 4 and all(sd.degree[1:] <= 2)
+    r = random_recursive_tree(200, seed=2)
+    assert all(r.parent[1:] < np.arange(1, 200))
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+@pytest.mark.parametrize("n", [1, 2, 3, 50, 1000])
+def test_every_family_gives_a_valid_tree(kind, n):
+    t = generate(kind, n, seed=4)
+    g = nx.Graph(t.edges.tolist())
+    g.add_nodes_from(range(t.n))
+    assert nx.is_tree(g)
+    assert t.n == n or kind == "star-of-paths"
+    # the order is breadth-first: parents before children
+    rank = np.empty(t.n, np.int64)
+    rank[t.order] = np.arange(t.n)
+    assert all(rank[t.parent[v]] < rank[v] for v in range(t.n) if v != t.root)
+    assert np.array_equal(t.depth, np.array([nx.shortest_path_length(g, t.root, v) for v in range(t.n)]))
+
+
+def test_seeds_reproduce_and_bad_parameters_are_refused():
+    assert generate("random", 100, seed=5) == generate("random", 100, seed=5)
+    assert generate("random", 100, seed=5) != generate("random", 100, seed=6)
+    with pytest.raises(InvalidParameterError, match="unknown tree family 'tree'"):
+        generate("tree", 5)
+    with pytest.raises(InvalidParameterError, match="n must be an integer in 1.."):
+        generate("path", 0)
+    with pytest.raises(InvalidParameterError, match="n must be an integer"):
+        generate("random", MAX_GENERATE + 1)
+    with pytest.raises(InvalidParameterError, match="Prüfer"):
+        prufer_to_parent(np.array([7]), 3)
+
+
+# ---------------------------------------------------------------- editing
+LECTURE = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+
+
+def test_add_child_remove_leaf_rename_reroot():
+    t = add_child(LECTURE, "4", name="6")
+    assert ("4", "6") in t.named_edges() and t.n == 6
+    assert remove_leaf(t, "6") == LECTURE
+    t = rename(LECTURE, "2", "two")
+    assert ("two", "4") in t.named_edges() and t.index("two") == 1
+    r = reroot(LECTURE, "4")
+    assert r.name(r.root) == "4"
+    same_tree(LECTURE, r, root=False)
+    # removing a root of degree 1 hands the root to its neighbour
+    p = remove_leaf(path_tree(4), 0)
+    assert p.n == 3 and p.root == 0 and p.names == ("1", "2", "3")
+
+
+def test_editing_refusals_are_named():
+    with pytest.raises(InvalidParameterError, match="vertex 2 is not a leaf"):
+        remove_leaf(LECTURE, "2")
+    with pytest.raises(EmptyTreeError, match="only vertex"):
+        remove_leaf(path_tree(1), 0)
+    with pytest.raises(DuplicateNameError, match="already named '3'"):
+        rename(LECTURE, "2", "3")
+    with pytest.raises(DuplicateNameError, match="already named '5'"):
+        add_child(LECTURE, "1", name="5")
+    with pytest.raises(InvalidParameterError, match="cannot be empty"):
+        rename(LECTURE, "2", "  ")
+    with pytest.raises(UnknownVertexError, match="no vertex is named 9"):
+        add_child(LECTURE, "9")
+
+
+@given(t=trees(max_n=25, labels="tags"), data=st.data())
+def test_edits_agree_with_rebuilding_from_edges(t, data):
+    v = data.draw(st.integers(0, t.n - 1))
+    a = add_child(t, v, label="new")
+    want = Tree.from_named_edges(t.named_edges() + [(t.name(v), a.name(a.n - 1))], vertices=t.names,
+                                 labels={**{t.name(i): t.labels[i] for i in range(t.n)}, a.name(a.n - 1): "new"})
+    same_tree(want, a, root=False)
+    assert a.name(a.root) == t.name(t.root)
+    leaf = int(data.draw(st.sampled_from(list(t.leaves))))
+    if t.n > 1:
+        r = remove_leaf(t, leaf)
+        rest = [e for e in t.named_edges() if t.name(leaf) not in e]
+        want = Tree.from_named_edges(rest, vertices=[s for s in t.names if s != t.name(leaf)])
+        same_tree(want, r, labels=False, root=False)
+        assert r.labels == tuple(x for i, x in enumerate(t.labels) if i != leaf)
+        # the structure is consistent: breadth-first order, CSR children, depth
+        g = nx.Graph(r.edges.tolist())
+        g.add_nodes_from(range(r.n))
+        assert nx.is_tree(g)
+        assert np.array_equal(r.depth, [nx.shortest_path_length(g, r.root, x) for x in range(r.n)])
+    assert relabel(t, v, "z").labels[v] == "z"
+
+
+def test_edge_table_rows():
+    t = tree_from_edge_rows([("a", "b"), ("b", "c"), (None, None), ("", "")], root="b")
+    assert t.name(t.root) == "b" and t.n == 3
+    with pytest.raises(InvalidParameterError, match="row 2 of the edge table has an empty endpoint"):
+        tree_from_edge_rows([("a", "b"), ("b", None)])
+    with pytest.raises(CycleError):
+        tree_from_edge_rows([("a", "b"), ("b", "c"), ("c", "a")])
+    with pytest.raises(EmptyTreeError):
+        tree_from_edge_rows([])
