@@ -268,6 +268,7 @@ class RunStore:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise InvalidParameterError(f"run history {self.path} cannot be opened: {exc}") from None
+        self._key = str(self.path) if str(self.path) == ":memory:" else str(self.path.resolve())
         self._host = socket.gethostname()
         self._pid = os.getpid()
         self._pid_start = _proc_start(self._pid)
@@ -339,7 +340,7 @@ class RunStore:
                  self._pid, self._pid_start, self._host, "starting"))
             run_id = int(cur.lastrowid)
         with _LIVE_LOCK:
-            _LIVE.add((str(self.path), run_id))
+            _LIVE.add((self._key, run_id))
         return run_id
 
     def report(self, run_id: int, fraction: float, message: str) -> None:
@@ -376,7 +377,7 @@ class RunStore:
         with self._tx() as c:
             c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE id = ?", (*args, run_id))
         with _LIVE_LOCK:
-            _LIVE.discard((str(self.path), run_id))
+            _LIVE.discard((self._key, run_id))
 
     def mark_interrupted(self) -> list[int]:
         """Mark ``interrupted`` the ``running`` runs of this host whose process is gone; their ids."""
@@ -388,7 +389,7 @@ class RunStore:
         for run_id, pid, pid_start in rows:
             if pid == self._pid and pid_start == self._pid_start:
                 with _LIVE_LOCK:
-                    alive = (str(self.path), run_id) in _LIVE
+                    alive = (self._key, run_id) in _LIVE
             else:
                 alive = pid is not None and _proc_alive(int(pid), pid_start)
             if not alive:
