@@ -233,3 +233,26 @@ def test_launch_inside_a_form_runs_without_cancel(db):
     at.run()
     assert not at.exception, at.exception
     assert at.metric[0].value == "30" and "cannot be cancelled" in at.caption[0].value
+
+
+def test_runs_in_progress_are_shown_live(db):
+    seed_runs(db, n=1)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with RunStore(db) as s:  # a run owned by another live process, halfway through
+            rid = s.start({"algorithm": "treeflip", "seed": 8}, label="elsewhere")
+            s.report(rid, 0.5, "edge 15 of 30")
+            s._conn.execute("UPDATE runs SET pid = ?, pid_start = NULL WHERE id = ?", (sleeper.pid, rid))
+        at = open_runs()
+        assert any(m.value == "**Running now** (1)" for m in at.markdown)
+        bars = [p for p in at.get("progress")]
+        assert bars and any("edge 15 of 30" in str(p.proto) for p in bars)
+        assert at.multiselect(key="runs_chosen").value == [rid]
+        at.text_input(key="runs_search").set_value("elsewhere").run()
+        assert list(at.dataframe[0].value["id"]) == [rid]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    at.run()
+    with RunStore(db) as s:
+        assert s.get(rid).status == "interrupted"

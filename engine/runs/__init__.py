@@ -4,3 +4,5 @@
 family module, config loading), ``store`` (the SQLite run history), ``execute`` (a recorded run,
 sweeps with joblib or dask) and ``export`` (JSON/CSV). Import the submodules you need.
 """
+
+__all__: list[str] = []

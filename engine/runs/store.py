@@ -430,7 +430,7 @@ class RunStore:
 
         ``algorithm``/``status`` are a name or a list of names; ``since``/``until`` Unix times or
         ``datetime``/ISO dates; ``text`` is matched (case-insensitive) against the label, the
-        algorithm, the config and the error.
+        algorithm, the config, the error and the sweep id.
         """
         where, args = [], []
         for col, val in (("algorithm", algorithm), ("status", status)):
@@ -445,8 +445,9 @@ class RunStore:
             where.append("started < ?")
             args.append(_timestamp(until))
         if text:
-            where.append("(label LIKE ? OR algorithm LIKE ? OR config LIKE ? OR IFNULL(error, '') LIKE ?)")
-            args.extend([f"%{text}%"] * 4)
+            where.append("(label LIKE ? OR algorithm LIKE ? OR config LIKE ? OR IFNULL(error, '') LIKE ? "
+                         "OR IFNULL(sweep, '') LIKE ?)")
+            args.extend([f"%{text}%"] * 5)
         if sweep:
             where.append("sweep = ?")
             args.append(sweep)

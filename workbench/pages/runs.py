@@ -82,7 +82,10 @@ store = history()
 if store is None:
     st.stop()
 store.mark_interrupted()
-st.caption(f"Every run launched from a page or from `python -m engine run` is kept here · `{store.path}`")
+head, refresh = st.columns([6, 1], vertical_alignment="center")
+head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · `{store.path}`")
+refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
+               width="stretch")
 if msg := st.session_state.pop("runs_flash", None):
     st.success(msg)
 
@@ -255,9 +258,10 @@ else:
 st.divider()
 a1, a2, a3, a4 = st.columns(4)
 stem = f"run_{chosen[0]}" if len(chosen) == 1 else f"runs_{'_'.join(map(str, chosen[:6]))}"
-a1.download_button("Export JSON", export_runs(selected, "json"), file_name=f"{stem}.json",
+# the files are built only when a button is pressed (curves can be long)
+a1.download_button("Export JSON", lambda: export_runs(selected, "json"), file_name=f"{stem}.json",
                    mime="application/json", icon=":material/download:", key="runs_export_json")
-a2.download_button("Export CSV", export_runs(selected, "csv"), file_name=f"{stem}.csv",
+a2.download_button("Export CSV", lambda: export_runs(selected, "csv"), file_name=f"{stem}.csv",
                    mime="text/csv", icon=":material/download:", key="runs_export_csv")
 rerun = a3.button("Re-run this config", icon=":material/replay:", key="runs_rerun", disabled=len(selected) != 1,
                   help="Run the same config again (a new record); pick exactly one run")
