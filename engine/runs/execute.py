@@ -223,8 +223,14 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
         try:
             configs.append(config_from_dict(p.config))
         except EngineError as exc:
-            where = f" (sweep point {p.label})" if p.overrides else ""
-            raise type(exc)(f"{exc}{where}") from None
+            if not p.overrides:
+                raise
+            msg = f"{exc} (sweep point {p.label})"
+            try:
+                named = type(exc)(msg)
+            except TypeError:  # an error class with other constructor arguments
+                named = InvalidParameterError(msg)
+            raise named from None
     fams = {c.algorithm: family(c.algorithm) for c in configs}
     sweep_id = "sw-" + uuid.uuid4().hex[:10]
     own = store is None
