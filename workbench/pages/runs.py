@@ -39,7 +39,7 @@ def installed_families() -> list[str]:
         try:
             family(name)
             out.append(name)
-        except EngineError:
+        except Exception:  # not installed, or broken: the Runs page still works for the others
             pass
     return out
 
