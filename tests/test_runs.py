@@ -412,9 +412,10 @@ def test_sweep_on_a_dask_cluster(store):
         addr = cluster.scheduler_address
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         _check_sweep(execute_sweep(SWEEP, None, store, backend="dask", scheduler=cluster.scheduler_address))
+    before = len(store.list())
     with pytest.raises(InvalidParameterError, match="needs a scheduler address"):
         execute_sweep(SWEEP, None, store, backend="dask")
-    assert addr
+    assert len(store.list()) == before == 8 and addr  # checked before any record is written
 
 
 def test_sweep_failures_and_cancel(store):

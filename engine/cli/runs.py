@@ -154,12 +154,16 @@ def _fmt(v) -> str:
 
 
 def _table(recs) -> None:
-    rows = [("id", "algorithm", "status", "started (UTC)", "seconds", "seed", "label / key metric")]
+    rows = [("id", "algorithm", "status", "started (UTC)", "seconds", "seed", "label", "metrics / error")]
     for r in recs:
-        key = r.label or ", ".join(f"{k}={_fmt(v)}" for k, v in list(r.metrics.items())[:2])
+        if r.status == "finished":
+            what = ", ".join(f"{k}={_fmt(v)}" for k, v in r.metrics.items()
+                             if isinstance(v, (int, float)) and not isinstance(v, bool))
+        else:
+            what = r.error or (f"{(r.progress or 0) * 100:.0f}% {r.message or ''}" if r.status == "running" else "")
         rows.append((str(r.id), r.algorithm, r.status, (r.started_iso or "").replace("T", " ").rstrip("Z"),
                      "" if r.seconds is None else f"{r.seconds:.2f}", "" if r.seed is None else str(r.seed),
-                     key[:60]))
+                     r.label[:30], what[:70]))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())

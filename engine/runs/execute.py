@@ -232,6 +232,8 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
                 named = InvalidParameterError(msg)
             raise named from None
     fams = {c.algorithm: family(c.algorithm) for c in configs}
+    sequential = n_jobs == 1 or (len(configs) == 1 and backend != "dask")
+    client = _dask_client(scheduler) if backend == "dask" and not sequential else None  # before any record
     sweep_id = "sw-" + uuid.uuid4().hex[:10]
     own = store is None
     store = RunStore() if own else store
@@ -241,10 +243,10 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
         pending = set(range(len(ids)))
         report = progress or (lambda f, m: None)
         try:
-            if n_jobs == 1 or len(configs) == 1 and backend != "dask":
+            if sequential:
                 _sequential(configs, ids, fams, store, report, pending)
             else:
-                _parallel(configs, ids, fams, store, report, pending, n_jobs, backend, scheduler)
+                _parallel(configs, ids, fams, store, report, pending, n_jobs, backend)
         except RunCancelled:
             for i in sorted(pending):
                 store.end(ids[i], "cancelled", "the sweep was cancelled")
@@ -256,6 +258,8 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
             raise
         return [store.get(i) for i in ids]
     finally:
+        if client is not None:
+            client.close()
         if own:
             store.close()
 
@@ -292,48 +296,48 @@ def _sequential(configs, ids, fams, store, report, pending) -> None:
         report((i + 1) / n, f"{i + 1}/{n} runs done")
 
 
-def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend, scheduler) -> None:
+def _dask_client(scheduler: Optional[str]):
+    """A client of ``scheduler`` (closed by the caller), or ``None`` to use the current client."""
+    try:
+        from distributed import Client, get_client
+    except ImportError:
+        raise InvalidParameterError(
+            "the dask backend needs dask.distributed (pip install 'dask[distributed]')") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="20s")
+        except OSError as exc:
+            raise InvalidParameterError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
+    try:
+        get_client()
+    except ValueError:
+        raise InvalidParameterError(
+            "the dask backend needs a scheduler address (--scheduler tcp://host:8786) "
+            "or a running distributed.Client") from None
+    return None
+
+
+def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> None:
     from joblib import Parallel, delayed, parallel_config
 
     n = len(configs)
-    client = None
     if backend == "dask":
-        try:
-            from distributed import Client, get_client
-        except ImportError:
-            raise InvalidParameterError("the dask backend needs dask.distributed (pip install 'dask[distributed]')") from None
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="20s")
-            except OSError as exc:
-                raise InvalidParameterError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
-        else:
-            try:
-                get_client()
-            except ValueError:
-                raise InvalidParameterError(
-                    "the dask backend needs a scheduler address (--scheduler tcp://host:8786) "
-                    "or a running distributed.Client") from None
         jobs = n_jobs or -1
     else:
         jobs = n_jobs or min(n, os.cpu_count() or 1)
 
-    try:
-        report(0.0, f"0/{n} runs done")
-        with parallel_config(backend=backend, n_jobs=jobs):
-            gen = Parallel(return_as="generator_unordered")(
-                delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict())
-                for i, c in enumerate(configs))
-            try:
-                for done, (i, out) in enumerate(gen, 1):
-                    _record(store, ids[i], out)
-                    pending.discard(i)
-                    report(done / n, f"{done}/{n} runs done")
-            finally:
-                gen.close()  # cancels the points not yet started
-    finally:
-        if client is not None:
-            client.close()
+    report(0.0, f"0/{n} runs done")
+    with parallel_config(backend=backend, n_jobs=jobs):
+        gen = Parallel(return_as="generator_unordered")(
+            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict())
+            for i, c in enumerate(configs))
+        try:
+            for done, (i, out) in enumerate(gen, 1):
+                _record(store, ids[i], out)
+                pending.discard(i)
+                report(done / n, f"{done}/{n} runs done")
+        finally:
+            gen.close()  # cancels the points not yet started
 
 
 def _indexed(i: int, module: str, class_name: str, config: dict[str, Any]):
