@@ -9,10 +9,10 @@ __all__ = ["PAGES", "build_navigation", "url_path"]
 #: (section, script path relative to app.py, title, icon)
 PAGES = [
     ("Trees", "workbench/pages/tree_studio.py", "Tree Studio", ":material/park:"),
-    # ("Trees", "workbench/pages/cover_inspector.py", "Cover Inspector", ":material/account_tree:"),
-    # ("Inference", "workbench/pages/online_marginals.py", "Online Marginals", ":material/bolt:"),
-    # ("Inference", "workbench/pages/belief_propagation.py", "Belief Propagation", ":material/swap_horiz:"),
-    # ("Learning", "workbench/pages/tree_hedge.py", "TREE-HEDGE", ":material/call_split:"),
+    ("Trees", "workbench/pages/cover_inspector.py", "Cover Inspector", ":material/account_tree:"),
+    ("Inference", "workbench/pages/online_marginals.py", "Online Marginals", ":material/bolt:"),
+    ("Inference", "workbench/pages/belief_propagation.py", "Belief Propagation", ":material/swap_horiz:"),
+    ("Learning", "workbench/pages/tree_hedge.py", "TREE-HEDGE", ":material/call_split:"),
     # ("Learning", "workbench/pages/ofde.py", "OFDE vs Chow-Liu", ":material/scatter_plot:"),
     # ("Learning", "workbench/pages/rta.py", "RTA Multilabel", ":material/label:"),
     # ("Learning", "workbench/pages/bhtmm.py", "Hidden Tree Markov Models", ":material/schema:"),

@@ -1,0 +1,162 @@
+"""``bench online``: the online sum-product model against full belief-propagation passes.
+
+Seed 000, section 4: after an O(n) initialisation each update and each marginal walks one path of
+the cover's decomposition tree. Rows: n, tree shape, cover height, seconds to build the cover and
+to initialise the model (each the median of three runs), initialisation (cover + model) in BP
+passes, median µs per update and per marginal,
+seconds of one full BP pass (the compiled sweep; ``bp_numpy_s`` is the vectorised-by-level NumPy
+pass, timed when n <= 10^5 or the tree is shallow), ``ratio`` = BP pass / (update + marginal),
+and pgmpy's BeliefPropagation (one query) for n <= 300.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["register", "bench_online"]
+
+COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "update_us",
+           "marginal_us", "bp_s", "bp_numpy_s", "ratio", "pgmpy_s")
+
+
+def register(bsub) -> None:
+    p = bsub.add_parser("online", help="online sum-product vs full BP passes (seed 000, section 4)")
+    p.add_argument("--sizes", default="1000,10000,100000,1000000",
+                   help="comma-separated tree sizes (default 1000,10000,100000,1000000)")
+    p.add_argument("--shapes", default="random,path", help="tree shapes (generators), default random,path")
+    p.add_argument("--ops", type=int, default=2000, help="updates and marginals timed per row")
+    p.add_argument("--states", type=int, default=2, help="number of labels k (default 2)")
+    p.add_argument("--cover", choices=("optimal", "rake-only"), default="optimal")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="one JSON object per row")
+    p.set_defaults(handler=_handler)
+
+
+def _handler(args) -> int:
+    from engine.cli import print_json
+    from engine.errors import InvalidParameterError
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        raise InvalidParameterError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
+    if not sizes or min(sizes) < 3:
+        raise InvalidParameterError("--sizes must list integers >= 3")
+    if args.ops < 1:
+        raise InvalidParameterError(f"--ops must be >= 1, got {args.ops}")
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    if not args.json:
+        print(" ".join(f"{c:>14}" for c in COLUMNS))
+    for shape in shapes:
+        for n in sizes:
+            row = bench_online(n, shape, ops=args.ops, k=args.states, cover=args.cover, seed=args.seed)
+            if args.json:
+                print_json(row)
+            else:
+                print(" ".join(f"{_fmt(row[c]):>14}" for c in COLUMNS), flush=True)
+    return 0
+
+
+def _fmt(x):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str = "optimal",
+                 seed=0) -> dict:
+    """One row of the table (see the module docstring)."""
+    from engine.cover import optimal_cover, rake_only_cover
+    from engine.inference.belief_propagation import belief_propagation
+    from engine.inference.online import OnlineModel
+    from engine.inference.potentials import potts
+    from engine.trees.generators import generate
+
+    rng = np.random.default_rng(seed)
+    tree = generate(shape, n, seed=rng)
+    E = potts(k, 1.0)
+    D = rng.random((n, k)) + 0.1
+    # warm the compiled kernels on a small tree so compilation is not timed
+    small = generate(shape, 50, seed=1)
+    OnlineModel(small, k, E, np.ones((50, k)), cover=cover).marginal(3)
+    belief_propagation(small, None, E, k=k)
+    build = optimal_cover if cover == "optimal" else rake_only_cover
+    # each phase timed three times, median (like the BP pass: allocations reuse freed memory)
+    cs, ins = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        C = build(tree)
+        cs.append(time.perf_counter() - t0)
+        model = None
+        t0 = time.perf_counter()
+        model = OnlineModel(tree, k, E, D, cover=C)
+        ins.append(time.perf_counter() - t0)
+    cover_s, init_s = float(np.median(cs)), float(np.median(ins))
+    bp = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        belief_propagation(tree, D, E)
+        bp.append(time.perf_counter() - t0)
+    bp_s = float(np.median(bp))
+    bp_numpy_s = None
+    if n <= 100_000 or shape not in ("path", "caterpillar", "spider", "star_of_paths"):
+        t0 = time.perf_counter()
+        belief_propagation(tree, D, E, method="numpy")
+        bp_numpy_s = time.perf_counter() - t0
+    vs = rng.integers(n, size=ops)
+    data = rng.random((ops, k)) + 0.01
+    tu = np.empty(ops)
+    tm = np.empty(ops)
+    clock = time.perf_counter_ns
+    for i in range(ops):
+        v = int(vs[i])
+        d = data[i]
+        t0 = clock()
+        model.update(v, d)
+        t1 = clock()
+        model.marginal(v)
+        t2 = clock()
+        tu[i] = t1 - t0
+        tm[i] = t2 - t1
+    update_us = float(np.median(tu)) / 1e3
+    marginal_us = float(np.median(tm)) / 1e3
+    pgmpy_s = _pgmpy_time(tree, D, E) if n <= 300 else None
+    return {"n": n, "shape": shape, "k": k, "height": model.height, "cover_s": cover_s,
+            "init_s": init_s, "init_bp_passes": (cover_s + init_s) / bp_s,
+            "update_us": update_us, "marginal_us": marginal_us, "bp_s": bp_s,
+            "bp_numpy_s": bp_numpy_s, "ratio": bp_s / ((update_us + marginal_us) * 1e-6),
+            "pgmpy_s": pgmpy_s}
+
+
+def _pgmpy_time(tree, D, E):
+    """Seconds for pgmpy's BeliefPropagation to build, calibrate and answer one marginal query."""
+    import logging
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pgmpy.factors.discrete import DiscreteFactor
+        from pgmpy.inference import BeliefPropagation
+        from pgmpy.models import DiscreteMarkovNetwork as MarkovNetwork
+
+    logging.getLogger("pgmpy").setLevel(logging.ERROR)
+    k = D.shape[1]
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = MarkovNetwork()
+        names = [f"x{v}" for v in range(tree.n)]
+        g.add_nodes_from(names)
+        fs = []
+        for p, c in tree.edges:
+            g.add_edge(names[p], names[c])
+            fs.append(DiscreteFactor([names[p], names[c]], [k, k], E.ravel()))
+        for v in range(tree.n):
+            fs.append(DiscreteFactor([names[v]], [k], D[v]))
+        g.add_factors(*fs)
+        BeliefPropagation(g).query([names[tree.n // 2]], show_progress=False)
+    return time.perf_counter() - t0

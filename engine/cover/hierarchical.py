@@ -1,0 +1,789 @@
+"""The optimal (2,s)-hierarchical cover of a tree and its decomposition tree D.
+
+Seed 000 (Herbster, Pasteris & Vitale, "Online sum-product computation over trees"), section 2
+(Definitions 1-5), section 3 (Figure 1, Theorem 6) and the rake-only variant of section 4.
+
+The tree T is rooted at a **leaf** s. Round t works on the contracted tree T_t (T_0 = the interior
+vertices of T plus s). A vertex of T_t other than s is *mergeable* when it is a leaf of T_t, or has
+exactly one child in T_t and that child is not mergeable (so mergeability is computed bottom-up,
+children first). A mergeable leaf v is *raked* into its T_t-parent p: the new component
+``[p / z]`` = p plus the whole T-subtree below z, the child of p towards v (boundary {p}). A
+mergeable single-child vertex v is *compressed*: the new component is the maximal subtree with
+p (its T_t-parent) and c (its T_t-child) among its leaves (boundary {p, c}) and c is re-attached
+to p. The loop ends when only s is left; the last component formed is T itself.
+
+Every component S^v formed in round t has a decomposition of height exactly t + 1, so the height
+of the cover is the number of rounds R (Theorem 6: it is the minimum over all (2,s)-covers).
+
+Array API (stable; issue 4 builds the online sum-product on it)
+----------------------------------------------------------------
+D has ``m = (number of interior vertices of T) + (n - 1)`` nodes, numbered **bottom-up**: the
+n - 1 edge nodes first (0 .. n-2, in breadth-first order from s), then one node per interior
+vertex in the order the vertices were merged (round by round). Hence ``parent[z] > z`` for every
+non-root node, a loop ``for z in range(m)`` visits children before parents, and the root is
+``m - 1``. See :class:`HierarchicalCover` for every array.
+
+Roots that are not leaves are refused with :class:`~engine.errors.InvalidParameterError` naming
+the vertex and a leaf to use instead (no dummy vertex is added: the cover is of T itself). A tree
+with one vertex has no edge and no cover (the paper assumes at least one edge).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numba
+import numpy as np
+
+from engine.errors import EmptyTreeError, InvalidParameterError
+from engine.trees.model import Tree
+
+__all__ = [
+    "EDGE",
+    "RAKE",
+    "COMPRESS",
+    "ROOT",
+    "KIND_NAMES",
+    "HierarchicalCover",
+    "RoundTrace",
+    "optimal_cover",
+    "rake_only_cover",
+    "cover_root",
+    "default_root",
+    "heights_by_root",
+]
+
+#: Kind codes of D's nodes (``HierarchicalCover.kind``).
+EDGE, RAKE, COMPRESS, ROOT = 0, 1, 2, 3
+KIND_NAMES = ("edge", "rake", "compress", "root")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class RoundTrace:
+    """The contracted tree T_t of round t, for teaching (Figure 1).
+
+    Attributes
+    ----------
+    t : int
+        The round (0 .. R; T_R is the single vertex s).
+    vertices : ndarray of int64, shape (k,)
+        The vertices of T_t, in breadth-first order from s.
+    parent : ndarray of int64, shape (k,)
+        Parent in T_t of each of ``vertices`` (-1 for s). An edge (v, parent) that is not an edge
+        of T is one of the dashed edges of Figure 1.
+    mergeable : ndarray of bool, shape (k,)
+        Membership in M_t (drawn black in Figure 1); these vertices leave T_t in round t.
+    """
+
+    t: int
+    vertices: np.ndarray
+    parent: np.ndarray
+    mergeable: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalCover:
+    """A hierarchical cover of ``tree`` and its decomposition tree D, as flat int64 arrays.
+
+    D's nodes are numbered bottom-up (children before parents, root ``m - 1``): first the
+    ``n - 1`` edge nodes, then the interior vertices in merge order. Node ``z`` names the
+    component S^z of T.
+
+    Attributes
+    ----------
+    tree : Tree
+        The tree T the cover was built from (any rooting; ``s`` below is the cover's root).
+    s : int
+        The leaf of T at which the cover is rooted.
+    rake_only : bool
+        True for the rake-only variant of section 4.
+    parent : ndarray (m,)
+        Parent of each node in D; -1 at the root.
+    kind : ndarray (m,)
+        ``EDGE`` (atomic component, a leaf of D), ``RAKE`` (boundary {p}), ``COMPRESS`` (between
+        p and c), ``ROOT`` (the component T itself, formed in the last round). In a tree with two
+        vertices the only node is the edge, of kind ``EDGE``, and it is D's root.
+    ends : ndarray (m, 2)
+        The tree positions of the component: for an edge node (its T-parent towards s, its
+        child); for a compress node (p, c): its T_t-parent end first, then its T_t-child end;
+        for a rake node (p, -1); for the root (-1, -1).
+    boundary : ndarray (m, 2)
+        The boundary ∂_T(S^z) (Definition in section 2), in the same columns as ``ends``: column
+        0 is the end towards s, column 1 the end away from s, -1 where that end is not a boundary
+        vertex. An end is not on the boundary exactly when it is a leaf of T: the leaf end of a
+        pendant edge, and s itself (so a compress component whose parent end is s, like S^2 of
+        Figure 1, has the single boundary vertex c). The root's boundary is empty.
+    round : ndarray (m,)
+        The round t in which the component was formed; -1 for edges (formed at initialisation).
+        Component S^z has height ``round[z] + 1`` in D.
+    split_vertex : ndarray (m,)
+        The splitting vertex of an internal node (the merged vertex v of S^v); -1 for edges.
+    edge_child : ndarray (m,)
+        For an edge node, its endpoint away from s (each vertex u != s has exactly one edge to
+        its parent, so u names the edge); -1 for internal nodes.
+    up_child : ndarray (m,)
+        For an internal node v, the child of v in D lying on the T_t-edge from v towards s (it
+        contains v's T_t-parent; for the root it contains s); -1 for edges.
+    down_child : ndarray (m,)
+        For a compress node, the child of v in D lying on the T_t-edge from v to c (it contains c);
+        -1 otherwise. Every other child of an internal node v is a component with boundary {v}
+        hanging below v (a rake or a pendant edge).
+    children_ptr : ndarray (m + 1,), children_idx : ndarray (m - 1,)
+        Children in CSR form: the children of z are ``children_idx[children_ptr[z]:children_ptr[z+1]]``
+        (in increasing id order).
+    depth : ndarray (m,)
+        Depth in D (root 0).
+    node_height : ndarray (m,)
+        Height of the subtree of D below each node (0 for edges).
+    leaf_lo, leaf_hi : ndarray (m,)
+        The edges below node z are ``leaf_order[leaf_lo[z]:leaf_hi[z]]`` (D's leaves in
+        depth-first order), so vertex sets come on demand in O(size) without O(n height) memory.
+    leaf_order : ndarray (n - 1,)
+        Edge nodes in the depth-first order of D.
+    vertex_node : ndarray (n,)
+        D node S^v of each interior vertex v; -1 for the leaves of T (use ``edge_node``).
+    edge_node : ndarray (n,)
+        D node of the edge from u to its parent towards s, for each u != s; -1 at s.
+    vertex_round : ndarray (n,)
+        The round in which each vertex left T_t: the round of S^v for interior v, R for s
+        (s never leaves), -1 for the other leaves of T (never in T_0).
+    height : int
+        Height of D (the height of the cover).
+    rounds : int
+        Number of rounds R (T_R = {s}); equals ``height`` except in a two-vertex tree (both 0).
+    """
+
+    tree: Tree
+    s: int
+    rake_only: bool
+    parent: np.ndarray
+    kind: np.ndarray
+    ends: np.ndarray
+    boundary: np.ndarray
+    round: np.ndarray
+    split_vertex: np.ndarray
+    edge_child: np.ndarray
+    up_child: np.ndarray
+    down_child: np.ndarray
+    children_ptr: np.ndarray
+    children_idx: np.ndarray
+    depth: np.ndarray
+    node_height: np.ndarray
+    leaf_lo: np.ndarray
+    leaf_hi: np.ndarray
+    leaf_order: np.ndarray
+    vertex_node: np.ndarray
+    edge_node: np.ndarray
+    vertex_round: np.ndarray
+    height: int
+    rounds: int
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ sizes and names
+    @property
+    def n(self) -> int:
+        return self.tree.n
+
+    @property
+    def m(self) -> int:
+        """Number of nodes of D."""
+        return int(self.parent.shape[0])
+
+    @property
+    def root(self) -> int:
+        """D's root node (``m - 1``): the component T."""
+        return self.m - 1
+
+    @property
+    def s_parent(self) -> np.ndarray:
+        """Parent array of T rooted at s (the orientation used by ``ends`` and ``edge_node``)."""
+        if "s_parent" not in self._cache:
+            p = np.full(self.n, -1, np.int64)
+            e = self.kind == EDGE
+            p[self.ends[e, 1]] = self.ends[e, 0]
+            self._cache["s_parent"] = _frozen(p)
+        return self._cache["s_parent"]
+
+    def node_name(self, z: int) -> str:
+        """The splitting vertex's name for an internal node, ``"u|v"`` (parent|child) for an edge."""
+        if self.kind[z] == EDGE:
+            return f"{self.tree.name(int(self.ends[z, 0]))}|{self.tree.name(int(self.ends[z, 1]))}"
+        return self.tree.name(int(self.split_vertex[z]))
+
+    def node_names(self) -> tuple[str, ...]:
+        """:meth:`node_name` of every node (computed once)."""
+        if "names" not in self._cache:
+            self._cache["names"] = tuple(self.node_name(z) for z in range(self.m))
+        return self._cache["names"]
+
+    def kind_name(self, z: int) -> str:
+        return KIND_NAMES[int(self.kind[z])]
+
+    def children(self, z: int) -> np.ndarray:
+        return self.children_idx[self.children_ptr[z]:self.children_ptr[z + 1]]
+
+    def node_of_vertex(self, v: int) -> int:
+        """S^v for an interior vertex; for a leaf of T, the node of its only edge."""
+        z = int(self.vertex_node[v])
+        if z >= 0:
+            return z
+        if v == self.s:
+            return int(self.edge_node[self.tree.neighbors(v)[0]])
+        return int(self.edge_node[v])
+
+    def ancestors(self, z: int) -> np.ndarray:
+        """The chain z, parent(z), ..., root in D."""
+        out = [int(z)]
+        while self.parent[out[-1]] >= 0:
+            out.append(int(self.parent[out[-1]]))
+        return np.asarray(out, np.int64)
+
+    # ------------------------------------------------------------------ components on demand
+    def edges_of(self, z: int) -> np.ndarray:
+        """The edges of S^z as (parent, child) rows (oriented from s), shape (k, 2)."""
+        leaves = self.leaf_order[self.leaf_lo[z]:self.leaf_hi[z]]
+        return self.ends[leaves]
+
+    def vertices_of(self, z: int) -> np.ndarray:
+        """The vertices of S^z, sorted (O(size of S^z); nothing is stored per component)."""
+        return np.unique(self.edges_of(z))
+
+    def boundary_of(self, z: int) -> list[int]:
+        """∂_T(S^z) as a list (end towards s first)."""
+        return [int(b) for b in self.boundary[z] if b >= 0]
+
+    def subtree(self, z: int) -> np.ndarray:
+        """The nodes of D below z, z included (the cover of S^z), in depth-first order."""
+        out, stack = [], [int(z)]
+        while stack:
+            u = stack.pop()
+            out.append(u)
+            stack.extend(self.children(u)[::-1].tolist())
+        return np.asarray(out, np.int64)
+
+    def edge_owner(self, t: int) -> np.ndarray:
+        """For each edge node (ids 0..n-2), the largest component formed before round t that
+        contains it (the edge itself at t = 0). These are the components present at round t."""
+        owner = np.arange(self.n - 1, dtype=np.int64)
+        while True:
+            par = self.parent[owner]
+            ok = (par >= 0) & (self.round[np.maximum(par, 0)] < t)
+            if not ok.any():
+                return owner
+            owner = np.where(ok, par, owner)
+
+    def node_size(self) -> np.ndarray:
+        """Number of edges of each component, shape (m,)."""
+        return self.leaf_hi - self.leaf_lo
+
+    # ------------------------------------------------------------------ the per-round trace
+    def trace(self, t: int) -> RoundTrace:
+        """T_t and M_t for round ``t`` in 0..R (computed on demand from ``vertex_round``)."""
+        if not 0 <= t <= self.rounds:
+            raise InvalidParameterError(f"round {t} is outside 0..{self.rounds}")
+        order = self._s_order
+        vr = self.vertex_round
+        alive = vr >= t
+        # the T_t-parent of v is its nearest proper T-ancestor still alive at round t
+        p = self.s_parent.copy()
+        todo = np.flatnonzero((p >= 0) & alive)
+        while todo.size:
+            q = p[todo]
+            dead = ~alive[q]
+            todo = todo[dead]
+            p[todo] = self.s_parent[p[todo]]
+        verts = order[alive[order]]
+        return RoundTrace(t=t, vertices=verts, parent=p[verts] if verts.size else verts,
+                          mergeable=(vr[verts] == t) & (verts != self.s))
+
+    @property
+    def _s_order(self) -> np.ndarray:
+        if "s_order" not in self._cache:
+            self._cache["s_order"] = _frozen(_bfs_from(self.tree, self.s)[1])
+        return self._cache["s_order"]
+
+    # ------------------------------------------------------------------ export
+    def to_dict(self, *, vertices: bool = False) -> dict:
+        """The JSON object of ``python -m engine cover`` (see the issue for its keys)."""
+        names = self.node_names()
+        tn = self.tree.names
+        comps = []
+        for z in range(self.m):
+            p = int(self.parent[z])
+            c = {"id": names[z], "parent": names[p] if p >= 0 else None,
+                 "kind": KIND_NAMES[int(self.kind[z])],
+                 "boundary": [tn[b] for b in self.boundary[z] if b >= 0],
+                 "round": int(self.round[z])}
+            if vertices:
+                c["vertices"] = [tn[v] for v in self.vertices_of(z)]
+            comps.append(c)
+        return {"n": self.n, "root": self.tree.name(self.s), "height": int(self.height),
+                "rounds": int(self.rounds), "components": comps}
+
+    def to_tree(self) -> Tree:
+        """D as a :class:`Tree` (rooted at its root, vertex names from :meth:`node_names`)."""
+        if "d_tree" not in self._cache:
+            self._cache["d_tree"] = Tree.from_parent(self.parent, names=_unique(self.node_names()))
+        return self._cache["d_tree"]
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in names:
+        if s in seen:
+            seen[s] += 1
+            s = f"{s}#{seen[s]}"
+        else:
+            seen[s] = 0
+        out.append(s)
+    return out
+
+
+# ---------------------------------------------------------------------- root choice
+
+def default_root(tree: Tree) -> int:
+    """The tree's own root when it is a leaf, else the leaf with the smallest index."""
+    if tree.n < 2:
+        raise EmptyTreeError("a hierarchical cover needs a tree with at least one edge")
+    if tree.degree[tree.root] == 1:
+        return int(tree.root)
+    return int(tree.leaves[0])
+
+
+def cover_root(tree: Tree, root=None) -> int:
+    """Resolve ``root`` (a name, an index or None) to a leaf of ``tree``, with clear errors."""
+    if tree.n < 2:
+        raise EmptyTreeError("a hierarchical cover needs a tree with at least one edge; "
+                             f"this tree has {tree.n} vertex")
+    if root is None:
+        return default_root(tree)
+    s = tree.index(root)
+    if tree.degree[s] != 1:
+        raise InvalidParameterError(
+            f"root {tree.name(s)} is not a leaf (degree {int(tree.degree[s])}): a (2,s)-cover is "
+            f"rooted at a leaf s; leaves include {', '.join(tree.name(int(v)) for v in tree.leaves[:3])}")
+    return s
+
+
+# ---------------------------------------------------------------------- kernels
+
+@numba.njit(cache=True)
+def _bfs_kernel(parent, cptr, cidx, s):  # pragma: no cover - compiled
+    n = parent.shape[0]
+    sp = np.full(n, -1, np.int64)
+    order = np.empty(n, np.int64)
+    seen = np.zeros(n, np.bool_)
+    order[0] = s
+    seen[s] = True
+    head, tail = 0, 1
+    while head < tail:
+        u = order[head]
+        head += 1
+        q = parent[u]
+        if q >= 0 and not seen[q]:
+            seen[q] = True
+            sp[q] = u
+            order[tail] = q
+            tail += 1
+        for k in range(cptr[u], cptr[u + 1]):
+            c = cidx[k]
+            if not seen[c]:
+                seen[c] = True
+                sp[c] = u
+                order[tail] = c
+                tail += 1
+    return sp, order
+
+
+def _bfs_from(tree: Tree, s: int):
+    """Parent array of T rooted at s and a breadth-first order from s (O(n), compiled)."""
+    if s == tree.root:
+        return np.asarray(tree.parent, np.int64), np.asarray(tree.order, np.int64)
+    return _bfs_kernel(tree.parent, tree.children_ptr, tree.children_idx, np.int64(s))
+
+
+@numba.njit(cache=True)
+def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
+    """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover."""
+    n = sp.shape[0]
+    deg = np.zeros(n, np.int64)
+    for u in range(n):
+        if sp[u] >= 0:
+            deg[u] += 1
+            deg[sp[u]] += 1
+    n_int = 0
+    for u in range(n):
+        if deg[u] >= 2:
+            n_int += 1
+    m = (n - 1) + n_int
+    dpar = np.full(m, -1, np.int64)
+    kind = np.zeros(m, np.int64)
+    ends = np.full((m, 2), -1, np.int64)
+    rnd = np.full(m, -1, np.int64)
+    split = np.full(m, -1, np.int64)
+    echild = np.full(m, -1, np.int64)
+    upc = np.full(m, -1, np.int64)
+    downc = np.full(m, -1, np.int64)
+    vnode = np.full(n, -1, np.int64)
+    enode = np.full(n, -1, np.int64)
+    vround = np.full(n, -1, np.int64)
+    # edge nodes, breadth-first from s
+    for k in range(1, n):
+        u = order[k]
+        z = k - 1
+        enode[u] = z
+        ends[z, 0] = sp[u]
+        ends[z, 1] = u
+        echild[z] = u
+        kind[z] = 0
+    # state of T_t: parent tp, component on the edge to the parent ecomp, hanging lists
+    tp = sp.copy()
+    ecomp = enode.copy()
+    hang_head = np.full(n, -1, np.int64)
+    hang_next = np.full(m, -1, np.int64)
+    for k in range(1, n):
+        u = order[k]
+        if deg[u] == 1:  # a pendant edge hangs at its parent (s's own edge is ecomp of its child)
+            z = enode[u]
+            p = sp[u]
+            hang_next[z] = hang_head[p]
+            hang_head[p] = z
+    alive = np.empty(n, np.int64)
+    na = 0
+    for k in range(n):
+        u = order[k]
+        if u == s or deg[u] >= 2:
+            alive[na] = u
+            na += 1
+    nch = np.zeros(n, np.int64)
+    onech = np.full(n, -1, np.int64)
+    merg = np.zeros(n, np.bool_)
+    nxt = n - 1
+    t = 0
+    while na > 1:
+        for k in range(na):
+            nch[alive[k]] = 0
+        for k in range(1, na):
+            v = alive[k]
+            nch[tp[v]] += 1
+            onech[tp[v]] = v
+        for k in range(na - 1, -1, -1):
+            v = alive[k]
+            if v == s:
+                merg[v] = False
+            elif nch[v] == 0:
+                merg[v] = True
+            elif nch[v] == 1 and not rake_only:
+                merg[v] = not merg[onech[v]]
+            else:
+                merg[v] = False
+        w = 0
+        for k in range(na):
+            v = alive[k]
+            if not merg[v]:
+                alive[w] = v
+                w += 1
+                continue
+            z = nxt
+            nxt += 1
+            split[z] = v
+            rnd[z] = t
+            vnode[v] = z
+            vround[v] = t
+            p = tp[v]
+            dpar[ecomp[v]] = z
+            upc[z] = ecomp[v]
+            h = hang_head[v]
+            while h >= 0:
+                dpar[h] = z
+                h = hang_next[h]
+            if nch[v] == 0:
+                if p == s:
+                    kind[z] = 3
+                else:
+                    kind[z] = 1
+                    ends[z, 0] = p
+                    hang_next[z] = hang_head[p]
+                    hang_head[p] = z
+            else:
+                c = onech[v]
+                kind[z] = 2
+                ends[z, 0] = p
+                ends[z, 1] = c
+                dpar[ecomp[c]] = z
+                downc[z] = ecomp[c]
+                ecomp[c] = z
+                tp[c] = p
+        na = w
+        t += 1
+    vround[s] = t
+    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, t
+
+
+@numba.njit(cache=True)
+def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
+    """Rake-only variant in O(n): a vertex leaves in round = its height in T_0 (leaves of T_0: 0)."""
+    n = sp.shape[0]
+    deg = np.zeros(n, np.int64)
+    for u in range(n):
+        if sp[u] >= 0:
+            deg[u] += 1
+            deg[sp[u]] += 1
+    h = np.full(n, -1, np.int64)
+    for k in range(n - 1, 0, -1):
+        v = order[k]
+        if deg[v] >= 2:
+            if h[v] < 0:
+                h[v] = 0
+            p = sp[v]
+            if p != s and h[v] + 1 > h[p]:
+                h[p] = h[v] + 1
+    n_int = 0
+    rounds = 0
+    for u in range(n):
+        if deg[u] >= 2:
+            n_int += 1
+            if h[u] + 1 > rounds:
+                rounds = h[u] + 1
+    m = (n - 1) + n_int
+    dpar = np.full(m, -1, np.int64)
+    kind = np.zeros(m, np.int64)
+    ends = np.full((m, 2), -1, np.int64)
+    rnd = np.full(m, -1, np.int64)
+    split = np.full(m, -1, np.int64)
+    echild = np.full(m, -1, np.int64)
+    upc = np.full(m, -1, np.int64)
+    downc = np.full(m, -1, np.int64)
+    vnode = np.full(n, -1, np.int64)
+    enode = np.full(n, -1, np.int64)
+    vround = np.full(n, -1, np.int64)
+    for k in range(1, n):
+        u = order[k]
+        z = k - 1
+        enode[u] = z
+        ends[z, 0] = sp[u]
+        ends[z, 1] = u
+        echild[z] = u
+    # interior vertices by round, breadth-first within a round (counting sort)
+    start = np.zeros(rounds + 1, np.int64)
+    for u in range(n):
+        if deg[u] >= 2:
+            start[h[u] + 1] += 1
+    for r in range(rounds):
+        start[r + 1] += start[r]
+    for k in range(n):
+        v = order[k]
+        if deg[v] >= 2:
+            z = (n - 1) + start[h[v]]
+            start[h[v]] += 1
+            vnode[v] = z
+            vround[v] = h[v]
+            split[z] = v
+            rnd[z] = h[v]
+            upc[z] = enode[v]
+            dpar[enode[v]] = z
+            p = sp[v]
+            if p == s:
+                kind[z] = 3
+            else:
+                kind[z] = 1
+                ends[z, 0] = p
+    for k in range(1, n):
+        u = order[k]
+        p = sp[u]
+        if deg[u] >= 2 and p != s:
+            dpar[vnode[u]] = vnode[p]
+        elif deg[u] == 1 and p != s:
+            dpar[enode[u]] = vnode[p]
+    vround[s] = rounds
+    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds
+
+
+@numba.njit(cache=True)
+def _d_structure(dpar):  # pragma: no cover - compiled
+    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up)."""
+    m = dpar.shape[0]
+    depth = np.zeros(m, np.int64)
+    for z in range(m - 2, -1, -1):
+        depth[z] = depth[dpar[z]] + 1
+    # children counts -> CSR (children of each node in increasing id order)
+    ptr = np.zeros(m + 1, np.int64)
+    for z in range(m):
+        p = dpar[z]
+        if p >= 0:
+            ptr[p + 1] += 1
+    for z in range(m):
+        ptr[z + 1] += ptr[z]
+    fill = ptr[:-1].copy()
+    idx = np.empty(max(m - 1, 0), np.int64)
+    for z in range(m):
+        p = dpar[z]
+        if p >= 0:
+            idx[fill[p]] = z
+            fill[p] += 1
+    height = np.zeros(m, np.int64)
+    nleaf = np.zeros(m, np.int64)
+    for z in range(m):
+        if ptr[z + 1] == ptr[z]:
+            nleaf[z] += 1
+        p = dpar[z]
+        if p >= 0:
+            if height[z] + 1 > height[p]:
+                height[p] = height[z] + 1
+            nleaf[p] += nleaf[z]
+    # leaf ranges, top-down (a parent has a larger id than its children)
+    lo = np.zeros(m, np.int64)
+    hi = np.zeros(m, np.int64)
+    lo[m - 1] = 0
+    for z in range(m - 1, -1, -1):
+        hi[z] = lo[z] + nleaf[z]
+        start = lo[z]
+        for k in range(ptr[z], ptr[z + 1]):
+            c = idx[k]
+            lo[c] = start
+            start += nleaf[c]
+    nl = 0
+    for z in range(m):
+        if ptr[z + 1] == ptr[z]:
+            nl += 1
+    order = np.empty(nl, np.int64)
+    for z in range(m):
+        if ptr[z + 1] == ptr[z]:
+            order[lo[z]] = z
+    return depth, height, ptr, idx, lo, hi, order
+
+
+@numba.njit(cache=True)
+def _relabel_in(sp, order):  # pragma: no cover - compiled
+    n = sp.shape[0]
+    pos = np.empty(n, np.int64)
+    for k in range(n):
+        pos[order[k]] = k
+    out = np.empty(n, np.int64)
+    for k in range(n):
+        p = sp[order[k]]
+        out[k] = pos[p] if p >= 0 else -1
+    return out
+
+
+@numba.njit(cache=True)
+def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: no cover - compiled
+    """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
+    m = ends.shape[0]
+    n = order.shape[0]
+    for z in range(m):
+        for j in range(2):
+            if ends[z, j] >= 0:
+                ends[z, j] = order[ends[z, j]]
+        if split[z] >= 0:
+            split[z] = order[split[z]]
+        if echild[z] >= 0:
+            echild[z] = order[echild[z]]
+    vn = np.empty(n, np.int64)
+    en = np.empty(n, np.int64)
+    vr = np.empty(n, np.int64)
+    for k in range(n):
+        vn[order[k]] = vnode[k]
+        en[order[k]] = enode[k]
+        vr[order[k]] = vround[k]
+    return ends, split, echild, vn, en, vr
+
+
+@numba.njit(cache=True)
+def _boundary(ends, deg):  # pragma: no cover - compiled
+    """∂_T of each component: its ends, less those that are leaves of T."""
+    b = ends.copy()
+    for z in range(b.shape[0]):
+        for j in range(2):
+            if b[z, j] >= 0 and deg[b[z, j]] < 2:
+                b[z, j] = -1
+    return b
+
+
+def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
+    s = cover_root(tree, root)
+    sp, order = _bfs_from(tree, s)
+    sp = np.ascontiguousarray(sp, np.int64)
+    order = np.ascontiguousarray(order, np.int64)
+    # Work on vertices renumbered in breadth-first order from s (vertex k = order[k]): the rounds
+    # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
+    bsp = _relabel_in(sp, order)
+    bord = np.arange(tree.n, dtype=np.int64)
+    if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
+        raw = _optimal_kernel(bsp, bord, np.int64(0), True)
+    elif rake_only:
+        raw = _rake_only_kernel(bsp, bord, np.int64(0))
+    else:
+        raw = _optimal_kernel(bsp, bord, np.int64(0), False)
+    (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
+    ends, split, echild, vnode, enode, vround = _relabel_out(order, ends, split, echild, vnode,
+                                                             enode, vround)
+    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(dpar)
+    boundary = _boundary(ends, np.asarray(tree.degree, np.int64))
+    return HierarchicalCover(
+        tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
+        ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
+        split_vertex=_frozen(split), edge_child=_frozen(echild), up_child=_frozen(upc),
+        down_child=_frozen(downc), children_ptr=_frozen(ptr), children_idx=_frozen(idx),
+        depth=_frozen(depth), node_height=_frozen(nh), leaf_lo=_frozen(lo), leaf_hi=_frozen(hi),
+        leaf_order=_frozen(lorder), vertex_node=_frozen(vnode), edge_node=_frozen(enode),
+        vertex_round=_frozen(vround), height=int(nh[-1]), rounds=int(rounds))
+
+
+def optimal_cover(tree: Tree, root=None) -> HierarchicalCover:
+    """The optimal (2,s)-hierarchical cover of ``tree`` rooted at the leaf ``root`` (Figure 1).
+
+    Parameters
+    ----------
+    tree : Tree
+        Any tree with at least one edge (its own rooting is ignored).
+    root : str or int or None
+        The leaf s (a name or an index). Default: :func:`default_root`.
+
+    Returns
+    -------
+    HierarchicalCover
+        Height ``chi^2_s(T)`` (Theorem 6), built in O(n) time and memory.
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``root`` is not a leaf. ``EmptyTreeError`` for a single vertex.
+    """
+    return _build(tree, root, False)
+
+
+def rake_only_cover(tree: Tree, root=None) -> HierarchicalCover:
+    """The rake-only cover of section 4: only leaves of T_t are merged; height <= diameter.
+
+    Its compress-free structure gives only atomic two-boundary components, so the online
+    sum-product update is quadratic rather than cubic in the number of labels.
+    """
+    return _build(tree, root, True)
+
+
+def heights_by_root(tree: Tree, *, rake_only: bool = False, progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """The cover height for every leaf as root s: ``(leaves, heights)``, int64 arrays.
+
+    O(n) per leaf, so O(n * leaves) in all; ``progress(fraction, message)`` is called as it goes
+    (raise from it to cancel, as in the run protocol).
+    """
+    if tree.n < 2:
+        raise EmptyTreeError("a hierarchical cover needs a tree with at least one edge")
+    leaves = np.asarray(tree.leaves, np.int64)
+    heights = np.empty(leaves.size, np.int64)
+    step = max(1, leaves.size // 100)
+    for i, s in enumerate(leaves.tolist()):
+        heights[i] = _build(tree, s, rake_only).height
+        if progress is not None and (i % step == 0 or i == leaves.size - 1):
+            progress((i + 1) / leaves.size, f"root {tree.name(s)}: height {heights[i]} "
+                                            f"({i + 1}/{leaves.size} leaves)")
+    return leaves, heights

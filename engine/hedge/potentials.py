@@ -1,0 +1,125 @@
+"""The triple (T, Theta, D^1) of TREE-HEDGE (seed 000, sections 4 and 5), validated once.
+
+Edge potentials are given either as one ``(k, k)`` matrix shared by every edge or as an array of
+shape ``(n - 1, k, k)`` aligned with the rows of ``tree.edges`` (rows ``(parent, child)``; the
+matrix's rows index the parent's action, its columns the child's). The default is the Potts
+matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere
+(coupling 0.9 unless given), so ``coupling = 1/k`` makes every edge uninformative and
+``coupling = 1`` forces equal actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.trees import Tree
+
+__all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
+           "TIE_TOLERANCE", "DEFAULT_COUPLING"]
+
+#: The Potts coupling used when neither edge potentials nor a coupling are given.
+DEFAULT_COUPLING = 0.9
+#: Two actions whose probabilities differ by at most this much are tied (no favourite).
+TIE_TOLERANCE = 1e-12
+
+
+def check_states(k) -> int:
+    """The number of actions, an integer >= 2."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise InvalidParameterError(f"the number of actions (states) must be an integer >= 2, got {k!r}")
+    return int(k)
+
+
+def check_eta(eta) -> float:
+    """The learning rate, a finite number > 0."""
+    try:
+        e = float(eta)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"the learning rate eta must be a number > 0, got {eta!r}") from None
+    if not np.isfinite(e) or e <= 0:
+        raise InvalidParameterError(f"the learning rate eta must be a finite number > 0, got {eta!r}")
+    return e
+
+
+def potts_potential(k: int, coupling: float) -> np.ndarray:
+    """The ``(k, k)`` Potts matrix: ``coupling`` on the diagonal, ``(1 - coupling)/(k - 1)`` elsewhere.
+
+    ``coupling`` must lie in [0, 1]; 0 and 1 are legal (they put zeros in the matrix).
+    """
+    k = check_states(k)
+    try:
+        p = float(coupling)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"the coupling must be a number in [0, 1], got {coupling!r}") from None
+    if not (0.0 <= p <= 1.0):
+        raise InvalidParameterError(f"the coupling must lie in [0, 1], got {coupling!r}")
+    theta = np.full((k, k), (1.0 - p) / (k - 1))
+    np.fill_diagonal(theta, p)
+    return theta
+
+
+def edge_potentials(tree: Tree, k: int, theta=None, coupling: float | None = None) -> np.ndarray:
+    """Validated edge potentials of shape ``(n - 1, k, k)`` aligned with ``tree.edges``.
+
+    Give ``theta`` (``(k, k)`` or ``(n - 1, k, k)``) or ``coupling`` (Potts); with neither, the
+    coupling defaults to :data:`DEFAULT_COUPLING`.
+    """
+    k = check_states(k)
+    m = tree.n - 1
+    if theta is None:
+        mat = potts_potential(k, DEFAULT_COUPLING if coupling is None else coupling)
+        return np.broadcast_to(mat, (m, k, k)).copy()
+    if coupling is not None:
+        raise InvalidParameterError("give either theta or coupling, not both")
+    t = np.asarray(theta, dtype=np.float64)
+    if t.shape == (k, k):
+        t = np.broadcast_to(t, (m, k, k)).copy()
+    elif t.shape != (m, k, k):
+        raise InvalidPotentialError(
+            f"edge potentials must have shape ({k}, {k}) or ({m}, {k}, {k}), got {t.shape}")
+    bad = ~np.isfinite(t) | (t < 0)
+    if bad.any():
+        e, a, b = (int(x) for x in np.argwhere(bad)[0])
+        u, v = tree.edges[e]
+        raise InvalidPotentialError(
+            f"potential for edge ({tree.name(int(u))}, {tree.name(int(v))}) has the entry {t[e, a, b]!r} "
+            f"at [{a}, {b}]; entries must be finite and >= 0")
+    zero = ~t.any(axis=(1, 2))
+    if zero.any():
+        e = int(np.flatnonzero(zero)[0])
+        u, v = tree.edges[e]
+        raise InvalidPotentialError(
+            f"potential for edge ({tree.name(int(u))}, {tree.name(int(v))}) is all zeros")
+    return t
+
+
+def initial_data(tree: Tree, k: int, data=None) -> np.ndarray:
+    """Validated initial data D^1 of shape ``(n, k)`` (default: all ones)."""
+    k = check_states(k)
+    if data is None:
+        return np.ones((tree.n, k))
+    d = np.asarray(data, dtype=np.float64)
+    if d.shape != (tree.n, k):
+        raise InvalidPotentialError(f"initial data must have shape ({tree.n}, {k}), got {d.shape}")
+    bad = ~np.isfinite(d) | (d < 0)
+    if bad.any():
+        v, a = (int(x) for x in np.argwhere(bad)[0])
+        raise InvalidPotentialError(
+            f"initial data of vertex {tree.name(v)} has the entry {d[v, a]!r} at action {a}; "
+            "entries must be finite and >= 0")
+    zero = ~d.any(axis=1)
+    if zero.any():
+        v = int(np.flatnonzero(zero)[0])
+        raise InvalidPotentialError(f"initial data of vertex {tree.name(v)} is all zeros")
+    return d.copy()
+
+
+def favourite_actions(p: np.ndarray) -> np.ndarray:
+    """The most probable action of each row of ``p`` (shape (m, k)), or -1 where the top two
+    differ by at most :data:`TIE_TOLERANCE` (no favourite yet, e.g. before any trial)."""
+    p = np.atleast_2d(p)
+    top2 = np.sort(p, axis=1)[:, -2:]
+    fav = p.argmax(axis=1)
+    fav[top2[:, 1] - top2[:, 0] <= TIE_TOLERANCE] = -1
+    return fav

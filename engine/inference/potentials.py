@@ -1,0 +1,167 @@
+"""Potentials of a pairwise tree model: validation once at the public boundary, and orientation.
+
+The model (lecture 001, eq. 1; seed 000, eq. 1) is p(x) ∝ Π_v φ_v(x_v) Π_(u,v) ψ_uv(x_u, x_v).
+Node potentials are an ``(n, k)`` array (the seed's data matrix D). Edge potentials are either one
+``(k, k)`` matrix shared by every edge or an ``(n - 1, k, k)`` array aligned with ``tree.edges``
+(rows ``(parent, child)``): entry ``[i, a, b]`` is ψ(parent = a, child = b). Potentials need not be
+symmetric (the seed assumes symmetric ones); a matrix given for a named edge ``(u, v)`` has rows
+indexing ``u``'s state and is transposed when ``u`` is the child.
+
+Zero entries are legal (hard evidence, forbidden transitions); negative, NaN and infinite entries
+are not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.trees.model import Tree
+
+__all__ = [
+    "check_states",
+    "check_vector",
+    "check_matrix",
+    "node_potential_array",
+    "edge_potential_table",
+    "child_potentials",
+    "potts",
+    "random_node_potentials",
+]
+
+
+def check_states(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise InvalidParameterError(f"the number of states k must be an integer >= 2, got {k!r}")
+    return int(k)
+
+
+def _first_bad(a: np.ndarray):
+    bad = ~np.isfinite(a) | (a < 0)
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    return idx, a[idx]
+
+
+def check_vector(v, k: int, what: str) -> np.ndarray:
+    """A length-``k`` vector of finite non-negative numbers (``what`` names it in messages)."""
+    try:
+        a = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidPotentialError(f"{what} must be {k} numbers, got {str(v)[:60]}") from None
+    if a.shape != (k,):
+        raise InvalidPotentialError(f"{what} must be {k} numbers, got shape {a.shape}")
+    if not (np.isfinite(a).all() and (a >= 0).all()):
+        idx, val = _first_bad(a)
+        raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}] "
+                                    "(entries must be finite and >= 0)")
+    return a
+
+
+def check_matrix(m, k: int, what: str) -> np.ndarray:
+    """A ``k x k`` matrix of finite non-negative numbers."""
+    try:
+        a = np.asarray(m, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidPotentialError(f"{what} must be a {k}x{k} matrix, got {str(m)[:60]}") from None
+    if a.shape != (k, k):
+        raise InvalidPotentialError(f"{what} must be a {k}x{k} matrix, got shape {a.shape}")
+    if not (np.isfinite(a).all() and (a >= 0).all()):
+        idx, val = _first_bad(a)
+        raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}, {idx[1]}] "
+                                    "(entries must be finite and >= 0)")
+    return a
+
+
+def node_potential_array(tree: Tree, node_potentials, k: int | None = None) -> np.ndarray:
+    """Validate node potentials: ``None`` (all ones, needs ``k``) or an ``(n, k)`` array."""
+    if node_potentials is None:
+        if k is None:
+            raise InvalidParameterError("give node potentials or the number of states k")
+        return np.ones((tree.n, check_states(k)))
+    a = np.asarray(node_potentials, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] != tree.n or (k is not None and a.shape[1] != k) or a.shape[1] < 2:
+        want = f"({tree.n}, {k if k is not None else 'k'})"
+        raise InvalidPotentialError(f"node potentials must have shape {want}, got {a.shape}")
+    if not (np.isfinite(a).all() and (a >= 0).all()):
+        (v, j), val = _first_bad(a)
+        raise InvalidPotentialError(f"node potential of vertex {tree.name(v)} has an invalid entry "
+                                    f"{val} at [{j}] (entries must be finite and >= 0)")
+    return np.ascontiguousarray(a)
+
+
+def edge_potential_table(tree: Tree, default, overrides: dict | None = None) -> np.ndarray:
+    """An ``(n - 1, k, k)`` array aligned with ``tree.edges`` (rows index the parent's state).
+
+    ``default`` is a ``(k, k)`` matrix for every edge; ``overrides`` maps an edge ``(u, v)`` (names
+    or indices; rows of the matrix index ``u``'s state) to its own matrix.
+    """
+    d = np.asarray(default, dtype=np.float64)
+    if d.ndim != 2 or d.shape[0] != d.shape[1]:
+        raise InvalidPotentialError(f"the default edge potential must be a square matrix, got shape {d.shape}")
+    k = d.shape[0]
+    check_states(k)
+    check_matrix(d, k, "the default edge potential")
+    out = np.broadcast_to(d, (tree.n - 1, k, k)).copy()
+    if overrides:
+        row = edge_rows(tree)
+        for (u, v), m in overrides.items():
+            iu, iv = tree.index(u), tree.index(v)
+            m = check_matrix(m, k, f"potential for edge ({tree.name(iu)}, {tree.name(iv)})")
+            if tree.parent[iv] == iu:
+                out[row[iv]] = m
+            elif tree.parent[iu] == iv:
+                out[row[iu]] = m.T
+            else:
+                from engine.errors import UnknownVertexError
+
+                raise UnknownVertexError(f"({tree.name(iu)}, {tree.name(iv)}) is not an edge of the tree")
+    return out
+
+
+def edge_rows(tree: Tree) -> np.ndarray:
+    """``row[c]``: the row of ``tree.edges`` holding the edge (parent(c), c); -1 at the root."""
+    row = np.full(tree.n, -1, np.int64)
+    row[tree.edges[:, 1]] = np.arange(tree.n - 1)
+    return row
+
+
+def child_potentials(tree: Tree, edge_potentials, k: int) -> np.ndarray:
+    """Validate edge potentials and index them by child: ``P[c][a, b] = ψ(parent(c) = a, c = b)``.
+
+    ``P[root]`` is all ones (unused). Accepts one ``(k, k)`` matrix or an ``(n - 1, k, k)`` array
+    aligned with ``tree.edges``.
+    """
+    a = np.asarray(edge_potentials, dtype=np.float64)
+    P = np.ones((tree.n, k, k))
+    if a.shape == (k, k):
+        check_matrix(a, k, "the edge potential")
+        P[:] = a
+        P[tree.root] = 1.0
+        return P
+    if a.shape != (tree.n - 1, k, k):
+        raise InvalidPotentialError(f"edge potentials must have shape ({k}, {k}) or "
+                                    f"({tree.n - 1}, {k}, {k}), got {a.shape}")
+    if not (np.isfinite(a).all() and (a >= 0).all()):
+        (i, x, y), val = _first_bad(a)
+        u, v = tree.edges[i]
+        raise InvalidPotentialError(f"potential for edge ({tree.name(u)}, {tree.name(v)}) has an "
+                                    f"invalid entry {val} at [{x}, {y}] (entries must be finite and >= 0)")
+    P[tree.edges[:, 1]] = a
+    return P
+
+
+def potts(k: int, coupling: float) -> np.ndarray:
+    """The Potts edge potential: ``exp(coupling)`` on the diagonal, 1 elsewhere (``k x k``)."""
+    k = check_states(k)
+    c = float(coupling)
+    if not np.isfinite(c):
+        raise InvalidParameterError(f"the Potts coupling must be finite, got {coupling!r}")
+    m = np.ones((k, k))
+    np.fill_diagonal(m, np.exp(c))
+    return m
+
+
+def random_node_potentials(n: int, k: int, *, seed=None, floor: float = 0.1) -> np.ndarray:
+    """Random node potentials ``floor + U(0, 1)`` (an ``(n, k)`` array) for demonstrations."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return floor + rng.random((int(n), check_states(k)))

@@ -1,0 +1,79 @@
+"""The Cover Inspector in a real browser: presets, the round slider, and linked clicking between
+the tree view and the decomposition tree D."""
+
+import pytest
+
+from tests.browser.conftest import shot, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def click_last_trace_point(page, plot: int, point: int = 0) -> None:
+    """Click a marker of the last marker trace of plot number ``plot`` (at its screen position)."""
+    traces = page.locator(".js-plotly-plot").nth(plot).locator(".scatterlayer .trace")
+    for k in range(traces.count() - 1, -1, -1):
+        pts = traces.nth(k).locator(".point")
+        if pts.count() > point:
+            box = pts.nth(point).bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            return
+    raise AssertionError("no marker to click")
+
+
+def click_named_trace_point(page, plot: int, name: str, point: int = 0) -> None:
+    """Click marker ``point`` of the trace called ``name`` (found in the figure's data)."""
+    k = page.evaluate(
+        "([p, name]) => document.querySelectorAll('.js-plotly-plot')[p].data.findIndex(d => d.name === name)",
+        [plot, name])
+    assert k >= 0, name
+    pts = page.locator(".js-plotly-plot").nth(plot).locator(".scatterlayer .trace").nth(k).locator(".point")
+    box = pts.nth(point).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
+    page.set_viewport_size({"width": 1400, "height": 1800})
+    page.goto(f"{app_url}/cover_inspector")
+    wait_for_app(page)
+    page.get_by_role("button", name="Figure 1").click()
+    wait_for_app(page)
+    page.wait_for_selector("text=14 vertices", timeout=30_000)
+    # move the round slider with the keyboard
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page)
+    page.wait_for_selector("text=T_1 has 5 vertices", timeout=30_000)
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=30_000)
+    # click a black (mergeable) vertex in the tree view: its chain of ancestors in D appears
+    click_last_trace_point(page, 0)
+    page.wait_for_selector("text=its chain of ancestors in D", timeout=30_000)
+    wait_for_app(page)
+    shot(page, "cover_inspector_vertex")
+    # click a node of D: the component is described and highlighted in both views
+    click_last_trace_point(page, 1)
+    page.wait_for_selector("text=boundary ∂T", timeout=30_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "cover_inspector_component")
+    # click an edge in the tree view: the component drawn there (present at round 1) is selected
+    click_named_trace_point(page, 0, "components", point=0)
+    page.wait_for_selector("text=component S^2 (compress, round 0)", timeout=30_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "cover_inspector_edge_click")
+
+
+def test_cover_inspector_large_tree(page, app_url):
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    page.goto(f"{app_url}/cover_inspector")
+    wait_for_app(page)
+    page.get_by_role("button", name="Random 20,000").click()
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector("text=20,000 vertices", timeout=60_000)
+    page.get_by_role("slider").first.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector("text=Round 4:", timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "cover_inspector_large")

@@ -1,0 +1,42 @@
+"""Browser: click a vertex on Online Marginals (its bars and the touched path of D appear), set
+evidence; step the Belief Propagation schedule. Screenshots in tests/browser/screenshots/."""
+
+import pytest
+
+from tests.browser.conftest import click_plot_point, shot, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def test_online_marginals_click_and_observe(page, app_url):
+    page.goto(f"{app_url}/online_marginals")
+    wait_for_app(page)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    click_plot_point(page, 3)           # vertex index 3 of the tree figure
+    wait_for_app(page)
+    page.wait_for_selector("text=Vertex 4", timeout=30_000)
+    page.get_by_role("button", name="Observe label").click()
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "online_marginals_observed")
+    page.get_by_role("button", name="Check against BP").click()
+    wait_for_app(page)
+    page.wait_for_selector("text=Largest |online − BP|", timeout=30_000)
+    shot(page, "online_marginals_evidence")
+
+
+def test_belief_propagation_steps(page, app_url):
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    for _ in range(3):
+        page.get_by_role("button", name="next ▶").click()
+        wait_for_app(page)
+    page.wait_for_selector("text=Message 3", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "belief_propagation_steps")
+    page.get_by_role("tab", name="Parallel schedule").click()
+    wait_for_app(page)
+    shot(page, "belief_propagation_parallel")
+    page.get_by_role("tab", name="Elimination order").click()
+    wait_for_app(page)
+    shot(page, "belief_propagation_elimination")

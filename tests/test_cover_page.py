@@ -1,0 +1,144 @@
+"""The Cover Inspector page, headless (streamlit AppTest): presets, round slider, inspection,
+variants, best root, the Definition 1 check and error paths. The engine is the oracle."""
+
+import math
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
+from engine.trees.generators import path_tree, star_tree
+from tests.conftest import ROOT
+
+PAGE = "workbench/pages/cover_inspector.py"
+
+
+def open_page(tree=None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    if tree is not None:
+        at.session_state["tree"] = tree
+        at.session_state["tree_source"] = "test"
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def root_box(at):
+    return [sb for sb in at.selectbox if sb.label == "Root s (a leaf)"][0]
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_default_tree_metrics_match_engine_and_brute_force():
+    at = open_page()
+    tree = at.session_state["tree"]
+    s = tree.index(root_box(at).value)
+    m = metrics(at)
+    o = brute_force_optima(tree, s)
+    assert m["(2,s)-cover height"] == str(optimal_cover(tree, s).height)
+    assert m["Rake-only height"] == str(rake_only_cover(tree, s).height)
+    assert m["⌈log₂ n⌉"] == str(math.ceil(math.log2(tree.n)))
+    assert m["χ²ₛ (brute force)"] == str(o.chi_2s) and m["χ* (brute force)"] == str(o.chi_star)
+
+
+def test_star_preset_has_height_one():
+    at = open_page()
+    at.button(key="cover_preset_Star").click().run()
+    assert not at.exception
+    assert at.session_state["tree"] == star_tree(16)
+    assert metrics(at)["(2,s)-cover height"] == "1"  # the paper: the star's only cover has height 1
+
+
+def test_slider_shows_each_round_of_figure1():
+    at = open_page()
+    at.button(key="cover_preset_Figure 1").click().run()
+    cover = optimal_cover(figure1_tree(), "1")
+    for t in range(cover.rounds + 1):
+        at.slider(key="cover_t").set_value(t).run()
+        assert not at.exception
+        tr = cover.trace(t)
+        assert (f"**Round {t}:** T_{t} has {tr.vertices.size} vertices, {int(tr.mergeable.sum())} "
+                f"of them mergeable") in text(at)
+
+
+def test_inspect_component_and_vertex():
+    at = open_page()
+    at.button(key="cover_preset_Figure 1").click().run()
+    tree = figure1_tree()
+    cover = optimal_cover(tree, "1")
+    z = int(cover.vertex_node[tree.index("10")])
+    at.selectbox(key="cover_pick").set_value("component S^10 (compress, round 0)").run()
+    assert not at.exception
+    body = text(at)
+    assert "boundary ∂T = {8, 12}" in body
+    assert f"{cover.vertices_of(z).size} vertices" in body
+    at.selectbox(key="cover_pick").set_value("vertex 13").run()
+    chain = " → ".join(cover.node_name(int(x)) for x in cover.ancestors(cover.node_of_vertex(tree.index("13"))))
+    assert chain in text(at)
+    assert at.session_state["cover_sel"] == ("vertex", tree.index("13"))
+
+
+def test_rake_only_variant_and_root_choice():
+    at = open_page(path_tree(9))
+    root_box(at).set_value("8").run()
+    at.radio(key="cover_variant").set_value("Rake-only (section 4)").run()
+    assert not at.exception
+    # the slider now runs over the rake-only rounds
+    assert at.slider(key="cover_t").max == rake_only_cover(path_tree(9), 8).rounds
+
+
+def test_best_root_and_definition_check():
+    at = open_page(figure1_tree())
+    at.button(key="cover_try_roots").click().run()
+    assert not at.exception
+    tree = figure1_tree()
+    hs = {tree.name(int(s)): optimal_cover(tree, int(s)).height for s in tree.leaves}
+    best = min(hs, key=lambda k: (hs[k], list(hs).index(k)))
+    assert f"Best root **{best}** with height **{hs[best]}**" in text(at)
+    at.button(key="cover_use_best").click().run()
+    at.button(key="cover_check").click().run()
+    assert not at.exception
+    assert any("Valid" in s.value for s in at.success)
+
+
+def test_one_vertex_tree_is_an_error_not_a_traceback():
+    at = open_page(path_tree(1))
+    assert any("at least one edge" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("preset", ["Path", "Star of paths", "Random 20,000"])
+def test_presets_run(preset):
+    at = open_page()
+    at.button(key=f"cover_preset_{preset}").click().run()
+    assert not at.exception
+    at.slider(key="cover_t").set_value(2).run()
+    assert not at.exception
+
+
+def test_figures_mark_mergeable_vertices_and_components():
+    from workbench.figures.cover_figures import contracted_tree_figure, cover_tree_figure, decomposition_figure
+    from engine.trees.layout import tidy_layout
+
+    tree = figure1_tree()
+    cover = optimal_cover(tree, "1")
+    for t in range(cover.rounds + 1):
+        tr = cover.trace(t)
+        black = sorted(tr.vertices[tr.mergeable].tolist())
+        for fig in (contracted_tree_figure(cover, tr), cover_tree_figure(cover, tidy_layout(tree), tr)):
+            merg = [d for d in fig.data if d.name == f"M_{t} (mergeable)"]
+            assert sorted(merg[0].customdata.tolist() if merg else []) == black
+        # click targets on edges name the component present at round t
+        f = cover_tree_figure(cover, tidy_layout(tree), tr)
+        owners = [d for d in f.data if d.name == "components"][0].customdata
+        assert sorted(set((-owners - 1).tolist())) == sorted(set(cover.edge_owner(t).tolist()))
+        d = decomposition_figure(cover, tidy_layout(cover.to_tree()), t)
+        later = [z for tr_ in d.data if tr_.name and "later" in tr_.name for z in tr_.customdata]
+        assert sorted(later) == sorted(int(z) for z in range(cover.m) if cover.round[z] >= t)

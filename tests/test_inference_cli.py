@@ -1,0 +1,97 @@
+"""``python -m engine replay`` (exact JSON of issue 4, every answer equal to BP) and ``bench online``."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.inference.belief_propagation import belief_propagation
+from engine.inference.potentials import edge_potential_table
+from engine.inference.scenario import load_scenario
+from tests.conftest import ROOT
+
+SAMPLE = ROOT / "sample_scenarios" / "lecture_evidence.json"
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_replay_prints_one_line_per_query_equal_to_bp():
+    r = _run("replay", str(SAMPLE))
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(s) for s in r.stdout.splitlines()]
+    sc = load_scenario(SAMPLE)
+    tree, k = sc.tree, sc.k
+    overrides = dict(sc.edge_potentials)
+    data = np.ones((tree.n, k))
+    for name, vec in sc.node_data.items():
+        data[tree.index(name)] = vec
+    expected = []
+    for i, op in enumerate(sc.ops):
+        if "update" in op:
+            data[tree.index(op["update"])] = op["data"]
+        elif "set_edge" in op:
+            overrides[tuple(op["set_edge"])] = np.asarray(op["potential"], float)
+        else:
+            res = belief_propagation(tree, data, edge_potential_table(tree, sc.edge_potential, overrides))
+            if "marginal" in op:
+                expected.append((i, op["marginal"], res.marginals[tree.index(op["marginal"])]))
+            else:
+                expected.append((i, None, res.log_partition))
+    assert len(lines) == len(expected)
+    for line, (i, name, val) in zip(lines, expected):
+        assert line["op"] == i
+        if name is None:
+            assert set(line) == {"op", "log_partition"}
+            assert line["log_partition"] == pytest.approx(val, rel=1e-12)
+        else:
+            assert set(line) == {"op", "vertex", "marginal"}
+            assert line["vertex"] == name
+            np.testing.assert_allclose(line["marginal"], val, rtol=1e-9)
+
+
+@pytest.mark.parametrize("scenario, culprit", [
+    ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2, "node_data": {"a": [1, 0]},
+      "ops": [{"update": "a", "data": [0, 0]}]}, "total mass zero"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"marginal": "q"}]}, "q"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"frob": 1}]}, "ops[0]"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 1, "ops": []}, "k must be"),
+    ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2,
+      "edge_potentials": {"a|c": [[1, 1], [1, 1]]}, "ops": []}, "(a, c)"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "edge_potential": [[1, -1], [1, 1]], "ops": []},
+     "-1"),
+])
+def test_bad_scenarios_give_one_error_line(tmp_path, scenario, culprit):
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(scenario))
+    r = _run("replay", str(p))
+    assert r.returncode == 2
+    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1
+    assert culprit in r.stderr
+
+
+def test_replay_python_backend_matches(tmp_path):
+    a = _run("replay", str(SAMPLE))
+    b = _run("replay", "--backend", "python", str(SAMPLE))
+    for x, y in zip(a.stdout.splitlines(), b.stdout.splitlines()):
+        x, y = json.loads(x), json.loads(y)
+        assert x.keys() == y.keys()
+        if "marginal" in x:
+            np.testing.assert_allclose(x["marginal"], y["marginal"], rtol=1e-13)
+
+
+def test_bench_online_json_columns():
+    r = _run("bench", "online", "--sizes", "500", "--shapes", "random", "--ops", "50", "--json")
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout.splitlines()[0])
+    for key in ("n", "shape", "height", "init_s", "update_us", "marginal_us", "bp_s", "ratio"):
+        assert key in row
+    assert row["n"] == 500 and row["ratio"] > 0
+
+
+def test_bench_rejects_bad_sizes():
+    r = _run("bench", "online", "--sizes", "ten")
+    assert r.returncode == 2 and r.stderr.startswith("error:")

@@ -1,0 +1,110 @@
+"""Figures of the inference pages: marginal bars, the decomposition tree D with the touched path,
+messages drawn on the edges of a tree, and elimination table sizes. Drawing only, no maths."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from workbench.figures.tree_figure import tree_figure
+
+__all__ = ["marginal_bars", "difference_bars", "d_figure", "message_figure", "elimination_bars",
+           "work_bars"]
+
+_LABEL_COLOURS = ["#4c8bf5", "#f4a261", "#2a9d8f", "#e76f51", "#9b5de5"]
+
+
+def marginal_bars(posterior, prior=None, *, title="Marginal", height=300) -> go.Figure:
+    k = len(posterior)
+    labels = [f"label {a}" for a in range(k)]
+    fig = go.Figure()
+    if prior is not None:
+        fig.add_bar(x=labels, y=prior, name="prior (no evidence)", marker_color="#c9d3df")
+    fig.add_bar(x=labels, y=posterior, name="posterior", marker_color=_LABEL_COLOURS[:k],
+                text=[f"{p:.3f}" for p in posterior], textposition="outside")
+    fig.update_layout(title=title, barmode="group", height=height, yaxis=dict(range=[0, 1.12]),
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def difference_bars(names, diff, *, title="Posterior − prior, P(label)", height=300) -> go.Figure:
+    """diff: (n, k) posterior minus prior; one bar group per vertex."""
+    diff = np.asarray(diff)
+    fig = go.Figure()
+    for a in range(diff.shape[1]):
+        fig.add_bar(x=list(names), y=diff[:, a], name=f"label {a}",
+                    marker_color=_LABEL_COLOURS[a % len(_LABEL_COLOURS)])
+    fig.update_layout(title=title, barmode="group", height=height,
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None) -> go.Figure:
+    """D drawn as a tree; the nodes an operation touched are coloured and ringed."""
+    touched = [int(z) for z in touched]
+    colour = np.array(["#8fa3bf"] * dtree.n, dtype=object)
+    if kinds is not None:
+        colour[np.asarray(kinds) == 0] = "#c9d3df"   # edge components (leaves of D)
+    colour[touched] = "#e63946"
+    fig = tree_figure(dtree, color=list(colour), highlight=touched, title=title, height=height)
+    return fig
+
+
+def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,
+                   layout=None) -> go.Figure:
+    """``messages``: list of (sender, receiver, values). Each is an arrow along its edge, labelled
+    with its normalised values; ``current`` (an index into messages) is drawn in red."""
+    from engine.trees.layout import tidy_layout
+
+    x, y = tidy_layout(tree) if layout is None else layout
+    colour = None
+    hover = None
+    if beliefs is not None:
+        colour = [float(b[0]) for b in beliefs]
+        hover = ["P = [" + ", ".join(f"{p:.3f}" for p in b) + "]" for b in beliefs]
+    fig = tree_figure(tree, layout=(x, y), color=colour, colorscale="RdBu", title=title,
+                      height=height, hover=hover)
+    for i, (s, r, vals) in enumerate(messages):
+        x0, y0, x1, y1 = x[s], y[s], x[r], y[r]
+        # arrow from 25% to 70% of the way, offset sideways by direction so both directions show
+        dx, dy = x1 - x0, y1 - y0
+        norm = max(np.hypot(dx, dy), 1e-9)
+        ox, oy = -dy / norm * 0.12, dx / norm * 0.12
+        ax_, ay_ = x0 + 0.25 * dx + ox, y0 + 0.25 * dy + oy
+        hx, hy = x0 + 0.70 * dx + ox, y0 + 0.70 * dy + oy
+        red = i == current
+        fig.add_annotation(x=hx, y=hy, ax=ax_, ay=ay_, xref="x", yref="y", axref="x", ayref="y",
+                           showarrow=True, arrowhead=3, arrowwidth=3 if red else 1.6,
+                           arrowcolor="#e63946" if red else "#33415c", text="")
+        fig.add_annotation(x=(ax_ + hx) / 2 + ox, y=(ay_ + hy) / 2 + oy, xref="x", yref="y",
+                           showarrow=False, font=dict(size=11 if red else 9,
+                                                      color="#e63946" if red else "#33415c"),
+                           text="[" + ", ".join(f"{v:.2f}" for v in vals) + "]",
+                           bgcolor="rgba(255,255,255,0.7)")
+    return fig
+
+
+def elimination_bars(series: dict, *, title="Size of the table created at each step", log=True,
+                     height=320) -> go.Figure:
+    """series: name -> list of (vertex name, table size)."""
+    fig = go.Figure()
+    for i, (name, steps) in enumerate(series.items()):
+        fig.add_bar(x=[f"{j + 1}: {v}" for j, (v, _) in enumerate(steps)], y=[s for _, s in steps],
+                    name=name, marker_color=_LABEL_COLOURS[i % len(_LABEL_COLOURS)])
+    fig.update_layout(title=title, barmode="group", height=height,
+                      yaxis=dict(type="log" if log else "linear", title="entries"),
+                      xaxis=dict(title="elimination step: vertex"),
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.35))
+    return fig
+
+
+def work_bars(online_work: int, bp_work: int, ops: int, *, height=220) -> go.Figure:
+    fig = go.Figure()
+    fig.add_bar(y=["online (all ops so far)", f"{ops} BP passes"], x=[online_work, bp_work * max(ops, 1)],
+                orientation="h", marker_color=["#2a9d8f", "#c9d3df"],
+                text=[f"{online_work:,}", f"{bp_work * max(ops, 1):,}"], textposition="auto")
+    spread = bp_work * max(ops, 1) / max(online_work, 1)
+    fig.update_layout(title="Multiply-adds: online model vs one BP pass per operation", height=height,
+                      xaxis=dict(type="log" if spread > 50 or spread < 1 / 50 else "linear"),
+                      margin=dict(l=10, r=10, t=40, b=10))
+    return fig

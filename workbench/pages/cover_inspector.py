@@ -1,0 +1,423 @@
+"""Cover Inspector: the optimal (2,s)-hierarchical cover of the current tree, round by round
+(seed 000, sections 2-3, Figure 1), its decomposition tree D and how far it is from optimal."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from engine.cover import (
+    EDGE,
+    KIND_NAMES,
+    HierarchicalCover,
+    brute_force_optima,
+    cover_violations,
+    default_root,
+    figure1_tree,
+    heights_by_root,
+    optimal_cover,
+    rake_only_cover,
+)
+from engine.errors import EngineError
+from engine.trees import Tree
+from engine.trees.generators import path_tree, random_tree, star_of_paths, star_tree
+from engine.trees.layout import tidy_layout
+from engine.trees.metrics import tree_info
+from workbench.figures.cover_figures import (
+    DRAW_LIMIT,
+    contracted_tree_figure,
+    cover_tree_figure,
+    decomposition_figure,
+    growth_figure,
+    icicle_figure,
+    roots_figure,
+)
+from workbench.state import current_tree, set_tree
+
+BRUTE_FORCE_N = 14
+BEST_ROOT_N = 2000
+PICK_LIMIT = 4000
+TABLE_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class CoverParams:
+    root: int
+    rake_only: bool
+    t: int
+
+
+# ---------------------------------------------------------------- cached engine calls
+
+def _tree_key(tree: Tree) -> str:
+    """A content hash of the tree (kept on the immutable tree object after the first call)."""
+    got = tree.__dict__.get("_workbench_key")
+    if got is not None:
+        return got
+    h = hashlib.blake2b(digest_size=16)
+    h.update(tree.parent.tobytes())
+    h.update(str(tree.n).encode())
+    if not tree.has_default_names:
+        h.update("\x00".join(tree.names).encode())
+    tree.__dict__["_workbench_key"] = key = h.hexdigest()
+    return key
+
+
+@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Building the cover…")
+def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
+    return (rake_only_cover if rake_only else optimal_cover)(tree, root)
+
+
+@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Laying out…")
+def cached_layouts(tree: Tree, root: int, rake_only: bool):
+    cover = cached_cover(tree, root, rake_only)
+    t_layout = tidy_layout(tree.rerooted(root)) if tree.n <= DRAW_LIMIT else None
+    d_layout = tidy_layout(cover.to_tree()) if cover.m <= DRAW_LIMIT else None
+    return t_layout, d_layout
+
+
+@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+def cached_info(tree: Tree):
+    return tree_info(tree)
+
+
+@st.cache_data(max_entries=32, hash_funcs={Tree: _tree_key}, show_spinner="Enumerating covers…")
+def cached_brute(tree: Tree, root: int):
+    return brute_force_optima(tree, root)
+
+
+@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+def cached_table(tree: Tree, root: int, rake_only: bool):
+    """The components table (largest first) and the D node of each row."""
+    cover = cached_cover(tree, root, rake_only)
+    ids = list(range(cover.m - 1, -1, -1))
+    if len(ids) > TABLE_LIMIT:
+        ids = [z for z in ids if cover.kind[z] != EDGE][:TABLE_LIMIT]
+    size = cover.node_size()
+    names = cover.node_names()
+    table = pd.DataFrame({
+        "component": [names[z] for z in ids],
+        "kind": [KIND_NAMES[int(cover.kind[z])] for z in ids],
+        "boundary": [", ".join(tree.name(b) for b in cover.boundary_of(z)) for z in ids],
+        "round": cover.round[ids],
+        "parent in D": [names[int(cover.parent[z])] if cover.parent[z] >= 0 else "—" for z in ids],
+        "edges": size[ids],
+        "height": cover.node_height[ids],
+    })
+    return ids, table
+
+
+@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+def cached_icicle(tree: Tree, root: int, rake_only: bool):
+    return icicle_figure(cached_cover(tree, root, rake_only))
+
+
+@st.cache_data(show_spinner="Building covers of three families…")
+def growth_rows() -> list[dict]:
+    rows = []
+    for e in range(3, 15):
+        n = 2 ** e
+        m = max(1, round(math.log2(n)))
+        for fam, tree in (("star", star_tree(n)), ("path", path_tree(n)),
+                          ("star of paths", star_of_paths(max(1, (n - 1) // m), m))):
+            rows.append({"family": fam, "n": tree.n, "height": optimal_cover(tree).height})
+    return rows
+
+
+PRESETS = {
+    "Star": (lambda: star_tree(16), "preset star n=16 (height 1)"),
+    "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)"),
+    "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges"),
+    "Figure 1": (figure1_tree, "preset Figure 1 of the seed (reconstructed)"),
+    "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000"),
+}
+
+
+def _use_preset(name: str) -> None:
+    make, source = PRESETS[name]
+    set_tree(make(), source)
+
+
+# ---------------------------------------------------------------- selection plumbing
+
+def _fresh_event(key: str):
+    """The first selected point's customdata of a chart or table, only when it is new."""
+    ev = st.session_state.get(key)
+    if not ev:
+        return None
+    sel = ev["selection"] if "selection" in ev else None
+    if sel is None:
+        return None
+    items = sel.get("points") or sel.get("rows") or []
+    sig = repr(items)
+    if st.session_state.get(key + "__seen") == sig:
+        return None
+    st.session_state[key + "__seen"] = sig
+    if not items:
+        return None
+    it = items[0]
+    return it.get("customdata") if isinstance(it, dict) else it
+
+
+def _label_node(cover, z: int) -> str:
+    if cover.kind[z] == EDGE:
+        return f"edge {cover.node_name(z)}"
+    return f"component S^{cover.node_name(z)} ({KIND_NAMES[int(cover.kind[z])]}, round {int(cover.round[z])})"
+
+
+def _label_vertex(tree, v: int) -> str:
+    return f"vertex {tree.name(v)}"
+
+
+# ---------------------------------------------------------------- page
+
+st.title("Cover Inspector")
+st.caption("A hierarchical cover splits the tree recursively at single vertices; its decomposition "
+           "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
+           "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
+           "T_t — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
+           "and reaches the minimum height among (2,s)-covers in linear time.")
+
+tree = current_tree()
+st.markdown("**Presets**")
+pcols = st.columns(len(PRESETS))
+for col, name in zip(pcols, PRESETS):
+    col.button(name, key=f"cover_preset_{name}", on_click=_use_preset, args=(name,),
+               width="stretch")
+
+if tree.n < 2:
+    st.error("a hierarchical cover needs a tree with at least one edge; this tree has one vertex")
+    st.stop()
+
+version = (st.session_state.get("tree_version", 0), _tree_key(tree))
+leaf_names = [tree.name(int(v)) for v in tree.leaves]
+c1, c2, c3 = st.columns([2, 2, 3])
+with c1:
+    root_key = f"cover_root_{version[0]}"
+    if root_key not in st.session_state:
+        st.session_state[root_key] = tree.name(default_root(tree))
+    if len(leaf_names) <= 5000:
+        root_name = st.selectbox("Root s (a leaf)", leaf_names, key=root_key,
+                                 help="The cover is oriented from this leaf.")
+    else:
+        root_name = st.text_input("Root s (a leaf)", key=root_key)
+with c2:
+    variant = st.radio("Cover", ["Optimal (2,s)-cover", "Rake-only (section 4)"], horizontal=False,
+                       key="cover_variant",
+                       help="Rake-only merges leaves only: height at most the diameter, but only "
+                            "edge-sized two-boundary components (cheaper updates).")
+
+try:
+    s = tree.index(root_name)
+    cover = cached_cover(tree, s, variant.startswith("Rake"))
+    other = cached_cover(tree, s, not variant.startswith("Rake"))
+except EngineError as exc:
+    st.error(str(exc))
+    st.stop()
+
+opt, rake = (other, cover) if cover.rake_only else (cover, other)
+info = cached_info(tree)
+with c3:
+    st.markdown(f"**{tree.n:,} vertices**, {int(tree.leaves.size):,} leaves, D has {cover.m:,} nodes "
+                f"({cover.rounds} rounds).  \nThe black vertices of T_t are merged in round t; the "
+                f"shaded bands are the components formed before it.")
+
+# metrics side by side
+mcols = st.columns(7 if tree.n <= BRUTE_FORCE_N else 4)
+mcols[0].metric("(2,s)-cover height", opt.height)
+mcols[1].metric("Rake-only height", rake.height)
+mcols[2].metric("⌈log₂ n⌉", math.ceil(math.log2(tree.n)))
+mcols[3].metric("Diameter", info.diameter)
+brute = None
+if tree.n <= BRUTE_FORCE_N:
+    brute = cached_brute(tree, s)
+    mcols[4].metric("χ²ₛ (brute force)", brute.chi_2s)
+    mcols[5].metric("χ² (brute force)", brute.chi_2)
+    mcols[6].metric("χ* (brute force)", brute.chi_star)
+
+# reset the selection when the cover changes
+owner = (version, s, cover.rake_only)
+if st.session_state.get("cover_owner") != owner:
+    st.session_state["cover_owner"] = owner
+    st.session_state["cover_sel"] = None
+    st.session_state.pop("cover_pick", None)
+    if st.session_state.get("cover_t", 0) > cover.rounds:
+        st.session_state["cover_t"] = 0
+
+# new clicks in either view or the table become the selection
+for key, decode in (("cover_tplot", lambda c: ("vertex", int(c)) if int(c) >= 0 else ("node", -int(c) - 1)),
+                    ("cover_dplot", lambda c: ("node", int(c))),
+                    ("cover_table", None)):
+    got = _fresh_event(key)
+    if got is None:
+        continue
+    if key == "cover_table":
+        rows = st.session_state.get("cover_table_ids") or []
+        if 0 <= int(got) < len(rows):
+            st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
+    else:
+        st.session_state["cover_sel"] = decode(got)
+sel = st.session_state.get("cover_sel")
+
+# the same selection as a pick list (keyboard and screen-reader friendly)
+pick_opts = None
+if cover.m <= PICK_LIMIT:
+    pick_opts = ["(nothing)"] + [_label_node(cover, z) for z in range(cover.m - 1, -1, -1)] + \
+                [_label_vertex(tree, v) for v in range(tree.n)]
+    cur = "(nothing)"
+    if sel is not None:
+        cur = _label_node(cover, sel[1]) if sel[0] == "node" else _label_vertex(tree, sel[1])
+    if st.session_state.get("cover_pick__applied") != cur:
+        st.session_state["cover_pick"] = cur
+        st.session_state["cover_pick__applied"] = cur
+
+tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(
+    ["Rounds", "Components", "Optimality & best root", "Icicle of D", "Height growth"])
+
+with tab_rounds:
+    top = st.columns([3, 2])
+    with top[0]:
+        t = st.slider("Round t", 0, max(cover.rounds, 1) if cover.rounds else 1, key="cover_t",
+                      help="T_t is the contracted tree at the start of round t; T_R is s alone.",
+                      disabled=cover.rounds == 0)
+        t = min(t, cover.rounds)
+    with top[1]:
+        if pick_opts is not None:
+            picked = st.selectbox("Inspect", pick_opts, key="cover_pick")
+            if picked != st.session_state.get("cover_pick__applied"):
+                st.session_state["cover_pick__applied"] = picked
+                if picked == "(nothing)":
+                    sel = None
+                elif picked.startswith("vertex "):
+                    sel = ("vertex", tree.index(picked.removeprefix("vertex ")))
+                else:
+                    sel = ("node", cover.m - 1 - pick_opts.index(picked) + 1)
+                st.session_state["cover_sel"] = sel
+        else:
+            st.caption("Click a vertex, an edge or a node of D to inspect it.")
+    params = CoverParams(root=s, rake_only=cover.rake_only, t=t)
+    tr = cover.trace(params.t)
+    sel_node = sel[1] if sel and sel[0] == "node" else None
+    sel_vertex = sel[1] if sel and sel[0] == "vertex" else None
+    chain = cover.ancestors(cover.node_of_vertex(sel_vertex)) if sel_vertex is not None else None
+    n_merge = int(tr.mergeable.sum())
+    st.markdown(f"**Round {t}:** T_{t} has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
+                f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
+                                f"They form {n_merge:,} new components of height {t + 1}."))
+    t_layout, d_layout = cached_layouts(tree, s, cover.rake_only)
+    left, right = st.columns(2)
+    with left:
+        if tree.n <= DRAW_LIMIT:
+            st.plotly_chart(cover_tree_figure(cover, t_layout, tr, selected_node=sel_node,
+                                              selected_vertex=sel_vertex, title=f"T_{t} on the tree T"),
+                            on_select="rerun", selection_mode="points", key="cover_tplot",
+                            width="stretch")
+        elif tr.vertices.size <= DRAW_LIMIT:
+            st.plotly_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
+                            on_select="rerun", selection_mode="points", key="cover_tplot",
+                            width="stretch")
+        else:
+            st.info(f"The tree has {tree.n:,} vertices and T_{t} {tr.vertices.size:,}; trees are drawn "
+                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see T_t.")
+    with right:
+        if d_layout is not None:
+            st.plotly_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
+                                                 title="Decomposition tree D"),
+                            on_select="rerun", selection_mode="points", key="cover_dplot",
+                            width="stretch")
+        else:
+            st.info(f"D has {cover.m:,} nodes; it is drawn up to {DRAW_LIMIT:,} (see the icicle).")
+    if sel_node is not None:
+        z = sel_node
+        verts = cover.vertices_of(z)
+        kids = ", ".join(cover.node_name(int(c)) for c in cover.children(z)[:30])
+        bnd = ", ".join(tree.name(b) for b in cover.boundary_of(z)) or "∅"
+        st.markdown(
+            f"**{_label_node(cover, z)}** — boundary ∂T = {{{bnd}}}, {verts.size:,} vertices, "
+            f"height {int(cover.node_height[z])} in D"
+            + (f", split at {tree.name(int(cover.split_vertex[z]))} into: {kids}" if cover.kind[z] != EDGE else "")
+            + (f".  \nVertices: {', '.join(tree.name(int(v)) for v in verts[:60])}"
+               + (" …" if verts.size > 60 else "") if verts.size <= 2000 else "."))
+    elif sel_vertex is not None:
+        names = " → ".join(cover.node_name(int(z)) for z in chain)
+        st.markdown(f"**Vertex {tree.name(sel_vertex)}** — its chain of ancestors in D "
+                    f"({len(chain)} nodes, an online update touches each once): {names}")
+
+with tab_table:
+    ids, table = cached_table(tree, s, cover.rake_only)
+    if len(ids) < cover.m:
+        st.caption(f"Showing the {len(ids):,} largest non-edge components of {cover.m:,}.")
+    st.session_state["cover_table_ids"] = ids
+    st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
+                 key="cover_table", width="stretch", height=420)
+    st.caption("Select a row to inspect it in the Rounds tab. Round −1: the edges, formed at "
+               "initialisation.")
+
+with tab_opt:
+    a, b = st.columns(2)
+    with a:
+        st.subheader("How far from optimal")
+        if brute is not None:
+            st.markdown(
+                f"| cover family | minimum height |\n|---|---:|\n"
+                f"| all hierarchical covers, χ* | {brute.chi_star} |\n"
+                f"| 2-covers (exposure ≤ 2), χ² | {brute.chi_2} |\n"
+                f"| (2,s)-covers from s = {tree.name(s)}, χ²ₛ | {brute.chi_2s} |\n"
+                f"| **Figure 1's cover** | **{opt.height}** |\n"
+                f"| rake-only cover | {rake.height} |")
+            ok = brute.chi_star <= brute.chi_2 <= brute.chi_2s <= 2 * brute.chi_star
+            st.markdown(f"Theorem 6: χ* ≤ χ² ≤ χ²ₛ ≤ 2χ* — {'holds' if ok else '**fails**'} here; "
+                        f"the algorithm {'attains' if opt.height == brute.chi_2s else '**misses**'} χ²ₛ.")
+        else:
+            st.markdown(f"Exact optima are enumerated for trees of at most {BRUTE_FORCE_N} vertices "
+                        f"(this one has {tree.n:,}). Bounds: the height is at most about "
+                        f"2⌈log₂ n⌉ = {2 * math.ceil(math.log2(tree.n))} and at most the diameter "
+                        f"{info.diameter} for the rake-only cover.")
+        if tree.n <= 300 and st.button("Check the cover against Definition 1", key="cover_check"):
+            errs = cover_violations(cover)
+            if errs:
+                st.error("; ".join(errs[:5]))
+            else:
+                st.success("Valid: Definition 1 holds, exposure ≤ 2, every component is (2,s)-oriented, "
+                           "and D is exactly the splitting process.")
+    with b:
+        st.subheader("Best root")
+        best_key = ("cover_best", version, cover.rake_only)
+        if tree.n > BEST_ROOT_N:
+            st.caption(f"Trying every leaf is offered up to {BEST_ROOT_N:,} vertices.")
+        elif st.button(f"Try all {len(leaf_names):,} leaves as root", key="cover_try_roots"):
+            bar = st.progress(0.0, text="Trying roots…")
+            try:
+                leaves, hs = heights_by_root(tree, rake_only=cover.rake_only,
+                                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+                st.session_state["cover_best"] = (best_key, leaves.tolist(), hs.tolist())
+            except EngineError as exc:
+                st.error(str(exc))
+            bar.empty()
+        res = st.session_state.get("cover_best")
+        if res and res[0] == best_key:
+            _, leaves, hs = res
+            i = min(range(len(hs)), key=lambda k: hs[k])
+            best = tree.name(int(leaves[i]))
+            st.markdown(f"Best root **{best}** with height **{hs[i]}**; worst height {max(hs)}.")
+            st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
+                            key="cover_roots_plot", width="stretch")
+
+            def _use_best(name=best, key=root_key):
+                st.session_state[key] = name
+
+            st.button(f"Use root {best}", key="cover_use_best", on_click=_use_best)
+
+with tab_icicle:
+    st.caption("Each block is a component; its width is its number of edges, its colour its kind "
+               "(grey edge, blue rake, orange compress, purple root). Click to zoom into a subtree.")
+    st.plotly_chart(cached_icicle(tree, s, cover.rake_only), key="cover_icicle", width="stretch")
+
+with tab_growth:
+    st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
+               "grows like log₂ n, a star of paths with log₂ n edges each grows like log log n.")
+    st.plotly_chart(growth_figure(growth_rows()), key="cover_growth", width="stretch")
