@@ -31,7 +31,6 @@ with one vertex has no edge and no cover (the paper assumes at least one edge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numba
 import numpy as np
@@ -412,7 +411,12 @@ def _bfs_from(tree: Tree, s: int):
 
 @numba.njit(cache=True)
 def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
-    """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover."""
+    """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover.
+
+    The state of T_t is kept in arrays indexed by position in the list of surviving vertices
+    (breadth-first order, s first), compacted after every round, so that each round sweeps
+    contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
+    """
     n = sp.shape[0]
     deg = np.zeros(n, np.int64)
     for u in range(n):
@@ -443,85 +447,100 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
         ends[z, 0] = sp[u]
         ends[z, 1] = u
         echild[z] = u
-        kind[z] = 0
-    # state of T_t: parent tp, component on the edge to the parent ecomp, hanging lists
-    tp = sp.copy()
-    ecomp = enode.copy()
-    hang_head = np.full(n, -1, np.int64)
-    hang_next = np.full(m, -1, np.int64)
-    for k in range(1, n):
-        u = order[k]
-        if deg[u] == 1:  # a pendant edge hangs at its parent (s's own edge is ecomp of its child)
-            z = enode[u]
-            p = sp[u]
-            hang_next[z] = hang_head[p]
-            hang_head[p] = z
-    alive = np.empty(n, np.int64)
+    # T_0 in compact form: position i holds vertex vid[i]; tp = position of the T_t-parent,
+    # ec = D node on the edge to the parent, hh = head of the list of components hanging below
+    pos = np.full(n, -1, np.int64)
     na = 0
     for k in range(n):
         u = order[k]
         if u == s or deg[u] >= 2:
-            alive[na] = u
+            pos[u] = na
             na += 1
-    nch = np.zeros(n, np.int64)
-    onech = np.full(n, -1, np.int64)
-    merg = np.zeros(n, np.bool_)
+    vid = np.empty(na, np.int64)
+    tp = np.full(na, -1, np.int64)
+    ec = np.full(na, -1, np.int64)
+    hh = np.full(na, -1, np.int64)
+    hang_next = np.full(m, -1, np.int64)
+    for k in range(n):
+        u = order[k]
+        i = pos[u]
+        if i >= 0:
+            vid[i] = u
+            if u != s:
+                tp[i] = pos[sp[u]]
+                ec[i] = enode[u]
+        elif u != s:  # a pendant edge hangs at its parent (s's own edge is ec of its child)
+            z = enode[u]
+            q = pos[sp[u]]
+            hang_next[z] = hh[q]
+            hh[q] = z
+    nch = np.zeros(na, np.int64)
+    onech = np.full(na, -1, np.int64)
+    merg = np.zeros(na, np.bool_)
+    newpos = np.empty(na, np.int64)
     nxt = n - 1
     t = 0
     while na > 1:
-        for k in range(na):
-            nch[alive[k]] = 0
-        for k in range(1, na):
-            v = alive[k]
-            nch[tp[v]] += 1
-            onech[tp[v]] = v
-        for k in range(na - 1, -1, -1):
-            v = alive[k]
-            if v == s:
-                merg[v] = False
-            elif nch[v] == 0:
-                merg[v] = True
-            elif nch[v] == 1 and not rake_only:
-                merg[v] = not merg[onech[v]]
+        for i in range(na):
+            nch[i] = 0
+        for i in range(1, na):
+            nch[tp[i]] += 1
+            onech[tp[i]] = i
+        merg[0] = False  # s
+        for i in range(na - 1, 0, -1):
+            if nch[i] == 0:
+                merg[i] = True
+            elif nch[i] == 1 and not rake_only:
+                merg[i] = not merg[onech[i]]
             else:
-                merg[v] = False
-        w = 0
-        for k in range(na):
-            v = alive[k]
-            if not merg[v]:
-                alive[w] = v
-                w += 1
+                merg[i] = False
+        for i in range(1, na):
+            if not merg[i]:
                 continue
+            v = vid[i]
             z = nxt
             nxt += 1
             split[z] = v
             rnd[z] = t
             vnode[v] = z
             vround[v] = t
-            p = tp[v]
-            dpar[ecomp[v]] = z
-            upc[z] = ecomp[v]
-            h = hang_head[v]
+            q = tp[i]
+            dpar[ec[i]] = z
+            upc[z] = ec[i]
+            h = hh[i]
             while h >= 0:
                 dpar[h] = z
                 h = hang_next[h]
-            if nch[v] == 0:
-                if p == s:
+            if nch[i] == 0:
+                if q == 0:
                     kind[z] = 3
                 else:
                     kind[z] = 1
-                    ends[z, 0] = p
-                    hang_next[z] = hang_head[p]
-                    hang_head[p] = z
+                    ends[z, 0] = vid[q]
+                    hang_next[z] = hh[q]
+                    hh[q] = z
             else:
-                c = onech[v]
+                c = onech[i]
                 kind[z] = 2
-                ends[z, 0] = p
-                ends[z, 1] = c
-                dpar[ecomp[c]] = z
-                downc[z] = ecomp[c]
-                ecomp[c] = z
-                tp[c] = p
+                ends[z, 0] = vid[q]
+                ends[z, 1] = vid[c]
+                dpar[ec[c]] = z
+                downc[z] = ec[c]
+                ec[c] = z
+                tp[c] = q  # re-attached to the grandparent (not mergeable: it survives)
+        # compact the survivors (order kept, so parents still come before children)
+        w = 0
+        for i in range(na):
+            if not merg[i]:
+                newpos[i] = w
+                w += 1
+        for i in range(na):
+            if not merg[i]:
+                k = newpos[i]
+                vid[k] = vid[i]
+                tp[k] = newpos[tp[i]] if i > 0 else -1
+                ec[k] = ec[i]
+                hh[k] = hh[i]
         na = w
         t += 1
     vround[s] = t

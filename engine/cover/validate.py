@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
 
 from engine.cover.hierarchical import COMPRESS, EDGE, RAKE, ROOT, HierarchicalCover
 from engine.trees.model import Tree
@@ -234,11 +233,12 @@ def cover_violations(cover: HierarchicalCover, *, oriented: bool = True,
         if sorted(got) != sorted(b):
             if bad(f"{cover.node_name(z)}: stored boundary {got} != ∂_T = {b}"):
                 return out
+        if any(b >= 0 and b != e for b, e in zip(cover.boundary[z].tolist(), cover.ends[z].tolist())):
+            if bad(f"{cover.node_name(z)}: boundary columns do not match its ends"):
+                return out
         if len(got) == 2 and tm.s_depth[got[0]] >= tm.s_depth[got[1]]:
             if bad(f"{cover.node_name(z)}: boundary not ordered towards s first"):
                 return out
-        if cover.boundary[z, 0] >= 0 and cover.boundary[z, 1] >= 0:
-            pass
         k = int(cover.kind[z])
         expect = (ROOT if z == cover.root and cover.m > 1 else
                   EDGE if masks[z].bit_count() == 2 else None)

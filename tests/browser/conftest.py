@@ -95,10 +95,22 @@ def page(browser):
     ctx.close()
 
 
-def shot(page, name: str) -> Path:
+def shot(page, name: str, max_height: int = 6000) -> Path:
+    """Screenshot of the whole page. Streamlit scrolls inside its own pane, so a full-page shot of
+    the document shows only the viewport: grow the viewport to the pane's content height first."""
     SHOTS.mkdir(exist_ok=True)
     p = SHOTS / f"{name}.png"
+    vp = page.viewport_size
+    h = page.evaluate(
+        """() => Math.max(...[...document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"], body')]
+                          .map(e => e.scrollHeight))""")
+    grown = h > vp["height"]
+    if grown:
+        page.set_viewport_size({"width": vp["width"], "height": min(int(h) + 40, max_height)})
+        page.wait_for_timeout(400)
     page.screenshot(path=str(p), full_page=True)
+    if grown:
+        page.set_viewport_size(vp)
     return p
 
 

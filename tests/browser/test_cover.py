@@ -77,3 +77,21 @@ def test_cover_inspector_large_tree(page, app_url):
     page.wait_for_selector("text=Round 4:", timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "cover_inspector_large")
+
+
+def test_cover_inspector_table_row_selects_component(page, app_url):
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    page.goto(f"{app_url}/cover_inspector")
+    wait_for_app(page)
+    page.get_by_role("button", name="Figure 1").click()
+    wait_for_app(page)
+    page.get_by_role("tab", name="Components").click()
+    grid = page.locator("[data-testid='stDataFrame']").first
+    grid.wait_for(timeout=30_000)
+    box = grid.bounding_box()
+    # the row-selection column is at the left edge; row 2 (below the header) is the component S^8
+    page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * 1 + 17)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Rounds").click()
+    page.wait_for_selector("text=component S^8 (rake, round 2)", timeout=30_000)
+    shot(page, "cover_inspector_table_click")

@@ -307,7 +307,7 @@ with tab_rounds:
     n_merge = int(tr.mergeable.sum())
     st.markdown(f"**Round {t}:** T_{t} has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
                 f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
-                                f"They form {n_merge:,} new components of height {t + 1}."))
+                                f"They form {n_merge:,} new component{'' if n_merge == 1 else 's'} of height {t + 1}."))
     t_layout, d_layout = cached_layouts(tree, s, cover.rake_only)
     left, right = st.columns(2)
     with left:

@@ -1,0 +1,100 @@
+"""Target runs of issue 8: TF-BHTMM and SP-BHTMM on symm (labelling) and inex05 (classification).
+
+    python benchmarks/bench_htmm.py                      # symm labelling, 5 seeds, both models
+    python benchmarks/bench_htmm.py --inex05 --states 6  # inex05 classification, C = 6
+    python benchmarks/bench_htmm.py --sampler prior      # the paper's state sampler, to compare
+
+Prints one table row per (data, model, sampler): mean (standard deviation over seeds) of the
+metrics next to the published numbers (Castellana & Bacciu 2019, Tables I and III), and the mean
+wall-clock seconds per run. Data are read from ../shared/data/trees (or TREE_WORKBENCH_DATA).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.htmm.run import BhtmmConfig, run  # noqa: E402
+
+DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "trees"
+
+PAPER = {  # (data, model, C): (accuracy, std, entropy, std)
+    ("symm", "sp", 10): (53.08, 4.83, 140.38, 10.39),
+    ("symm", "tf", 10): (80.68, 15.77, 51.42, 34.91),
+    ("inex05", "sp", 2): (87.55, 4.13, 34.19, 5.80), ("inex05", "tf", 2): (91.41, 3.62, 31.99, 10.37),
+    ("inex05", "sp", 4): (90.68, 5.70, 28.92, 5.16), ("inex05", "tf", 4): (93.65, 1.64, 25.00, 4.13),
+    ("inex05", "sp", 6): (93.81, 1.15, 24.30, 2.90), ("inex05", "tf", 6): (95.10, 0.27, 20.91, 0.93),
+    ("inex05", "sp", 8): (93.15, 1.69, 23.59, 1.29), ("inex05", "tf", 8): (94.28, 2.27, 23.12, 6.35),
+    ("inex05", "sp", 10): (93.30, 3.09, 21.77, 1.64), ("inex05", "tf", 10): (95.21, 0.17, 20.60, 0.46),
+}
+
+
+def ms(xs):
+    xs = np.asarray(xs, float)
+    return f"{xs.mean():6.2f} ({xs.std(ddof=1) if len(xs) > 1 else 0:5.2f})"
+
+
+def _k(k):
+    if isinstance(k, dict):  # one size vector per class model: show the important positions
+        return "; ".join(f"{c}: " + ",".join(f"{l + 1}:{v}" for l, v in enumerate(ks) if v > 1) for c, ks in k.items())
+    return k if k is not None else "-"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--inex05", action="store_true", help="classification on inex05 instead of symm labelling")
+    ap.add_argument("--models", default="tf,sp")
+    ap.add_argument("--states", type=int, default=None, help="default 10 (symm) or 6 (inex05)")
+    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--sampler", default="exact", choices=("exact", "prior"))
+    ap.add_argument("--init", default="sp", choices=("sp", "prior"),
+                    help="TF starting point (prior: as the paper)")
+    ap.add_argument("--estep", default="exact", choices=("exact", "paper"),
+                    help="SP E-step (paper: the authors' published code)")
+    args = ap.parse_args(argv)
+    data = "inex05" if args.inex05 else "symm"
+    C = args.states or (6 if args.inex05 else 10)
+    task = "classify" if args.inex05 else "label"
+    lmax = 5 if args.inex05 else 3
+    print(f"# {data} {task}, C = {C}, {args.iterations} iterations, {args.seeds} seeds, "
+          f"TF sampler {args.sampler}, init {args.init}; mean (std) over seeds; timings on a shared, loaded machine")
+    head = "| data | model | accuracy % | generated % | entropy % | confusion entropy % | paper acc. % | paper entropy % | s/run |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for model in args.models.split(","):
+        rows = []
+        for seed in range(args.seeds):
+            cfg = BhtmmConfig(train=str(DATA / f"{data}.train.jsonl.gz"), test=str(DATA / f"{data}.test.jsonl.gz"),
+                              model=model, task=task, states=C, iterations=args.iterations, lmin=1,
+                              lmax=lmax, phi=2.0, sampler=args.sampler, init=args.init, estep=args.estep, seed=seed)
+            m = run(cfg).metrics
+            rows.append(m)
+            print(f"#   {model} seed {seed}: accuracy {100 * m['accuracy']:.2f}"
+                  + (f", generated {100 * m['generated_accuracy']:.2f}" if task == "label" else "")
+                  + f", entropy {m['entropy']:.2f}, confusion entropy {m['confusion_entropy']:.2f}, "
+                  f"k {_k(m.get('k'))}, {m['seconds']:.1f} s", flush=True)
+        acc = [100 * r["accuracy"] for r in rows]
+        gen = ms([100 * r["generated_accuracy"] for r in rows]) if task == "label" else "-"
+        p = PAPER.get((data, model, C))
+        pa = f"{p[0]:.2f} ({p[1]:.2f})" if p else "-"
+        pe = f"{p[2]:.2f} ({p[3]:.2f})" if p else "-"
+        name = (f"TF-BHTMM ({args.sampler} states, {args.init} init)") if model == "tf" else f"SP-BHTMM ({args.estep} E-step)"
+        print(f"| {data} | {name} | {ms(acc)} | {gen} | {ms([r['entropy'] for r in rows])} | "
+              f"{ms([r['confusion_entropy'] for r in rows])} | {pa} | {pe} | "
+              f"{np.mean([r['seconds'] for r in rows]):.1f} |", flush=True)
+        if task == "label":
+            per = np.array([[100 * (v or 0) for v in r["generated_per_label_accuracy"].values()] for r in rows])
+            print("#   generated accuracy per label (labels 1..4 = 0..3 children): "
+                  + ", ".join(ms(per[:, i]) for i in range(per.shape[1])), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""The run protocol (:mod:`engine.runs.protocol`) for the bottom-up hidden tree Markov models.
+
+``run(BhtmmConfig(...), progress)`` trains TF-BHTMM or SP-BHTMM on a task of section IV of
+Castellana & Bacciu (2019) -- ``classify`` (one model per class) or ``label`` (node labels from the
+structure alone) -- and returns the metrics of the CLI's ``--json`` output, the curves
+``loglik`` (training log-likelihood per iteration; for classification the sum over the class
+models) and ``k[l]`` (the size of position ``l`` per iteration, TF only; for classification the
+mean over the class models), and artefacts for drawing (predictions, confusion matrices, traces).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+import numpy as np
+
+from engine.errors import InvalidParameterError
+from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
+from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
+                               per_label_accuracy)
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
+
+__all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC"]
+
+#: the embedded default data source (section IV-B generator)
+SYNTHETIC = "synthetic"
+
+
+@dataclass(frozen=True)
+class BhtmmConfig(RunConfig):
+    """Settings of one run.
+
+    train, test : a JSON-lines tree file (``.jsonl`` / ``.jsonl.gz``), an XML file or directory,
+        or ``"synthetic"`` (the generator of section IV-B with ``synthetic_trees`` trees per class
+        for training and 30 % of that for testing, from fixed data seeds 0 and 1).
+    model : ``"tf"`` or ``"sp"``; task : ``"classify"`` or ``"label"``; states : ``C``;
+    iterations : Gibbs sweeps (TF) or EM iterations (SP); lmin, lmax : bounds on the number of
+    positions with ``k_l > 1`` (``lmax`` None: ``min(L, 5)``, the paper's setting); phi : size-prior decay;
+    sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
+    short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
+    annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step).
+    """
+
+    algorithm: ClassVar[str] = "bhtmm"
+    train: str = SYNTHETIC
+    test: str = SYNTHETIC
+    model: str = "tf"
+    task: str = "label"
+    states: int = 10
+    iterations: int = 100
+    lmin: int = 1
+    lmax: Optional[int] = None
+    phi: float = 2.0
+    sampler: str = "exact"
+    init: str = "sp"
+    estep: str = "exact"
+    t0: float = 10.0
+    m0: float = 20.0
+    synthetic_trees: int = 200
+    seed: int = 0
+
+    def validate(self) -> None:
+        if self.model not in ("tf", "sp"):
+            raise InvalidParameterError(f"model must be 'tf' or 'sp', got {self.model!r}")
+        if self.task not in ("classify", "label"):
+            raise InvalidParameterError(f"task must be 'classify' or 'label', got {self.task!r}")
+        if not 1 <= int(self.states) <= 64:
+            raise InvalidParameterError(f"states must be in 1..64, got {self.states}")
+        if not 0 <= int(self.iterations) <= 100_000:
+            raise InvalidParameterError(f"iterations must be in 0..100000, got {self.iterations}")
+        if int(self.synthetic_trees) < 1:
+            raise InvalidParameterError(f"synthetic_trees must be >= 1, got {self.synthetic_trees}")
+
+
+def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTrees:
+    """A data source: a file path or ``"synthetic"``."""
+    if str(spec) == SYNTHETIC:
+        n = max(1, round(n_per_class * 0.3)) if test else n_per_class
+        return synthetic_trees(n, seed=1 if test else 0)
+    return read_trees(spec)
+
+
+def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunResult:
+    """Train and evaluate; see the module docstring for what is returned."""
+    progress = progress or no_progress
+    config.validate()
+    start = time.perf_counter()
+    progress(0.0, "loading data")
+    train = load_data(config.train, test=False, n_per_class=config.synthetic_trees)
+    test = load_data(config.test, test=True, n_per_class=config.synthetic_trees)
+    train, test = shared_vocabulary(train, test)
+    L = max(train.max_children, test.max_children)
+    M = max(train.n_labels, test.n_labels)
+    train, test = train.with_slots(L).with_n_labels(M), test.with_slots(L).with_n_labels(M)
+    n_it = max(int(config.iterations), 1)
+    opts = dict(states=int(config.states), iterations=int(config.iterations), lmin=int(config.lmin),
+                lmax=None if config.lmax is None else int(config.lmax), phi=float(config.phi),
+                sampler=config.sampler)
+    if config.model == "tf":
+        opts.update(t0=float(config.t0), m0=float(config.m0), init=config.init)
+    else:
+        opts.update(estep=config.estep)
+    name = "TF-BHTMM" if config.model == "tf" else "SP-BHTMM"
+    metrics = {"model": config.model, "task": config.task, "states": int(config.states),
+               "iterations": int(config.iterations), "n_train": train.n_trees, "n_test": test.n_trees,
+               "n_labels": M, "max_children": L}
+    curves: dict = {}
+    artefacts: dict = {}
+    seeds = np.random.SeedSequence(int(config.seed)).generate_state(64)
+
+    if config.task == "label":
+        def cb(it, ll):
+            progress(0.95 * it / n_it, f"{name} iteration {it}/{config.iterations}: log-likelihood {ll:,.1f}")
+
+        model = _model(config.model, opts, int(seeds[0]))
+        res = label_nodes(train, test, model, seed=int(seeds[1]), callback=cb)
+        cm, gcm = res.confusion(), res.confusion(generated=True)
+        metrics.update(
+            accuracy=res.accuracy, generated_accuracy=res.generated_accuracy,
+            entropy=100 * res.entropy, confusion_entropy=100 * confusion_entropy(gcm),
+            per_label_accuracy=_labelled(per_label_accuracy(cm)),
+            generated_per_label_accuracy=_labelled(per_label_accuracy(gcm)),
+            confusion=cm.tolist(), generated_confusion=gcm.tolist(),
+            train_loglik=_last(model.loglik_))
+        curves["loglik"] = [[i + 1, v] for i, v in enumerate(model.loglik_)]
+        if config.model == "tf":
+            metrics.update(k=model.k_.tolist(), accept_k=model.accept_k_, accept_states=model.accept_states_)
+            for l in range(L):
+                curves[f"k[{l + 1}]"] = [[i + 1, int(v)] for i, v in enumerate(model.k_trace_[:, l])]
+            artefacts["k_trace"] = model.k_trace_.tolist()
+        artefacts.update(predicted=(res.predicted + 1).tolist(), generated=(res.generated + 1).tolist(),
+                         tree_ptr=test.tree_ptr.tolist())
+    else:
+        classes = np.unique(train.y)
+        done = {"n": 0}
+
+        def cb(ci, nc, it, ll):
+            done["n"] += 1
+            progress(0.95 * done["n"] / (nc * n_it),
+                     f"{name} class {classes[ci]} ({ci + 1}/{nc}), iteration {it}/{config.iterations}")
+
+        res = classify(train, test, lambda c: _model(config.model, opts, int(seeds[int(c) % 64])), cb)
+        cm = res.confusion
+        metrics.update(
+            accuracy=res.accuracy, entropy=100 * res.entropy, confusion_entropy=100 * confusion_entropy(cm),
+            per_label_accuracy=_labelled(per_label_accuracy(cm), res.classes),
+            confusion=cm.tolist(), classes=res.classes.tolist())
+        lls = np.array([m.loglik_ for m in res.models], float).reshape(len(res.models), -1)
+        curves["loglik"] = [[i + 1, float(v)] for i, v in enumerate(lls.sum(axis=0))]
+        if config.model == "tf":
+            tr = np.stack([m.k_trace_ for m in res.models])  # (classes, iterations, L)
+            used = np.flatnonzero((tr > 1).any(axis=(0, 1)))
+            for l in used:
+                curves[f"k[{l + 1}]"] = [[i + 1, float(v)] for i, v in enumerate(tr[:, :, l].mean(axis=0))]
+            metrics["k"] = {str(c): m.k_.tolist() for c, m in zip(res.classes.tolist(), res.models)}
+            artefacts["k_trace"] = {str(c): m.k_trace_.tolist() for c, m in zip(res.classes.tolist(), res.models)}
+        artefacts.update(predicted_class=res.predicted.tolist(), true_class=res.true.tolist(),
+                         posterior_max=res.posterior.max(axis=1).tolist())
+    seconds = time.perf_counter() - start
+    metrics["seconds"] = seconds
+    progress(1.0, "done")
+    return RunResult(metrics=metrics, curves=curves, artefacts=artefacts, seconds=seconds)
+
+
+def _model(kind, opts, seed):
+    o = dict(opts)
+    if kind == "sp":
+        for k in ("lmin", "lmax", "phi", "sampler", "t0", "m0", "init"):
+            o.pop(k, None)
+    return make_model(kind, seed=seed, **o)
+
+
+def _labelled(values, names=None) -> dict:
+    names = range(1, len(values) + 1) if names is None else names
+    return {str(n): (None if np.isnan(v) else float(v)) for n, v in zip(names, values)}
+
+
+def _last(xs):
+    return float(xs[-1]) if len(xs) else None

@@ -1,0 +1,241 @@
+"""SP-BHTMM: the switching-parent bottom-up hidden tree Markov model, trained by EM.
+
+Bacciu, Micheli & Sperduti, "Compositional Generative Mapping for Tree-Structured Data - Part I"
+(IEEE TNNLS 2012), as recalled in equation 2 of Castellana & Bacciu (2019):
+
+    P(Q_u = j | Q_ch1 = j_1, ..., Q_chL = j_L) = sum_l phi_l A^l(j | j_l),
+
+a mixture over child positions ``l`` (the switching parent ``S_u``) of positional transitions.
+The upward pass computes ``alpha_u(j) = P(Q_u = j | x_subtree(u))`` level by level over a whole
+data set, renormalising every node and carrying the log of each scale, so the log-likelihood is
+exact and never underflows; the downward pass computes the posteriors ``P(Q_u | x)`` and the
+expected counts of the switching variable and the positional transitions (the exact E-step; the
+published MATLAB code keeps only the posterior of the chosen child). Empty slots hold the bottom
+state ``⊥`` (see :mod:`engine.htmm.common`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import InvalidParameterError
+from engine.htmm.common import dirichlet, evidence, normalise_rows, sample_rows
+from engine.htmm.data import PositionalTrees
+
+__all__ = ["SPBHTMM"]
+
+
+class SPBHTMM:
+    """Switching-parent BHTMM (scikit-learn style: ``fit`` returns ``self``).
+
+    Parameters
+    ----------
+    n_states : int
+        ``C``, the number of hidden states (plus the bottom state of empty slots).
+    n_iter : int
+        EM iterations.
+    pseudocount : float
+        Dirichlet pseudo-count added to every expected count in the M-step (MAP-EM); 0 gives
+        maximum likelihood (a row with no expected count then keeps its previous value).
+    estep : "exact" or "paper"
+        ``"exact"``: the exact posteriors. ``"paper"``: the E-step of the authors' published code,
+        which normalises the joint of each child and its parent *given* ``S_u = l`` and passes each
+        child the posterior it would have if it were the switching parent (kept to reproduce the
+        published SP-BHTMM numbers; it is not an EM step and can decrease the likelihood).
+    seed : int or numpy Generator
+        Random initialisation of the parameters (uniform Dirichlet draws, as the authors' code).
+
+    Attributes (after ``fit``)
+    --------------------------
+    prior_ : (L, C+1) leaf prior ``pi^l`` over the real states and ``⊥`` (empty slot);
+    switch_ : (L,) ``phi_l = P(S_u = l)``;
+    trans_ : (L, C+1, C) ``A^l[j_l, j] = P(Q_u = j | S_u = l, Q_chl = j_l)``;
+    emit_ : (C, M) emission ``b_j(m)``; loglik_ : list of the data log-likelihood per iteration
+    (before that iteration's M-step).
+    """
+
+    def __init__(self, n_states: int = 10, n_iter: int = 100, *, pseudocount: float = 0.01,
+                 estep: str = "exact", seed=None):
+        self.n_states = n_states
+        self.n_iter = n_iter
+        self.pseudocount = pseudocount
+        self.estep = estep
+        self.seed = seed
+
+    # ------------------------------------------------------------------ set-up
+    def _check(self):
+        if int(self.n_states) < 1:
+            raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
+        if int(self.n_iter) < 0:
+            raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
+        if self.estep not in ("exact", "paper"):
+            raise InvalidParameterError(f"estep must be 'exact' or 'paper', got {self.estep!r}")
+        if not self.pseudocount >= 0:
+            raise InvalidParameterError(f"the pseudo-count must be >= 0, got {self.pseudocount}")
+
+    def init_params(self, L: int, M: int, rng=None) -> "SPBHTMM":
+        """Draw every distribution from a uniform Dirichlet (the authors' initialisation)."""
+        self._check()
+        rng = np.random.default_rng(self.seed if rng is None else rng)
+        C = int(self.n_states)
+        self.prior_ = dirichlet(rng, np.ones((L, C + 1)))
+        self.switch_ = dirichlet(rng, np.ones(L))
+        self.trans_ = dirichlet(rng, np.ones((L, C + 1, C)))
+        self.emit_ = dirichlet(rng, np.ones((C, M)))
+        return self
+
+    def fit(self, data: PositionalTrees, callback=None) -> "SPBHTMM":
+        """EM on ``data``. ``callback(iteration, loglik)`` is called after every iteration."""
+        self._check()
+        rng = np.random.default_rng(self.seed)
+        self.init_params(data.max_children, data.n_labels, rng)
+        self.loglik_ = []
+        for it in range(int(self.n_iter)):
+            ll = self.em_step(data)
+            self.loglik_.append(ll)
+            if callback is not None:
+                callback(it + 1, ll)
+        return self
+
+    # ------------------------------------------------------------------ passes
+    def _zeta(self, alpha: np.ndarray, ch: np.ndarray) -> np.ndarray:
+        """Normalised child messages per slot, (n, L, C+1): ``alpha`` of the child, or ``⊥``."""
+        n, L = ch.shape
+        C = alpha.shape[1]
+        z = np.zeros((n, L, C + 1))
+        present = ch >= 0
+        z[present, :C] = alpha[ch[present]]
+        z[~present, C] = 1.0
+        return z
+
+    def upward(self, data: PositionalTrees):
+        """``(alpha, logc)``: normalised ``P(Q_u | x_subtree(u))`` (N, C) and the log scale of every
+        node, including the ``log pi^l(⊥)`` of its empty slots; a tree's log-likelihood is the sum
+        of ``logc`` over its nodes."""
+        C = int(self.n_states)
+        N = data.n_nodes
+        alpha = np.zeros((N, C))
+        logc = np.zeros(N)
+        ev = evidence(self.emit_, data.labels)
+        with np.errstate(divide="ignore"):
+            lp_bot = np.log(self.prior_[:, C])
+        for nodes in reversed(data.levels):
+            leaf = data.is_leaf[nodes]
+            lv = nodes[leaf]
+            if lv.size:
+                a, lc = normalise_rows(self.prior_[data.position[lv], :C] * ev[lv])
+                alpha[lv], logc[lv] = a, lc
+            iv = nodes[~leaf]
+            if iv.size:
+                ch = data.children[iv]
+                z = self._zeta(alpha, ch)
+                h = np.einsum("nlk,lkj->nj", z * self.switch_[None, :, None], self.trans_)
+                a, lc = normalise_rows(h * ev[iv])
+                alpha[iv] = a
+                logc[iv] = lc + np.where(ch < 0, lp_bot[None, :], 0.0).sum(axis=1)
+        return alpha, logc
+
+    def loglik(self, data: PositionalTrees) -> np.ndarray:
+        """Log-likelihood ``log P(x)`` of every tree, shape (T,)."""
+        _, logc = self.upward(data)
+        return np.bincount(data.tree, weights=logc, minlength=data.n_trees)
+
+    def posteriors(self, data: PositionalTrees) -> np.ndarray:
+        """``P(Q_u | x)`` of every node, (N, C) (the E-step's downward pass; nothing is updated)."""
+        keep = (self.prior_, self.switch_, self.trans_, self.emit_)
+        eps = self.em_step(data, return_posteriors=True)
+        self.prior_, self.switch_, self.trans_, self.emit_ = keep
+        return eps
+
+    def em_step(self, data: PositionalTrees, return_posteriors: bool = False):
+        """One E-step (upward and downward passes) and M-step; returns the log-likelihood of the
+        data under the parameters before the update."""
+        C = int(self.n_states)
+        L = data.max_children
+        alpha, logc = self.upward(data)
+        ll = float(logc.sum())
+        eps = np.zeros_like(alpha)
+        roots = data.levels[0]
+        eps[roots] = alpha[roots]
+        n_prior = np.zeros((L, C + 1))
+        n_switch = np.zeros(L)
+        n_trans = np.zeros((L, C + 1, C))
+        ev = evidence(self.emit_, data.labels)
+        sw = self.switch_
+        for nodes in data.levels:
+            iv = nodes[~data.is_leaf[nodes]]
+            if not iv.size:
+                continue
+            ch = data.children[iv]
+            z = self._zeta(alpha, ch)
+            h = np.einsum("nlk,lkj->nlj", z, self.trans_) * sw[None, :, None]
+            den = h.sum(axis=1)
+            r = np.divide(eps[iv], den, out=np.zeros_like(den), where=den > 0)
+            s = np.einsum("nj,nlj->nl", r, h)  # P(S_u = l | x)
+            n_switch += s.sum(axis=0)
+            if self.estep == "exact":
+                n_trans += np.einsum("nlk,nj->lkj", z, r) * self.trans_ * sw[:, None, None]
+                post = z * (sw[None, :, None] * np.einsum("lkj,nj->nlk", self.trans_, r)
+                            + (1.0 - s)[:, :, None])
+            else:  # the published code: joint of (child l, parent) given S_u = l, per slot
+                joint = z[:, :, :, None] * self.trans_[None] * (sw[None, :, None, None] * r[:, None, None, :])
+                cond = np.divide(joint, s[:, :, None, None], out=np.zeros_like(joint),
+                                 where=s[:, :, None, None] > 0)
+                n_trans += cond.sum(axis=0)
+                post = cond.sum(axis=3)
+            present = ch >= 0
+            eps[ch[present]] = post[present, :C]
+            n_prior[:, C] += (~present).sum(axis=0)
+        if return_posteriors:
+            return eps
+        leaves = np.flatnonzero(data.is_leaf)
+        np.add.at(n_prior, (data.position[leaves], slice(0, C)), eps[leaves])
+        seen = np.flatnonzero(data.labels >= 0)
+        n_emit = np.zeros((data.n_labels, C))
+        np.add.at(n_emit, data.labels[seen], eps[seen])
+        a = float(self.pseudocount)
+        self.prior_ = _mstep(n_prior, a, self.prior_)
+        self.switch_ = _mstep(n_switch[None, :], a, self.switch_[None, :])[0]
+        self.trans_ = _mstep(n_trans, a, self.trans_)
+        self.emit_ = _mstep(n_emit.T, a, self.emit_)
+        del ev
+        return ll
+
+    # ------------------------------------------------------------------ labelling
+    def state_marginals(self, data: PositionalTrees) -> np.ndarray:
+        """``P(Q_u | structure, observed labels below u)``; with every label hidden this is the
+        exact marginal of ``Q_u`` given the structure alone (nothing above ``u`` is observed)."""
+        return self.upward(data)[0]
+
+    def label_distribution(self, data: PositionalTrees) -> np.ndarray:
+        """Predictive label distribution of every node from the structure alone, (N, M)."""
+        return self.state_marginals(data.without_labels()) @ self.emit_
+
+    def sample_labels(self, data: PositionalTrees, seed=None) -> np.ndarray:
+        """Labels generated as in the paper: hidden states drawn bottom-up from the model given the
+        structure (leaf prior, then a switching parent and its transition), then a label from each
+        state's emission. 0-based labels, shape (N,)."""
+        rng = np.random.default_rng(seed)
+        C = int(self.n_states)
+        Q = np.zeros(data.n_nodes, np.int64)
+        leafp = self.prior_[:, :C]
+        for nodes in reversed(data.levels):
+            leaf = data.is_leaf[nodes]
+            lv = nodes[leaf]
+            if lv.size:
+                Q[lv] = sample_rows(rng, leafp[data.position[lv]])
+            iv = nodes[~leaf]
+            if iv.size:
+                ch = data.children[iv]
+                S = sample_rows(rng, np.broadcast_to(self.switch_, ch.shape))
+                c = ch[np.arange(len(iv)), S]
+                cs = np.where(c >= 0, Q[np.maximum(c, 0)], C)
+                Q[iv] = sample_rows(rng, self.trans_[S, cs])
+        return sample_rows(rng, self.emit_[Q])
+
+
+def _mstep(counts: np.ndarray, a: float, old: np.ndarray) -> np.ndarray:
+    """Normalise the last axis of ``counts + a``; a row with total zero keeps ``old``."""
+    c = counts + a
+    tot = c.sum(axis=-1, keepdims=True)
+    return np.where(tot > 0, c / np.where(tot > 0, tot, 1.0), old)

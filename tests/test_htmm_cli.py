@@ -1,0 +1,107 @@
+"""``python -m engine bhtmm`` and the run protocol of the HTMM family."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine.htmm.run import BhtmmConfig, run
+from engine.runs.protocol import RunCancelled
+from tests.conftest import ROOT
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine", "bhtmm", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_cli_label_json():
+    r = cli("--train", "synthetic", "--test", "synthetic", "--model", "tf", "--task", "label",
+            "--states", "4", "--iterations", "3", "--lmax", "2", "--seed", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    for key in ("accuracy", "generated_accuracy", "entropy", "per_label_accuracy", "confusion", "seconds"):
+        assert key in m
+    assert 0 <= m["accuracy"] <= 1 and len(m["confusion"]) == 4
+    assert sum(map(sum, m["confusion"])) == sum(map(sum, m["generated_confusion"]))
+
+
+def test_cli_classify_sp_on_data_slice(tmp_path, data_dir):
+    import gzip
+
+    rows = gzip.open(data_dir / "trees" / "inex05.train.jsonl.gz", "rt").read().splitlines()
+    by_class = {}
+    for line in rows:
+        by_class.setdefault(json.loads(line)["y"], []).append(line)
+    train = tmp_path / "train.jsonl"
+    test = tmp_path / "test.jsonl"
+    pick = [c for c in sorted(by_class)][:3]
+    train.write_text("\n".join(l for c in pick for l in by_class[c][:20]) + "\n")
+    test.write_text("\n".join(l for c in pick for l in by_class[c][20:30]) + "\n")
+    r = cli("--train", str(train), "--test", str(test), "--model", "sp", "--task", "classify",
+            "--states", "2", "--iterations", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["classes"] == pick and len(m["confusion"]) == 3
+    assert sum(map(sum, m["confusion"])) == 30
+    assert "generated_accuracy" not in m
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--train", "nope.jsonl", "--test", "synthetic", "--states", "3"], "nope.jsonl: no such file"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states must be in 1..64"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--lmin", "4"], "lmin=4"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "xx"], "invalid choice"),
+])
+def test_cli_errors_are_one_line(args, msg):
+    r = cli(*args, "--iterations", "1")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1 and msg in r.stderr, r.stderr
+
+
+def test_cli_bad_file_names_line(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text('{"labels": [1], "children": [[-1]]}\n{"labels": [1], "children": [[2]]}\n')
+    r = cli("--train", str(p), "--test", str(p), "--states", "2", "--iterations", "1")
+    assert r.returncode == 2 and f"{p}:2: node 1 slot 1 names child 2" in r.stderr
+
+
+def test_run_protocol_round_trip_and_curves():
+    cfg = BhtmmConfig(model="tf", task="label", states=3, iterations=4, synthetic_trees=5, seed=2)
+    assert BhtmmConfig.from_json(cfg.to_json()) == cfg
+    seen = []
+    res = run(cfg, lambda f, msg: seen.append(f))
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    assert [x for x, _ in res.curves["loglik"]] == [1, 2, 3, 4]
+    assert {"k[1]", "k[2]", "k[3]"} <= set(res.curves)
+    assert len(res.artefacts["predicted"]) == sum(map(sum, res.metrics["confusion"]))
+
+
+def test_run_classify_synthetic_and_cancel():
+    cfg = BhtmmConfig(model="tf", task="classify", states=2, iterations=2, synthetic_trees=4)
+    res = run(cfg)
+    assert res.metrics["classes"] == [1, 2, 3] and len(res.artefacts["predicted_class"]) == 3 * 1
+
+    def stop(f, msg):
+        if f > 0.1:
+            raise RunCancelled("stop")
+
+    with pytest.raises(RunCancelled):
+        run(cfg, stop)
+
+
+def test_cli_classify_xml_directories(tmp_path):
+    docs = {"news": ["<doc><title/><p/><p/></doc>", "<doc><title/><p/></doc>", "<doc><title/><p/><p/><p/></doc>"],
+            "recipe": ["<doc><list><item/><item/></list></doc>", "<doc><list><item/></list><p/></doc>",
+                       "<doc><list><item/><item/><item/></list></doc>"]}
+    for part, pick in (("train", slice(0, 2)), ("test", slice(2, 3))):
+        for cls, texts in docs.items():
+            (tmp_path / part / cls).mkdir(parents=True)
+            for i, t in enumerate(texts[pick]):
+                (tmp_path / part / cls / f"d{i}.xml").write_text(t)
+    r = cli("--train", str(tmp_path / "train"), "--test", str(tmp_path / "test"), "--task", "classify",
+            "--model", "sp", "--states", "2", "--iterations", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["classes"] == [1, 2] and sum(map(sum, m["confusion"])) == 2

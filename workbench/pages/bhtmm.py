@@ -1,0 +1,223 @@
+"""Hidden Tree Markov Models: TF-BHTMM and SP-BHTMM on tree classification and node labelling."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
+from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
+                                            loglik_figure)
+from workbench.runner import launch
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "trees"
+
+#: Castellana & Bacciu (2019), Table III (symm labelling, C = 10): label -> (SP acc, TF acc, SP H, TF H)
+TABLE_III = {"0": (55.47, 99.67, 35.49, 1.34), "1": (60.15, 79.59, 151.51, 65.61),
+             "2": (45.84, 64.71, 180.88, 93.69), "3": (17.04, 29.68, 184.08, 97.71),
+             "All": (53.08, 80.68, 140.38, 51.42)}
+#: Table I (inex05 classification): C -> (SP acc, TF acc, SP H, TF H)
+TABLE_I = {2: (87.55, 91.41, 34.19, 31.99), 4: (90.68, 93.65, 28.92, 25.00), 6: (93.81, 95.10, 24.30, 20.91),
+           8: (93.15, 94.28, 23.59, 23.12), 10: (93.30, 95.21, 21.77, 20.60)}
+NAMES = {"tf": "TF-BHTMM", "sp": "SP-BHTMM"}
+
+
+@dataclass(frozen=True)
+class Params:
+    source: str
+    task: str
+    model: str
+    states: int
+    iterations: int
+    lmin: int
+    lmax: int
+    phi: float
+    sampler: str
+    init: str
+    synthetic_trees: int
+    seed: int
+
+
+def sources() -> dict[str, tuple[str, str]]:
+    out = {"Synthetic ternary trees (section IV-B generator)": (SYNTHETIC, SYNTHETIC)}
+    for name, label in (("symm", "symm benchmark (600 / 180 trees)"),
+                        ("inex05", "INEX 2005 benchmark (4,820 / 4,811 XML trees)")):
+        tr, te = DATA / f"{name}.train.jsonl.gz", DATA / f"{name}.test.jsonl.gz"
+        if tr.exists() and te.exists():
+            out[label] = (str(tr), str(te))
+    return out
+
+
+@st.cache_resource(show_spinner="Loading test trees")
+def test_trees(spec: str, n_per_class: int):
+    return load_data(spec, test=True, n_per_class=n_per_class)
+
+
+def settings() -> tuple[Params, BhtmmConfig] | None:
+    src = sources()
+    with st.form("bhtmm_settings"):
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            source = st.selectbox("Data", list(src), help="train / test trees", key="bhtmm_source")
+            task = st.radio("Task", ["label", "classify"], horizontal=True, key="bhtmm_task",
+                            format_func={"label": "node labelling", "classify": "classification"}.get)
+            model = st.radio("Model", ["tf", "sp"], horizontal=True, format_func=NAMES.get, key="bhtmm_model")
+        with c2:
+            states = st.slider("Hidden states C", 2, 12, 10, key="bhtmm_states")
+            iterations = st.slider("Iterations", 1, 200, 30, key="bhtmm_iterations")
+            synthetic = st.slider("Synthetic trees per class (training)", 5, 200, 40, key="bhtmm_synthetic",
+                                  help="test: 30 % of that; only for the synthetic source")
+        with c3:
+            lmin, lmax = st.slider("Important positions L_min … L_max (TF)", 0, 8, (1, 3))
+            phi = st.number_input("Size prior φ (TF)", 0.0, 10.0, 2.0, 0.5)
+            sampler = st.selectbox("Hidden-state sampler (TF)", ["exact", "prior"],
+                                   format_func={"exact": "exact joint draw",
+                                                "prior": "paper's prior proposal (Alg. 1)"}.get)
+            init = st.selectbox("Start (TF)", ["sp", "prior"],
+                                format_func={"sp": "states from a short SP-BHTMM run",
+                                             "prior": "parameters from the priors (paper)"}.get)
+            seed = st.number_input("Seed", 0, 10**6, 0, key="bhtmm_seed")
+        go = st.form_submit_button("Train and evaluate", type="primary")
+    p = Params(source, task, model, int(states), int(iterations), int(lmin), int(max(lmax, 1)),
+               float(phi), sampler, init, int(synthetic), int(seed))
+    if not go:
+        return None
+    train, test = src[source]
+    cfg = BhtmmConfig(train=train, test=test, model=model, task=task, states=p.states,
+                      iterations=p.iterations, lmin=p.lmin, lmax=p.lmax, phi=p.phi, sampler=sampler,
+                      init=init, synthetic_trees=p.synthetic_trees, seed=p.seed)
+    return p, cfg
+
+
+def paper_table(results: dict, task: str, source: str, states: int):
+    """This session's runs beside the published numbers."""
+    if task == "label":
+        rows = []
+        for lab, (sp, tf, hsp, htf) in TABLE_III.items():
+            row = {"label (children)": lab, "paper SP acc. %": sp, "paper TF acc. %": tf}
+            for model in ("sp", "tf"):
+                r = results.get(model)
+                if r is not None:
+                    m = r.metrics
+                    v = (m["generated_accuracy"] if lab == "All"
+                         else m["generated_per_label_accuracy"].get(str(int(lab) + 1)))
+                    row[f"this run {NAMES[model]} %"] = None if v is None else round(100 * v, 2)
+            rows.append(row)
+        st.markdown("**Table III** — generated-label accuracy on the labelling task "
+                    "(paper: symm, C = 10, 100 iterations, mean of 5 runs)")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        rows = []
+        for C, (sp, tf, hsp, htf) in TABLE_I.items():
+            row = {"C": C, "paper SP acc. %": sp, "paper TF acc. %": tf,
+                   "paper SP entropy %": hsp, "paper TF entropy %": htf}
+            rows.append(row)
+        df = pd.DataFrame(rows)
+        for model in ("sp", "tf"):
+            r = results.get(model)
+            if r is not None:
+                df[f"this run {NAMES[model]} acc. %"] = [round(100 * r.metrics["accuracy"], 2)
+                                                        if C == r.metrics["states"] else None for C in df["C"]]
+                df[f"this run {NAMES[model]} entropy %"] = [round(r.metrics["confusion_entropy"], 2)
+                                                           if C == r.metrics["states"] else None for C in df["C"]]
+        st.markdown("**Table I** — classification accuracy and entropy (paper: INEX 2005, 100 iterations, "
+                    "mean of 5 runs)")
+        st.dataframe(df, hide_index=True, width="stretch")
+    if "inex" not in source and task == "classify" or "symm" not in source and "Synthetic" not in source and task == "label":
+        st.caption("The published numbers are for a different data set; they are shown for orientation.")
+
+
+def show(p: Params, cfg: BhtmmConfig, result):
+    m = result.metrics
+    cols = st.columns(5)
+    cols[0].metric("Most-probable accuracy", f"{100 * m['accuracy']:.2f} %")
+    if m["task"] == "label":
+        cols[1].metric("Generated accuracy", f"{100 * m['generated_accuracy']:.2f} %",
+                       help="labels generated by sampling the states, then the emissions: the paper's accuracy")
+    cols[2].metric("Predictive entropy", f"{m['entropy']:.1f} %",
+                   help="mean entropy of the predictive distribution, bits x100")
+    cols[3].metric("H(true | predicted)", f"{m['confusion_entropy']:.1f} %",
+                   help="the authors' 'entropy': conditional entropy of the confusion matrix, bits x100")
+    cols[4].metric("Run time", f"{m['seconds']:.1f} s")
+    if m.get("k") is not None and m["task"] == "label":
+        st.caption(f"Learned size vector k = {m['k']} · SSVS acceptance {100 * m['accept_k']:.0f} % · "
+                   f"state acceptance {100 * m['accept_states']:.0f} %")
+
+    left, right = st.columns([1, 1])
+    with left:
+        if m["task"] == "label":
+            gen = st.toggle("Confusion of the generated labels", value=True)
+            cm = m["generated_confusion"] if gen else m["confusion"]
+            names = [f"{i} ({i - 1} ch.)" for i in range(1, len(cm) + 1)]
+            st.plotly_chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
+                            key="bhtmm_cm")
+        else:
+            st.plotly_chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
+                            key="bhtmm_cm")
+    with right:
+        st.plotly_chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
+        ks = {k: v for k, v in result.curves.items() if k.startswith("k[")}
+        if ks:
+            st.plotly_chart(k_trace_figure(ks), key="bhtmm_k")
+
+    try:
+        test = test_trees(cfg.test, cfg.synthetic_trees)
+    except EngineError as exc:
+        st.error(str(exc))
+        return
+    st.subheader("A test tree")
+    t = st.slider("Test tree", 1, test.n_trees, 1, key="bhtmm_tree") - 1
+    s = test.tree_nodes(t)
+    tree = test.to_tree(t)
+    true = [str(int(v) + 1) for v in test.labels[s]]
+    if m["task"] == "label":
+        kind = st.radio("Labels shown", ["generated", "predicted"], horizontal=True,
+                        format_func={"generated": "generated by sampling (paper)",
+                                     "predicted": "most probable"}.get)
+        pred = result.artefacts[kind][s.start:s.stop]
+        wrong = sum(str(a) != b for a, b in zip(pred, true))
+        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red. Label = number of "
+                   "children + 1 on the synthetic data.")
+        st.plotly_chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig")
+    else:
+        yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
+        st.caption(f"Tree {t + 1}: class {yt}, predicted {yp} "
+                   f"({'right' if yp == yt else 'wrong'}; posterior {result.artefacts['posterior_max'][t]:.2f}).")
+        st.plotly_chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig")
+
+
+st.title("Hidden Tree Markov Models")
+st.caption("Bottom-up hidden tree Markov models (Castellana & Bacciu 2019): a node's hidden state depends "
+           "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
+           "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
+           "child position and is trained by EM.")
+
+picked = settings()
+store = st.session_state.setdefault("bhtmm_runs", {})
+if picked is not None:
+    p, cfg = picked
+    result = launch(cfg, run, label=f"Training {NAMES[p.model]}")
+    if result is not None:
+        key = (p.source, p.task)
+        store.setdefault(key, {})[p.model] = (p, cfg, result)
+        st.session_state["bhtmm_last"] = (key, p.model)
+
+last = st.session_state.get("bhtmm_last")
+if last is None:
+    st.info("Choose the data and the model, then **Train and evaluate**. The synthetic source (a few "
+            "seconds) reproduces the labelling task of section IV-B; run both models to compare them "
+            "with the paper's tables.")
+else:
+    key, model = last
+    p, cfg, result = store[key][model]
+    st.subheader(f"{NAMES[model]} · {'node labelling' if p.task == 'label' else 'classification'} · "
+                 f"C = {p.states}, {p.iterations} iterations")
+    show(p, cfg, result)
+    st.divider()
+    paper_table({mm: r[2] for mm, r in store[key].items()}, p.task, p.source, p.states)
