@@ -3,8 +3,8 @@
 Seeds: the lecture notes 001 (sections 8.1-8.4: elimination, sum-product, the parallel schedule
 and the product trick) and seed 000, section 4 (online marginalisation on the hierarchical cover).
 
-Heavy modules are imported lazily: ``from engine.inference import belief_propagation`` works,
-and importing the package itself does not load numba.
+``from engine.inference import belief_propagation`` gives the function; importing the package
+does not load numba (the kernels compile on first use).
 """
 
 from __future__ import annotations
@@ -22,24 +22,16 @@ __all__ = [
     "OnlineModel",
 ]
 
-_WHERE = {
-    "Marginals": "belief_propagation",
-    "belief_propagation": "belief_propagation",
-    "flooding": "belief_propagation",
-    "FloodingTrace": "belief_propagation",
-    "max_product": "belief_propagation",
-    "brute_force": "brute_force",
-    "BruteForce": "brute_force",
-    "edge_potential_table": "potentials",
-    "potts": "potentials",
-    "OnlineModel": "online",
-}
-
-
-def __getattr__(name):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(name)
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+# Eager imports: these modules are light (numba is compiled on first use, never imported here).
+# A lazy ``__getattr__`` would be shadowed by the submodules of the same name
+# (``belief_propagation``, ``brute_force``) as soon as those were imported directly.
+from engine.inference.belief_propagation import (  # noqa: E402
+    FloodingTrace,
+    Marginals,
+    belief_propagation,
+    flooding,
+    max_product,
+)
+from engine.inference.brute_force import BruteForce, brute_force  # noqa: E402
+from engine.inference.online import OnlineModel  # noqa: E402
+from engine.inference.potentials import edge_potential_table, potts  # noqa: E402

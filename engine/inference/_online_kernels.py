@@ -12,10 +12,11 @@ vertices, splitting vertex (-1 for an edge), the edge's ends (towards s, away fr
 "ddot"), the offset and leaf count of the node's product tree, and the node's slot in its
 D-parent's product tree (-1 for 2-boundary children).
 
-``tab[z]`` is the component's summary ψ^{S^z} (Definition 7) over its boundary, renormalised to
-max 1 with ``ls[z]`` its log scale: a scalar (root), a k-vector over the D-parent's splitting
-vertex (α, one boundary vertex), or a k x k matrix, rows the D-parent's splitting vertex, columns
-the other boundary vertex (β). The product tree of an internal node z (splitting vertex v) holds in
+``tab[z]`` is the component's summary ψ^{S^z} (Definition 7) over its boundary: a scalar (root)
+or a k-vector over the D-parent's splitting vertex (α, one boundary vertex), renormalised to max 1
+with ``ls[z]`` its log scale; or a k x k matrix (β), rows the D-parent's splitting vertex, columns
+the other boundary vertex, stored as B (entries <= 1) with a log scale per row and per column in
+``tab[z, k*k : k*k + 2k]`` (a β of a long path segment can span far more than 1e308). The product tree of an internal node z (splitting vertex v) holds in
 its leaves d_v (slot 0) and the α of every 1-boundary child; its root is the seed's γ(v). Leaves
 of T are not boundary vertices: their data is summed into their edge's table.
 
@@ -45,7 +46,57 @@ DPAR, NB, SPLIT, END0, END1, BD, BDD, GOFS, GP, GSLOT = range(10)
 
 
 @_jit
-def _edge_table(z, NI, tab, ls, theta, data, k):
+def _log0(x):
+    """log x, with log 0 = -inf (no warning in either build)."""
+    if x > 0.0:
+        return np.log(x)
+    return -np.inf
+
+
+@_jit
+def _scale_matrix(z, tab, ls, k, rowadd, coladd):
+    """Store the k x k matrix in tab[z, :k*k] as B with row and column log scales.
+
+    Rows are divided by their maxima, then columns by theirs; the logs (plus ``rowadd`` and
+    ``coladd``) go to tab[z, kk:kk+k] (rows) and tab[z, kk+k:kk+2k] (columns), -inf for an all-zero
+    row or column. Keeping a scale per row and per column (not one per table) keeps entries that
+    a later product makes dominant even when the table spans more than 1e308. False if all zero.
+    """
+    kk = k * k
+    some = False
+    for x in range(k):
+        mx = 0.0
+        for y in range(k):
+            if tab[z, x * k + y] > mx:
+                mx = tab[z, x * k + y]
+        if mx > 0.0:
+            some = True
+            for y in range(k):
+                tab[z, x * k + y] /= mx
+            tab[z, kk + x] = np.log(mx) + rowadd[x]
+        else:
+            tab[z, kk + x] = -np.inf
+    if not some:
+        return False
+    for y in range(k):
+        mx = 0.0
+        for x in range(k):
+            if tab[z, x * k + y] > mx:
+                mx = tab[z, x * k + y]
+        if mx == 1.0:                      # common: the column holds some row's maximum
+            tab[z, kk + k + y] = coladd[y]
+        elif mx > 0.0:
+            for x in range(k):
+                tab[z, x * k + y] /= mx
+            tab[z, kk + k + y] = np.log(mx) + coladd[y]
+        else:
+            tab[z, kk + k + y] = -np.inf
+    ls[z] = 0.0
+    return True
+
+
+@_jit
+def _edge_table(z, NI, tab, ls, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
     w = NI[NI[z, DPAR], SPLIT]
     p = NI[z, END0]
@@ -53,40 +104,39 @@ def _edge_table(z, NI, tab, ls, theta, data, k):
     flip = w != p
     o = p if flip else u
     if NI[z, NB] == 2:
-        mx = 0.0
         for a in range(k):
             for b in range(k):
-                x = theta[z, b, a] if flip else theta[z, a, b]
-                tab[z, a * k + b] = x
-                if x > mx:
-                    mx = x
-        if mx == 0.0:
+                tab[z, a * k + b] = theta[z, b, a] if flip else theta[z, a, b]
+        zeros = sc[3 * k:4 * k]
+        for a in range(k):
+            zeros[a] = 0.0
+        if not _scale_matrix(z, tab, ls, k, zeros, zeros):
             return False, k * k
-        for j in range(k * k):
-            tab[z, j] /= mx
-        ls[z] = np.log(mx)
-        return True, k * k
-    dm = 0.0
-    for b in range(k):
-        if data[o, b] > dm:
-            dm = data[o, b]
-    if dm == 0.0:
-        return False, k
-    mx = 0.0
+        return True, 2 * k * k
+    # a leaf of T at the far end: sum it out, in logs (potential and data may both be extreme)
+    L = sc[0:k]
+    Lm = -np.inf
     for a in range(k):
-        acc = 0.0
+        m = -np.inf
         for b in range(k):
-            x = theta[z, b, a] if flip else theta[z, a, b]
-            acc += x * (data[o, b] / dm)
-        tab[z, a] = acc
-        if acc > mx:
-            mx = acc
-    if mx == 0.0:
+            t = _log0(theta[z, b, a] if flip else theta[z, a, b]) + _log0(data[o, b])
+            if t > m:
+                m = t
+        if m == -np.inf:
+            L[a] = -np.inf
+        else:
+            acc = 0.0
+            for b in range(k):
+                acc += np.exp(_log0(theta[z, b, a] if flip else theta[z, a, b]) + _log0(data[o, b]) - m)
+            L[a] = m + np.log(acc)
+        if L[a] > Lm:
+            Lm = L[a]
+    if Lm == -np.inf:
         return False, k * k
     for a in range(k):
-        tab[z, a] /= mx
-    ls[z] = np.log(dm) + np.log(mx)
-    return True, k * k + k
+        tab[z, a] = np.exp(L[a] - Lm)
+    ls[z] = Lm
+    return True, 2 * k * k
 
 
 @_jit
@@ -110,10 +160,14 @@ def _seg_node(pool, pls, base, i, k):
 
 
 @_jit
-def _node_table(z, NI, tab, ls, pool, pls, k):
-    """Table of internal node z from γ (its product tree's root) and its 2-boundary children."""
+def _node_table(z, NI, tab, ls, pool, pls, k, sc):
+    """Table of internal node z from γ (its product tree's root) and its 2-boundary children.
+
+    A 2-boundary child c stores B_c with row scales R_c (its D-parent's vertex) and column
+    scales C_c; the weights w[a] = γ[a] e^{R_c1[a] (+ R_c2[a])} are formed in logs."""
     g = NI[z, GOFS] + 1
     nb = NI[z, NB]
+    kk = k * k
     if nb == 0:
         s = 0.0
         for a in range(k):
@@ -124,37 +178,50 @@ def _node_table(z, NI, tab, ls, pool, pls, k):
         ls[z] = pls[g] + np.log(s)
         return True, k
     c1 = NI[z, BD]
+    c2 = NI[z, BDD]
+    wl = sc[0:k]
+    wm = -np.inf
+    for a in range(k):
+        wl[a] = _log0(pool[g, a]) + tab[c1, kk + a]
+        if nb == 2:
+            wl[a] += tab[c2, kk + a]
+        if wl[a] > wm:
+            wm = wl[a]
+    if wm == -np.inf:
+        return False, k
+    w = sc[k:2 * k]
+    for a in range(k):
+        w[a] = np.exp(wl[a] - wm)
     if nb == 1:
-        mx = 0.0
+        L = sc[2 * k:3 * k]
+        Lm = -np.inf
         for x in range(k):
             acc = 0.0
             for a in range(k):
-                acc += pool[g, a] * tab[c1, a * k + x]
-            tab[z, x] = acc
-            if acc > mx:
-                mx = acc
-        if mx == 0.0:
+                acc += w[a] * tab[c1, a * k + x]
+            L[x] = _log0(acc) + tab[c1, kk + k + x]
+            if L[x] > Lm:
+                Lm = L[x]
+        if Lm == -np.inf:
             return False, k * k
         for x in range(k):
-            tab[z, x] /= mx
-        ls[z] = pls[g] + ls[c1] + np.log(mx)
-        return True, k * k
-    c2 = NI[z, BDD]
-    mx = 0.0
+            tab[z, x] = np.exp(L[x] - Lm)
+        ls[z] = pls[g] + wm + Lm
+        return True, k * k + 2 * k
     for x in range(k):
         for y in range(k):
             acc = 0.0
             for a in range(k):
-                acc += tab[c1, a * k + x] * pool[g, a] * tab[c2, a * k + y]
+                acc += tab[c1, a * k + x] * w[a] * tab[c2, a * k + y]
             tab[z, x * k + y] = acc
-            if acc > mx:
-                mx = acc
-    if mx == 0.0:
+    rowadd = sc[3 * k:4 * k]
+    coladd = sc[4 * k:5 * k]
+    for x in range(k):
+        rowadd[x] = tab[c1, kk + k + x] + wm + pls[g]
+        coladd[x] = tab[c2, kk + k + x]
+    if not _scale_matrix(z, tab, ls, k, rowadd, coladd):
         return False, k * k * k
-    for j in range(k * k):
-        tab[z, j] /= mx
-    ls[z] = pls[g] + ls[c1] + ls[c2] + np.log(mx)
-    return True, k * k * k
+    return True, k * k * k + 2 * k * k
 
 
 @_jit
@@ -169,10 +236,11 @@ def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
     """init: tables bottom-up, product trees filled from children. Returns first all-zero node or -1."""
     m = NI.shape[0]
     dv = np.empty(k)
+    sc = np.empty(5 * k)
     for z in range(m):
         v = NI[z, SPLIT]
         if v < 0:
-            ok, _ = _edge_table(z, NI, tab, ls, theta, data, k)
+            ok, _ = _edge_table(z, NI, tab, ls, theta, data, k, sc)
             if not ok:
                 return z
             continue
@@ -202,7 +270,7 @@ def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
         for i in range(P - 1, 0, -1):
             if not _seg_node(pool, pls, base, i, k):
                 return z
-        ok, _ = _node_table(z, NI, tab, ls, pool, pls, k)
+        ok, _ = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         if not ok:
             return z
     return -1
@@ -253,11 +321,12 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
     npu = 0
     nt = 0
     work = 0
+    sc = np.empty(5 * k)
     z = start
     v = NI[z, SPLIT]
     if v < 0:
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _edge_table(z, NI, tab, ls, theta, data, k)
+        ok, w = _edge_table(z, NI, tab, ls, theta, data, k, sc)
         work += w
         touched[nt] = z
         nt += 1
@@ -288,7 +357,7 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                 return False, nt, work
             i >>= 1
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(z, NI, tab, ls, pool, pls, k)
+        ok, w = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         work += w
         touched[nt] = z
         nt += 1
@@ -316,7 +385,7 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                     return False, nt, work
                 i >>= 1
         nu = _save_tab(y, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(y, NI, tab, ls, pool, pls, k)
+        ok, w = _node_table(y, NI, tab, ls, pool, pls, k, sc)
         work += w
         touched[nt] = y
         nt += 1
@@ -329,18 +398,38 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
 
 
 @_jit
-def _matvec_or_ones(c, h, tab, out, k):
-    """out[a] = Σ_x tab[c][a, x] h[x] (a 2-boundary child), or ones when c < 0."""
+def _matvec_log(c, h, tab, out, k):
+    """out[a] = log Σ_x β_c[a, x] h[x] for a 2-boundary child c (β = e^R B e^C), or 0 when c < 0."""
     if c < 0:
         for a in range(k):
-            out[a] = 1.0
+            out[a] = 0.0
         return 0
+    kk = k * k
+    um = -np.inf
+    u = np.empty(k)
+    for x in range(k):
+        u[x] = _log0(h[x]) + tab[c, kk + k + x]
+        if u[x] > um:
+            um = u[x]
+    for x in range(k):
+        u[x] = np.exp(u[x] - um) if um > -np.inf else 0.0
     for a in range(k):
         acc = 0.0
         for x in range(k):
-            acc += tab[c, a * k + x] * h[x]
-        out[a] = acc
-    return k * k
+            acc += tab[c, a * k + x] * u[x]
+        out[a] = tab[c, kk + a] + _log0(acc) + um
+    return k * k + 2 * k
+
+
+@_jit
+def _exp_normalise(lv, out, k):
+    """out = exp(lv - max lv) (max entry 1); zeros when every entry is -inf."""
+    m = -np.inf
+    for x in range(k):
+        if lv[x] > m:
+            m = lv[x]
+    for x in range(k):
+        out[x] = np.exp(lv[x] - m) if m > -np.inf else 0.0
 
 
 @_jit
@@ -359,9 +448,9 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
     Carries the outside messages h at the current node's boundary vertices (the outside of a
-    2-boundary component factorises over its two boundary vertices). Writes the normalised
-    marginal to ``out``; returns (touched count, arithmetic count). The walk is written to
-    ``path`` root first.
+    2-boundary component factorises over its two boundary vertices); messages through a
+    2-boundary table are formed in logs. Writes the normalised marginal to ``out``; returns
+    (touched count, arithmetic count). The walk is written to ``path`` root first.
     """
     L = 0
     z = target
@@ -369,7 +458,6 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
         path[L] = z
         L += 1
         z = NI[z, DPAR]
-    # reverse to root-first
     for i in range(L // 2):
         tmp = path[i]
         path[i] = path[L - 1 - i]
@@ -379,23 +467,22 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
     Md = np.empty(k)
     Mdd = np.empty(k)
     g = np.empty(k)
-    nhd = np.empty(k)
+    lv = np.empty(k)
     work = 0
     for i in range(L - 1):
         z = path[i]
         c = path[i + 1]
         gi = NI[z, GOFS] + 1
-        work += _matvec_or_ones(NI[z, BD], hd, tab, Md, k)
-        work += _matvec_or_ones(NI[z, BDD], hdd, tab, Mdd, k)
+        work += _matvec_log(NI[z, BD], hd, tab, Md, k)
+        work += _matvec_log(NI[z, BDD], hdd, tab, Mdd, k)
         if c == NI[z, BD]:
             for a in range(k):
-                nhd[a] = pool[gi, a] * Mdd[a]
-            # hdd of c is hd of z
+                lv[a] = _log0(pool[gi, a]) + Mdd[a]
             for a in range(k):
                 hdd[a] = hd[a]
         elif c == NI[z, BDD]:
             for a in range(k):
-                nhd[a] = pool[gi, a] * Md[a]
+                lv[a] = _log0(pool[gi, a]) + Md[a]
         else:
             base = NI[z, GOFS]
             j = NI[z, GP] + NI[c, GSLOT]
@@ -409,31 +496,34 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
                 work += k
                 j >>= 1
             for a in range(k):
-                nhd[a] = g[a] * Md[a] * Mdd[a]
-        work += 2 * k
-        for a in range(k):
-            hd[a] = nhd[a]
-        _normalise(hd, k)
-        _normalise(hdd, k)
+                lv[a] = _log0(g[a]) + Md[a] + Mdd[a]
+        work += 3 * k
+        _exp_normalise(lv, hd, k)
     t = target
     if NI[t, SPLIT] >= 0:
         gi = NI[t, GOFS] + 1
-        work += _matvec_or_ones(NI[t, BD], hd, tab, Md, k)
-        work += _matvec_or_ones(NI[t, BDD], hdd, tab, Mdd, k)
+        work += _matvec_log(NI[t, BD], hd, tab, Md, k)
+        work += _matvec_log(NI[t, BDD], hdd, tab, Mdd, k)
         for a in range(k):
-            out[a] = pool[gi, a] * Md[a] * Mdd[a]
-        work += 2 * k
+            lv[a] = _log0(pool[gi, a]) + Md[a] + Mdd[a]
+        work += 3 * k
     else:
-        # a leaf of T at the far end of its edge: d_v(x) Σ_w θ(w, x) h_w(w)
+        # a leaf of T at the far end of its edge: d_v(x) Σ_w θ(w, x) h_w(w), in logs
         w = NI[NI[t, DPAR], SPLIT]
         flip = w != NI[t, END0]
         for x in range(k):
-            acc = 0.0
+            m = -np.inf
             for a in range(k):
-                th = theta[t, x, a] if flip else theta[t, a, x]
-                acc += th * hd[a]
-            out[x] = data[vertex, x] * acc
-        work += k * k + k
+                tt = _log0(theta[t, x, a] if flip else theta[t, a, x]) + _log0(hd[a])
+                if tt > m:
+                    m = tt
+            acc = 0.0
+            if m > -np.inf:
+                for a in range(k):
+                    acc += np.exp(_log0(theta[t, x, a] if flip else theta[t, a, x]) + _log0(hd[a]) - m)
+            lv[x] = _log0(data[vertex, x]) + m + _log0(acc) if m > -np.inf else -np.inf
+        work += 2 * k * k + k
+    _exp_normalise(lv, out, k)
     s = 0.0
     for x in range(k):
         s += out[x]
@@ -524,13 +614,14 @@ def views(F, I, L):
     cp = L[20]
     k = L[21]
     kk = k * k
-    tab = F[L[0]:L[0] + m * kk].reshape((m, kk))
+    tw = kk + 2 * k
+    tab = F[L[0]:L[0] + m * tw].reshape((m, tw))
     ls = F[L[1]:L[1] + m]
     pool = F[L[2]:L[2] + S * k].reshape((S, k))
     pls = F[L[3]:L[3] + S]
     theta = F[L[4]:L[4] + (n - 1) * kk].reshape((n - 1, k, k))
     data = F[L[5]:L[5] + n * k].reshape((n, k))
-    Ut = F[L[6]:L[6] + ct * kk].reshape((ct, kk))
+    Ut = F[L[6]:L[6] + ct * tw].reshape((ct, tw))
     Uls = F[L[7]:L[7] + ct]
     Up = F[L[8]:L[8] + cp * k].reshape((cp, k))
     Upls = F[L[9]:L[9] + cp]

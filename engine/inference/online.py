@@ -145,27 +145,29 @@ class OnlineModel:
         tree, k = self.tree, self.k
         K = self._kernels()
         m, n, kk = C.m, tree.n, k * k
-        NI = np.empty((m, 10), np.int64)
-        S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
-                                np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NI))
         ct = int(C.height) + 2
-        maxP = int(NI[:, 8].max())
-        cp = ct * (int(np.log2(max(maxP, 1))) + 2) + 2
-        sizes_f = [m * kk, m, S * k, S, (n - 1) * kk, n * k, ct * kk, ct, cp * k, cp, k]
+        # a product tree has at most degree + 1 leaves: bound the undo buffer before the layout
+        maxP = 1
+        while maxP < int(tree.degree.max()) + 2:
+            maxP *= 2
+        cp = ct * (int(np.log2(maxP)) + 2) + 2
         sizes_i = [m * 10, ct, cp, ct, ct]
-        of = np.concatenate([[0], np.cumsum(sizes_f)])
         oi = np.concatenate([[0], np.cumsum(sizes_i)])
+        self._I = np.empty(int(oi[-1]), np.int64)
+        NIv = self._I[: m * 10].reshape(m, 10)   # the layout is written in place (no copy)
+        S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
+                                np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NIv))
+        tw = kk + 2 * k   # a table row: k x k entries, then k row and k column log scales
+        sizes_f = [m * tw, m, S * k, S, (n - 1) * kk, n * k, ct * tw, ct, cp * k, cp, k]
+        of = np.concatenate([[0], np.cumsum(sizes_f)])
         L = np.zeros(22, np.int64)
         L[0:11] = of[:-1]
         L[11:16] = oi[:-1]
         L[16:22] = [m, S, n, ct, cp, k]
         self._F = np.empty(int(of[-1]))
-        self._I = np.empty(int(oi[-1]), np.int64)
         self._L = L
         (self._tab, self._ls, self._pool, self._pls, self._theta, self._data, _, _, _, _, self._out,
-         NIv, _, _, self._touched, self._path) = K.views(self._F, self._I, L)
-        NIv[:] = NI
-        self._NI = NIv
+         self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I, L)
         self._data[:] = self._data_in
         del self._data_in
         e = tree.edges

@@ -65,8 +65,9 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     _need(isinstance(obj, dict), "a scenario must be a JSON object")
     known = {"tree", "states", "edge_potential", "edge_potentials", "node_data", "cover", "root", "ops"}
     extra = sorted(set(obj) - known)
-    _need(not extra, f"scenario: unknown key {extra[0]!r} (expected {', '.join(sorted(known))})"
-          if extra else "")
+    if extra:
+        raise InvalidParameterError(f"scenario: unknown key {extra[0]!r} (expected "
+                                    f"{', '.join(sorted(known))})")
     _need("tree" in obj, "scenario: 'tree' is missing")
     spec = obj["tree"]
     _need(isinstance(spec, (str, dict)), "scenario: 'tree' must be a path or {\"edges\": [...]}")

@@ -8,10 +8,13 @@ import plotly.graph_objects as go
 
 from workbench.figures.tree_figure import tree_figure
 
-__all__ = ["marginal_bars", "difference_bars", "d_figure", "message_figure", "elimination_bars",
+__all__ = ["PROB_SCALE", "marginal_bars", "difference_bars", "d_figure", "message_figure", "elimination_bars",
            "work_bars"]
 
 _LABEL_COLOURS = ["#4c8bf5", "#f4a261", "#2a9d8f", "#e76f51", "#9b5de5"]
+
+#: a colour scale for probabilities dark enough at every point for white vertex labels
+PROB_SCALE = [[0.0, "#b5451b"], [0.5, "#6c5b7b"], [1.0, "#1d4e89"]]
 
 
 def marginal_bars(posterior, prior=None, *, title="Marginal", height=300) -> go.Figure:
@@ -42,9 +45,9 @@ def difference_bars(names, diff, *, title="Posterior − prior, P(label)", heigh
 def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None) -> go.Figure:
     """D drawn as a tree; the nodes an operation touched are coloured and ringed."""
     touched = [int(z) for z in touched]
-    colour = np.array(["#8fa3bf"] * dtree.n, dtype=object)
+    colour = np.array(["#33415c"] * dtree.n, dtype=object)      # components split at a vertex
     if kinds is not None:
-        colour[np.asarray(kinds) == 0] = "#c9d3df"   # edge components (leaves of D)
+        colour[np.asarray(kinds) == 0] = "#6b7c93"   # edge components (leaves of D)
     colour[touched] = "#e63946"
     fig = tree_figure(dtree, color=list(colour), highlight=touched, title=title, height=height)
     return fig
@@ -62,7 +65,7 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
     if beliefs is not None:
         colour = [float(b[0]) for b in beliefs]
         hover = ["P = [" + ", ".join(f"{p:.3f}" for p in b) + "]" for b in beliefs]
-    fig = tree_figure(tree, layout=(x, y), color=colour, colorscale="RdBu", title=title,
+    fig = tree_figure(tree, layout=(x, y), color=colour, colorscale=PROB_SCALE, title=title,
                       height=height, hover=hover)
     for i, (s, r, vals) in enumerate(messages):
         x0, y0, x1, y1 = x[s], y[s], x[r], y[r]

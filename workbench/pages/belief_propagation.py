@@ -28,8 +28,9 @@ class BPParams:
 
 
 st.title("Belief Propagation")
-st.caption("Lecture 001, sections 8.1–8.4: messages m_{i→j}(x_j) = Σ_{x_i} φ_i(x_i) ψ_ij(x_i, x_j) "
-           "Π_{k∈N(i)\\{j}} m_{k→i}(x_i); marginals p(x_i) ∝ φ_i(x_i) Π_{j∈N(i)} m_{j→i}(x_i).")
+st.caption("Lecture notes 001, sections 8.1–8.4: the sum-product messages (eq. 5) and marginals (eq. 6).")
+st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
+         r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
 
 tree = current_tree()
 if tree.n > DRAW_LIMIT or tree.n < 2:

@@ -17,6 +17,7 @@ from engine.inference.online import OnlineModel, largest_difference_from_bp, ran
 from engine.inference.potentials import potts
 from engine.inference.scenario import apply_op, build_model, parse_scenario, scenario_to_dict
 from workbench.figures.inference_figures import (
+    PROB_SCALE,
     d_figure,
     difference_bars,
     marginal_bars,
@@ -144,8 +145,8 @@ with left:
     if tree.n <= COLOUR_LIMIT:
         post = model.marginals()
         colour = post[:, 0].tolist()
-    fig = tree_figure(tree, color=colour, colorscale="RdBu", highlight=sorted(s["evidence"]),
-                      selected=sel, title="T — colour: P(label 0); ringed: evidence", height=460)
+    fig = tree_figure(tree, color=colour, colorscale=PROB_SCALE, highlight=sorted(s["evidence"]),
+                      selected=sel, title="T — colour: P(label 0); ringed: the selected vertex and evidence", height=460)
     event = st.plotly_chart(fig, on_select="rerun", key="om_tree", selection_mode=("points",))
     pts = event["selection"]["points"] if event else []
     picked = [int(p["customdata"]) for p in pts if "customdata" in p]
