@@ -19,6 +19,7 @@ from engine.forests.data import random_markov_tree, sample_markov_tree, syntheti
 from engine.forests.estimators import (PairCounts, consistent_tables, forest_loglik, jeffreys_tables,
                                        log_bayes_factor, mixture_logloss, mutual_information, pair_id, pairs)
 from engine.forests.evaluation import log_spaced_rounds, structural_hamming
+from engine.forests.fpl import paper_alpha, paper_beta
 from engine.forests.ofde import OFDE, default_mixture_size
 from engine.forests.structure import (edges_of, extend_forest, forest_via_extra_vertex, greedy_structure,
                                       kernels, maximum_spanning_tree, restrict_tree)
@@ -387,6 +388,39 @@ def test_ofde_without_perturbation_follows_the_leader():
     leader = greedy_structure(o.leader_.W, 8, "trees")
     assert _tree_key(o.current_forest()) == _tree_key(edges_of(leader, 8))
     assert structural_hamming(o.current_forest(), src.edges) == 0  # recovers the true tree
+
+
+class _FixedPerturbation:
+    """A stand-in for the learner's generator: the FPL draws (one value per pair) are the fixed
+    vector ``u``; the coins of swap rounding come from a real generator."""
+
+    def __init__(self, u, seed=0):
+        self.u, self.coins = np.asarray(u, dtype=float), np.random.default_rng(seed)
+
+    def random(self, size):
+        return self.u.copy() if size == len(self.u) else self.coins.random(size)
+
+
+@pytest.mark.parametrize("n, T", [(6, 1), (6, 37), (9, 400)])
+def test_ofde_round_t_leader_perturbs_the_cumulative_weights_by_n_sqrt_t_over_2(n, T):
+    """Algorithm 1, lines 9-12, as read here (issue 6's accuracy audit): the perturbation of round t
+    is ``U[0, 1/beta_t]`` with ``1/beta_t = n sqrt(t/2)``, added to the *cumulative* losses
+    ``sum_{tau<=t} phi^tau`` (not to averaged ones); the new leader enters the mixture with weight
+    ``1 - alpha_t`` and SWAP_k keeps it whole (it is the heaviest component)."""
+    assert math.isclose(1.0 / paper_beta(T, n), n * math.sqrt(T / 2.0), rel_tol=REL)
+    assert math.isclose(paper_alpha(T, n), 1.0 / (4.0 * math.sqrt(2.0 * T)), rel_tol=REL)
+    E = n * (n - 1) // 2
+    X = sample_markov_tree(random_markov_tree(n, seed=4), T, seed=5)
+    u = np.random.default_rng(T).random(E)
+    o = OFDE(n, mixture_size=3, seed=0)
+    o.rng = _FixedPerturbation(u)
+    o.learn_many(X)
+    W = -log_bayes_factor(PairCounts.from_data(X))
+    leader = greedy_structure(W + u * n * math.sqrt(T / 2.0), n, "trees")
+    assert _tree_key(o.components_[-1]) == _tree_key(edges_of(leader, n))
+    assert _tree_key(o.current_forest()) == _tree_key(edges_of(leader, n))
+    expected = 1.0 if T == 1 else 1.0 - paper_alpha(T, n)
+    assert math.isclose(o.weights_[-1], expected, rel_tol=REL)
 
 
 def test_ofde_approaches_chow_liu_on_synthetic_data():

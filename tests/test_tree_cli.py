@@ -25,13 +25,15 @@ def test_info_json_and_text():
     assert r.returncode == 0 and "diameter" in r.stdout and "Catarrhini" in r.stdout
 
 
-def test_convert_chain_preserves_names(tmp_path):
+def test_convert_chain_preserves_names(tmp_path, capsys):
+    from engine.cli import main  # in-process: seven interpreter start-ups would cost more than the test
+
     src = ROOT / "sample_trees" / "primates.nwk"
     prev = src
     for ext in (".gml", ".graphml", ".xml", ".jsonl.gz", ".json", ".csv", ".nwk"):
         out = tmp_path / f"t{ext}"
-        r = cli("convert", prev, out)
-        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert main(["convert", str(prev), str(out)]) == 0
+        assert capsys.readouterr().err == ""
         prev = out
     same_tree(read_tree(src), read_tree(prev), labels=False)
 
@@ -84,3 +86,22 @@ def test_directory_and_huge_line_answer_quickly(tmp_path):
     p.write_text('{"children": [' + "[-1]," * 2_000_000 + "[-1]]}\n")
     r = cli("info", p)  # 2,000,001 unreachable nodes: refused with the first one named
     assert r.returncode == 2 and "node 2 is no node's child" in r.stderr
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("deep.json", "[" * 200_000 + "]" * 200_000, "deep.json: the JSON is nested too deeply"),
+    ("deep.jsonl", '{"children": ' + "[" * 200_000 + "]" * 200_000 + "}", "deep.jsonl: line 1: the JSON is nested too deeply"),
+    ("deep.gml", "graph [" + " a [" * 100_000 + "]" * 100_001, "deep.gml: the tree is empty"),
+])
+def test_deeply_nested_files_answer_in_one_line(tmp_path, name, content, message):
+    p = tmp_path / name
+    p.write_text(content)
+    r = cli("info", p)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+
+
+def test_deep_xml_document_reads(tmp_path):
+    p = tmp_path / "deep.xml"
+    p.write_text("<a>" * 200_000 + "</a>" * 200_000)
+    r = cli("info", p, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["diameter"] == 199_999

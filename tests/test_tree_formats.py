@@ -393,3 +393,28 @@ def test_every_sample_tree_reads():
         t = read_tree(f)
         assert t.n >= 5
     assert read_tree(ROOT / "sample_trees" / "random_200.csv").n == 200
+
+
+def test_edge_list_header_is_optional_and_never_eats_an_edge():
+    assert parse_tree_text("source,target\na,b\nb,c\n", "edgelist").named_edges() == [("a", "b"), ("b", "c")]
+    assert parse_tree_text("a\tb\nb c\n", "edgelist").n == 3
+    for first in ("u", "Source", "from", "parent"):
+        t = Tree.from_named_edges([(first, "x"), ("x", "y")])
+        same_tree(t, parse_tree_text(format_tree_text(t, "edgelist"), "edgelist"))
+
+
+@given(t=trees(max_n=30, labels="any"))
+def test_gml_fast_and_general_paths_agree(t):
+    from engine.trees.formats import gml
+
+    text = format_tree_text(t, "gml")
+    fast = gml._parse_simple(text)
+    assert fast is not None
+    same_tree(t, fast)
+    # an extra attribute leaves the fastest path; a nested block leaves the flat one too
+    extra = text.replace("node [ id 0 ", 'node [ id 0 weight 1.5 ', 1)
+    nested = text.replace("node [ id 0 ", 'node [ id 0 graphics [ x 1.0 y 2.0 ] ', 1)
+    assert gml._parse_simple(extra) is None and gml._parse_flat(extra) is not None
+    assert gml._parse_simple(nested) is None and gml._parse_flat(nested) is None
+    same_tree(t, parse_tree_text(extra, "gml"))
+    same_tree(t, parse_tree_text(nested, "gml"))

@@ -14,7 +14,7 @@ PAGES = [
     ("Inference", "workbench/pages/belief_propagation.py", "Belief Propagation", ":material/swap_horiz:"),
     ("Learning", "workbench/pages/tree_hedge.py", "TREE-HEDGE", ":material/call_split:"),
     ("Learning", "workbench/pages/ofde.py", "OFDE vs Chow-Liu", ":material/scatter_plot:"),
-    # ("Learning", "workbench/pages/rta.py", "RTA Multilabel", ":material/label:"),
+    ("Learning", "workbench/pages/rta.py", "RTA Multilabel", ":material/label:"),
     ("Learning", "workbench/pages/bhtmm.py", "Hidden Tree Markov Models", ":material/schema:"),
     ("Runs", "workbench/pages/runs.py", "Runs", ":material/history:"),
 ]

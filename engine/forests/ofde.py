@@ -20,6 +20,12 @@ Choices where the paper leaves room (all documented parameters):
 * The mixture's likelihood is the arithmetic mixture ``sum_c w_c P_{f_c}(x)`` of its normalised
   components; ``SWAP_k`` merges the two lightest components.
 * ``k = max(1, round(ln n))``.
+
+With the paper's ``alpha_t`` the newest leader holds ``1 - alpha_t`` of the mixture, so the
+mixture's test log-likelihood is, to about ``alpha_t`` nats, that of the round-t perturbed leader;
+its gap to Chow-Liu is the perturbation's (``n sqrt(t/2)`` on cumulative losses, i.e.
+``n / sqrt(2t)`` in mutual-information units), not a loss of this implementation (README,
+"Is the gap the paper's or this implementation's?").
 """
 
 from __future__ import annotations

@@ -53,8 +53,9 @@ class Tree:
         ``parent[v]`` is the parent of ``v``; ``parent[root] == -1``.
     order : ndarray of int64, shape (n,)
         Breadth-first order from the root (parents before children).
-    labels : tuple of (str or None) or None
-        Optional per-vertex labels (for example XML tags or HTMM node labels).
+    labels : tuple of (str, int or None) or None
+        Optional per-vertex labels (for example XML tags, or the integer node labels 1..M of
+        hidden tree Markov models).
     positions : ndarray of int64, shape (n,) or None
         Optional positional slot of each vertex among its parent's children (1-based; 0 at the
         root), for positional trees such as those of hidden tree Markov models.

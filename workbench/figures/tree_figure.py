@@ -72,5 +72,6 @@ def tree_figure(tree: Tree, *, layout=None, color=None, colorscale="Viridis", hi
     fig.update_layout(
         title=title, height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
         xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white",
-        dragmode="select" if tree.n > LABEL_LIMIT else "pan", clickmode="event+select")
+        # "pan": Streamlit turns click-to-select off in the select and lasso drag modes
+        dragmode="pan", clickmode="event+select")
     return fig

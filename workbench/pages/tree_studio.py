@@ -1,37 +1,332 @@
-"""Tree Studio: pick, load, generate and draw the current tree."""
+"""Tree Studio: pick a sample, upload, paste or generate a tree; click a vertex to edit it; download.
 
+Every edit calls :mod:`engine.trees.editing` and becomes the current tree (with undo); errors from
+the engine are shown with ``st.error``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
 
 from engine.errors import EngineError
 from engine.trees import GENERATORS, generate
-from workbench.figures.tree_figure import tree_figure
-from workbench.state import _load_sample, current_tree, list_samples, set_tree
+from engine.trees import editing
+from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_tree_text, read_tree_bytes, tree_to_bytes
+from engine.trees.generators import MAX_GENERATE
+from engine.trees.metrics import tree_info
+from workbench.figures.tree_figure import LABEL_LIMIT, tree_figure
+from workbench.state import _load_sample, can_undo, current_tree, list_samples, set_tree, undo
 
+DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
+TABLE_LIMIT = 2_000      # vertices whose edge table is editable
+PICK_LIMIT = 5_000       # vertices listed in the vertex menu (larger trees: type the name)
+SLIDER_MAX = 10_000
+
+
+@dataclass(frozen=True)
+class GenerateParams:
+    kind: str
+    n: int
+    seed: int
+    k: int | None = None
+    m: int | None = None
+    b: int = 2
+    spine: int | None = None
+    legs: int | None = None
+
+
+def sample_label(name: str) -> str:
+    p = Path(name)
+    ext = "".join(p.suffixes)
+    stem = p.name[: -len(ext)] if ext else p.name
+    fmt = FORMATS.get(ext.removesuffix(".gz"), "")
+    return f"{stem.replace('_', ' ')}  ·  {FORMAT_NAMES.get(fmt, ext)}"
+
+
+def vertex_index(point) -> int | None:
+    cd = point.get("customdata")
+    if cd is None:
+        return None
+    return int(cd[0] if isinstance(cd, (list, tuple)) else cd)
+
+
+def apply(fn, source: str, where: str = "edit") -> bool:
+    """Run an engine operation that returns a tree; make it current, or keep the error to show."""
+    try:
+        new = fn()
+    except EngineError as exc:
+        st.session_state["studio_error"] = (where, str(exc))
+        return False
+    set_tree(new, source)
+    st.session_state.pop("studio_error", None)
+    if where == "source":  # a new tree: start from its root
+        st.session_state["studio_selected"] = None
+    return True
+
+
+def show_error(where: str) -> None:
+    """The error of the last action, under the control that caused it (shown once)."""
+    err = st.session_state.get("studio_error")
+    if err and err[0] == where:
+        del st.session_state["studio_error"]
+        st.error(err[1], icon=":material/error:")
+
+
+# ------------------------------------------------------------------ callbacks (run before the script)
+def on_load_sample() -> None:
+    name = st.session_state.get("studio_sample")
+    if name:
+        apply(lambda: _load_sample(name), f"sample {name}", "source")
+
+
+def on_upload() -> None:
+    up = st.session_state.get("studio_upload")
+    st.session_state["studio_upload_error"] = None
+    if up is None:
+        return
+    index = int(st.session_state.get("studio_index", 0))
+    try:
+        new = read_tree_bytes(up.getvalue(), up.name, index=index)
+    except EngineError as exc:
+        st.session_state["studio_upload_error"] = str(exc)
+        return
+    set_tree(new, f"file {up.name}" + (f" (tree {index})" if index else ""))
+    st.session_state["studio_selected"] = None
+
+
+def on_paste() -> None:
+    text = st.session_state.get("studio_paste", "")
+    fmt = {"detect": None, "Newick": "newick", "edge list": "edgelist"}[st.session_state.get("studio_paste_fmt", "detect")]
+    apply(lambda: parse_tree_text(text, fmt), "pasted text", "source")
+
+
+def generate_params() -> GenerateParams:
+    """The generator's widgets, read from session state (so a callback sees this click's values)."""
+    ss = st.session_state
+    kind = ss.get("studio_kind", next(iter(GENERATORS)))
+    if kind == "star-of-paths":
+        k, m = int(ss.get("studio_k", 5)), int(ss.get("studio_m", 5))
+        return GenerateParams(kind, k * m + 1, int(ss.get("studio_seed", 0)), k=k, m=m)
+    n = int(ss.get("studio_n", 31))
+    extra: dict = {}
+    if kind == "complete":
+        extra = {"b": int(ss.get("studio_b", 3))}
+    elif kind == "caterpillar" and n > 1 and "studio_spine" in ss:
+        extra = {"spine": min(int(ss["studio_spine"]), n)}
+    elif kind == "spider" and n > 2 and "studio_legs" in ss:
+        extra = {"legs": min(int(ss["studio_legs"]), n - 1)}
+    return GenerateParams(kind, n, int(ss.get("studio_seed", 0)), **extra)
+
+
+def on_generate() -> None:
+    params = generate_params()
+    opts = {f: getattr(params, f) for f in ("k", "m", "b", "spine", "legs")}
+    apply(lambda: generate(params.kind, params.n, seed=params.seed, **opts),
+          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source")
+
+
+def on_pick_vertex() -> None:
+    st.session_state["studio_selected"] = st.session_state.get("studio_vertex")
+
+
+def on_type_vertex() -> None:
+    name = (st.session_state.get("studio_vertex_typed") or "").strip()
+    if name in current_tree()._index:
+        st.session_state["studio_selected"] = name
+    elif name:
+        st.session_state["studio_error"] = ("edit", f"no vertex is named {name}")
+
+
+def on_edit(action: str) -> None:
+    tree = current_tree()
+    name = st.session_state.get("studio_selected")
+    if name is None or name not in tree._index:
+        st.session_state["studio_error"] = ("edit", "select a vertex first (click it in the drawing)")
+        return
+    v = tree._index[name]
+    if action == "add":
+        child = (st.session_state.get("studio_child_name") or "").strip() or None
+        if apply(lambda: editing.add_child(tree, v, name=child), f"edited: child added under {name}"):
+            st.session_state["studio_child_name"] = ""
+    elif action == "rename":
+        new = st.session_state.get("studio_rename_to") or ""
+        if apply(lambda: editing.rename(tree, v, new), f"edited: {name} renamed {new.strip()}"):
+            st.session_state["studio_selected"] = new.strip()
+            st.session_state["studio_rename_to"] = ""
+    elif action == "delete":
+        if apply(lambda: editing.remove_leaf(tree, v), f"edited: leaf {name} deleted"):
+            st.session_state["studio_selected"] = None
+    elif action == "reroot":
+        apply(lambda: editing.reroot(tree, v), f"edited: rooted at {name}")
+
+
+def on_apply_table(key: str) -> None:
+    tree = current_tree()
+    state = st.session_state.get(key) or {}
+    rows = [tuple(e) for e in tree.named_edges()]
+    # the data editor's state: {"edited_rows": {i: {col: val}}, "added_rows": [...], "deleted_rows": [...]}
+    for i, change in state.get("edited_rows", {}).items():
+        r = list(rows[int(i)])
+        r[0] = change.get("parent", r[0])
+        r[1] = change.get("child", r[1])
+        rows[int(i)] = tuple(r)
+    deleted = set(state.get("deleted_rows", []))
+    rows = [r for i, r in enumerate(rows) if i not in deleted]
+    rows += [(a.get("parent"), a.get("child")) for a in state.get("added_rows", [])]
+    labels = None if tree.labels is None else {tree.name(i): tree.labels[i] for i in range(tree.n)}
+    apply(lambda: editing.tree_from_edge_rows(rows, root=tree.name(tree.root), labels=labels), "edited: edge table",
+          "table")
+
+
+# ------------------------------------------------------------------ the page
 st.title("Tree Studio")
+st.caption("Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
+           "to edit it. The tree you leave here is the one every other page works on.")
 tree = current_tree()
+version = st.session_state.get("tree_version", 0)
 
-left, right = st.columns([1, 3])
+left, right = st.columns([1, 2.6], gap="large")
+
 with left:
-    sample = st.selectbox("Sample tree", list_samples(), index=None, placeholder="Choose a sample")
-    if sample and st.button("Load sample"):
-        try:
-            set_tree(_load_sample(sample), f"sample {sample}")
-            st.rerun()
-        except EngineError as exc:
-            st.error(str(exc))
-    kind = st.selectbox("Generate a family", sorted(GENERATORS))
-    n = st.slider("Vertices", 2, 2000, 31)
-    seed = st.number_input("Seed", 0, 10**6, 0)
-    if st.button("Generate"):
-        try:
-            set_tree(generate(kind, n, seed=int(seed)), f"generated {kind} n={n} seed={seed}")
-            st.rerun()
-        except EngineError as exc:
-            st.error(str(exc))
+    src_sample, src_upload, src_paste, src_gen = st.tabs(["Samples", "Upload", "Paste", "Generate"])
+    with src_sample:
+        st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
+                     placeholder="Choose a sample", key="studio_sample")
+        st.button("Load sample", type="primary", key="studio_load_sample", on_click=on_load_sample,
+                  disabled=st.session_state.get("studio_sample") is None)
+    with src_upload:
+        st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key="studio_index", on_change=on_upload,
+                        help="A .jsonl file holds one tree per line; 0 is the first.")
+        st.file_uploader("Tree file", key="studio_upload", on_change=on_upload,
+                         help="Edge list (.csv/.tsv/.txt), node-link .json, .gml, .graphml, Newick "
+                              "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
+                              "gzipped. With another extension the content decides.")
+        if st.session_state.get("studio_upload_error"):
+            st.error(st.session_state["studio_upload_error"], icon=":material/error:")
+    with src_paste:
+        st.text_area("Newick or edge list", height=140, key="studio_paste",
+                     placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
+        st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key="studio_paste_fmt")
+        st.button("Use this text", key="studio_paste_go", on_click=on_paste,
+                  disabled=not st.session_state.get("studio_paste", "").strip())
+    with src_gen:
+        kind = st.selectbox("Family", list(GENERATORS), key="studio_kind",
+                            help="\n".join(f"- **{k}**: {v}" for k, v in GENERATORS.items()))
+        if kind == "star-of-paths":
+            k = st.slider("Paths k", 1, 100, 5, key="studio_k")
+            m = st.slider("Edges per path m", 1, 100, 5, key="studio_m")
+            st.caption(f"n = k·m + 1 = {k * m + 1:,} vertices")
+        else:
+            n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key="studio_n")
+            if kind == "complete":
+                st.slider("Branching b", 1, 10, 3, key="studio_b")
+            elif kind == "caterpillar" and n > 1:
+                st.slider("Spine length", 1, n, max(1, n // 3), key="studio_spine")
+            elif kind == "spider" and n > 2:
+                st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key="studio_legs")
+        st.number_input("Seed", 0, 2**31 - 1, 0, key="studio_seed")
+        st.button("Generate", type="primary", key="studio_generate", on_click=on_generate)
+    show_error("source")
+
+names = tree.names
+selected_name = st.session_state.get("studio_selected")
+selected = tree._index.get(selected_name) if selected_name is not None else None
+if selected is None:  # decided before drawing: a figure that changes between runs loses its selection
+    st.session_state["studio_selected"] = selected_name = names[tree.root]
+    selected = tree.root
+
 with right:
-    event = st.plotly_chart(tree_figure(tree), on_select="rerun", key="studio_plot",
-                            selection_mode=("points", "box", "lasso"))
-    pts = event["selection"]["points"] if event else []
-    picked = [p["customdata"] for p in pts if "customdata" in p]
-    if picked:
-        st.write(f"Selected vertex: **{tree.name(int(picked[0]))}**")
+    if tree.n <= DRAW_LIMIT:
+        fig = tree_figure(tree, selected=selected, height=560 if tree.n > 30 else 460,
+                          hover=None if tree.labels is None or tree.n > 20_000 else
+                          [f"label: {x}" for x in tree.labels])
+        event = st.plotly_chart(fig, on_select="rerun", key=f"studio_plot_{version}",
+                                selection_mode=("points", "box", "lasso"), width="stretch",
+                                config={"displaylogo": False, "scrollZoom": True})
+        pts = event.get("selection", {}).get("points", []) if event else []
+        picked = [i for i in (vertex_index(p) for p in pts) if i is not None]
+        if picked and st.session_state.get("studio_last_pick") != (version, picked[0]):
+            st.session_state["studio_last_pick"] = (version, picked[0])
+            st.session_state["studio_selected"] = names[picked[0]]
+            st.rerun()  # draw the selection ring
+        hint = "Click a vertex to select it" + ("" if tree.n <= LABEL_LIMIT else " (names appear on hover)")
+        st.caption(f"{hint}; scroll to zoom, drag to pan.")
+    else:
+        st.info(f"This tree has {tree.n:,} vertices: trees above {DRAW_LIMIT:,} vertices are not drawn. "
+                "Its summary, edge table and downloads are below.")
+
+    st.subheader("Edit the selected vertex", divider="gray")
+    if tree.n <= PICK_LIMIT:
+        st.session_state["studio_vertex"] = selected_name
+        st.selectbox("Vertex", names, key="studio_vertex", on_change=on_pick_vertex,
+                     help="Chosen by clicking in the drawing, or here.")
+    else:
+        st.text_input("Vertex name", key="studio_vertex_typed", on_change=on_type_vertex,
+                      help="Chosen by clicking in the drawing, or typed here.")
+    v = selected
+    kids = tree.children(v).size
+    lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
+    role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
+    st.markdown(f"Selected vertex: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
+                f"at depth {int(tree.depth[v])}{lab}")
+    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
+    with c1:
+        st.text_input("New child's name", key="studio_child_name", placeholder=editing.fresh_name(tree))
+        st.button("Add child", key="studio_add", on_click=on_edit, args=("add",), width="stretch",
+                  icon=":material/add:")
+    with c2:
+        st.text_input("Rename to", key="studio_rename_to", placeholder=selected_name)
+        st.button("Rename", key="studio_rename", on_click=on_edit, args=("rename",), width="stretch",
+                  icon=":material/edit:")
+    with c3:
+        st.button("Delete leaf", key="studio_delete", on_click=on_edit, args=("delete",), width="stretch",
+                  disabled=not tree.is_leaf(v) or tree.n == 1, icon=":material/delete:",
+                  help="Only a leaf (a vertex with one neighbour) can be deleted.")
+    with c4:
+        st.button("Make root", key="studio_reroot", on_click=on_edit, args=("reroot",), width="stretch",
+                  disabled=v == tree.root, icon=":material/vertical_align_top:")
+    show_error("edit")
+    st.button("Undo last change", key="studio_undo", disabled=not can_undo(), on_click=undo,
+              icon=":material/undo:")
+
+# ------------------------------------------------------------------ table, summary, download
+st.divider()
+tab_table, tab_info, tab_down = st.tabs(["Edge table", "Summary", "Download"])
+with tab_table:
+    if tree.n == 1:
+        st.caption("A single vertex has no edges; add a child above.")
+    elif tree.n <= TABLE_LIMIT:
+        st.caption("Edit names, add rows (one edge each) or delete rows, then apply: the result must be a tree.")
+        key = f"studio_table_{version}"
+        st.data_editor(pd.DataFrame(tree.named_edges(), columns=["parent", "child"]), num_rows="dynamic",
+                       key=key, width="stretch", hide_index=True,
+                       column_config={"parent": st.column_config.TextColumn("parent"),
+                                      "child": st.column_config.TextColumn("child")})
+        st.button("Apply table", key="studio_apply_table", on_click=on_apply_table, args=(key,),
+                  icon=":material/check:")
+        show_error("table")
+    else:
+        st.caption(f"The table is editable up to {TABLE_LIMIT:,} vertices; here are the first 1,000 edges.")
+        st.dataframe(pd.DataFrame(tree.named_edges()[:1000], columns=["parent", "child"]), hide_index=True)
+with tab_info:
+    if st.session_state.get("studio_info", (None,))[0] != version:
+        st.session_state["studio_info"] = (version, tree_info(tree))
+    info = st.session_state["studio_info"][1]
+    cols = st.columns(6)
+    for col, (label, val) in zip(cols, [("vertices", info.n), ("leaves", info.leaves), ("diameter", info.diameter),
+                                        ("radius", info.radius), ("max degree", info.max_degree),
+                                        ("height", int(tree.depth.max()))]):
+        col.metric(label, f"{val:,}")
+    st.caption(f"Rooted at **{info.root}** · source: {st.session_state.get('tree_source', '')}")
+with tab_down:
+    fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
+                       key="studio_down_fmt")
+    gz = st.checkbox("gzip", key="studio_down_gz")
+    fname = f"tree{WRITE_EXTENSIONS[fmt]}" + (".gz" if gz else "")
+    # the file is written when the button is clicked (every format can write every tree)
+    st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
+                       key="studio_download", icon=":material/download:", mime="application/octet-stream")

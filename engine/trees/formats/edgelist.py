@@ -78,8 +78,13 @@ def _quote(s: str) -> str:
 def format_edge_list(tree: Tree, sep: str = ",") -> str:
     if tree.n == 1:
         return _quote(tree.name(0)) + "\n"
-    if tree.has_default_names:
-        e = tree.edges
-        return "".join(f"{u}{sep}{v}\n" for u, v in e.tolist())
-    names = [_quote(s) for s in tree.names]
-    return "".join(f"{names[u]}{sep}{names[v]}\n" for u, v in tree.edges.tolist())
+    names = [str(i) for i in range(tree.n)] if tree.has_default_names else [_quote(s) for s in tree.names]
+    e = tree.edges.tolist()
+    u0 = e[0][0]
+    if names[u0].lower() in _HEADER_WORDS:  # quoted, so that the first edge is not taken for a header
+        names[u0] = '"' + names[u0] + '"'
+        first = f"{names[u0]}{sep}{names[e[0][1]]}\n"
+        names[u0] = _quote(tree.names[u0])
+    else:
+        first = f"{names[u0]}{sep}{names[e[0][1]]}\n"
+    return first + "".join(f"{names[u]}{sep}{names[v]}\n" for u, v in e[1:])

@@ -83,6 +83,10 @@ _FLAT_ITEM = re.compile(r"""\s*(?:
   | (?P<key>[A-Za-z_]\w*)\s+(?P<val>"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
   | \#[^\n]*
   | (?P<end>\])\s*$)""", re.VERBOSE)
+_FLAT_ALL = re.compile(r"""(?:\s*(?:
+    (?:node|edge)\s*\[(?:\s*[A-Za-z_]\w*\s+(?:"[^"]*"|[^\s\[\]"]+))*\s*\]
+  | [A-Za-z_]\w*\s+(?:"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
+  | \#[^\n]*))*\s*\]\s*""", re.VERBOSE)
 _KV = re.compile(r'([A-Za-z_]\w*)\s+("[^"]*"|[^\s\[\]"]+)')
 
 
@@ -122,7 +126,63 @@ def _parse_flat(text: str) -> list | None:
         return None
 
 
+_NODE_SIMPLE = re.compile(r'node\s*\[\s*id\s+(-?\d+)\s+label\s+"([^"]*)"(?:\s+category\s+("[^"]*"|-?\d+))?\s*\]')
+_EDGE_SIMPLE = re.compile(r"edge\s*\[\s*source\s+(-?\d+)\s+target\s+(-?\d+)\s*\]")
+_NODE_ANY = re.compile(r"node\s*\[")
+_EDGE_ANY = re.compile(r"edge\s*\[")
+_ROOT = re.compile(r'^\s*root\s+("[^"]*"|\S+)', re.MULTILINE)
+
+
+def _parse_simple(text: str) -> Tree | None:
+    """Fastest path: nodes ``[ id N label "s" (category c) ]`` and edges ``[ source a target b ]`` only,
+    as this module and networkx write them; None when anything else is in the file."""
+    if _parse_flat_check(text) is None:
+        return None
+    nodes = _NODE_SIMPLE.findall(text)
+    edges = _EDGE_SIMPLE.findall(text)
+    if len(nodes) != len(_NODE_ANY.findall(text)) or len(edges) != len(_EDGE_ANY.findall(text)) or not nodes:
+        return None
+    import numpy as np
+
+    ids = np.array([a for a, _, _ in nodes], dtype=np.int64)
+    names = [html.unescape(b) if "&" in b else b for _, b, _ in nodes]
+    cats = [c for _, _, c in nodes]
+    labels = None
+    if any(cats):
+        labels = [None if not c else _scalar(c) for c in cats]
+    order = np.argsort(ids, kind="stable")
+    sid = ids[order]
+    if np.any(sid[1:] == sid[:-1]):
+        return None  # duplicate ids: the general path names them
+    e = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    pos = np.searchsorted(sid, e)
+    pos_c = np.minimum(pos, len(sid) - 1)
+    if e.size and not np.all(sid[pos_c] == e):
+        return None  # an undeclared id: the general path names it
+    ei = order[pos_c] if e.size else np.zeros((0, 2), np.int64)
+    r = 0
+    m = _ROOT.search(text)
+    if m:
+        rs = _scalar(m.group(1))
+        rs = rs if isinstance(rs, str) else _num(rs)
+        try:
+            r = names.index(rs)
+        except ValueError:
+            return None
+    return Tree.from_edges(ei, len(names), names=names, root=r, labels=labels)
+
+
+def _parse_flat_check(text: str):
+    m = _FLAT_HEAD.match(text)
+    if not m:
+        return None
+    return _FLAT_ALL.fullmatch(text, m.end())
+
+
 def parse_gml(text: str) -> Tree:
+    fast = _parse_simple(text)
+    if fast is not None:
+        return fast
     top = _parse_flat(text)
     if top is None:
         top = _parse_lists(text)

@@ -20,48 +20,97 @@ _TYPES = {"int": int, "long": int, "float": float, "double": float, "string": st
           "boolean": lambda s: s.strip().lower() in ("true", "1")}
 
 
-def parse_graphml(data: bytes) -> Tree:
-    root = feed_safely(data, what="GraphML")
-    if local(root.tag) != "graphml":
-        raise TreeFormatError(f"GraphML: the root element is <{local(root.tag)}>, expected <graphml>")
-    keys: dict[str, tuple[str, object, str]] = {}
-    graph = None
-    for el in root:
-        t = local(el.tag)
-        if t == "key":
-            keys[el.get("id", "")] = (el.get("attr.name", el.get("id", "")),
-                                      _TYPES.get(el.get("attr.type", "string"), str), el.get("for", "all"))
-        elif t == "graph" and graph is None:
-            graph = el
-    if graph is None:
-        raise TreeFormatError("GraphML: no <graph> element")
-    ids: list[str] = []
-    labels: dict[str, object] = {}
-    pairs: list[tuple[str, str]] = []
-    root_name = None
-    for el in graph:
-        t = local(el.tag)
-        if t == "node":
-            nid = el.get("id")
+class _Collector:
+    """Parser target: collects keys, nodes, edges and their data without building elements."""
+
+    def __init__(self):
+        self.depth = 0
+        self.root_tag = None
+        self.keys: dict[str, tuple[str, object]] = {}
+        self.ids: list[str] = []
+        self.pairs: list[tuple[str, str]] = []
+        self.node_data: list[tuple[str, str, str]] = []  # (node id, key, text)
+        self.graph_data: list[tuple[str, str]] = []
+        self.graphs = 0
+        self.in_graph = False
+        self.node = None
+        self.data_key = None
+        self.text: list[str] = []
+
+    def start(self, tag, attrib):
+        self.depth += 1
+        t = local(tag)
+        if self.depth == 1:
+            self.root_tag = t
+            if t != "graphml":
+                raise TreeFormatError(f"GraphML: the root element is <{t}>, expected <graphml>")
+            return
+        if t == "key" and self.depth == 2:
+            self.keys[attrib.get("id", "")] = (attrib.get("attr.name", attrib.get("id", "")),
+                                               _TYPES.get(attrib.get("attr.type", "string"), str))
+        elif t == "graph":
+            self.graphs += 1
+            if self.graphs > 1 and self.depth > 2:
+                raise TreeFormatError("GraphML: nested <graph> elements are not supported in a tree")
+            self.in_graph = self.graphs == 1 and self.depth == 2
+        elif not self.in_graph:
+            return
+        elif t == "node" and self.depth == 3:
+            nid = attrib.get("id")
             if nid is None:
-                raise TreeFormatError(f"GraphML: node {len(ids)} has no 'id'")
-            ids.append(nid)
-            for d in el:
-                if local(d.tag) == "data":
-                    name, conv, _ = keys.get(d.get("key", ""), (d.get("key", ""), str, "node"))
-                    if name == "label" and d.text is not None:
-                        labels[nid] = _convert(conv, d.text, f"label of node {nid!r}")
-        elif t == "edge":
-            s, g = el.get("source"), el.get("target")
+                raise TreeFormatError(f"GraphML: node {len(self.ids)} has no 'id'")
+            self.ids.append(nid)
+            self.node = nid
+        elif t == "edge" and self.depth == 3:
+            s, g = attrib.get("source"), attrib.get("target")
             if s is None or g is None:
-                raise TreeFormatError(f"GraphML: edge {len(pairs)} needs 'source' and 'target'")
-            pairs.append((s, g))
-        elif t == "data":
-            name, conv, _ = keys.get(el.get("key", ""), (el.get("key", ""), str, "graph"))
-            if name == "root":
-                root_name = el.text
-        elif t in ("hyperedge", "graph"):
-            raise TreeFormatError(f"GraphML: <{t}> elements are not supported in a tree")
+                raise TreeFormatError(f"GraphML: edge {len(self.pairs)} needs 'source' and 'target'")
+            self.pairs.append((s, g))
+        elif t == "hyperedge":
+            raise TreeFormatError("GraphML: <hyperedge> elements are not supported in a tree")
+        elif t == "data" and (self.depth == 3 or (self.depth == 4 and self.node is not None)):
+            self.data_key = attrib.get("key", "")
+            self.text = []
+
+    def data(self, text):
+        if self.data_key is not None:
+            self.text.append(text)
+
+    def end(self, tag):
+        t = local(tag)
+        if t == "data" and self.data_key is not None:
+            txt = "".join(self.text)
+            if self.depth == 3:
+                self.graph_data.append((self.data_key, txt))
+            else:
+                self.node_data.append((self.node, self.data_key, txt))
+            self.data_key = None
+        elif t == "node" and self.depth == 3:
+            self.node = None
+        elif t == "graph" and self.depth == 2:
+            self.in_graph = False
+        self.depth -= 1
+
+    def close(self):
+        return self
+
+
+def parse_graphml(data: bytes) -> Tree:
+    c = feed_safely(data, target=_Collector(), what="GraphML")
+    if c.root_tag is None:
+        raise TreeFormatError("GraphML: no <graphml> element")
+    if c.graphs == 0:
+        raise TreeFormatError("GraphML: no <graph> element")
+    ids, pairs = c.ids, c.pairs
+    labels: dict[str, object] = {}
+    for nid, key, text in c.node_data:
+        name, conv = c.keys.get(key, (key, str))
+        if name == "label":
+            labels[nid] = _convert(conv, text, f"label of node {nid!r}")
+    root_name = None
+    for key, text in c.graph_data:
+        if c.keys.get(key, (key, str))[0] == "root":
+            root_name = text
     if not ids:
         raise EmptyTreeError("the tree is empty: the GraphML graph has no nodes")
     known = set(ids)

@@ -29,6 +29,8 @@ def parse_node_link(text: str) -> Tree:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TreeFormatError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise TreeFormatError("the JSON is nested too deeply for node-link data") from None
     return tree_from_node_link(data)
 
 

@@ -85,6 +85,8 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
         raise bad(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise bad("the JSON is nested too deeply (children are lists of node numbers)") from None
     if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
         raise bad("expected an object with a 'children' list (and 'labels')")
     ch = rec["children"]

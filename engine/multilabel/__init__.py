@@ -1,0 +1,1 @@
+"""RTA: max-margin multilabel learning on random spanning trees (Marchand et al., NIPS 2014)."""

@@ -1,0 +1,203 @@
+"""K-best inference on spanning trees against brute-force enumeration; the uniform tree sampler;
+the certificate of Lemma 7 (Marchand et al., NIPS 2014)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import chi2
+
+from engine.errors import InvalidParameterError
+from engine.multilabel.kbest import (brute_force_scores, certified_inference, ensemble_inference,
+                                     ensemble_scores, kbest_tree)
+from engine.multilabel.spanning_trees import (label_trees_from_parents, random_spanning_trees,
+                                              spanning_tree_key)
+
+RTOL = 1e-9
+
+
+def _tree_scores_all(S, trees, t):
+    Y, _ = brute_force_scores(np.zeros_like(S), trees)
+    one = label_trees_from_parents(trees.parent[t:t + 1])
+    return Y, ensemble_scores(S[t:t + 1], one, Y)
+
+
+@pytest.mark.parametrize("l", [2, 3, 5, 8, 10])
+@pytest.mark.parametrize("K", [1, 2, 3, 7, 16, 40])
+def test_kbest_tree_equals_brute_force(l, K):
+    rng = np.random.default_rng(100 * l + K)
+    trees = random_spanning_trees(l, 3, seed=rng)
+    S = rng.normal(size=(3, l, 4))
+    S[1] = np.round(S[1])  # many ties
+    for t in range(3):
+        kb = kbest_tree(S, trees, K, t)
+        Y, F = _tree_scores_all(S, trees, t)
+        ref = np.sort(F)[::-1][:K]
+        assert kb.scores.shape == ref.shape
+        np.testing.assert_allclose(kb.scores, ref, rtol=RTOL, atol=1e-12)
+        # each returned labelling really has its score, and they are distinct
+        one = label_trees_from_parents(trees.parent[t:t + 1])
+        np.testing.assert_allclose(ensemble_scores(S[t:t + 1], one, kb.labels), kb.scores, rtol=RTOL, atol=1e-12)
+        assert len({r.tobytes() for r in kb.labels}) == len(kb.labels)
+
+
+def test_kbest_on_a_path_and_a_star():
+    for parents in ([-1, 0, 1, 2, 3, 4], [-1, 0, 0, 0, 0, 0], [1, 2, 3, -1, 3, 4]):
+        trees = label_trees_from_parents([parents])
+        S = np.random.default_rng(3).normal(size=(1, 6, 4))
+        kb = kbest_tree(S, trees, 10)
+        Y, F = _tree_scores_all(S, trees, 0)
+        np.testing.assert_allclose(kb.scores, np.sort(F)[::-1][:10], rtol=RTOL)
+
+
+@given(st.integers(2, 9), st.integers(1, 5), st.integers(1, 24), st.integers(0, 10**6))
+def test_ensemble_inference_against_brute_force(l, n, K, seed):
+    rng = np.random.default_rng(seed)
+    trees = random_spanning_trees(l, n, seed=rng)
+    S = rng.normal(size=(n, l, 4)) * rng.uniform(0.1, 3, size=(n, 1, 1))
+    Y, F = brute_force_scores(S, trees)
+    ytrue = Y[rng.integers(len(Y))]
+    ei = ensemble_inference(S, trees, K, exclude=ytrue)
+    # the candidates' scores are their ensemble scores
+    np.testing.assert_allclose(ei.candidate_scores, ensemble_scores(S, trees, ei.candidates), rtol=RTOL, atol=1e-12)
+    # theta(K) is the mean of the trees' K-th best scores
+    kth = []
+    for t in range(n):
+        sc = kbest_tree(S, trees, K, t).scores
+        kth.append(sc[K - 1] if len(sc) == K else -np.inf)
+    assert ei.theta == pytest.approx(np.mean(kth), rel=RTOL) if np.isfinite(np.mean(kth)) else ei.theta == -np.inf
+    # Lemma 7: a certificate is never wrong
+    if ei.exact:
+        assert ei.best_score >= F.max() - 1e-12 * max(1, abs(F.max()))
+    if ei.violator_exact:
+        others = F[(Y != ytrue).any(axis=1)]
+        assert ei.violator_score >= others.max() - 1e-12 * max(1, abs(others.max()))
+    assert not (ei.violator is not None and np.array_equal(ei.violator, ytrue))
+    # and the best candidate is never better than the true maximum
+    assert ei.best_score <= F.max() + 1e-12 * max(1, abs(F.max()))
+
+
+def test_certificate_never_claims_exactness_when_a_better_labelling_exists():
+    """Adversarial ensembles (trees that disagree strongly): whenever brute force finds a labelling
+    better than the best candidate, the certificate must decline."""
+    rng = np.random.default_rng(7)
+    declined = claimed = 0
+    for trial in range(400):
+        l = int(rng.integers(4, 10))
+        n = int(rng.integers(2, 8))
+        trees = random_spanning_trees(l, n, seed=rng)
+        S = rng.normal(size=(n, l, 4)) * 3
+        S += rng.normal(size=(1, l, 4)) * rng.uniform(0, 1)  # partly shared signal
+        Y, F = brute_force_scores(S, trees)
+        for K in (1, 2, 4):
+            ei = ensemble_inference(S, trees, K)
+            missed = F.max() > ei.best_score + 1e-12 * max(1, abs(F.max()))
+            if missed:
+                assert not ei.exact, (trial, K)
+                declined += 1
+            if ei.exact:
+                claimed += 1
+    assert declined > 50 and claimed > 50  # both branches are exercised
+
+
+def test_certified_inference_doubles_k_until_exact():
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        l = int(rng.integers(3, 10))
+        trees = random_spanning_trees(l, 5, seed=rng)
+        S = rng.normal(size=(5, l, 4))
+        Y, F = brute_force_scores(S, trees)
+        y, score, theta, K, ok = certified_inference(S, trees, max_k=2 ** l)
+        assert ok  # at K = 2^l the lists are complete
+        assert score == pytest.approx(F.max(), rel=RTOL)
+        assert K & (K - 1) == 0 or K == 2 ** l
+        ytrue = Y[int(np.argmax(F))]
+        v, vs, _, _, ok = certified_inference(S, trees, max_k=2 ** l, exclude=ytrue)
+        assert ok and not np.array_equal(v, ytrue)
+        assert vs == pytest.approx(np.sort(F)[-2], rel=RTOL)
+
+
+def test_one_tree_is_always_certified_at_k2():
+    rng = np.random.default_rng(5)
+    trees = random_spanning_trees(8, 1, seed=rng)
+    for _ in range(20):
+        S = rng.normal(size=(1, 8, 4))
+        y, score, theta, K, ok = certified_inference(S, trees, max_k=32)
+        assert ok and K == 2
+
+
+def test_bad_inputs():
+    trees = random_spanning_trees(4, 2, seed=0)
+    with pytest.raises(InvalidParameterError, match="shape"):
+        ensemble_inference(np.zeros((2, 3, 4)), trees, 2)
+    with pytest.raises(InvalidParameterError, match="K must be"):
+        ensemble_inference(np.zeros((2, 4, 4)), trees, 0)
+    with pytest.raises(InvalidParameterError, match="finite"):
+        ensemble_inference(np.full((2, 4, 4), np.nan), trees, 2)
+    with pytest.raises(InvalidParameterError, match="at least 2 labels"):
+        random_spanning_trees(1, 3)
+    with pytest.raises(InvalidParameterError, match="number of trees"):
+        random_spanning_trees(4, 0)
+
+
+# ------------------------------------------------------------------------ the uniform sampler
+
+def _all_spanning_trees_k4():
+    nodes = range(4)
+    edges = list(itertools.combinations(nodes, 2))
+    out = []
+    for sub in itertools.combinations(edges, 3):
+        parent = list(range(4))
+
+        def find(a):
+            while parent[a] != a:
+                a = parent[a]
+            return a
+        ok = True
+        for a, b in sub:
+            ra, rb = find(a), find(b)
+            if ra == rb:
+                ok = False
+                break
+            parent[ra] = rb
+        if ok:
+            out.append(tuple(sorted(sub)))
+    return out
+
+
+def test_uniform_spanning_trees_chi_square_on_k4():
+    trees_k4 = _all_spanning_trees_k4()
+    assert len(trees_k4) == 16  # Cayley: 4^(4-2)
+    N = 16000
+    sample = random_spanning_trees(4, N, seed=2024)
+    counts = {t: 0 for t in trees_k4}
+    for t in range(N):
+        counts[spanning_tree_key(sample.parent[t])] += 1
+    obs = np.array(list(counts.values()))
+    exp = N / 16
+    stat = float(((obs - exp) ** 2 / exp).sum())
+    assert stat < chi2.ppf(0.999, df=15), (stat, obs)
+    assert obs.min() > 0
+
+
+def test_edge_frequency_is_2_over_l():
+    """Section 3: every edge of K_l lies in a fraction 2/l of the spanning trees."""
+    l, N = 7, 6000
+    s = random_spanning_trees(l, N, seed=1)
+    freq = s.edge_counts()[np.triu_indices(l, 1)] / N
+    assert np.all(np.abs(freq - 2 / l) < 4 * np.sqrt((2 / l) * (1 - 2 / l) / N))
+
+
+@given(st.integers(2, 30), st.integers(0, 10**6))
+def test_sampled_trees_are_spanning_trees(l, seed):
+    s = random_spanning_trees(l, 3, seed=seed)
+    for t in range(3):
+        assert len(spanning_tree_key(s.parent[t])) == l - 1
+        assert sorted(s.post[t].tolist()) == list(range(l))
+        pos = np.empty(l, int)
+        pos[s.post[t]] = np.arange(l)
+        v = np.flatnonzero(s.parent[t] >= 0)
+        assert np.all(pos[v] < pos[s.parent[t, v]])  # children before parents
+        assert s.degree[t].sum() == 2 * (l - 1)

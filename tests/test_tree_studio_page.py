@@ -1,0 +1,143 @@
+"""Tree Studio in AppTest: loading from every source, errors shown with st.error, edits and undo."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.trees import read_tree
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def at():
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    app.run()
+    assert not app.exception
+    return app
+
+
+def tree_of(at):
+    return at.session_state["tree"]
+
+
+def errors(at):
+    return [e.value for e in at.error]
+
+
+def test_opens_with_the_lecture_tree(at):
+    t = tree_of(at)
+    assert t.n == 5 and set(t.names) == {"1", "2", "3", "4", "5"}
+    assert not errors(at)
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("bad.nwk", b"((A,B);", "bad.nwk: the '(' at line 1, column 1 is never closed"),
+    ("cycle.csv", b"a,b\nb,c\nc,a\n", "closes the cycle"),
+    ("bomb.xml", b"<!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>", "bomb.xml: XML: entity declarations are refused"),
+    ("t.jsonl", b'{"children": [[2], [-1]]}\n', "t.jsonl: tree index 3 is out of range: the file has 1 trees"),
+])
+def test_bad_upload_shows_an_error_and_keeps_the_tree(at, name, content, message):
+    before = tree_of(at)
+    if name.endswith(".jsonl"):
+        at.number_input(key="studio_index").set_value(3).run()
+    at.file_uploader(key="studio_upload").set_value((name, content, "application/octet-stream")).run()
+    assert not at.exception
+    assert any(message in e for e in errors(at)), errors(at)
+    assert tree_of(at) is before
+
+
+def test_good_upload_replaces_the_tree(at):
+    data = (ROOT / "sample_trees" / "bookstore.xml").read_bytes()
+    at.file_uploader(key="studio_upload").set_value(("bookstore.xml", data, "text/xml")).run()
+    assert not at.exception and not errors(at)
+    assert tree_of(at) == read_tree(ROOT / "sample_trees" / "bookstore.xml")
+
+
+def test_paste_newick_and_bad_text(at):
+    at.text_area(key="studio_paste").input("((A,B)AB,C)R;").run()
+    at.button(key="studio_paste_go").click().run()
+    assert set(tree_of(at).names) == {"R", "AB", "A", "B", "C"}
+    at.text_area(key="studio_paste").input("a,b\nb,b\n").run()
+    at.button(key="studio_paste_go").click().run()
+    assert any("edge (b, b) is a self-loop" in e for e in errors(at))
+    assert tree_of(at).n == 5
+
+
+def test_sample_and_generate(at):
+    at.selectbox(key="studio_sample").select("primates.nwk").run()
+    at.button(key="studio_load_sample").click().run()
+    assert tree_of(at).name(tree_of(at).root) == "Catarrhini"
+    at.selectbox(key="studio_kind").select("star-of-paths").run()
+    at.slider(key="studio_k").set_value(3).run()
+    at.slider(key="studio_m").set_value(4).run()
+    at.button(key="studio_generate").click().run()
+    t = tree_of(at)
+    assert t.n == 13 and t.degree[0] == 3
+    at.selectbox(key="studio_kind").select("random").run()
+    at.slider(key="studio_n").set_value(10_000).run()
+    at.button(key="studio_generate").click().run()
+    assert not at.exception and tree_of(at).n == 10_000
+    # above 5,000 vertices the vertex is typed (or clicked), not picked from a menu
+    at.text_input(key="studio_vertex_typed").input("77").run()
+    assert at.session_state["studio_selected"] == "77"
+    at.text_input(key="studio_vertex_typed").input("nope").run()
+    assert "no vertex is named nope" in errors(at)
+
+
+def test_edit_then_undo(at):
+    at.selectbox(key="studio_vertex").select("4").run()
+    at.text_input(key="studio_child_name").input("six").run()
+    at.button(key="studio_add").click().run()
+    assert ("4", "six") in tree_of(at).named_edges()
+    at.selectbox(key="studio_vertex").select("3").run()
+    at.button(key="studio_delete").click().run()
+    assert "3" not in tree_of(at).names
+    at.selectbox(key="studio_vertex").select("2").run()
+    at.button(key="studio_reroot").click().run()
+    assert tree_of(at).name(tree_of(at).root) == "2"
+    at.text_input(key="studio_rename_to").input("5").run()
+    at.button(key="studio_rename").click().run()
+    assert any("a vertex is already named '5'" in e for e in errors(at))
+    at.button(key="studio_undo").click().run()
+    assert tree_of(at).name(tree_of(at).root) == "1" and "3" not in tree_of(at).names
+    at.button(key="studio_undo").click().run()
+    at.button(key="studio_undo").click().run()
+    assert tree_of(at).n == 5 and "six" not in tree_of(at).names
+    assert not at.exception
+
+
+def test_edge_table_edit_is_validated(at):
+    key = "studio_table_0"  # tree version 0: the opening tree
+    # a cycle through the table: add the edge 4-5
+    at.session_state[key] = {"edited_rows": {}, "added_rows": [{"parent": "4", "child": "5"}], "deleted_rows": []}
+    at.button(key="studio_apply_table").click().run()
+    assert any("closes the cycle" in e for e in errors(at)), errors(at)
+    assert tree_of(at).n == 5
+
+
+def test_edge_table_edit_applies(at):
+    # row 3 is the edge (2, 5): move 5 under 3
+    at.session_state["studio_table_0"] = {"edited_rows": {"3": {"parent": "3"}}, "added_rows": [], "deleted_rows": []}
+    at.button(key="studio_apply_table").click().run()
+    assert not errors(at)
+    assert {frozenset(e) for e in tree_of(at).named_edges()} == {frozenset(e) for e in
+                                                               [("1", "2"), ("1", "3"), ("2", "4"), ("3", "5")]}
+
+
+@pytest.mark.parametrize("kind,sliders,n", [
+    ("complete", {"studio_n": 40, "studio_b": 3}, 40),
+    ("caterpillar", {"studio_n": 30, "studio_spine": 10}, 30),
+    ("spider", {"studio_n": 30, "studio_legs": 4}, 30),
+])
+def test_generator_sliders(at, kind, sliders, n):
+    at.selectbox(key="studio_kind").select(kind).run()
+    for key, value in sliders.items():
+        at.slider(key=key).set_value(value).run()
+    at.button(key="studio_generate").click().run()
+    t = tree_of(at)
+    assert not at.exception and t.n == n
+    if kind == "complete":
+        assert t.degree[t.root] == 3
+    if kind == "spider":
+        assert t.degree[0] == 4
+    if kind == "caterpillar":
+        assert (t.degree > 1).sum() == 10

@@ -1,0 +1,150 @@
+"""RTA Multilabel: max-margin learning on random spanning trees with certified-exact inference
+(Marchand, Su, Morvant, Rousu, Shawe-Taylor, NIPS 2014)."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.multilabel.data import benchmark_files, load_multilabel
+from engine.multilabel.evaluation import PAPER_C_GRID
+from engine.multilabel.run import RtaConfig, run
+from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
+                                                  results_table, spanning_trees_figure, training_figure)
+from workbench.runner import launch
+
+SYNTHETIC = "Synthetic (embedded)"
+UPLOAD = "Upload an ARFF file"
+
+
+@dataclass(frozen=True)
+class Params:
+    data: object
+    labels: object
+    n_trees: int
+    max_k: int
+    C: float | None
+    folds: int
+    max_passes: int
+    baseline: str | None
+    seed: int
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _summary(data, labels) -> dict:
+    return load_multilabel(data, labels).summary()
+
+
+def _save_upload(up) -> str:
+    raw = up.getvalue()
+    digest = hashlib.sha1(raw).hexdigest()[:16]
+    suffix = ".arff.gz" if up.name.endswith(".gz") else ".arff"
+    d = Path(tempfile.gettempdir()) / "tree_workbench_uploads"
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / f"{digest}{suffix}"
+    if not p.exists():
+        p.write_bytes(raw)
+    return str(p)
+
+
+st.title("RTA: multilabel learning on random spanning trees")
+st.caption(
+    "Instead of the intractable complete graph over the labels, RTA learns one max-margin model jointly on a "
+    "small sample of uniformly random spanning trees. Each tree gives its K best labellings by dynamic "
+    "programming; the best of their union is **provably** the best labelling of the whole ensemble whenever it "
+    "scores at least the average of the trees' K-th best scores (Lemma 7).")
+
+files = benchmark_files()
+left, right = st.columns([1, 3], gap="large")
+with left:
+    choice = st.selectbox("Data", [SYNTHETIC, *files.keys(), UPLOAD],
+                          help="The Mulan benchmarks appear when ../shared/data/multilabel is present.")
+    data, labels = "synthetic", None
+    if choice == SYNTHETIC:
+        c1, c2 = st.columns(2)
+        m = c1.number_input("Examples", 60, 3000, 300, step=20)
+        nl = c2.number_input("Labels", 2, 14, 6)
+        data = {"synthetic": {"n_examples": int(m), "n_labels": int(nl), "n_features": 20, "seed": 0}}
+    elif choice == UPLOAD:
+        up = st.file_uploader("ARFF file (dense or sparse; .gz ok)", type=["arff", "gz"])
+        n_lab = st.number_input("Label count (labels last; 0 = MEKA '-C n' header)", 0, 1000, 0)
+        labels = int(n_lab) or None
+        data = _save_upload(up) if up is not None else None
+    else:
+        data = str(files[choice])
+    n_trees = st.slider("Spanning trees", 1, 40, 10)
+    max_k = st.select_slider("Largest K", [2, 4, 8, 16, 32, 64], value=32)
+    c_mode = st.radio("Margin slack C", ["inner validation", "fixed"], horizontal=True,
+                      help="Inner validation picks C from {100, 50, 10, 1, 0.5, 0.1, 0.01} in every training fold.")
+    C = st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0) if c_mode == "fixed" else None
+    c1, c2 = st.columns(2)
+    folds = c1.number_input("Folds", 2, 10, 5 if choice != SYNTHETIC else 3)
+    passes = c2.number_input("Passes", 1, 200, 30 if choice != SYNTHETIC else 15)
+    baseline = st.checkbox("LinearSVC baseline on the same folds", value=True)
+    seed = st.number_input("Seed", 0, 10**6, 0)
+    params = Params(data, labels, int(n_trees), int(max_k), C, int(folds), int(passes), "svm" if baseline else None, int(seed))
+    go_btn = st.button("Run cross-validation", type="primary", disabled=data is None)
+
+with right:
+    if data is not None:
+        try:
+            summ = _summary(data, labels)
+            st.markdown(f"**{summ['name']}** · {summ['examples']:,} examples · {summ['features']} features · "
+                        f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
+                        f"{summ['distinct_labelsets']} distinct label sets")
+        except EngineError as exc:
+            st.error(str(exc))
+            data = None
+    if go_btn and data is not None:
+        try:
+            config = RtaConfig(data=params.data, labels=params.labels, n_trees=params.n_trees, max_k=params.max_k,
+                               C=params.C, folds=params.folds, max_passes=params.max_passes,
+                               baseline=params.baseline, seed=params.seed)
+        except EngineError as exc:
+            st.error(str(exc))
+            config = None
+        if config is not None:
+            result = launch(config, run, label="Cross-validating RTA")
+            if result is not None:
+                st.session_state["rta_result"] = result
+    result = st.session_state.get("rta_result")
+    if result is None:
+        st.info("Choose data and settings, then **Run cross-validation**. The synthetic default takes a few seconds.")
+    else:
+        m = result.metrics
+        a = result.artefacts
+        k1, k2, k3, k4 = st.columns(4)
+        k1.metric("Microlabel loss", f"{m['microlabel_loss']:.1f} %",
+                  delta=(f"{m['microlabel_loss'] - m['svm_microlabel_loss']:+.1f} vs SVM" if "svm_microlabel_loss" in m else None),
+                  delta_color="inverse")
+        k2.metric("0/1 loss", f"{m['zero_one_loss']:.1f} %",
+                  delta=(f"{m['zero_one_loss'] - m['svm_zero_one_loss']:+.1f} vs SVM" if "svm_zero_one_loss" in m else None),
+                  delta_color="inverse")
+        k3.metric("Certified exact", f"{100 * m['exact_fraction']:.1f} %", help="Test predictions certified by Lemma 7")
+        k4.metric("Time", f"{m['seconds']:.1f} s", help=f"C per fold: {m['C']}")
+        st.subheader("Results in the layout of the paper's Table 1")
+        st.dataframe(results_table(m), use_container_width=True)
+        st.caption(f"{m['dataset']}: {m['folds']}-fold cross-validation, {m['n_trees']} trees, K up to {m['max_k']}. "
+                   "Paper: Marchand et al. (NIPS 2014), Table 1, 5-fold CV, linear kernel.")
+        c1, c2 = st.columns(2)
+        with c1:
+            st.plotly_chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),
+                            use_container_width=True)
+        with c2:
+            st.plotly_chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
+                            use_container_width=True)
+            st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
+                       "Node size: how often the label is on.")
+        st.subheader("The sampled spanning trees")
+        st.caption("Labels sit at the same places in every tree; the root (orange) is label 0. "
+                   + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
+        st.plotly_chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), use_container_width=True)
+        with st.expander("Per fold and training curve"):
+            st.dataframe(per_fold_table(m), use_container_width=True)
+            st.plotly_chart(training_figure(result.curves.get("dual_objective"), result.curves.get("duality_gap")),
+                            use_container_width=True)
