@@ -83,6 +83,11 @@ def test_runs_page_overlay_launch_delete(page, runs_app):
     wait_for_app(page)
     plot = page.locator(".js-plotly-plot").first
     plot.wait_for(timeout=30_000)
+    # the figure may still be redrawing from one run to three: wait for its three lines
+    page.wait_for_function(
+        """() => { const p = document.querySelector('.js-plotly-plot');
+                   return p && p.querySelectorAll('.scatterlayer .trace').length === 3; }""",
+        timeout=30_000)
     assert plot.locator(".scatterlayer .trace").count() == 3
     shot(page, "runs_overlay")
 
