@@ -16,7 +16,7 @@ PAGES = [
     ("Learning", "workbench/pages/ofde.py", "OFDE vs Chow-Liu", ":material/scatter_plot:"),
     ("Learning", "workbench/pages/rta.py", "RTA Multilabel", ":material/label:"),
     ("Learning", "workbench/pages/bhtmm.py", "Hidden Tree Markov Models", ":material/schema:"),
-    # ("Runs", "workbench/pages/runs.py", "Runs", ":material/history:"),
+    ("Runs", "workbench/pages/runs.py", "Runs", ":material/history:"),
 ]
 
 

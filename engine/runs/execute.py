@@ -1,0 +1,344 @@
+"""Running a config and recording it in the run history; sweeps over a grid of settings.
+
+:func:`execute` runs one config through its family's ``run`` (the protocol of
+:mod:`engine.runs.protocol`) and records it in a :class:`~engine.runs.store.RunStore`: the record
+is written as ``running`` before the run starts, its progress is saved now and then, and its end
+(``finished`` with metrics, curves and artefacts; ``failed`` with the error; ``cancelled``;
+``interrupted``) is one transaction.
+
+Sweep syntax. A config with a ``"sweep"`` key is a sweep; every other key is an ordinary setting,
+so a setting whose value is genuinely a list (a list of sizes) is never mistaken for a grid::
+
+    {"algorithm": "hedge", "tree": {"generate": "path", "n": 15}, "eta": 0.1,
+     "sweep": {"eta": [0.05, 0.1, 0.2], "seed": [0, 1], "tree.n": [15, 63]}}
+
+* ``"sweep": {setting: [values...], ...}`` is a grid: the Cartesian product of the lists, in key
+  order, the last key varying fastest (here 3 x 2 x 2 = 12 runs). A dotted name (``tree.n``)
+  reaches into a dict-valued setting. To sweep a list-valued setting, give a list of lists:
+  ``"sweep": {"sizes": [[10, 20], [10, 20, 40]]}``.
+* ``"sweep": [{...}, {...}]`` is an explicit list of points, each a dict of overrides (settings
+  that change together, e.g. ``[{"eta": 0.1, "seed": 0}, {"eta": 0.2, "seed": 5}]``).
+
+:func:`execute_sweep` runs the points in parallel with joblib (``backend="loky"``, processes on
+this machine; ``"threading"``; or ``"dask"``, on a ``dask.distributed`` cluster through joblib's
+dask backend). Every point is recorded as its own run, all sharing one sweep id.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import itertools
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from engine.errors import EngineError, InvalidParameterError
+from engine.runs.protocol import ProgressCallback, RunCancelled, RunConfig, RunResult
+from engine.runs.registry import config_from_dict, family, load_spec
+from engine.runs.store import RunRecord, RunStore
+
+__all__ = ["execute", "execute_sweep", "expand_sweep", "is_sweep", "SweepPoint", "BACKENDS"]
+
+BACKENDS = ("loky", "threading", "dask")
+_REPORT_EVERY = 0.5  # seconds between two progress writes to the history
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep: the full config dict and the settings that define the point."""
+
+    config: dict[str, Any]
+    overrides: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{k}={_short(v)}" for k, v in self.overrides.items())
+
+
+def _short(v) -> str:
+    s = str(v) if not isinstance(v, str) else v
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def is_sweep(spec) -> bool:
+    """Whether a config (dict, path or config object) is a sweep."""
+    return not isinstance(spec, RunConfig) and "sweep" in load_spec(spec)
+
+
+def _set(d: dict, dotted: str, value) -> None:
+    keys = dotted.split(".")
+    for k in keys[:-1]:
+        if not isinstance(d.get(k), dict):
+            raise InvalidParameterError(
+                f"sweep setting {dotted!r}: {k!r} is not a dict-valued setting of the config")
+        d[k] = dict(d[k])
+        d = d[k]
+    d[keys[-1]] = value
+
+
+def expand_sweep(spec) -> list[SweepPoint]:
+    """The points of a sweep (a config without ``"sweep"`` is a sweep of one point)."""
+    spec = load_spec(spec)
+    base = {k: v for k, v in spec.items() if k != "sweep"}
+    sweep = spec.get("sweep")
+    if sweep is None:
+        return [SweepPoint(base, {})]
+    if isinstance(sweep, dict):
+        if not sweep:
+            raise InvalidParameterError("'sweep' is empty; give {setting: [values, ...]}")
+        for k, v in sweep.items():
+            if not isinstance(v, list) or not v:
+                raise InvalidParameterError(
+                    f"sweep setting {k!r} must be a non-empty list of values, got {str(v)[:40]}")
+        names = list(sweep)
+        overrides = [dict(zip(names, combo)) for combo in itertools.product(*(sweep[k] for k in names))]
+    elif isinstance(sweep, list):
+        if not sweep or not all(isinstance(p, dict) for p in sweep):
+            raise InvalidParameterError("a 'sweep' list must be a non-empty list of dicts of settings")
+        overrides = [dict(p) for p in sweep]
+    else:
+        raise InvalidParameterError(
+            f"'sweep' must be a dict of lists or a list of dicts, got {type(sweep).__name__}")
+    points = []
+    for ov in overrides:
+        d = copy.deepcopy(base)
+        for k, v in ov.items():
+            if k == "sweep":
+                raise InvalidParameterError("a sweep cannot sweep 'sweep'")
+            _set(d, k, copy.deepcopy(v))
+        points.append(SweepPoint(d, ov))
+    return points
+
+
+class _Reporter:
+    """The progress callback handed to a run: clamps, forwards, saves to the history now and then."""
+
+    def __init__(self, progress: Optional[ProgressCallback], store: RunStore, run_id: int):
+        self.progress, self.store, self.run_id = progress, store, run_id
+        self.last = 0.0
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        f = float(fraction)
+        f = 0.0 if f != f else min(max(f, 0.0), 1.0)
+        if self.progress is not None:
+            self.progress(f, message)  # may raise RunCancelled
+        now = time.monotonic()
+        if now - self.last >= _REPORT_EVERY:
+            self.last = now
+            self.store.report(self.run_id, f, message)
+
+
+def execute(config, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
+            run_fn: Optional[Callable] = None, label: str = "", sweep: Optional[str] = None) -> RunRecord:
+    """Run ``config`` (a config object, dict or JSON file) and record it; the finished record.
+
+    ``progress(fraction, message)`` is called as the run advances and may raise
+    :class:`RunCancelled`. ``store`` defaults to the history at ``$TREE_WORKBENCH_DB``.
+    ``run_fn`` overrides the family's ``run`` (the app passes the page's own).
+
+    A run that fails or is cancelled is recorded (``failed``/``cancelled``), then its exception is
+    raised again with the record's id as ``exc.run_id``; Ctrl-C records ``interrupted``.
+    """
+    cfg = config if isinstance(config, RunConfig) else None
+    if cfg is None:
+        spec = load_spec(config)
+        if "sweep" in spec:
+            raise InvalidParameterError("this config is a sweep (it has a 'sweep' key): use execute_sweep")
+        cfg = config_from_dict(spec)
+    if run_fn is None:
+        run_fn = family(cfg.algorithm).run
+    own = store is None
+    store = RunStore() if own else store
+    try:
+        run_id = store.start(cfg.to_dict(), label=label, sweep=sweep)
+        t0 = time.perf_counter()
+        try:
+            result = run_fn(cfg, _Reporter(progress, store, run_id))
+            if not isinstance(result, RunResult):
+                raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
+        except RunCancelled as exc:
+            store.end(run_id, "cancelled", str(exc) or "cancelled", seconds=time.perf_counter() - t0)
+            exc.run_id = run_id
+            raise
+        except EngineError as exc:
+            store.end(run_id, "failed", str(exc), seconds=time.perf_counter() - t0)
+            exc.run_id = run_id
+            raise
+        except (KeyboardInterrupt, SystemExit):
+            store.end(run_id, "interrupted", "interrupted by the user", seconds=time.perf_counter() - t0)
+            raise
+        except Exception as exc:
+            store.end(run_id, "failed", f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+            exc.run_id = run_id
+            raise
+        seconds = time.perf_counter() - t0
+        store.finish(run_id, result, seconds=seconds)
+        return store.get(run_id)
+    finally:
+        if own:
+            store.close()
+
+
+def _run_point(module: str, class_name: str, config: dict[str, Any]):
+    """Run one sweep point in a worker; ``(status, result or error, started, seconds)``."""
+    started = time.time()
+    t0 = time.perf_counter()
+    try:
+        mod = importlib.import_module(module)
+        cfg = getattr(mod, class_name).from_dict(config)
+        started = time.time()
+        t0 = time.perf_counter()  # the run itself, not the worker's first import
+        result = mod.run(cfg, None)
+        if not isinstance(result, RunResult):
+            raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
+        return "finished", result, started, time.perf_counter() - t0
+    except EngineError as exc:
+        return "failed", str(exc), started, time.perf_counter() - t0
+    except Exception as exc:  # a worker reports a bug instead of killing the whole sweep
+        return "failed", f"{type(exc).__name__}: {exc}", started, time.perf_counter() - t0
+
+
+def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
+                  n_jobs: Optional[int] = None, backend: str = "loky", scheduler: Optional[str] = None,
+                  label: str = "") -> list[RunRecord]:
+    """Run every point of a sweep (see the module docstring) and record each; the records, in grid order.
+
+    ``n_jobs`` (default: one per core, or the cluster's workers for dask) runs in parallel through
+    joblib's ``backend``: ``"loky"`` (processes), ``"threading"`` or ``"dask"``. With ``"dask"``,
+    ``scheduler`` is the address of a ``dask.distributed`` scheduler (``tcp://host:8786``); without
+    it the current ``distributed.Client`` is used. ``n_jobs=1`` runs the points one after another
+    in this process (with per-run progress). ``progress(fraction, message)`` reports the share of
+    points done and may raise :class:`RunCancelled`: the points not yet done are then recorded
+    ``cancelled`` and the exception is raised again. A failing point is recorded ``failed`` and
+    the sweep goes on.
+    """
+    if backend not in BACKENDS:
+        raise InvalidParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    points = expand_sweep(spec)
+    configs = []
+    for p in points:
+        try:
+            configs.append(config_from_dict(p.config))
+        except EngineError as exc:
+            if not p.overrides:
+                raise
+            msg = f"{exc} (sweep point {p.label})"
+            try:
+                named = type(exc)(msg)
+            except TypeError:  # an error class with other constructor arguments
+                named = InvalidParameterError(msg)
+            raise named from None
+    fams = {c.algorithm: family(c.algorithm) for c in configs}
+    sequential = n_jobs == 1 or (len(configs) == 1 and backend != "dask")
+    client = _dask_client(scheduler) if backend == "dask" and not sequential else None  # before any record
+    sweep_id = "sw-" + uuid.uuid4().hex[:10]
+    own = store is None
+    store = RunStore() if own else store
+    try:
+        ids = [store.start(c.to_dict(), label=(f"{label} {p.label}".strip()), sweep=sweep_id)
+               for c, p in zip(configs, points)]
+        pending = set(range(len(ids)))
+        report = progress or (lambda f, m: None)
+        try:
+            if sequential:
+                _sequential(configs, ids, fams, store, report, pending)
+            else:
+                _parallel(configs, ids, fams, store, report, pending, n_jobs, backend)
+        except RunCancelled:
+            for i in sorted(pending):
+                store.end(ids[i], "cancelled", "the sweep was cancelled")
+            raise
+        except BaseException as exc:
+            status = "interrupted" if isinstance(exc, (KeyboardInterrupt, SystemExit)) else "failed"
+            for i in sorted(pending):
+                store.end(ids[i], status, f"the sweep stopped: {type(exc).__name__}: {exc}"[:500])
+            raise
+        return [store.get(i) for i in ids]
+    finally:
+        if client is not None:
+            client.close()
+        if own:
+            store.close()
+
+
+def _record(store: RunStore, run_id: int, out) -> None:
+    status, payload, started, seconds = out
+    if status == "finished":
+        store.finish(run_id, payload, seconds=seconds, started=started)
+    else:
+        store.end(run_id, status, payload, seconds=seconds, started=started)
+
+
+def _sequential(configs, ids, fams, store, report, pending) -> None:
+    n = len(configs)
+    for i, (cfg, run_id) in enumerate(zip(configs, ids)):
+        def sub(f, m, i=i):
+            report((i + f) / n, f"run {i + 1}/{n}: {m}")
+
+        started = time.time()
+        t0 = time.perf_counter()
+        try:
+            result = fams[cfg.algorithm].run(cfg, _Reporter(sub, store, run_id))
+            if not isinstance(result, RunResult):
+                raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
+            out = ("finished", result, started, time.perf_counter() - t0)
+        except RunCancelled:
+            raise
+        except EngineError as exc:
+            out = ("failed", str(exc), started, time.perf_counter() - t0)
+        except Exception as exc:
+            out = ("failed", f"{type(exc).__name__}: {exc}", started, time.perf_counter() - t0)
+        _record(store, run_id, out)
+        pending.discard(i)
+        report((i + 1) / n, f"{i + 1}/{n} runs done")
+
+
+def _dask_client(scheduler: Optional[str]):
+    """A client of ``scheduler`` (closed by the caller), or ``None`` to use the current client."""
+    try:
+        from distributed import Client, get_client
+    except ImportError:
+        raise InvalidParameterError(
+            "the dask backend needs dask.distributed (pip install 'dask[distributed]')") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="20s")
+        except OSError as exc:
+            raise InvalidParameterError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
+    try:
+        get_client()
+    except ValueError:
+        raise InvalidParameterError(
+            "the dask backend needs a scheduler address (--scheduler tcp://host:8786) "
+            "or a running distributed.Client") from None
+    return None
+
+
+def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> None:
+    from joblib import Parallel, delayed, parallel_config
+
+    n = len(configs)
+    if backend == "dask":
+        jobs = n_jobs or -1
+    else:
+        jobs = n_jobs or min(n, os.cpu_count() or 1)
+
+    report(0.0, f"0/{n} runs done")
+    with parallel_config(backend=backend, n_jobs=jobs):
+        gen = Parallel(return_as="generator_unordered")(
+            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict())
+            for i, c in enumerate(configs))
+        try:
+            for done, (i, out) in enumerate(gen, 1):
+                _record(store, ids[i], out)
+                pending.discard(i)
+                report(done / n, f"{done}/{n} runs done")
+        finally:
+            gen.close()  # cancels the points not yet started
+
+
+def _indexed(i: int, module: str, class_name: str, config: dict[str, Any]):
+    return i, _run_point(module, class_name, config)

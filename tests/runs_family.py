@@ -1,0 +1,76 @@
+"""A small, real, fast run family for the tests of the run history (``algorithm: treeflip``).
+
+Not part of the workbench: the tests register it with
+``engine.runs.registry.register_family("treeflip", "tests.runs_family", "TreeFlipConfig")`` (or, in a
+subprocess, ``TREE_WORKBENCH_FAMILIES=treeflip=tests.runs_family:TreeFlipConfig``).
+
+The model: a binary Markov field on a tree (the root a fair coin, each edge flips its parent's bit
+with probability ``flip``). The learner predicts, edge after edge in BFS order, whether the edge
+flips, with the Krichevsky-Trofimov estimate (k + 1/2) / (t + 1); its cumulative log loss is within
+1/2 ln T + ln 2 nats of the best fixed Bernoulli in hindsight, which the tests check.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.errors import InvalidParameterError
+from engine.runs.protocol import RunConfig, RunResult, no_progress
+from engine.trees.spec import tree_from_spec
+
+__all__ = ["TreeFlipConfig", "run", "FAMILY", "ENV"]
+
+FAMILY = ("treeflip", "tests.runs_family", "TreeFlipConfig")
+ENV = "treeflip=tests.runs_family:TreeFlipConfig"
+
+
+@dataclass(frozen=True)
+class TreeFlipConfig(RunConfig):
+    algorithm: ClassVar[str] = "treeflip"
+    tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31, "seed": 0})
+    flip: float = 0.2
+    seed: int = 0
+    steps: int = 20          # progress reports
+    delay: float = 0.0       # seconds slept per progress report (to make a run slow on purpose)
+
+
+def run(config: TreeFlipConfig, progress=None) -> RunResult:
+    progress = progress or no_progress
+    if not 0.0 <= config.flip <= 1.0:
+        raise InvalidParameterError(f"flip must be in [0, 1], got {config.flip}")
+    tree = tree_from_spec(config.tree)
+    rng = np.random.default_rng(config.seed)
+    order = tree.order
+    bits = np.zeros(tree.n, dtype=np.int8)
+    bits[tree.root] = rng.integers(2)
+    flips = rng.random(tree.n) < config.flip
+    for v in order[1:]:
+        bits[v] = bits[tree.parent[v]] ^ flips[v]
+    z = (bits[order[1:]] != bits[tree.parent[order[1:]]]).astype(int)  # observed flips, BFS order
+    T = z.size
+    loss = 0.0
+    k = 0
+    curve_loss, curve_est = [], []
+    chunk = max(1, math.ceil(T / max(config.steps, 1)))
+    for t in range(T):
+        p1 = (k + 0.5) / (t + 1.0)
+        loss -= math.log(p1 if z[t] else 1.0 - p1)
+        k += int(z[t])
+        curve_loss.append([t + 1, loss / (t + 1)])
+        curve_est.append([t + 1, (k + 0.5) / (t + 2.0)])
+        if (t + 1) % chunk == 0 or t + 1 == T:
+            if config.delay:
+                time.sleep(config.delay)
+            progress((t + 1) / T, f"edge {t + 1} of {T}")
+    q = k / T if T else 0.0
+    best = -(k * math.log(q) if k else 0.0) - ((T - k) * math.log(1 - q) if T - k else 0.0)
+    return RunResult(
+        metrics={"n_edges": int(T), "flips": int(k), "flip_estimate": (k + 0.5) / (T + 1.0),
+                 "log_loss": loss, "regret": loss - best},
+        curves={"log_loss": curve_loss, "estimate": curve_est},
+        artefacts={"root_bit": int(bits[tree.root])})
