@@ -416,9 +416,11 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
     The state of T_t is kept in arrays indexed by position in the list of surviving vertices
     (breadth-first order, s first), compacted after every round, so that each round sweeps
     contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
+    The working state is int32 (half the memory traffic of int64; n < 2^30 keeps every vertex
+    position and D node id in range); the returned arrays are int64.
     """
     n = sp.shape[0]
-    deg = np.zeros(n, np.int64)
+    deg = np.zeros(n, np.int32)
     for u in range(n):
         if sp[u] >= 0:
             deg[u] += 1
@@ -449,18 +451,18 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
         echild[z] = u
     # T_0 in compact form: position i holds vertex vid[i]; tp = position of the T_t-parent,
     # ec = D node on the edge to the parent, hh = head of the list of components hanging below
-    pos = np.full(n, -1, np.int64)
+    pos = np.full(n, -1, np.int32)
     na = 0
     for k in range(n):
         u = order[k]
         if u == s or deg[u] >= 2:
             pos[u] = na
             na += 1
-    vid = np.empty(na, np.int64)
-    tp = np.full(na, -1, np.int64)
-    ec = np.full(na, -1, np.int64)
-    hh = np.full(na, -1, np.int64)
-    hang_next = np.full(m, -1, np.int64)
+    vid = np.empty(na, np.int32)
+    tp = np.full(na, -1, np.int32)
+    ec = np.full(na, -1, np.int32)
+    hh = np.full(na, -1, np.int32)
+    hang_next = np.full(m, -1, np.int32)
     for k in range(n):
         u = order[k]
         i = pos[u]
@@ -474,10 +476,10 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
             q = pos[sp[u]]
             hang_next[z] = hh[q]
             hh[q] = z
-    nch = np.zeros(na, np.int64)
-    onech = np.full(na, -1, np.int64)
+    nch = np.zeros(na, np.int32)
+    onech = np.full(na, -1, np.int32)
     merg = np.zeros(na, np.bool_)
-    newpos = np.empty(na, np.int64)
+    newpos = np.empty(na, np.int32)
     nxt = n - 1
     t = 0
     while na > 1:
@@ -529,18 +531,16 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
                 ec[c] = z
                 tp[c] = q  # re-attached to the grandparent (not mergeable: it survives)
         # compact the survivors (order kept, so parents still come before children)
+        # in one pass: a parent's position precedes its children's, so newpos[tp[i]] is known
         w = 0
         for i in range(na):
             if not merg[i]:
                 newpos[i] = w
+                vid[w] = vid[i]
+                tp[w] = newpos[tp[i]] if i > 0 else -1
+                ec[w] = ec[i]
+                hh[w] = hh[i]
                 w += 1
-        for i in range(na):
-            if not merg[i]:
-                k = newpos[i]
-                vid[k] = vid[i]
-                tp[k] = newpos[tp[i]] if i > 0 else -1
-                ec[k] = ec[i]
-                hh[k] = hh[i]
         na = w
         t += 1
     vround[s] = t
@@ -729,6 +729,9 @@ def _boundary(ends, deg):  # pragma: no cover - compiled
 
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     s = cover_root(tree, root)
+    if tree.n >= 2**30:  # the kernel's working state is int32 (D has fewer than 2n nodes)
+        raise InvalidParameterError(f"a tree of {tree.n} vertices is too large for the cover "
+                                    "kernel (at most 2^30 - 1)")
     sp, order = _bfs_from(tree, s)
     sp = np.ascontiguousarray(sp, np.int64)
     order = np.ascontiguousarray(order, np.int64)
