@@ -633,42 +633,43 @@ def _d_structure(dpar):  # pragma: no cover - compiled
     depth = np.zeros(m, np.int64)
     for z in range(m - 2, -1, -1):
         depth[z] = depth[dpar[z]] + 1
-    # children counts -> CSR (children of each node in increasing id order)
-    ptr = np.zeros(m + 1, np.int64)
+    # children counts -> CSR (children of each node in increasing id order). Counts go to
+    # ptr[p + 2] and the fill pointer is ptr[p + 1] itself, so no separate fill array is needed.
+    ptr = np.zeros(m + 2, np.int64)
     for z in range(m):
         p = dpar[z]
         if p >= 0:
-            ptr[p + 1] += 1
-    for z in range(m):
+            ptr[p + 2] += 1
+    for z in range(1, m + 1):
         ptr[z + 1] += ptr[z]
-    fill = ptr[:-1].copy()
     idx = np.empty(max(m - 1, 0), np.int64)
     for z in range(m):
         p = dpar[z]
         if p >= 0:
-            idx[fill[p]] = z
-            fill[p] += 1
+            idx[ptr[p + 1]] = z
+            ptr[p + 1] += 1
+    ptr = ptr[:m + 1]
     height = np.zeros(m, np.int64)
-    nleaf = np.zeros(m, np.int64)
+    hi = np.zeros(m, np.int64)  # first the number of leaves below z, then lo[z] + that number
     for z in range(m):
         if ptr[z + 1] == ptr[z]:
-            nleaf[z] += 1
+            hi[z] += 1
         p = dpar[z]
         if p >= 0:
             if height[z] + 1 > height[p]:
                 height[p] = height[z] + 1
-            nleaf[p] += nleaf[z]
-    # leaf ranges, top-down (a parent has a larger id than its children)
+            hi[p] += hi[z]
+    # leaf ranges, top-down (a parent has a larger id than its children, so when z is reached
+    # hi[c] of its children still holds their leaf counts)
     lo = np.zeros(m, np.int64)
-    hi = np.zeros(m, np.int64)
     lo[m - 1] = 0
     for z in range(m - 1, -1, -1):
-        hi[z] = lo[z] + nleaf[z]
         start = lo[z]
         for k in range(ptr[z], ptr[z + 1]):
             c = idx[k]
             lo[c] = start
-            start += nleaf[c]
+            start += hi[c]
+        hi[z] = lo[z] + hi[z]
     nl = 0
     for z in range(m):
         if ptr[z + 1] == ptr[z]:
