@@ -410,14 +410,16 @@ def _bfs_from(tree: Tree, s: int):
 
 
 @numba.njit(cache=True)
-def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
+def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echild, upc, downc,
+                    vnode, enode, vround, hang_next):  # pragma: no cover - compiled
     """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover.
 
     The state of T_t is kept in arrays indexed by position in the list of surviving vertices
     (breadth-first order, s first), compacted after every round, so that each round sweeps
     contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
     The working state is int32 (half the memory traffic of int64; n < 2^30 keeps every vertex
-    position and D node id in range); the returned arrays are int64.
+    position and D node id in range); the returned arrays are int64. They are allocated by the
+    caller (see :func:`_kernel_outputs`) and filled in place.
     """
     n = sp.shape[0]
     deg = np.zeros(n, np.int32)
@@ -425,22 +427,6 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
         if sp[u] >= 0:
             deg[u] += 1
             deg[sp[u]] += 1
-    n_int = 0
-    for u in range(n):
-        if deg[u] >= 2:
-            n_int += 1
-    m = (n - 1) + n_int
-    dpar = np.full(m, -1, np.int64)
-    kind = np.zeros(m, np.int64)
-    ends = np.full((m, 2), -1, np.int64)
-    rnd = np.full(m, -1, np.int64)
-    split = np.full(m, -1, np.int64)
-    echild = np.full(m, -1, np.int64)
-    upc = np.full(m, -1, np.int64)
-    downc = np.full(m, -1, np.int64)
-    vnode = np.full(n, -1, np.int64)
-    enode = np.full(n, -1, np.int64)
-    vround = np.full(n, -1, np.int64)
     # edge nodes, breadth-first from s
     for k in range(1, n):
         u = order[k]
@@ -462,7 +448,6 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
     tp = np.full(na, -1, np.int32)
     ec = np.full(na, -1, np.int32)
     hh = np.full(na, -1, np.int32)
-    hang_next = np.full(m, -1, np.int32)
     for k in range(n):
         u = order[k]
         i = pos[u]
@@ -627,30 +612,29 @@ def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _d_structure(dpar):  # pragma: no cover - compiled
-    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up)."""
+def _d_structure(dpar, depth, ptr, idx, height, lo, hi):  # pragma: no cover - compiled
+    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up).
+
+    The caller passes zeroed arrays (``ptr`` of size m + 2, ``idx`` of size max(m - 1, 0)).
+    """
     m = dpar.shape[0]
-    depth = np.zeros(m, np.int64)
     for z in range(m - 2, -1, -1):
         depth[z] = depth[dpar[z]] + 1
     # children counts -> CSR (children of each node in increasing id order). Counts go to
     # ptr[p + 2] and the fill pointer is ptr[p + 1] itself, so no separate fill array is needed.
-    ptr = np.zeros(m + 2, np.int64)
     for z in range(m):
         p = dpar[z]
         if p >= 0:
             ptr[p + 2] += 1
     for z in range(1, m + 1):
         ptr[z + 1] += ptr[z]
-    idx = np.empty(max(m - 1, 0), np.int64)
     for z in range(m):
         p = dpar[z]
         if p >= 0:
             idx[ptr[p + 1]] = z
             ptr[p + 1] += 1
     ptr = ptr[:m + 1]
-    height = np.zeros(m, np.int64)
-    hi = np.zeros(m, np.int64)  # first the number of leaves below z, then lo[z] + that number
+    # hi: first the number of leaves below z, then lo[z] + that number
     for z in range(m):
         if ptr[z + 1] == ptr[z]:
             hi[z] += 1
@@ -661,7 +645,6 @@ def _d_structure(dpar):  # pragma: no cover - compiled
             hi[p] += hi[z]
     # leaf ranges, top-down (a parent has a larger id than its children, so when z is reached
     # hi[c] of its children still holds their leaf counts)
-    lo = np.zeros(m, np.int64)
     lo[m - 1] = 0
     for z in range(m - 1, -1, -1):
         start = lo[z]
@@ -695,7 +678,7 @@ def _relabel_in(sp, order):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: no cover - compiled
+def _relabel_out(order, ends, split, echild, vnode, enode, vround, vn, en, vr):  # pragma: no cover
     """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
     m = ends.shape[0]
     n = order.shape[0]
@@ -707,9 +690,6 @@ def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: n
             split[z] = order[split[z]]
         if echild[z] >= 0:
             echild[z] = order[echild[z]]
-    vn = np.empty(n, np.int64)
-    en = np.empty(n, np.int64)
-    vr = np.empty(n, np.int64)
     for k in range(n):
         vn[order[k]] = vnode[k]
         en[order[k]] = enode[k]
@@ -718,14 +698,28 @@ def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: n
 
 
 @numba.njit(cache=True)
-def _boundary(ends, deg):  # pragma: no cover - compiled
-    """∂_T of each component: its ends, less those that are leaves of T."""
-    b = ends.copy()
+def _boundary(b, deg):  # pragma: no cover - compiled
+    """∂_T of each component, in place on a copy of ``ends``: its ends, less the leaves of T."""
     for z in range(b.shape[0]):
         for j in range(2):
             if b[z, j] >= 0 and deg[b[z, j]] < 2:
                 b[z, j] = -1
     return b
+
+
+def _kernel_outputs(n: int, m: int) -> tuple:
+    """The arrays :func:`_optimal_kernel` fills, allocated by numpy rather than inside the kernel.
+
+    numpy asks the kernel for transparent huge pages on large arrays (``madvise``), numba's
+    allocator does not: at 10^6 vertices the build touches about 300 MB of fresh memory, and
+    faulting it in 4 KB pages cost more than the rounds themselves (82,000 minor faults per build
+    of a 10^6 path, against none at 10^5 where the freed memory is reused; see
+    ``benchmarks/bench_cover.py``).
+    """
+    return (np.full(m, -1, np.int64), np.zeros(m, np.int64), np.full((m, 2), -1, np.int64),
+            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(m, -1, np.int64),
+            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(n, -1, np.int64),
+            np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m, -1, np.int32))
 
 
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
@@ -740,17 +734,23 @@ def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
     bsp = _relabel_in(sp, order)
     bord = np.arange(tree.n, dtype=np.int64)
+    n = tree.n
+    m = (n - 1) + int(np.count_nonzero(np.asarray(tree.degree) >= 2))
     if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
-        raw = _optimal_kernel(bsp, bord, np.int64(0), True)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), True, *_kernel_outputs(n, m))
     elif rake_only:
         raw = _rake_only_kernel(bsp, bord, np.int64(0))
     else:
-        raw = _optimal_kernel(bsp, bord, np.int64(0), False)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), False, *_kernel_outputs(n, m))
     (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
-    ends, split, echild, vnode, enode, vround = _relabel_out(order, ends, split, echild, vnode,
-                                                             enode, vround)
-    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(dpar)
-    boundary = _boundary(ends, np.asarray(tree.degree, np.int64))
+    ends, split, echild, vnode, enode, vround = _relabel_out(
+        order, ends, split, echild, vnode, enode, vround,
+        np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(
+        dpar, np.zeros(m, np.int64), np.zeros(m + 2, np.int64),
+        np.empty(max(m - 1, 0), np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64),
+        np.zeros(m, np.int64))
+    boundary = _boundary(ends.copy(), np.asarray(tree.degree, np.int64))
     return HierarchicalCover(
         tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
         ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
