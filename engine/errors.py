@@ -20,6 +20,7 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "NumericalRangeError",
 ]
 
 
@@ -84,3 +85,8 @@ class InvalidParameterError(EngineError, ValueError):
 
 class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
+
+
+class NumericalRangeError(EngineError, ArithmeticError):
+    """Inputs whose ratios exceed what double precision can hold (about 1e308 within one table or
+    message), so that an answer would underflow to 0/0; the message names the query."""

@@ -309,6 +309,19 @@ def test_loss_file_errors_name_the_culprit(tmp_path, named_tree, text, message):
         read_loss_file(p, named_tree)
 
 
+def test_loss_file_with_bom_and_undecodable_bytes(tmp_path, named_tree):
+    """A spreadsheet's UTF-8 BOM is not part of the header; bytes that are not text name the file."""
+    p = tmp_path / "l.csv"
+    p.write_bytes(b"\xef\xbb\xbftask,y1,y2\na,0,1\n")
+    assert read_loss_file(p, named_tree).vertices.tolist() == [0]
+    p.write_bytes(b"\xff\xfe\x00a,0,1\n")
+    with pytest.raises(DataFormatError, match=r"l.csv: not UTF-8 text"):
+        read_loss_file(p, named_tree)
+    p.write_bytes(b"a,0\x00,1\n")
+    with pytest.raises(DataFormatError, match=r"l.csv line 1, loss 1: "):
+        read_loss_file(p, named_tree)
+
+
 def test_loss_file_jsonl_errors(tmp_path, named_tree):
     p = tmp_path / "l.jsonl"
     p.write_text('{"task": "a", "loss": [0, 1]}\n{"task": "a"}\n')

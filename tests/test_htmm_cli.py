@@ -105,3 +105,11 @@ def test_cli_classify_xml_directories(tmp_path):
     assert r.returncode == 0, r.stderr
     m = json.loads(r.stdout)
     assert m["classes"] == [1, 2] and sum(map(sum, m["confusion"])) == 2
+
+
+def test_cli_zero_iterations_prints_valid_json():
+    """No sweep: the acceptance rate of the k moves is undefined and printed as null."""
+    r = cli("--train", "synthetic", "--test", "synthetic", "--states", "2", "--iterations", "0", "--json")
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["accept_k"] is None and m["train_loglik"] is None

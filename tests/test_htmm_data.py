@@ -61,6 +61,9 @@ def test_jsonl_nodes_in_any_order(tmp_path):
     ('{"labels": [1, 1, 1, 1], "children": [[2], [-1], [4], [3]]}', "cannot be reached"),
     ('{"y": "a", "labels": [1], "children": [[-1]]}', "class y must be an integer"),
     ('[1, 2]', "expected an object"),
+    ('{"labels": [1.5, 2], "children": [[2], [-1]]}', "labels must be integers"),
+    ('{"labels": [1, 2], "children": [[2.0], [-1]]}', "children must be integers"),
+    ('{"labels": [1, 2000000], "children": [[2], [-1]]}', "M at most 100,000"),
 ])
 def test_jsonl_errors_name_file_and_line(tmp_path, line, msg):
     p = write_jsonl(tmp_path / "bad.jsonl", [TREE, line])

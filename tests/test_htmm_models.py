@@ -23,34 +23,12 @@ def _slots(data, u):
     return data.children[u]
 
 
-def brute_sp(m: SPBHTMM, data, t):
+def _enumerate(m, data, t, transition):
+    """Every state vector of tree ``t`` and its joint probability with the labels (eq. 6):
+    ``transition(q, u, ch)`` is P(Q_u = q[u] | the children's states) of an internal node."""
     s = data.tree_nodes(t)
     nodes = list(range(s.start, s.stop))
     C = m.n_states
-    total = 0.0
-    for Q in itertools.product(range(C), repeat=len(nodes)):
-        q = dict(zip(nodes, Q))
-        p = 1.0
-        for u in nodes:
-            x = data.labels[u]
-            b = m.emit_[q[u], x] if x >= 0 else 1.0
-            ch = data.children[u]
-            if (ch < 0).all():
-                p *= m.prior_[data.position[u], q[u]] * b
-            else:
-                tr = sum(m.switch_[l] * m.trans_[l, q[c] if c >= 0 else C, q[u]] for l, c in enumerate(ch))
-                p *= tr * b * np.prod([m.prior_[l, C] for l, c in enumerate(ch) if c < 0])
-        total += p
-    return total
-
-
-def brute_tf(m: TFBHTMM, data, t, Qs=None):
-    """``P(x)`` of tree ``t`` by summing eq. 6 over every state vector; with ``Qs`` also the
-    normalised joint of those configurations."""
-    s = data.tree_nodes(t)
-    nodes = list(range(s.start, s.stop))
-    C = m.n_states
-    strides = TFBHTMM._strides(m.k_)
     probs = {}
     for Q in itertools.product(range(C), repeat=len(nodes)):
         q = dict(zip(nodes, Q))
@@ -62,9 +40,28 @@ def brute_tf(m: TFBHTMM, data, t, Qs=None):
             if (ch < 0).all():
                 p *= m.prior_[data.position[u], q[u]] * b
             else:
-                row = sum(m.cluster_[l, q[c] if c >= 0 else C] * strides[l] for l, c in enumerate(ch))
-                p *= m.lambda_[row, q[u]] * b * np.prod([m.prior_[l, C] for l, c in enumerate(ch) if c < 0])
+                p *= transition(q, u, ch) * b * np.prod([m.prior_[l, C] for l, c in enumerate(ch) if c < 0])
         probs[Q] = p
+    return probs
+
+
+def brute_sp(m: SPBHTMM, data, t):
+    C = m.n_states
+    return sum(_enumerate(m, data, t, lambda q, u, ch: sum(
+        m.switch_[l] * m.trans_[l, q[c] if c >= 0 else C, q[u]] for l, c in enumerate(ch))).values())
+
+
+def brute_tf(m: TFBHTMM, data, t):
+    """``P(x)`` of tree ``t`` by summing eq. 6 over every state vector, and the (unnormalised)
+    joint of every configuration."""
+    C = m.n_states
+    strides = TFBHTMM._strides(m.k_)
+
+    def transition(q, u, ch):
+        row = sum(m.cluster_[l, q[c] if c >= 0 else C] * strides[l] for l, c in enumerate(ch))
+        return m.lambda_[row, q[u]]
+
+    probs = _enumerate(m, data, t, transition)
     return sum(probs.values()), probs
 
 

@@ -55,8 +55,10 @@ def test_replay_prints_one_line_per_query_equal_to_bp():
 
 @pytest.mark.parametrize("scenario, culprit", [
     ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2, "node_data": {"a": [1, 0]},
-      "ops": [{"update": "a", "data": [0, 0]}]}, "total mass zero"),
-    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"marginal": "q"}]}, "q"),
+      "ops": [{"update": "a", "data": [0, 0]}]}, "ops[0]: the evidence is inconsistent"),
+    ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2, "node_data": {"b": [0, 0]}, "ops": []},
+     "initial node_data"),
+    ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"marginal": "q"}]}, "ops[0]: no vertex is named q"),
     ({"tree": {"edges": [["a", "b"]]}, "states": 2, "ops": [{"frob": 1}]}, "ops[0]"),
     ({"tree": {"edges": [["a", "b"]]}, "states": 1, "ops": []}, "k must be"),
     ({"tree": {"edges": [["a", "b"], ["b", "c"]]}, "states": 2,
@@ -121,3 +123,19 @@ def test_saved_scenario_replays_to_the_same_model(tmp_path):
         name = tree.name(v)
         np.testing.assert_allclose(again.marginal(loaded.tree.index(name)), model.marginal(v), rtol=1e-12)
     assert again.log_partition() == pytest.approx(model.log_partition(), rel=1e-12)
+
+
+def test_scenario_numbers_are_vertex_names_not_indices():
+    """{"marginal": 2} means the vertex named "2" (JSON numbers are names, as in edge lists)."""
+    from engine.inference.scenario import parse_scenario, replay
+
+    # the vertex named "2" is not at index 2 here
+    obj = {"tree": {"edges": [["5", "2"], ["2", "7"]]}, "states": 2, "node_data": {"2": [1, 0]},
+           "edge_potential": [[3, 1], [1, 3]], "ops": [{"marginal": 2}, {"marginal": "2"}]}
+    sc = parse_scenario(obj)
+    assert sc.tree.index("2") != 2
+    a, b = list(replay(sc))
+    assert a["vertex"] == b["vertex"] == "2"
+    assert a["marginal"] == b["marginal"] == [1.0, 0.0]
+    with pytest.raises(Exception, match=r"ops\[0\]: a vertex name must be a string, got 2.5"):
+        parse_scenario({**obj, "ops": [{"marginal": 2.5}]})

@@ -82,3 +82,32 @@ def test_bp_page_steps_and_tabs():
     assert not at.exception, at.exception
     err = next(float(m.value) for m in at.metric if m.label == "Largest |belief − exact| now")
     assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
+
+
+def test_online_loaded_scenario_keeps_its_starting_point():
+    """A loaded scenario's overrides, node data and root are kept for saving, and the prior bars
+    are its starting point (not the plain default potential)."""
+    from engine.inference.belief_propagation import belief_propagation
+    from engine.inference.scenario import apply_op, build_model, load_scenario
+    from tests.test_inference_cli import SAMPLE
+
+    sc = load_scenario(SAMPLE)
+    assert sc.edge_potentials and sc.node_data and sc.root   # the sample exercises all three
+    model = build_model(sc)
+    for i, op in enumerate(sc.ops):
+        apply_op(model, i, op)
+    at = open_page(ONLINE)
+    # what the page's uploader does (AppTest cannot upload a file)
+    at.session_state["tree"] = sc.tree
+    at.session_state["tree_version"] = 99
+    at.session_state["om_mode"] = "Edit matrix"
+    at.session_state["om_matrix_start"] = sc.edge_potential.tolist()
+    at.session_state["om_pending"] = {"model": model, "scenario": sc}
+    at.run()
+    assert not at.exception, at.exception
+    s = at.session_state["om_state"]
+    assert s["model"] is model
+    assert s["base"] == {"edge_potentials": sc.edge_potentials, "node_data": sc.node_data, "root": sc.root}
+    start = build_model(sc)
+    ref = belief_propagation(sc.tree, start.node_data, start.edge_potentials(), k=sc.k)
+    np.testing.assert_allclose(s["prior"], ref.marginals, rtol=1e-12)

@@ -211,3 +211,32 @@ def test_long_path_with_extreme_entries(cover):
     assert model.log_partition() == pytest.approx(ref.log_partition, rel=1e-12)
     for v in rng.integers(n, size=20):
         np.testing.assert_allclose(model.marginal(int(v)), ref.marginals[v], rtol=1e-9, atol=1e-150)
+
+
+def test_extreme_potentials_with_zeros_marginal_walk_in_logs():
+    """Entries 10^U(-100, 100), 30% zeros (a case found in review): the siblings' product and the
+    outside messages of the marginal walk span more than 1e308 and used to underflow to 0/0 (NaN,
+    or ZeroDivisionError in the compiled build). Against brute force, relative 1e-9."""
+    rng = np.random.default_rng(0)
+    k = 3
+    for trial in range(6):    # the recipe of the review script; trial 5 is the failing case
+        n = int(rng.integers(3, 9))
+        tree = generate("random", n, seed=trial)
+        E = 10.0 ** rng.uniform(-100, 100, (n - 1, k, k))
+        E[rng.random(E.shape) < 0.3] = 0.0
+        D = 10.0 ** rng.uniform(-100, 100, (n, k))
+        D[rng.random(D.shape) < 0.3] = 0.0
+    bf = brute_force(tree, D, E, k=k)
+    for backend in ("numba", "python"):
+        model = OnlineModel(tree, k, E, D, backend=backend)
+        got = np.array([model.marginal(v) for v in range(n)])
+        np.testing.assert_allclose(got, bf.marginals, rtol=RTOL, atol=1e-300)
+        assert model.log_partition() == pytest.approx(bf.log_partition, rel=RTOL)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_unknown_cover_kind_is_rejected_at_every_size(n):
+    from engine.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="'bogus'"):
+        OnlineModel(generate("path", n), 2, np.ones((2, 2)), None, cover="bogus")

@@ -418,3 +418,9 @@ def test_gml_fast_and_general_paths_agree(t):
     assert gml._parse_simple(nested) is None and gml._parse_flat(nested) is None
     same_tree(t, parse_tree_text(extra, "gml"))
     same_tree(t, parse_tree_text(nested, "gml"))
+
+
+@pytest.mark.parametrize("text", ["garbage {{{", "(A,B)C", "A"])
+def test_newick_without_semicolon_is_refused(text):
+    with pytest.raises(TreeFormatError, match="does not end with ';'"):
+        parse_tree_text(text, "newick")

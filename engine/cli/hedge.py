@@ -62,6 +62,10 @@ def _hedge(args) -> int:
     from engine.hedge.learner import DEFAULT_BACKEND
     from engine.hedge.run import HedgeConfig, metrics_of, play_config
 
+    if args.trace and Path(args.trace).is_dir():  # before the run, not after it
+        from engine.errors import InvalidParameterError
+
+        raise InvalidParameterError(f"--trace {args.trace}: is a directory, not a file name")
     env = "file" if args.losses else args.environment
     config = HedgeConfig(tree=tree_spec(args.tree), states=args.states, trials=args.trials, eta=args.eta,
                          coupling=args.coupling, environment=env, switches=args.switches,

@@ -22,14 +22,10 @@ def register(sub) -> None:
 
 
 def _replay(args) -> int:
-    from engine.inference.scenario import build_model, apply_op, load_scenario
+    from engine.inference.scenario import load_scenario, replay
 
-    sc = load_scenario(args.scenario)
-    model = build_model(sc, backend=args.backend)
-    for i, op in enumerate(sc.ops):
-        line = apply_op(model, i, op)
-        if line is not None:
-            print_json(line)
+    for line in replay(load_scenario(args.scenario), backend=args.backend):
+        print_json(line)
     return 0
 
 

@@ -410,6 +410,50 @@ def _bfs_from(tree: Tree, s: int):
 
 
 @numba.njit(cache=True)
+def _degrees(sp):  # pragma: no cover - compiled
+    """Degree of every vertex of T, from its parent array."""
+    deg = np.zeros(sp.shape[0], np.int64)
+    for u in range(sp.shape[0]):
+        if sp[u] >= 0:
+            deg[u] += 1
+            deg[sp[u]] += 1
+    return deg
+
+
+@numba.njit(cache=True)
+def _fill_edge_nodes(sp, order, ends, echild, enode):  # pragma: no cover - compiled
+    """The n - 1 edge nodes of D, breadth-first from s: node k - 1 is the edge above ``order[k]``."""
+    for k in range(1, sp.shape[0]):
+        u = order[k]
+        z = k - 1
+        enode[u] = z
+        ends[z, 0] = sp[u]
+        ends[z, 1] = u
+        echild[z] = u
+
+
+@numba.njit(cache=True)
+def _new_d_arrays(sp, order, n_int):  # pragma: no cover - compiled
+    """The raw D arrays of the rake-only kernel for m = (n - 1) + n_int nodes, with the n - 1
+    edge nodes filled in."""
+    n = sp.shape[0]
+    m = (n - 1) + n_int
+    dpar = np.full(m, -1, np.int64)
+    kind = np.zeros(m, np.int64)
+    ends = np.full((m, 2), -1, np.int64)
+    rnd = np.full(m, -1, np.int64)
+    split = np.full(m, -1, np.int64)
+    echild = np.full(m, -1, np.int64)
+    upc = np.full(m, -1, np.int64)
+    downc = np.full(m, -1, np.int64)
+    vnode = np.full(n, -1, np.int64)
+    enode = np.full(n, -1, np.int64)
+    vround = np.full(n, -1, np.int64)
+    _fill_edge_nodes(sp, order, ends, echild, enode)
+    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround
+
+
+@numba.njit(cache=True)
 def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echild, upc, downc,
                     vnode, enode, vround, hang_next):  # pragma: no cover - compiled
     """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover.
@@ -422,19 +466,8 @@ def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echil
     caller (see :func:`_kernel_outputs`) and filled in place.
     """
     n = sp.shape[0]
-    deg = np.zeros(n, np.int32)
-    for u in range(n):
-        if sp[u] >= 0:
-            deg[u] += 1
-            deg[sp[u]] += 1
-    # edge nodes, breadth-first from s
-    for k in range(1, n):
-        u = order[k]
-        z = k - 1
-        enode[u] = z
-        ends[z, 0] = sp[u]
-        ends[z, 1] = u
-        echild[z] = u
+    deg = _degrees(sp)
+    _fill_edge_nodes(sp, order, ends, echild, enode)
     # T_0 in compact form: position i holds vertex vid[i]; tp = position of the T_t-parent,
     # ec = D node on the edge to the parent, hh = head of the list of components hanging below
     pos = np.full(n, -1, np.int32)
@@ -536,11 +569,7 @@ def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echil
 def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
     """Rake-only variant in O(n): a vertex leaves in round = its height in T_0 (leaves of T_0: 0)."""
     n = sp.shape[0]
-    deg = np.zeros(n, np.int64)
-    for u in range(n):
-        if sp[u] >= 0:
-            deg[u] += 1
-            deg[sp[u]] += 1
+    deg = _degrees(sp)
     h = np.full(n, -1, np.int64)
     for k in range(n - 1, 0, -1):
         v = order[k]
@@ -557,25 +586,7 @@ def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
             n_int += 1
             if h[u] + 1 > rounds:
                 rounds = h[u] + 1
-    m = (n - 1) + n_int
-    dpar = np.full(m, -1, np.int64)
-    kind = np.zeros(m, np.int64)
-    ends = np.full((m, 2), -1, np.int64)
-    rnd = np.full(m, -1, np.int64)
-    split = np.full(m, -1, np.int64)
-    echild = np.full(m, -1, np.int64)
-    upc = np.full(m, -1, np.int64)
-    downc = np.full(m, -1, np.int64)
-    vnode = np.full(n, -1, np.int64)
-    enode = np.full(n, -1, np.int64)
-    vround = np.full(n, -1, np.int64)
-    for k in range(1, n):
-        u = order[k]
-        z = k - 1
-        enode[u] = z
-        ends[z, 0] = sp[u]
-        ends[z, 1] = u
-        echild[z] = u
+    dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround = _new_d_arrays(sp, order, n_int)
     # interior vertices by round, breadth-first within a round (counting sort)
     start = np.zeros(rounds + 1, np.int64)
     for u in range(n):

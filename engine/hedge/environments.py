@@ -205,17 +205,10 @@ def _parse_loss(text: str, where: str) -> float:
     return x
 
 
-def read_loss_file(path, tree: Tree, k: int | None = None) -> LossStream:
-    """Read trials ``(task, loss vector)`` from a file, checked against the tree.
-
-    ``.jsonl``/``.json``: one object per line, ``{"task": NAME, "loss": [y_1, ..., y_k]}``.
-    Anything else: CSV (TSV for ``.tsv``) rows ``NAME, y_1, ..., y_k``; blank lines and lines
-    starting with ``#`` are skipped, and so is a first row whose first cell is ``task``. Tasks are
-    vertex names of the tree; losses lie in [0, 1]; every row has the same k (= ``k`` if given).
-    """
-    path = Path(path)
+def _loss_rows(path: Path) -> list[tuple[int, str, list]]:
+    """The raw rows ``(line number, task, [loss texts])`` of a loss file (a BOM is ignored)."""
     rows: list[tuple[int, str, list]] = []
-    with open(path, encoding="utf-8", newline="") as fh:
+    with open(path, encoding="utf-8-sig", newline="") as fh:
         if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
             for i, line in enumerate(fh, 1):
                 if not line.strip():
@@ -239,6 +232,26 @@ def read_loss_file(path, tree: Tree, k: int | None = None) -> LossStream:
                 if not rows and cells[0].strip().lower() == "task":
                     continue
                 rows.append((i, cells[0].strip(), [c.strip() for c in cells[1:]]))
+    return rows
+
+
+def read_loss_file(path, tree: Tree, k: int | None = None) -> LossStream:
+    """Read trials ``(task, loss vector)`` from a file, checked against the tree.
+
+    ``.jsonl``/``.json``: one object per line, ``{"task": NAME, "loss": [y_1, ..., y_k]}``.
+    Anything else: CSV (TSV for ``.tsv``) rows ``NAME, y_1, ..., y_k``; blank lines and lines
+    starting with ``#`` are skipped, and so is a first row whose first cell is ``task``. Tasks are
+    vertex names of the tree; losses lie in [0, 1]; every row has the same k (= ``k`` if given).
+    """
+    path = Path(path)
+    try:
+        rows = _loss_rows(path)
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise DataFormatError(f"{path.name}: not a CSV file ({exc})") from None
+    except OSError as exc:
+        raise DataFormatError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
     if not rows:
         raise DataFormatError(f"{path.name}: no trials found (expected rows: task, loss_1, ..., loss_k)")
     kk = len(rows[0][2]) if k is None else check_states(k)

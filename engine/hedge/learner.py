@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.errors import InvalidParameterError
 from engine.hedge import _inference
 from engine.hedge.potentials import check_eta, check_states, edge_potentials, favourite_actions, initial_data
 from engine.trees import Tree

@@ -16,12 +16,16 @@ from engine.errors import InvalidParameterError, InvalidPotentialError
 from engine.trees import Tree
 
 __all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
-           "TIE_TOLERANCE", "DEFAULT_COUPLING"]
+           "TIE_TOLERANCE", "DEFAULT_COUPLING", "ETA_MAX"]
 
 #: The Potts coupling used when neither edge potentials nor a coupling are given.
 DEFAULT_COUPLING = 0.9
 #: Two actions whose probabilities differ by at most this much are tied (no favourite).
 TIE_TOLERANCE = 1e-12
+#: The largest learning rate accepted. Above ~745, exp(-eta) is already 0 in double precision (a
+#: rate acts as eta = infinity); far larger ones overflow eta times a cumulative loss (the bound's
+#: max-product, the carried log scales) and end in NaN, so they are refused.
+ETA_MAX = 1e6
 
 
 def check_states(k) -> int:
@@ -39,6 +43,8 @@ def check_eta(eta) -> float:
         raise InvalidParameterError(f"the learning rate eta must be a number > 0, got {eta!r}") from None
     if not np.isfinite(e) or e <= 0:
         raise InvalidParameterError(f"the learning rate eta must be a finite number > 0, got {eta!r}")
+    if e > ETA_MAX:
+        raise InvalidParameterError(f"the learning rate eta must be at most {ETA_MAX:g}, got {eta!r}")
     return e
 
 

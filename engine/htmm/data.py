@@ -184,6 +184,22 @@ def _build(labels: Sequence[np.ndarray], children: Sequence[np.ndarray], y, n_la
                            tuple(levels), None if label_names is None else tuple(label_names))
 
 
+#: The largest label of a JSON-lines tree (the emission table has one column per label 1..M).
+MAX_LABEL = 100_000
+
+
+def _integers(values, message: str) -> np.ndarray:
+    """``values`` as int64, refusing anything that is not an integer (1.5, true, "2") rather than
+    truncating it."""
+    try:
+        a = np.asarray(values)
+    except (TypeError, ValueError):
+        raise DataFormatError(message) from None
+    if a.dtype.kind not in "iu" and not (a.size == 0 and a.dtype.kind == "f"):
+        raise DataFormatError(message)
+    return a.astype(np.int64)
+
+
 def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
     """Validate one tree given 1-based like the file; return 0-based arrays."""
     n = len(labels)
@@ -191,23 +207,21 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
         raise DataFormatError(f"{where}: the tree has no nodes")
     if len(children) != n:
         raise DataFormatError(f"{where}: {n} labels but {len(children)} children lists")
-    try:
-        lab = np.asarray(labels, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise DataFormatError(f"{where}: labels must be integers") from None
+    lab = _integers(labels, f"{where}: labels must be integers")
     if lab.ndim != 1 or lab.size and lab.min() < 1:
         bad = int(np.flatnonzero(lab < 1)[0]) + 1 if lab.ndim == 1 else 1
         raise DataFormatError(f"{where}: node {bad} has label {lab.ravel()[bad - 1]}; labels are 1..M")
+    if lab.max() > MAX_LABEL:
+        bad = int(np.argmax(lab)) + 1
+        raise DataFormatError(f"{where}: node {bad} has label {lab[bad - 1]}; labels are 1..M with "
+                              f"M at most {MAX_LABEL:,}")
     widths = {len(c) if isinstance(c, list) else -1 for c in children}
     if -1 in widths:
         raise DataFormatError(f"{where}: every entry of children must be a list of slots")
     if len(widths) != 1:
         raise DataFormatError(f"{where}: children lists have different lengths {sorted(widths)}; "
                               "every node needs the same number of slots L")
-    try:
-        ch = np.asarray(children, dtype=np.int64).reshape(n, -1)
-    except (TypeError, ValueError, OverflowError):
-        raise DataFormatError(f"{where}: children must be integers (-1 for an empty slot)") from None
+    ch = _integers(children, f"{where}: children must be integers (-1 for an empty slot)").reshape(n, -1)
     bad = np.argwhere((ch != -1) & ((ch < 1) | (ch > n)))
     if len(bad):
         u, s = bad[0]

@@ -126,7 +126,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
             train_loglik=_last(model.loglik_))
         curves["loglik"] = [[i + 1, v] for i, v in enumerate(model.loglik_)]
         if config.model == "tf":
-            metrics.update(k=model.k_.tolist(), accept_k=model.accept_k_, accept_states=model.accept_states_)
+            metrics.update(k=model.k_.tolist(), accept_k=_finite(model.accept_k_),
+                           accept_states=_finite(model.accept_states_))
             for l in range(L):
                 curves[f"k[{l + 1}]"] = [[i + 1, int(v)] for i, v in enumerate(model.k_trace_[:, l])]
             artefacts["k_trace"] = model.k_trace_.tolist()
@@ -175,6 +176,11 @@ def _model(kind, opts, seed):
 def _labelled(values, names=None) -> dict:
     names = range(1, len(values) + 1) if names is None else names
     return {str(n): (None if np.isnan(v) else float(v)) for n, v in zip(names, values)}
+
+
+def _finite(x):
+    """A float for the JSON metrics; None where it is undefined (no sweep was run)."""
+    return float(x) if np.isfinite(x) else None
 
 
 def _last(xs):

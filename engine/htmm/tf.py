@@ -495,7 +495,9 @@ class TFBHTMM:
         self.states_ = Q
         self.k_trace_ = np.array(k_trace, np.int64).reshape(-1, L)
         self.accept_k_ = float(np.mean(acc_k)) if acc_k else float("nan")
-        self.accept_states_ = float(np.mean(acc_q)) if acc_q else 1.0
+        # exact draws are always accepted; the prior proposal's rate is undefined before a sweep
+        self.accept_states_ = (float(np.mean(acc_q)) if acc_q
+                               else 1.0 if self.sampler == "exact" else float("nan"))
         return self
 
     # ------------------------------------------------------------------ labelling

@@ -309,6 +309,20 @@ def _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu):
 
 
 @_jit
+def _climb(pool, pls, base, i, k, Up, Upls, Upidx, npu):
+    """Recompute product-tree nodes i, i/2, ..., 1 of the tree at ``base`` (saving each first, for
+    the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
+    work = 0
+    while i >= 1:
+        npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
+        work += k
+        if not _seg_node(pool, pls, base, i, k):
+            return False, npu, work
+        i >>= 1
+    return True, npu, work
+
+
+@_jit
 def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
                    Ut, Uls, Uidx, Up, Upls, Upidx, touched):
     """Recompute node ``start`` (its data or edge potential changed) and every D ancestor.
@@ -348,14 +362,11 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
         for x in range(k):
             pool[t, x] = data[v, x] / dm
         pls[t] = np.log(dm)
-        i = P >> 1
-        while i >= 1:
-            npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
-            work += k
-            if not _seg_node(pool, pls, base, i, k):
-                _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
-                return False, nt, work
-            i >>= 1
+        ok, npu, w = _climb(pool, pls, base, P >> 1, k, Up, Upls, Upidx, npu)
+        work += w
+        if not ok:
+            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            return False, nt, work
         nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
         ok, w = _node_table(z, NI, tab, ls, pool, pls, k, sc)
         work += w
@@ -376,14 +387,11 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
             for x in range(k):
                 pool[base + i, x] = tab[c, x]
             pls[base + i] = ls[c]
-            i >>= 1
-            while i >= 1:
-                npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
-                work += k
-                if not _seg_node(pool, pls, base, i, k):
-                    _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
-                    return False, nt, work
-                i >>= 1
+            ok, npu, w = _climb(pool, pls, base, i >> 1, k, Up, Upls, Upidx, npu)
+            work += w
+            if not ok:
+                _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+                return False, nt, work
         nu = _save_tab(y, tab, ls, Ut, Uls, Uidx, nu)
         ok, w = _node_table(y, NI, tab, ls, pool, pls, k, sc)
         work += w
@@ -398,8 +406,9 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
 
 
 @_jit
-def _matvec_log(c, h, tab, out, k):
-    """out[a] = log Σ_x β_c[a, x] h[x] for a 2-boundary child c (β = e^R B e^C), or 0 when c < 0."""
+def _matvec_log(c, lh, tab, out, k):
+    """out[a] = log Σ_x β_c[a, x] e^lh[x] for a 2-boundary child c (β = e^R B e^C), or 0 when
+    c < 0. ``lh`` is a message in logs."""
     if c < 0:
         for a in range(k):
             out[a] = 0.0
@@ -408,7 +417,7 @@ def _matvec_log(c, h, tab, out, k):
     um = -np.inf
     u = np.empty(k)
     for x in range(k):
-        u[x] = _log0(h[x]) + tab[c, kk + k + x]
+        u[x] = lh[x] + tab[c, kk + k + x]
         if u[x] > um:
             um = u[x]
     for x in range(k):
@@ -433,14 +442,14 @@ def _exp_normalise(lv, out, k):
 
 
 @_jit
-def _normalise(vec, k):
-    mx = 0.0
+def _log_normalise(lv, out, k):
+    """out = lv - max lv (max entry 0); all -inf when every entry is -inf."""
+    m = -np.inf
     for x in range(k):
-        if vec[x] > mx:
-            mx = vec[x]
-    if mx > 0.0:
-        for x in range(k):
-            vec[x] /= mx
+        if lv[x] > m:
+            m = lv[x]
+    for x in range(k):
+        out[x] = lv[x] - m if m > -np.inf else -np.inf
 
 
 @_jit
@@ -448,8 +457,8 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
     Carries the outside messages h at the current node's boundary vertices (the outside of a
-    2-boundary component factorises over its two boundary vertices); messages through a
-    2-boundary table are formed in logs. Writes the normalised marginal to ``out``; returns
+    2-boundary component factorises over its two boundary vertices). The messages are kept in
+    logs: a message of a long or extreme component can span far more than 1e308. Writes the normalised marginal to ``out``; returns
     (touched count, arithmetic count). The walk is written to ``path`` root first.
     """
     L = 0
@@ -462,8 +471,8 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
         tmp = path[i]
         path[i] = path[L - 1 - i]
         path[L - 1 - i] = tmp
-    hd = np.ones(k)
-    hdd = np.ones(k)
+    hd = np.zeros(k)    # log outside messages at the dot and ddot boundary vertices
+    hdd = np.zeros(k)
     Md = np.empty(k)
     Mdd = np.empty(k)
     g = np.empty(k)
@@ -487,18 +496,17 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
             base = NI[z, GOFS]
             j = NI[z, GP] + NI[c, GSLOT]
             for a in range(k):
-                g[a] = 1.0
+                g[a] = 0.0      # the siblings' product, in logs (a linear product can underflow)
             while j > 1:
                 sib = base + (j ^ 1)
                 for a in range(k):
-                    g[a] *= pool[sib, a]
-                _normalise(g, k)
+                    g[a] += _log0(pool[sib, a])
                 work += k
                 j >>= 1
             for a in range(k):
-                lv[a] = _log0(g[a]) + Md[a] + Mdd[a]
+                lv[a] = g[a] + Md[a] + Mdd[a]
         work += 3 * k
-        _exp_normalise(lv, hd, k)
+        _log_normalise(lv, hd, k)
     t = target
     if NI[t, SPLIT] >= 0:
         gi = NI[t, GOFS] + 1
@@ -514,19 +522,23 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
         for x in range(k):
             m = -np.inf
             for a in range(k):
-                tt = _log0(theta[t, x, a] if flip else theta[t, a, x]) + _log0(hd[a])
+                tt = _log0(theta[t, x, a] if flip else theta[t, a, x]) + hd[a]
                 if tt > m:
                     m = tt
             acc = 0.0
             if m > -np.inf:
                 for a in range(k):
-                    acc += np.exp(_log0(theta[t, x, a] if flip else theta[t, a, x]) + _log0(hd[a]) - m)
+                    acc += np.exp(_log0(theta[t, x, a] if flip else theta[t, a, x]) + hd[a] - m)
             lv[x] = _log0(data[vertex, x]) + m + _log0(acc) if m > -np.inf else -np.inf
         work += 2 * k * k + k
     _exp_normalise(lv, out, k)
     s = 0.0
     for x in range(k):
         s += out[x]
+    if s == 0.0:    # every entry flushed to zero: ratios beyond the double range (the caller raises)
+        for x in range(k):
+            out[x] = np.nan
+        return L, work
     for x in range(k):
         out[x] /= s
     return L, work

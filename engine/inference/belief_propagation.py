@@ -309,17 +309,23 @@ def flooding(tree: Tree, node_potentials, edge_potentials, *, k: int | None = No
     ups, downs, margs = [], [], []
     converged = -1
 
-    def record(t):
-        nonlocal converged
-        u, d = _rownorm(up), _rownorm(down)
-        u[tree.root] = np.nan
-        d[tree.root] = np.nan
+    def products(up, down):
+        """Split logs of every message, and of the full product at each vertex:
+        phi * message from the parent * messages from the children (section 8.4)."""
         Lu, Zu = _split_log(up)
         Ld, Zd = _split_log(down)
         L, Z = Lphi + Ld, Zphi + Zd
         L[tree.root], Z[tree.root] = Lphi[tree.root], Zphi[tree.root]
         np.add.at(L, par, Lu[ch])
         np.add.at(Z, par, Zu[ch])
+        return L, Z, Lu, Zu, Ld, Zd
+
+    def record(t):
+        nonlocal converged
+        u, d = _rownorm(up), _rownorm(down)
+        u[tree.root] = np.nan
+        d[tree.root] = np.nan
+        L, Z, _, _, _, _ = products(up, down)
         b, _, bad = _from_split(L, Z)
         with np.errstate(invalid="ignore"):
             mg = b / b.sum(axis=1, keepdims=True)
@@ -332,13 +338,7 @@ def flooding(tree: Tree, node_potentials, edge_potentials, *, k: int | None = No
 
     record(0)
     for t in range(1, iterations + 1):
-        Lu, Zu = _split_log(up)
-        Ld, Zd = _split_log(down)
-        # full product at each vertex: phi * message from parent * messages from children
-        L, Z = Lphi + Ld, Zphi + Zd
-        L[tree.root], Z[tree.root] = Lphi[tree.root], Zphi[tree.root]
-        np.add.at(L, par, Lu[ch])
-        np.add.at(Z, par, Zu[ch])
+        L, Z, Lu, Zu, Ld, Zd = products(up, down)
         # upward message c -> parent excludes the parent's message into c
         bu, _, _ = _from_split(L[ch] - Ld[ch], Z[ch] - Zd[ch])
         # downward message parent -> c excludes c's message into the parent

@@ -33,7 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.errors import (
+    InconsistentEvidenceError,
+    InvalidParameterError,
+    NumericalRangeError,
+    UnknownVertexError,
+)
 from engine.inference.potentials import (
     check_matrix,
     check_states,
@@ -104,6 +109,8 @@ class OnlineModel:
         self._data = data
         self._data_in = data
         n = tree.n
+        if isinstance(cover, str) and cover not in COVER_KINDS:   # checked here for n <= 2 too
+            raise InvalidParameterError(f"cover must be 'optimal' or 'rake-only', got {cover!r}")
         if n <= 2:
             self.cover = None
             self.cover_kind = cover if isinstance(cover, str) else "optimal"
@@ -228,7 +235,12 @@ class OnlineModel:
         nt, work = self._K.marginal_packed(v, self._F, self._I, self._L, self._vnode)
         self._last = ("marginal", self._path, nt, work)
         self.total_work += work
-        return self._out.copy()
+        out = self._out.copy()
+        if out[0] != out[0]:   # NaN: the kernel found every entry flushed to zero
+            raise NumericalRangeError(
+                f"the marginal of vertex {self.tree.name(v)} underflowed: the potentials on its path "
+                "have ratios beyond the double range (about 1e308)")
+        return out
 
     def marginals(self) -> np.ndarray:
         """All marginals, one walk per vertex (for checks and displays; not recorded in

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import DataFormatError, InvalidParameterError
+from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
 from engine.trees.model import Tree
 
@@ -84,46 +84,76 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     for key, m in eps.items():
         parts = str(key).split("|")
         _need(len(parts) == 2, f"scenario: edge key {key!r} must be \"u|v\"")
-        u, v = (tree.name(tree.index(x)) for x in parts)
+        try:
+            u, v = (tree.name(tree.index(x)) for x in parts)
+        except UnknownVertexError as exc:
+            raise UnknownVertexError(f"scenario: edge key {key!r}: {exc}") from None
         overrides[(u, v)] = check_matrix(m, k, f"scenario: potential for edge {key!r}")
-    edge_potential_table(tree, ep, overrides)  # checks that each key is an edge
+    try:
+        edge_potential_table(tree, ep, overrides)  # checks that each key is an edge
+    except UnknownVertexError as exc:
+        raise UnknownVertexError(f"scenario: 'edge_potentials': {exc}") from None
     nd = obj.get("node_data") or {}
     _need(isinstance(nd, dict), "scenario: 'node_data' must map vertex names to k numbers")
-    data = {tree.name(tree.index(name)): check_vector(vec, k, f"scenario: node_data of {name}")
-            for name, vec in nd.items()}
+    try:
+        data = {tree.name(tree.index(name)): check_vector(vec, k, f"scenario: node_data of {name}")
+                for name, vec in nd.items()}
+    except UnknownVertexError as exc:
+        raise UnknownVertexError(f"scenario: 'node_data': {exc}") from None
     cover = obj.get("cover", "optimal")
     _need(cover in ("optimal", "rake-only"), f"scenario: 'cover' must be \"optimal\" or \"rake-only\", got {cover!r}")
     root = obj.get("root")
     if root is not None:
-        root = tree.name(tree.index(root))
+        try:
+            root = _vertex(tree, root, "scenario: 'root'")
+        except UnknownVertexError as exc:
+            raise UnknownVertexError(f"scenario: 'root': {exc}") from None
     ops = obj.get("ops", [])
     _need(isinstance(ops, list), "scenario: 'ops' must be a list")
-    for i, op in enumerate(ops):
-        _check_op(tree, k, i, op)
+    ops = [_check_op(tree, k, i, op) for i, op in enumerate(ops)]
     return Scenario(tree, k, ep, overrides, data, cover, root, tuple(ops), spec)
 
 
-def _check_op(tree, k, i, op):
+def _vertex(tree, x, where) -> str:
+    """The name of the vertex called ``x``. A scenario names vertices (a JSON number 3 means the
+    vertex named "3", never the vertex at index 3)."""
+    _need(isinstance(x, (str, int)) and not isinstance(x, bool),
+          f"{where}: a vertex name must be a string, got {json.dumps(x)[:40]}")
+    return tree.name(tree.index(str(x)))
+
+
+def _check_op(tree, k, i, op) -> dict:
+    """The op, validated, with its vertices as names."""
     where = f"scenario: ops[{i}]"
+    try:
+        return _check_op_fields(tree, k, where, op)
+    except UnknownVertexError as exc:
+        raise UnknownVertexError(f"{where}: {exc}") from None
+
+
+def _check_op_fields(tree, k, where, op):
     _need(isinstance(op, dict) and len(op) >= 1, f"{where} must be an object such as {{\"marginal\": NAME}}")
     if "marginal" in op:
         _need(set(op) == {"marginal"}, f"{where}: a marginal op has only the key 'marginal'")
-        tree.index(op["marginal"])
+        return {"marginal": _vertex(tree, op["marginal"], where)}
     elif "update" in op:
         _need(set(op) == {"update", "data"}, f"{where}: an update op needs exactly 'update' and 'data'")
-        v = tree.index(op["update"])
-        check_vector(op["data"], k, f"{where}: data for vertex {tree.name(v)}")
+        v = _vertex(tree, op["update"], where)
+        check_vector(op["data"], k, f"{where}: data for vertex {v}")
+        return {"update": v, "data": op["data"]}
     elif "set_edge" in op:
         _need(set(op) == {"set_edge", "potential"}, f"{where}: a set_edge op needs 'set_edge' and 'potential'")
         e = op["set_edge"]
         _need(isinstance(e, list) and len(e) == 2, f"{where}: 'set_edge' must be [NAME, NAME]")
-        u, v = tree.index(e[0]), tree.index(e[1])
+        u, v = tree.index(_vertex(tree, e[0], where)), tree.index(_vertex(tree, e[1], where))
         _need(tree.parent[u] == v or tree.parent[v] == u,
               f"{where}: ({tree.name(u)}, {tree.name(v)}) is not an edge of the tree")
         check_matrix(op["potential"], k, f"{where}: potential")
+        return {"set_edge": [tree.name(u), tree.name(v)], "potential": op["potential"]}
     elif "log_partition" in op:
         _need(set(op) == {"log_partition"} and op["log_partition"] is True,
               f"{where}: a log-partition query is {{\"log_partition\": true}}")
+        return op
     else:
         raise InvalidParameterError(f"{where}: unknown op {json.dumps(op)[:60]} (expected marginal, "
                                     "update, set_edge or log_partition)")
@@ -138,7 +168,10 @@ def build_model(sc: Scenario, *, backend: str = "numba"):
     D = np.ones((tree.n, k))
     for name, vec in sc.node_data.items():
         D[tree.index(name)] = vec
-    return OnlineModel(tree, k, E, D, cover=sc.cover, root=sc.root, backend=backend)
+    try:
+        return OnlineModel(tree, k, E, D, cover=sc.cover, root=sc.root, backend=backend)
+    except InconsistentEvidenceError as exc:
+        raise InconsistentEvidenceError(f"scenario: the initial node_data and edge potentials: {exc}") from None
 
 
 def apply_op(model, i: int, op: dict):
@@ -161,7 +194,10 @@ def replay(sc: Scenario, *, backend: str = "numba"):
     """Yield the output line of every query, in order (updates print nothing)."""
     model = build_model(sc, backend=backend)
     for i, op in enumerate(sc.ops):
-        line = apply_op(model, i, op)
+        try:
+            line = apply_op(model, i, op)
+        except InconsistentEvidenceError as exc:
+            raise InconsistentEvidenceError(f"scenario: ops[{i}]: {exc}") from None
         if line is not None:
             yield line
 

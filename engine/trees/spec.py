@@ -13,6 +13,9 @@ __all__ = ["tree_from_spec"]
 def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
     """Resolve ``"file.nwk"``, ``{"generate": "path", "n": 15, "seed": 0}`` or ``{"edges": [[u, v], ...]}``.
 
+    Inline edges may come with ``"vertices": [...]`` (their order numbers the vertices; a
+    one-vertex tree is ``{"vertices": ["a"]}``) and ``"root"``.
+
     A relative path is taken relative to ``base`` when given.
     """
     from engine.trees.formats import read_tree
@@ -32,7 +35,8 @@ def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
                 raise InvalidParameterError("a generator spec needs 'n', e.g. {\"generate\": \"path\", \"n\": 15}")
             n = opts.pop("n")
             return generate(spec["generate"], int(n), **opts)
-        if "edges" in spec:
-            return Tree.from_named_edges([tuple(e) for e in spec["edges"]], root=spec.get("root"))
+        if "edges" in spec or "vertices" in spec:
+            return Tree.from_named_edges([tuple(e) for e in spec.get("edges", ())],
+                                         vertices=spec.get("vertices"), root=spec.get("root"))
     raise InvalidParameterError(
         f"a tree must be a file path, a generator spec or {{'edges': [...]}}, got {str(spec)[:60]}")

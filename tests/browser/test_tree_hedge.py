@@ -27,6 +27,8 @@ def test_tree_hedge_run(page, app_url):
     slider = page.get_by_role("slider").last
     slider.focus()
     page.keyboard.press("Home")
+    # the rerun may not have started when the page first looks idle: wait for its result
+    page.wait_for_selector("text=favourite action after trial 0", timeout=60_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "tree_hedge_scrubbed")

@@ -24,7 +24,9 @@ def test_click_a_vertex_then_add_a_child_and_undo(page, app_url):
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('6 vertices')",
                            timeout=30_000)
     wait_for_app(page)
-    assert page.locator(".js-plotly-plot .scatterlayer .trace:nth-child(2) .point").count() == 6
+    # the redrawn figure has six vertex markers (the old figure may linger a moment while it is replaced)
+    page.wait_for_function("() => document.querySelectorAll("
+                           "'.js-plotly-plot .scatterlayer .trace:nth-child(2) .point').length === 6", timeout=30_000)
     shot(page, "tree_studio_child_added")
     page.get_by_role("button", name="Undo last change").click()
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('5 vertices')",

@@ -73,13 +73,23 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 
+def _tint(hex_color: str, alpha: float) -> str:
+    """``hex_color`` at opacity ``alpha`` over white, as an opaque colour (lines behind a faded
+    marker stay hidden)."""
+    h = hex_color.lstrip("#")
+    rgb = [round(255 - alpha * (255 - int(h[i:i + 2], 16))) for i in (0, 2, 4)]
+    return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
+
+
 def _base_layout(fig, height, title):
     fig.update_layout(
         title=dict(text=title, font=dict(size=15)) if title else None, height=height,
         margin=dict(l=10, r=10, t=40 if title else 10, b=10), plot_bgcolor="white",
         xaxis=dict(visible=False), yaxis=dict(visible=False), clickmode="event+select",
         dragmode="pan", showlegend=True,
-        legend=dict(orientation="h", yanchor="bottom", y=-0.08, x=0, font=dict(size=11)))
+        # below the drawing (anchored at its top): a legend of several rows anchored at its bottom
+        # grew upwards over the lowest row of D
+        legend=dict(orientation="h", yanchor="top", y=-0.01, x=0, font=dict(size=11)))
     return fig
 
 
@@ -229,7 +239,7 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
                 name=KIND_NAMES[k] + ("" if done else " (formed later)"),
                 showlegend=done or not (formed & (cover.kind == k)).any(),
                 marker=dict(size=size * (0.6 if k == EDGE else 1),
-                            color=KIND_COLORS[k] if done else _rgba(KIND_COLORS[k], 0.22),
+                            color=KIND_COLORS[k] if done else _tint(KIND_COLORS[k], 0.22),
                             symbol="square" if k == EDGE else "circle",
                             line=dict(width=1 if m <= 2000 else 0,
                                       color="#343a40" if done else "#ced4da"))))

@@ -47,11 +47,12 @@ def loss_curves_figure(curves: dict, *, excess: bool, t: int | None = None, heig
     if t is not None:
         fig.add_vline(x=t, line=dict(color="#888", width=1, dash="dot"))
     fig.update_layout(
-        height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
+        height=height, margin=dict(l=10, r=10, t=20, b=10), plot_bgcolor="white",
         xaxis=dict(title="trial", gridcolor="#eee"),
         yaxis=dict(title="loss above the best comparator" if excess else "cumulative loss", gridcolor="#eee",
                    zeroline=True, zerolinecolor="#bbb"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.04, x=0), hovermode="x unified")
+        # below the axis: above the plot, a two-line legend ran under Plotly's mode bar
+        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0), hovermode="x unified")
     return fig
 
 

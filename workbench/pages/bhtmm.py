@@ -133,6 +133,11 @@ def paper_table(results: dict, task: str, source: str, states: int):
         st.caption("The published numbers are for a different data set; they are shown for orientation.")
 
 
+def ternary(cfg: BhtmmConfig) -> bool:
+    """The data of section IV-B (synthetic generator, symm), where a label is the number of children + 1."""
+    return cfg.train == SYNTHETIC or "symm" in Path(cfg.train).name
+
+
 def show(p: Params, cfg: BhtmmConfig, result):
     m = result.metrics
     cols = st.columns(5)
@@ -154,7 +159,7 @@ def show(p: Params, cfg: BhtmmConfig, result):
         if m["task"] == "label":
             gen = st.toggle("Confusion of the generated labels", value=True)
             cm = m["generated_confusion"] if gen else m["confusion"]
-            names = [f"{i} ({i - 1} ch.)" for i in range(1, len(cm) + 1)]
+            names = [f"{i} ({i - 1} ch.)" if ternary(cfg) else str(i) for i in range(1, len(cm) + 1)]
             st.plotly_chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
                             key="bhtmm_cm")
         else:
@@ -182,8 +187,8 @@ def show(p: Params, cfg: BhtmmConfig, result):
                                      "predicted": "most probable"}.get)
         pred = result.artefacts[kind][s.start:s.stop]
         wrong = sum(str(a) != b for a, b in zip(pred, true))
-        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red. Label = number of "
-                   "children + 1 on the synthetic data.")
+        rule = " Label = number of children + 1 on these ternary trees." if ternary(cfg) else ""
+        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red.{rule}")
         st.plotly_chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]

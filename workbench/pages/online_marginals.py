@@ -21,6 +21,7 @@ from workbench.figures.inference_figures import (
     d_figure,
     difference_bars,
     marginal_bars,
+    probability_colours,
     work_bars,
 )
 from workbench.figures.tree_figure import tree_figure
@@ -33,7 +34,7 @@ D_LIMIT = 3000        # draw D up to this many nodes
 @dataclass(frozen=True)
 class OnlineParams:
     k: int
-    matrix: tuple          # k x k edge potential, rows index the parent's... any edge's first vertex
+    matrix: tuple          # k x k potential of every edge: rows the parent's label, columns the child's
     cover: str
 
 
@@ -55,6 +56,8 @@ def _params(tree) -> OnlineParams:
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
                                 key=f"om_matrix_{k}_{abs(hash(json.dumps(start)))}")
+            st.caption("ψ(parent = row, child = column) on every edge, parents towards the root "
+                       f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
             matrix = df.to_numpy(dtype=float)
     with c3:
         cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover",
@@ -71,19 +74,23 @@ def _state(tree, p: OnlineParams):
     s = st.session_state.get("om_state")
     pending = st.session_state.pop("om_pending", None)
     if pending is not None:   # a loaded scenario, already replayed
-        model = pending["model"]
-        prior = belief_propagation(tree, None, np.asarray(p.matrix), k=p.k).marginals
+        sc = pending["scenario"]
+        start = build_model(sc)   # the scenario's starting point (before its ops) is the prior
+        prior = belief_propagation(tree, start.node_data, start.edge_potentials(), k=p.k).marginals
         ev = {}
-        for op in pending["ops"]:
+        for op in sc.ops:
             if "update" in op:
                 ev[tree.index(op["update"])] = op["data"]
-        s = {"key": key, "model": model, "prior": prior, "ops": pending["ops"], "evidence": ev}
+        # kept so that saving again writes the same starting point (overrides, node data, root)
+        base = {"edge_potentials": sc.edge_potentials, "node_data": sc.node_data, "root": sc.root}
+        s = {"key": key, "model": pending["model"], "prior": prior, "ops": list(sc.ops), "evidence": ev,
+             "base": base}
         st.session_state["om_state"] = s
     if s is None or s["key"] != key:
         M = np.asarray(p.matrix)
         model = OnlineModel(tree, p.k, M, None, cover=p.cover)
         prior = belief_propagation(tree, None, M, k=p.k).marginals
-        s = {"key": key, "model": model, "prior": prior, "ops": [], "evidence": {}}
+        s = {"key": key, "model": model, "prior": prior, "ops": [], "evidence": {}, "base": {}}
         st.session_state["om_state"] = s
     return s
 
@@ -146,8 +153,11 @@ with left:
         post = model.marginals()
         colour = post[:, 0].tolist()
     fig = tree_figure(tree, color=colour, colorscale=PROB_SCALE, highlight=sorted(s["evidence"]),
-                      selected=sel, title="T — colour: P(label 0); ringed: the selected vertex and evidence", height=460)
-    event = st.plotly_chart(fig, on_select="rerun", key="om_tree", selection_mode=("points",))
+                      selected=sel, title="The tree T", height=460)
+    event = st.plotly_chart(probability_colours(fig), on_select="rerun", key="om_tree",
+                            selection_mode=("points",))
+    st.caption("Colour: P(label 0). Ringed: the selected vertex and the vertices with evidence. "
+               "Click a vertex to query its marginal.")
     pts = event["selection"]["points"] if event else []
     picked = [int(p["customdata"]) for p in pts if "customdata" in p]
     if picked and picked[0] != sel:
@@ -161,8 +171,9 @@ with right:
     if model.cover is not None and model.cover.m <= D_LIMIT:
         C = model.cover
         st.plotly_chart(d_figure(C.to_tree(), touched, kinds=C.kind,
-                                 title=f"D (height {C.height}) — red: nodes the last operation touched"),
+                                 title=f"Decomposition tree D (height {C.height})"),
                         key="om_d")
+        st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
     else:
         st.info(f"D has {model.cover.m:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
 
@@ -193,7 +204,8 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Cover height", model.height)
 m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
 m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
-          delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off")
+          delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
+          delta_arrow="off")   # a share, not a rise: no arrow
 m4.metric("One full BP pass", f"{full:,}")
 if n_ops:
     st.plotly_chart(work_bars(model.total_work, full, n_ops), key="om_work")
@@ -232,7 +244,7 @@ with r2:
             st.error(str(exc))
 with r3:
     sc = scenario_to_dict({"edges": [list(e) for e in tree.named_edges()]}, k, np.asarray(params.matrix),
-                          cover=params.cover, ops=s["ops"])
+                          cover=params.cover, ops=s["ops"], **s.get("base", {}))
     st.download_button("Save scenario", json.dumps(sc, indent=1), file_name="scenario.json",
                        mime="application/json", key="om_save")
     up = st.file_uploader("Load scenario", type=["json"], key="om_load")
@@ -248,7 +260,7 @@ with r3:
             st.session_state["om_mode"] = "Edit matrix"
             st.session_state["om_matrix_start"] = sco.edge_potential.tolist()
             st.session_state["om_cover"] = sco.cover
-            st.session_state["om_pending"] = {"model": loaded, "ops": list(sco.ops)}
+            st.session_state["om_pending"] = {"model": loaded, "scenario": sco}
             st.rerun()
         except (EngineError, ValueError, UnicodeDecodeError) as exc:
             st.error(f"cannot load the scenario: {exc}")

@@ -17,12 +17,16 @@ from workbench.figures.hedge_figures import (LEARNER_STYLE, action_tree_figure, 
 from workbench.runner import launch
 from workbench.state import current_tree, set_tree
 
+# Short enough for a quarter-width select box; the help text of the box says the rest.
 ENV_LABELS = {
-    "piecewise": "Piecewise: best actions constant on pieces of the tree",
-    "iid": "Unrelated: each task's best action at random",
-    "switching": "Switching: a subtree changes its best action halfway",
-    "file": "My loss file (task, y_1, ..., y_k rows)",
+    "piecewise": "Piecewise on the tree",
+    "iid": "Unrelated tasks",
+    "switching": "Switching subtree",
+    "file": "My loss file",
 }
+ENV_HELP = ("**Piecewise**: each task's best action is constant on pieces of the tree, cut at the switch "
+            "edges. **Unrelated**: each task's best action at random. **Switching**: a subtree changes "
+            "its best action halfway through. **My loss file**: rows task, y_1, …, y_k.")
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ with st.form("hedge_setup"):
                              help="Potts edge potential: P on the diagonal, (1−P)/(k−1) elsewhere. "
                                   "1/k: unrelated tasks (TREE-HEDGE = Hedge per task); 1: one shared action.")
     with c3:
-        env = st.selectbox("Environment", list(ENV_LABELS), format_func=ENV_LABELS.get, key="hedge_env")
+        env = st.selectbox("Environment", list(ENV_LABELS), format_func=ENV_LABELS.get, key="hedge_env",
+                           help=ENV_HELP)
         switches = st.slider("Switches (edges where the best action changes)", 0, max(tree.n - 1, 0),
                              max(1, min(tree.n - 1, round(tree.n / 20))))
     with c4:

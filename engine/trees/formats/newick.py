@@ -130,6 +130,9 @@ def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
         raise TreeFormatError(f"the '(' at {where(text, open_at[-1])} is never closed")
     if not parent:
         raise TreeFormatError("no tree found: the Newick text is empty")
+    if not done:
+        raise TreeFormatError("the Newick text does not end with ';' (a Newick tree is "
+                              "terminated by a semicolon, e.g. '(A,B)C;')")
     seen: dict[str, int] = {}
     for v, s in enumerate(names):
         if s is not None:
