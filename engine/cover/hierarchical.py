@@ -421,9 +421,21 @@ def _degrees(sp):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _fill_edge_nodes(sp, order, ends, echild, enode):  # pragma: no cover - compiled
+    """The n - 1 edge nodes of D, breadth-first from s: node k - 1 is the edge above ``order[k]``."""
+    for k in range(1, sp.shape[0]):
+        u = order[k]
+        z = k - 1
+        enode[u] = z
+        ends[z, 0] = sp[u]
+        ends[z, 1] = u
+        echild[z] = u
+
+
+@numba.njit(cache=True)
 def _new_d_arrays(sp, order, n_int):  # pragma: no cover - compiled
-    """The raw D arrays of both kernels for m = (n - 1) + n_int nodes, with the n - 1 edge nodes
-    filled in (breadth-first from s: node k - 1 is the edge above ``order[k]``)."""
+    """The raw D arrays of the rake-only kernel for m = (n - 1) + n_int nodes, with the n - 1
+    edge nodes filled in."""
     n = sp.shape[0]
     m = (n - 1) + n_int
     dpar = np.full(m, -1, np.int64)
@@ -437,45 +449,38 @@ def _new_d_arrays(sp, order, n_int):  # pragma: no cover - compiled
     vnode = np.full(n, -1, np.int64)
     enode = np.full(n, -1, np.int64)
     vround = np.full(n, -1, np.int64)
-    for k in range(1, n):
-        u = order[k]
-        z = k - 1
-        enode[u] = z
-        ends[z, 0] = sp[u]
-        ends[z, 1] = u
-        echild[z] = u
+    _fill_edge_nodes(sp, order, ends, echild, enode)
     return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround
 
 
 @numba.njit(cache=True)
-def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
+def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echild, upc, downc,
+                    vnode, enode, vround, hang_next):  # pragma: no cover - compiled
     """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover.
 
     The state of T_t is kept in arrays indexed by position in the list of surviving vertices
     (breadth-first order, s first), compacted after every round, so that each round sweeps
     contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
+    The working state is int32 (half the memory traffic of int64; n < 2^30 keeps every vertex
+    position and D node id in range); the returned arrays are int64. They are allocated by the
+    caller (see :func:`_kernel_outputs`) and filled in place.
     """
     n = sp.shape[0]
     deg = _degrees(sp)
-    n_int = 0
-    for u in range(n):
-        if deg[u] >= 2:
-            n_int += 1
-    dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround = _new_d_arrays(sp, order, n_int)
+    _fill_edge_nodes(sp, order, ends, echild, enode)
     # T_0 in compact form: position i holds vertex vid[i]; tp = position of the T_t-parent,
     # ec = D node on the edge to the parent, hh = head of the list of components hanging below
-    pos = np.full(n, -1, np.int64)
+    pos = np.full(n, -1, np.int32)
     na = 0
     for k in range(n):
         u = order[k]
         if u == s or deg[u] >= 2:
             pos[u] = na
             na += 1
-    vid = np.empty(na, np.int64)
-    tp = np.full(na, -1, np.int64)
-    ec = np.full(na, -1, np.int64)
-    hh = np.full(na, -1, np.int64)
-    hang_next = np.full(dpar.shape[0], -1, np.int64)
+    vid = np.empty(na, np.int32)
+    tp = np.full(na, -1, np.int32)
+    ec = np.full(na, -1, np.int32)
+    hh = np.full(na, -1, np.int32)
     for k in range(n):
         u = order[k]
         i = pos[u]
@@ -489,10 +494,10 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
             q = pos[sp[u]]
             hang_next[z] = hh[q]
             hh[q] = z
-    nch = np.zeros(na, np.int64)
-    onech = np.full(na, -1, np.int64)
+    nch = np.zeros(na, np.int32)
+    onech = np.full(na, -1, np.int32)
     merg = np.zeros(na, np.bool_)
-    newpos = np.empty(na, np.int64)
+    newpos = np.empty(na, np.int32)
     nxt = n - 1
     t = 0
     while na > 1:
@@ -544,18 +549,16 @@ def _optimal_kernel(sp, order, s, rake_only):  # pragma: no cover - compiled
                 ec[c] = z
                 tp[c] = q  # re-attached to the grandparent (not mergeable: it survives)
         # compact the survivors (order kept, so parents still come before children)
+        # in one pass: a parent's position precedes its children's, so newpos[tp[i]] is known
         w = 0
         for i in range(na):
             if not merg[i]:
                 newpos[i] = w
+                vid[w] = vid[i]
+                tp[w] = newpos[tp[i]] if i > 0 else -1
+                ec[w] = ec[i]
+                hh[w] = hh[i]
                 w += 1
-        for i in range(na):
-            if not merg[i]:
-                k = newpos[i]
-                vid[k] = vid[i]
-                tp[k] = newpos[tp[i]] if i > 0 else -1
-                ec[k] = ec[i]
-                hh[k] = hh[i]
         na = w
         t += 1
     vround[s] = t
@@ -620,48 +623,47 @@ def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _d_structure(dpar):  # pragma: no cover - compiled
-    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up)."""
+def _d_structure(dpar, depth, ptr, idx, height, lo, hi):  # pragma: no cover - compiled
+    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up).
+
+    The caller passes zeroed arrays (``ptr`` of size m + 2, ``idx`` of size max(m - 1, 0)).
+    """
     m = dpar.shape[0]
-    depth = np.zeros(m, np.int64)
     for z in range(m - 2, -1, -1):
         depth[z] = depth[dpar[z]] + 1
-    # children counts -> CSR (children of each node in increasing id order)
-    ptr = np.zeros(m + 1, np.int64)
+    # children counts -> CSR (children of each node in increasing id order). Counts go to
+    # ptr[p + 2] and the fill pointer is ptr[p + 1] itself, so no separate fill array is needed.
     for z in range(m):
         p = dpar[z]
         if p >= 0:
-            ptr[p + 1] += 1
-    for z in range(m):
+            ptr[p + 2] += 1
+    for z in range(1, m + 1):
         ptr[z + 1] += ptr[z]
-    fill = ptr[:-1].copy()
-    idx = np.empty(max(m - 1, 0), np.int64)
     for z in range(m):
         p = dpar[z]
         if p >= 0:
-            idx[fill[p]] = z
-            fill[p] += 1
-    height = np.zeros(m, np.int64)
-    nleaf = np.zeros(m, np.int64)
+            idx[ptr[p + 1]] = z
+            ptr[p + 1] += 1
+    ptr = ptr[:m + 1]
+    # hi: first the number of leaves below z, then lo[z] + that number
     for z in range(m):
         if ptr[z + 1] == ptr[z]:
-            nleaf[z] += 1
+            hi[z] += 1
         p = dpar[z]
         if p >= 0:
             if height[z] + 1 > height[p]:
                 height[p] = height[z] + 1
-            nleaf[p] += nleaf[z]
-    # leaf ranges, top-down (a parent has a larger id than its children)
-    lo = np.zeros(m, np.int64)
-    hi = np.zeros(m, np.int64)
+            hi[p] += hi[z]
+    # leaf ranges, top-down (a parent has a larger id than its children, so when z is reached
+    # hi[c] of its children still holds their leaf counts)
     lo[m - 1] = 0
     for z in range(m - 1, -1, -1):
-        hi[z] = lo[z] + nleaf[z]
         start = lo[z]
         for k in range(ptr[z], ptr[z + 1]):
             c = idx[k]
             lo[c] = start
-            start += nleaf[c]
+            start += hi[c]
+        hi[z] = lo[z] + hi[z]
     nl = 0
     for z in range(m):
         if ptr[z + 1] == ptr[z]:
@@ -687,7 +689,7 @@ def _relabel_in(sp, order):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: no cover - compiled
+def _relabel_out(order, ends, split, echild, vnode, enode, vround, vn, en, vr):  # pragma: no cover
     """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
     m = ends.shape[0]
     n = order.shape[0]
@@ -699,9 +701,6 @@ def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: n
             split[z] = order[split[z]]
         if echild[z] >= 0:
             echild[z] = order[echild[z]]
-    vn = np.empty(n, np.int64)
-    en = np.empty(n, np.int64)
-    vr = np.empty(n, np.int64)
     for k in range(n):
         vn[order[k]] = vnode[k]
         en[order[k]] = enode[k]
@@ -710,9 +709,8 @@ def _relabel_out(order, ends, split, echild, vnode, enode, vround):  # pragma: n
 
 
 @numba.njit(cache=True)
-def _boundary(ends, deg):  # pragma: no cover - compiled
-    """∂_T of each component: its ends, less those that are leaves of T."""
-    b = ends.copy()
+def _boundary(b, deg):  # pragma: no cover - compiled
+    """∂_T of each component, in place on a copy of ``ends``: its ends, less the leaves of T."""
     for z in range(b.shape[0]):
         for j in range(2):
             if b[z, j] >= 0 and deg[b[z, j]] < 2:
@@ -720,8 +718,26 @@ def _boundary(ends, deg):  # pragma: no cover - compiled
     return b
 
 
+def _kernel_outputs(n: int, m: int) -> tuple:
+    """The arrays :func:`_optimal_kernel` fills, allocated by numpy rather than inside the kernel.
+
+    numpy asks the kernel for transparent huge pages on large arrays (``madvise``), numba's
+    allocator does not: at 10^6 vertices the build touches about 300 MB of fresh memory, and
+    faulting it in 4 KB pages cost more than the rounds themselves (82,000 minor faults per build
+    of a 10^6 path, against none at 10^5 where the freed memory is reused; see
+    ``benchmarks/bench_cover.py``).
+    """
+    return (np.full(m, -1, np.int64), np.zeros(m, np.int64), np.full((m, 2), -1, np.int64),
+            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(m, -1, np.int64),
+            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(n, -1, np.int64),
+            np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m, -1, np.int32))
+
+
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     s = cover_root(tree, root)
+    if tree.n >= 2**30:  # the kernel's working state is int32 (D has fewer than 2n nodes)
+        raise InvalidParameterError(f"a tree of {tree.n} vertices is too large for the cover "
+                                    "kernel (at most 2^30 - 1)")
     sp, order = _bfs_from(tree, s)
     sp = np.ascontiguousarray(sp, np.int64)
     order = np.ascontiguousarray(order, np.int64)
@@ -729,17 +745,23 @@ def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
     bsp = _relabel_in(sp, order)
     bord = np.arange(tree.n, dtype=np.int64)
+    n = tree.n
+    m = (n - 1) + int(np.count_nonzero(np.asarray(tree.degree) >= 2))
     if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
-        raw = _optimal_kernel(bsp, bord, np.int64(0), True)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), True, *_kernel_outputs(n, m))
     elif rake_only:
         raw = _rake_only_kernel(bsp, bord, np.int64(0))
     else:
-        raw = _optimal_kernel(bsp, bord, np.int64(0), False)
+        raw = _optimal_kernel(bsp, bord, np.int64(0), False, *_kernel_outputs(n, m))
     (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
-    ends, split, echild, vnode, enode, vround = _relabel_out(order, ends, split, echild, vnode,
-                                                             enode, vround)
-    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(dpar)
-    boundary = _boundary(ends, np.asarray(tree.degree, np.int64))
+    ends, split, echild, vnode, enode, vround = _relabel_out(
+        order, ends, split, echild, vnode, enode, vround,
+        np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(
+        dpar, np.zeros(m, np.int64), np.zeros(m + 2, np.int64),
+        np.empty(max(m - 1, 0), np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64),
+        np.zeros(m, np.int64))
+    boundary = _boundary(ends.copy(), np.asarray(tree.degree, np.int64))
     return HierarchicalCover(
         tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
         ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
