@@ -16,6 +16,18 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_run_history(tmp_path_factory):
+    """Runs recorded by any test go to a temporary history, never the user's own database."""
+    old = os.environ.get("TREE_WORKBENCH_DB")
+    os.environ["TREE_WORKBENCH_DB"] = str(tmp_path_factory.mktemp("history") / "runs.sqlite")
+    yield
+    if old is None:
+        os.environ.pop("TREE_WORKBENCH_DB", None)
+    else:
+        os.environ["TREE_WORKBENCH_DB"] = old
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """``../shared/data``; tests that need it fail in CI when it is missing, skip elsewhere."""

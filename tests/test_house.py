@@ -27,3 +27,22 @@ def test_cli_unknown_command_is_one_line():
     r = subprocess.run([sys.executable, "-m", "engine", "frobnicate"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2
     assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1
+
+
+def test_print_json_writes_non_finite_numbers_as_null(capsys):
+    import json
+
+    import numpy as np
+
+    from engine.cli import print_json
+
+    print_json({"a": float("nan"), "b": [1.0, np.inf, np.float64("nan")], "c": np.array([0.5, -np.inf])})
+    assert json.loads(capsys.readouterr().out) == {"a": None, "b": [1.0, None, None], "c": [0.5, None]}
+
+
+def test_generator_spec_without_seed_is_reproducible():
+    from engine.trees.spec import tree_from_spec
+
+    a = tree_from_spec({"generate": "random", "n": 31})
+    b = tree_from_spec({"generate": "random", "n": 31})
+    assert a == b

@@ -39,7 +39,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def print_json(obj) -> None:
     """Print one JSON object on one line (NaN/inf are not JSON: they are written as null)."""
-    print(json.dumps(obj, allow_nan=False, default=_default))
+    print(json.dumps(_finite(obj), allow_nan=False, default=_default))
+
+
+def _finite(o):
+    """``o`` with every non-finite float (Python or NumPy, at any depth) replaced by ``None``."""
+    import math
+
+    import numpy as np
+
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _finite(o.tolist())
+    if isinstance(o, np.floating):
+        return _finite(float(o))
+    return o
 
 
 def _default(o):

@@ -16,7 +16,8 @@ def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
     Inline edges may come with ``"vertices": [...]`` (their order numbers the vertices; a
     one-vertex tree is ``{"vertices": ["a"]}``) and ``"root"``.
 
-    A relative path is taken relative to ``base`` when given.
+    A relative path is taken relative to ``base`` when given. A generator spec without ``"seed"``
+    uses seed 0, so that a recorded config always rebuilds the same tree.
     """
     from engine.trees.formats import read_tree
     from engine.trees.generators import generate
@@ -34,6 +35,7 @@ def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
             if "n" not in opts:
                 raise InvalidParameterError("a generator spec needs 'n', e.g. {\"generate\": \"path\", \"n\": 15}")
             n = opts.pop("n")
+            opts.setdefault("seed", 0)  # a recorded config must rebuild the same tree
             return generate(spec["generate"], int(n), **opts)
         if "edges" in spec or "vertices" in spec:
             return Tree.from_named_edges([tuple(e) for e in spec.get("edges", ())],
