@@ -28,10 +28,12 @@ def test_online_marginals_click_and_observe(page, app_url):
 def test_belief_propagation_steps(page, app_url):
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
-    for _ in range(3):
+    # one click at a time: a click landing while the previous rerun still runs is coalesced
+    # with it by Streamlit, so wait for each step's message before the next click
+    for i in range(1, 4):
         page.get_by_role("button", name="next ▶").click()
+        page.wait_for_selector(f"text=Message {i}:", timeout=30_000)
         wait_for_app(page)
-    page.wait_for_selector("text=Message 3", timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "belief_propagation_steps")
     page.get_by_role("tab", name="Parallel schedule").click()
