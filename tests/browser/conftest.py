@@ -5,6 +5,7 @@ Playwright page. Without Chromium the browser tests skip, except under CI, where
 Screenshots go to ``tests/browser/screenshots/``.
 """
 
+import contextlib
 import os
 import shutil
 import socket
@@ -48,33 +49,42 @@ def chromium():
     return path
 
 
-@pytest.fixture(scope="session")
-def app_url(chromium, tmp_path_factory):
+@contextlib.contextmanager
+def serve_app(env: dict, log_dir: Path):
+    """Run ``streamlit run app.py`` on a free port with ``env``; yield its URL; stop it after."""
     port = _free_port()
-    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("db") / "runs.sqlite"))
-    log = open(tmp_path_factory.mktemp("log") / "streamlit.log", "w")
+    log = open(log_dir / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 90 s")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the app did not start within 90 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium, tmp_path_factory):
+    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("db") / "runs.sqlite"))
+    with serve_app(env, tmp_path_factory.mktemp("log")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,6 @@ registered through ``TREE_WORKBENCH_FAMILIES``, so it does not depend on the ord
 
 import json
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
@@ -17,8 +13,7 @@ from engine.runs import registry
 from engine.runs.execute import execute, execute_sweep
 from engine.runs.store import RunStore
 from tests import runs_family
-from tests.browser.conftest import _free_port, shot, wait_for_app
-from tests.conftest import ROOT
+from tests.browser.conftest import serve_app, shot, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -34,31 +29,9 @@ def runs_app(chromium, tmp_path_factory):
         execute_sweep({"algorithm": "treeflip", "tree": {"generate": "path", "n": 80},
                        "sweep": {"flip": [0.1, 0.4]}}, None, s, n_jobs=1)
     registry.unregister_family("treeflip")
-    port = _free_port()
     env = dict(os.environ, TREE_WORKBENCH_DB=str(db), TREE_WORKBENCH_FAMILIES=runs_family.ENV)
-    log = open(tmp_path_factory.mktemp("runslog") / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 90 s")
-    yield url, db
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with serve_app(env, tmp_path_factory.mktemp("runslog")) as url:
+        yield url, db
 
 
 def choose(page, label: str) -> None:
