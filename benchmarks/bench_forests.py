@@ -3,7 +3,8 @@ OFDE against Chow-Liu with the paper's settings, time per round, the perturbatio
 
     python benchmarks/bench_forests.py            # everything (about 15 min on a quiet 2-core machine)
     python benchmarks/bench_forests.py --quick    # a smoke run (fewer seeds, kdd cut to 30,000 rounds)
-    python benchmarks/bench_forests.py --only cl  # one part: cl, pgmpy, ofde, scale, inherent
+    python benchmarks/bench_forests.py --only cl  # one part: cl, pgmpy, ofde, scale, inherent, seeds
+    python benchmarks/bench_forests.py --only seeds --seeds 100  # the one-pass gap over 100 seeds
 
 Prints Markdown tables (the README's "OFDE and Chow-Liu" section shows them). Data: the density
 benchmarks in ../shared/data/density (or $TREE_WORKBENCH_DATA/density).
@@ -33,7 +34,13 @@ from engine.forests.ofde import OFDE  # noqa: E402
 from engine.forests.structure import greedy_structure, warm_up  # noqa: E402
 
 REFERENCE = {"nltcs": -6.759, "msnbc": -6.540, "kdd": -2.295, "plants": -16.524}
-PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees
+PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees (the issue's numbers)
+# The same public implementation (github.com/Fadwaid2/Tree-distributions-learning, OFDEFast, commit
+# 545b0c8) run on this machine over seeds 0..N-1 (np.random.seed), its final tree scored with the
+# same normalised likelihood as ours: (seeds, mean gap, s.e., median, share within 0.15 nats).
+# Measured with a harness outside this repository (its code is not ours to ship); seed 0 gives
+# 0.1098 on nltcs -- the issue's "0.11".
+PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68)}
 
 
 def data_dir() -> Path:
@@ -201,10 +208,41 @@ def bench_inherent(quick: bool) -> None:
         sys.stdout.flush()
 
 
+def bench_seeds(n_seeds: int) -> None:
+    """The one-pass gap as a distribution over seeds, beside the public implementation's.
+
+    With the paper's perturbation the final leader is one random draw (see ``inherent``), so a
+    single run says little: this prints the mean (± standard error), median and spread over
+    ``n_seeds`` seeds, and the share of runs within 0.15 nats and within the public figure.
+    """
+    warm_up()
+    print(f"\n**OFDE over trees, one pass, paper's settings: the gap to Chow-Liu over seeds**\n")
+    print("| data | implementation | seeds | mean gap ± s.e. | median | sd | min..max | within 0.15 | "
+          "within the issue's public figure | median ms / round |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, seeds in (("nltcs", n_seeds), ("kdd", max(2, n_seeds // 10))):
+        gaps, ms = [], []
+        for s in range(seeds):
+            cl, tr = run_ofde(name, "trees", s, points=3)
+            gaps.append(cl - tr.test_loglik[-1])
+            ms.append(np.median(tr.round_seconds) * 1e3)
+        g = np.array(gaps)
+        pub = PUBLIC_GAP[name]
+        print(f"| {name} | this engine | {seeds} | {g.mean():.3f} ± {g.std(ddof=1) / np.sqrt(seeds):.3f} "
+              f"| {np.median(g):.3f} | {g.std(ddof=1):.3f} | {g.min():.3f}..{g.max():.3f} | {np.mean(g <= 0.15):.0%} "
+              f"| {np.mean(g <= pub):.0%} (≤ {pub}) | {np.median(ms):.3f} |")
+        if name in PUBLIC_MEASURED:
+            n, mean, se, med, within = PUBLIC_MEASURED[name]
+            print(f"| {name} | public Python OFDE, measured here | {n} | {mean:.3f} ± {se:.3f} | {med:.3f} "
+                  f"| | | {within:.0%} | | |")
+        sys.stdout.flush()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("cl", "pgmpy", "ofde", "scale", "inherent"))
+    ap.add_argument("--only", choices=("cl", "pgmpy", "ofde", "scale", "inherent", "seeds"))
+    ap.add_argument("--seeds", type=int, default=100, help="seeds on nltcs for --only seeds (kdd: a tenth)")
     ap.add_argument("--pgmpy-rows", type=int, default=20000, help="kdd rows given to pgmpy (0: all; about 70 s)")
     args = ap.parse_args()
     if not data_dir().is_dir():
@@ -221,6 +259,8 @@ def main() -> None:
         bench_scale(args.quick)
     if args.only in (None, "inherent"):
         bench_inherent(args.quick)
+    if args.only == "seeds":
+        bench_seeds(args.seeds)
 
 
 if __name__ == "__main__":

@@ -44,3 +44,13 @@ def test_classification_run():
     small(at, "tf", "classify")
     assert not at.error
     assert "C" in at.dataframe[0].value.columns
+
+
+def test_sp_as_the_authors_code_is_named_in_the_table():
+    at = open_page(PAGE, timeout=120)
+    at.selectbox(key="bhtmm_sp_variant").set_value("authors")
+    small(at, "sp")
+    assert not at.error
+    df = at.dataframe[0].value
+    assert "this run SP-BHTMM (authors' code) %" in df.columns
+    assert df["this run SP-BHTMM (authors' code) %"].notna().all()

@@ -259,3 +259,67 @@ def test_state_sampler_chunks_give_the_same_draw(monkeypatch):
     whole = m.sample_states(data, np.random.default_rng(9))
     monkeypatch.setattr(tfmod, "_CHUNK", 50)
     assert np.array_equal(m.sample_states(data, np.random.default_rng(9)), whole)
+
+
+def brute_sp_bottom_leaves(m: SPBHTMM, data, t):
+    """``P(x)`` of tree ``t`` when a leaf may also take ``⊥`` (state ``C``, emission ``bottom_emit_``)."""
+    s = data.tree_nodes(t)
+    nodes = list(range(s.start, s.stop))
+    C = m.n_states
+    emit = np.vstack([m.emit_, m.bottom_emit_])
+    leaf = {u: bool((data.children[u] < 0).all()) for u in nodes}
+    total = 0.0
+    for Q in itertools.product(*[range(C + 1) if leaf[u] else range(C) for u in nodes]):
+        q = dict(zip(nodes, Q))
+        p = 1.0
+        for u in nodes:
+            ch = data.children[u]
+            p *= emit[q[u], data.labels[u]] if data.labels[u] >= 0 else 1.0
+            if leaf[u]:
+                p *= m.prior_[data.position[u], q[u]]
+            else:
+                p *= sum(m.switch_[l] * m.trans_[l, q[c] if c >= 0 else C, q[u]] for l, c in enumerate(ch))
+                p *= np.prod([m.prior_[l, C] for l, c in enumerate(ch) if c < 0])
+        total += p
+    return total
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sp_bottom_leaves_upward_equals_enumeration(seed):
+    data = from_lists(TINY)
+    m = SPBHTMM(3, seed=seed, bottom_leaves=True).init_params(data.max_children, data.n_labels)
+    m.bottom_emit_ = dirichlet(np.random.default_rng(seed), np.ones(data.n_labels))
+    ll = m.loglik(data)
+    for t in range(data.n_trees):
+        assert ll[t] == pytest.approx(np.log(brute_sp_bottom_leaves(m, data, t)), rel=1e-9)
+    eps = m.posteriors(data)
+    assert eps.shape == (data.n_nodes, 4)
+    np.testing.assert_allclose(eps.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(eps[~data.is_leaf, 3] == 0)  # only leaves can be ⊥
+
+
+def test_sp_bottom_leaves_em_is_monotone_and_bottom_takes_the_leaves():
+    """Exact EM stays EM with ⊥ as a leaf state; ⊥'s emission starts at zero (the authors' start) and,
+    once the M-step's tiny pseudo-counts make it uniform, ⊥ soaks up the leaves, whose generated
+    labels then come from the real states only."""
+    data = synthetic_trees(6, min_nodes=8, max_nodes=25, seed=3)
+    m = SPBHTMM(4, 30, pseudocount=1e-12, bottom_leaves=True, seed=1).fit(data)
+    ll = np.array(m.loglik_)
+    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[1:])), ll
+    leaf_bottom = m.posteriors(data)[data.is_leaf, 4].mean()
+    assert leaf_bottom > 0.5
+    assert m.bottom_emit_.argmax() == 0  # ⊥ learns the label of the leaves (no children)
+    plain = SPBHTMM(4, 30, pseudocount=1e-12, seed=1).fit(data)
+    assert plain.posteriors(data).shape == (data.n_nodes, 4)
+    gen = m.sample_labels(data, seed=0)
+    assert ((gen[data.is_leaf] == 0).mean() < (plain.sample_labels(data, seed=0)[data.is_leaf] == 0).mean())
+
+
+def test_sp_bottom_leaves_off_changes_nothing():
+    data = synthetic_trees(3, min_nodes=5, max_nodes=12, seed=4)
+    a = SPBHTMM(3, 5, seed=2).fit(data)
+    b = SPBHTMM(3, 5, seed=2, bottom_leaves=False).fit(data)
+    np.testing.assert_array_equal(a.loglik_, b.loglik_)
+    assert not a.bottom_emit_.any()
+    with pytest.raises(Exception, match="bottom_leaves"):
+        SPBHTMM(3, 1, bottom_leaves="yes").fit(data)

@@ -24,6 +24,11 @@ def register(sub) -> None:
                    help="TF starting point: states from a short SP-BHTMM run, or the priors (the paper)")
     p.add_argument("--estep", choices=("exact", "paper"), default="exact",
                    help="SP E-step: exact posteriors, or the authors' published code")
+    p.add_argument("--bottom-leaves", action="store_true",
+                   help="SP: let a leaf take the bottom state, as the authors' code does "
+                        "(with --estep paper --pseudocount 1e-12: the published SP-BHTMM numbers)")
+    p.add_argument("--pseudocount", type=float, default=0.01,
+                   help="SP: Dirichlet pseudo-count added in the M-step (the authors' code: ~0)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_bhtmm)
@@ -35,6 +40,7 @@ def _bhtmm(args) -> int:
     cfg = BhtmmConfig(train=args.train, test=args.test, model=args.model, task=args.task,
                       states=args.states, iterations=args.iterations, lmin=args.lmin, lmax=args.lmax,
                       phi=args.phi, sampler=args.sampler, init=args.init, estep=args.estep,
+                      bottom_leaves=args.bottom_leaves, pseudocount=args.pseudocount,
                       seed=args.seed)
     m = run(cfg).metrics
     if args.json:

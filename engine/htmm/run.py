@@ -40,7 +40,11 @@ class BhtmmConfig(RunConfig):
     positions with ``k_l > 1`` (``lmax`` None: ``min(L, 5)``, the paper's setting); phi : size-prior decay;
     sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
     short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
-    annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step).
+    annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step);
+    bottom_leaves : SP only, let a leaf take the bottom state as the authors' code does;
+    pseudocount : SP only, Dirichlet pseudo-count of the M-step (the authors use ~0; with
+    ``estep="paper"``, ``bottom_leaves`` and ``pseudocount=1e-12`` the published SP-BHTMM numbers
+    are reproduced).
     """
 
     algorithm: ClassVar[str] = "bhtmm"
@@ -56,6 +60,8 @@ class BhtmmConfig(RunConfig):
     sampler: str = "exact"
     init: str = "sp"
     estep: str = "exact"
+    bottom_leaves: bool = False
+    pseudocount: float = 0.01
     t0: float = 10.0
     m0: float = 20.0
     synthetic_trees: int = 200
@@ -70,6 +76,8 @@ class BhtmmConfig(RunConfig):
             raise InvalidParameterError(f"states must be in 1..64, got {self.states}")
         if not 0 <= int(self.iterations) <= 100_000:
             raise InvalidParameterError(f"iterations must be in 0..100000, got {self.iterations}")
+        if not 0 <= float(self.pseudocount) <= 1e3:
+            raise InvalidParameterError(f"pseudocount must be in 0..1000, got {self.pseudocount}")
         if int(self.synthetic_trees) < 1:
             raise InvalidParameterError(f"synthetic_trees must be >= 1, got {self.synthetic_trees}")
 
@@ -101,11 +109,15 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
     if config.model == "tf":
         opts.update(t0=float(config.t0), m0=float(config.m0), init=config.init)
     else:
-        opts.update(estep=config.estep)
+        opts.update(estep=config.estep, bottom_leaves=bool(config.bottom_leaves),
+                    pseudocount=float(config.pseudocount))
     name = "TF-BHTMM" if config.model == "tf" else "SP-BHTMM"
     metrics = {"model": config.model, "task": config.task, "states": int(config.states),
                "iterations": int(config.iterations), "n_train": train.n_trees, "n_test": test.n_trees,
                "n_labels": M, "max_children": L}
+    if config.model == "sp":
+        metrics.update(estep=config.estep, bottom_leaves=bool(config.bottom_leaves),
+                       pseudocount=float(config.pseudocount))
     curves: dict = {}
     artefacts: dict = {}
     seeds = np.random.SeedSequence(int(config.seed)).generate_state(64)
