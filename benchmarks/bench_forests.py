@@ -40,7 +40,7 @@ PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, tre
 # same normalised likelihood as ours: (seeds, mean gap, s.e., median, share within 0.15 nats).
 # Measured with a harness outside this repository (its code is not ours to ship); seed 0 gives
 # 0.1098 on nltcs -- the "0.11".
-PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68)}
+PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68), "kdd": (10, 0.0847, 0.0060, 0.0898, 1.00)}
 
 
 def data_dir() -> Path:

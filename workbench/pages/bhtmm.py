@@ -246,7 +246,7 @@ if last is None:
 else:
     key, model = last
     p, cfg, result = store[key][model]
-    st.subheader(f"{NAMES[model]} · {'node labelling' if p.task == 'label' else 'classification'} · "
+    st.subheader(f"{run_name(result.metrics)} · {'node labelling' if p.task == 'label' else 'classification'} · "
                  f"C = {p.states}, {p.iterations} iterations")
     show(p, cfg, result)
     st.divider()
