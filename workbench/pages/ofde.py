@@ -149,7 +149,10 @@ with main:
         c1.metric("OFDE final", f"{m['final_test_loglik']:.3f}", help="average test log-likelihood, nats")
         c2.metric("Chow-Liu", f"{m['chowliu_test_loglik']:.3f}")
         c3.metric("CLT", "—" if m["clt_test_loglik"] is None else f"{m['clt_test_loglik']:.3f}")
-        c4.metric("Gap to CL", f"{m['gap_to_chowliu']:.3f}")
+        c4.metric("Gap to CL", f"{m['gap_to_chowliu']:.3f}",
+                  help="Chow-Liu minus OFDE, nats. With the paper's perturbation (scale 1) the final forest "
+                       "is one random draw: change the seed and the gap moves (nltcs: mean 0.118, sd 0.05 "
+                       "over 100 seeds; the public Python OFDE 0.125). A smaller scale steadies it.")
         c5.metric("ms / round", f"{m['per_round_ms_median']:.3f}", help="median time per round")
         c6.metric("Edges ≠ CL", m["shd_to_chowliu"], help="structural Hamming distance to the Chow-Liu tree")
         tab_curve, tab_struct, tab_time, tab_trade = st.tabs(
