@@ -216,7 +216,7 @@ def bench_seeds(n_seeds: int) -> None:
     ``n_seeds`` seeds, and the share of runs within 0.15 nats and within the public figure.
     """
     warm_up()
-    print(f"\n**OFDE over trees, one pass, paper's settings: the gap to Chow-Liu over seeds**\n")
+    print("\n**OFDE over trees, one pass, paper's settings: the gap to Chow-Liu over seeds**\n")
     print("| data | implementation | seeds | mean gap ± s.e. | median | sd | min..max | within 0.15 | "
           "within the issue's public figure | median ms / round |")
     print("|---|---|---|---|---|---|---|---|---|---|")

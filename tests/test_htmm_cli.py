@@ -53,6 +53,8 @@ def test_cli_classify_sp_on_data_slice(tmp_path, data_dir):
     (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states must be in 1..64"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--lmin", "4"], "lmin=4"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "xx"], "invalid choice"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "sp", "--pseudocount", "-1"],
+     "pseudocount must be in 0..1000, got -1"),
 ])
 def test_cli_errors_are_one_line(args, msg):
     r = cli(*args, "--iterations", "1")
