@@ -6,6 +6,7 @@ registered through ``TREE_WORKBENCH_FAMILIES``, so it does not depend on the ord
 
 import json
 import os
+import time
 
 import pytest
 
@@ -78,9 +79,16 @@ def test_runs_page_overlay_launch_delete(page, runs_app):
 
     # delete the new run, with confirmation
     page.get_by_role("button", name="Delete…").click()
+    page.get_by_text("from the history? This cannot be undone.").wait_for(timeout=30_000)
+    wait_for_app(page)  # a click landing while the page reruns can be lost
     page.get_by_role("button", name="Yes, delete").click()
-    page.get_by_text("Deleted").first.wait_for(timeout=30_000)
+    page.get_by_text("Deleted 1 run.", exact=True).wait_for(timeout=30_000)
     wait_for_app(page)
-    with RunStore(db) as s:
-        assert [r.id for r in s.list()] == [4, 3, 2, 1]
+    for _ in range(50):  # the page has said so; the record is gone (allow the write to land)
+        with RunStore(db) as s:
+            ids = [r.id for r in s.list()]
+        if ids == [4, 3, 2, 1]:
+            break
+        time.sleep(0.2)
+    assert ids == [4, 3, 2, 1]
     shot(page, "runs_after_delete")
