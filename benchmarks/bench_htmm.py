@@ -3,7 +3,7 @@
     python benchmarks/bench_htmm.py                      # symm labelling, 5 seeds, both models
     python benchmarks/bench_htmm.py --inex05 --states 6  # inex05 classification, C = 6
     python benchmarks/bench_htmm.py --sampler prior      # the paper's state sampler, to compare
-    python benchmarks/bench_htmm.py --models sp --estep paper --bottom-leaves --pseudocount 1e-12 --seeds 20
+    python benchmarks/bench_htmm.py --models sp --sp-authors-code --seeds 20
                                                          # SP-BHTMM as the authors' code (published numbers)
 
 Prints one table row per (data, model, sampler): mean (standard deviation over seeds) of the
@@ -62,8 +62,15 @@ def main(argv=None):
     ap.add_argument("--estep", default="exact", choices=("exact", "paper"),
                     help="SP E-step (paper: the authors' published code)")
     ap.add_argument("--bottom-leaves", action="store_true", help="SP: a leaf may take the bottom state (authors' code)")
-    ap.add_argument("--pseudocount", type=float, default=0.01, help="SP M-step pseudo-count (authors' code: ~0)")
+    ap.add_argument("--cumulative-counts", action="store_true", help="SP: counts summed over iterations (authors' code)")
+    ap.add_argument("--pseudocount", type=float, default=0.01, help="SP M-step pseudo-count (authors' code: 2.2e-16)")
+    ap.add_argument("--sp-authors-code", action="store_true", help="SP exactly as the authors' code (all of the above)")
     args = ap.parse_args(argv)
+    if args.sp_authors_code:
+        from engine.htmm.sp import AUTHORS_CODE
+
+        for k, v in AUTHORS_CODE.items():
+            setattr(args, k, v)
     data = "inex05" if args.inex05 else "symm"
     C = args.states or (6 if args.inex05 else 10)
     task = "classify" if args.inex05 else "label"
@@ -79,7 +86,8 @@ def main(argv=None):
             cfg = BhtmmConfig(train=str(DATA / f"{data}.train.jsonl.gz"), test=str(DATA / f"{data}.test.jsonl.gz"),
                               model=model, task=task, states=C, iterations=args.iterations, lmin=1,
                               lmax=lmax, phi=2.0, sampler=args.sampler, init=args.init, estep=args.estep,
-                              bottom_leaves=args.bottom_leaves, pseudocount=args.pseudocount, seed=seed)
+                              bottom_leaves=args.bottom_leaves, cumulative_counts=args.cumulative_counts,
+                              pseudocount=args.pseudocount, seed=seed)
             m = run(cfg).metrics
             rows.append(m)
             print(f"#   {model} seed {seed}: accuracy {100 * m['accuracy']:.2f}"
@@ -92,7 +100,9 @@ def main(argv=None):
         pa = f"{p[0]:.2f} ({p[1]:.2f})" if p else "-"
         pe = f"{p[2]:.2f} ({p[3]:.2f})" if p else "-"
         name = (f"TF-BHTMM ({args.sampler} states, {args.init} init)") if model == "tf" else (
-            f"SP-BHTMM ({args.estep} E-step{', ⊥ leaves' if args.bottom_leaves else ''}, pseudo-count {args.pseudocount:g})")
+            "SP-BHTMM (authors' code)" if args.sp_authors_code else
+            f"SP-BHTMM ({args.estep} E-step{', ⊥ leaves' if args.bottom_leaves else ''}"
+            f"{', cumulative counts' if args.cumulative_counts else ''}, pseudo-count {args.pseudocount:g})")
         print(f"| {data} | {name} | {ms(acc)} | {gen} | {ms([r['entropy'] for r in rows])} | "
               f"{ms([r['confusion_entropy'] for r in rows])} | {pa} | {pe} | "
               f"{np.mean([r['seconds'] for r in rows]):.1f} |", flush=True)

@@ -117,17 +117,17 @@ def test_cli_zero_iterations_prints_valid_json():
     assert m["accept_k"] is None and m["train_loglik"] is None
 
 
-def test_cli_sp_authors_code_reproduces_the_published_collapse(data_dir):
+def test_cli_sp_authors_code_reproduces_the_published_numbers(data_dir):
     """On symm (C = 10, 100 iterations) the exact SP-BHTMM generates 80 % of the labels right and
-    every leaf's label 0; as the authors' code (their E-step, ⊥ as a leaf state) it falls well
-    below (the published 53 % is a mean over runs) and leaves lose label 0 (paper: 55 %)."""
+    every leaf's label 0; run as the authors' code (their E-step, ⊥ as a leaf state, counts summed
+    over iterations) it lands where the paper's Table III does (53.08 ± 4.83 %; label 0 at 55 %)."""
     tr, te = (str(data_dir / "trees" / f"symm.{s}.jsonl.gz") for s in ("train", "test"))
     exact = run(BhtmmConfig(train=tr, test=te, model="sp", states=10, iterations=100, seed=1)).metrics
     assert exact["generated_accuracy"] > 0.75 and exact["generated_per_label_accuracy"]["1"] > 0.99
     r = cli("--train", tr, "--test", te, "--model", "sp", "--task", "label", "--states", "10",
-            "--estep", "paper", "--bottom-leaves", "--pseudocount", "1e-12", "--seed", "1", "--json")
+            "--sp-authors-code", "--seed", "1", "--json")
     assert r.returncode == 0, r.stderr
     m = json.loads(r.stdout)
-    assert m["bottom_leaves"] is True and m["estep"] == "paper"
-    assert m["generated_accuracy"] < exact["generated_accuracy"] - 0.1, m["generated_accuracy"]
+    assert m["bottom_leaves"] is True and m["cumulative_counts"] is True and m["estep"] == "paper"
+    assert 0.40 < m["generated_accuracy"] < 0.62, m["generated_accuracy"]
     assert m["generated_per_label_accuracy"]["1"] < 0.8

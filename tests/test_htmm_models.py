@@ -323,3 +323,24 @@ def test_sp_bottom_leaves_off_changes_nothing():
     assert not a.bottom_emit_.any()
     with pytest.raises(Exception, match="bottom_leaves"):
         SPBHTMM(3, 1, bottom_leaves="yes").fit(data)
+
+
+def test_sp_cumulative_counts_sum_the_e_steps():
+    """The authors' M-step never resets its counts: the second M-step normalises the counts of both
+    E-steps, each computed from the parameters of its own iteration."""
+    data = synthetic_trees(4, min_nodes=6, max_nodes=15, seed=5)
+    cum = SPBHTMM(3, estep="paper", bottom_leaves=True, cumulative_counts=True, seed=4).init_params(3, 4)
+    plain = SPBHTMM(3, estep="paper", bottom_leaves=True, seed=4).init_params(3, 4)
+    cum.em_step(data)
+    plain.em_step(data)
+    first = plain._counts
+    for a, b in zip((cum.prior_, cum.trans_, cum.emit_), (plain.prior_, plain.trans_, plain.emit_)):
+        np.testing.assert_array_equal(a, b)  # one step: nothing to sum yet
+    cum.em_step(data)
+    plain.em_step(data)
+    for total, a, b in zip(cum._counts, first, plain._counts):
+        np.testing.assert_allclose(total, a + b, rtol=1e-12)
+    assert not np.allclose(cum.emit_, plain.emit_)
+    # a fresh fit starts from zero counts again
+    cum.fit(data)
+    assert len(cum.loglik_) == cum.n_iter

@@ -25,10 +25,14 @@ def register(sub) -> None:
     p.add_argument("--estep", choices=("exact", "paper"), default="exact",
                    help="SP E-step: exact posteriors, or the authors' published code")
     p.add_argument("--bottom-leaves", action="store_true",
-                   help="SP: let a leaf take the bottom state, as the authors' code does "
-                        "(with --estep paper --pseudocount 1e-12: the published SP-BHTMM numbers)")
+                   help="SP: let a leaf take the bottom state, as the authors' code does")
+    p.add_argument("--cumulative-counts", action="store_true",
+                   help="SP: M-steps on the counts summed over all iterations, as the authors' code does")
     p.add_argument("--pseudocount", type=float, default=0.01,
-                   help="SP: Dirichlet pseudo-count added in the M-step (the authors' code: ~0)")
+                   help="SP: Dirichlet pseudo-count added in the M-step (the authors' code: 2.2e-16)")
+    p.add_argument("--sp-authors-code", action="store_true",
+                   help="SP: run SP-BHTMM exactly as the authors' published code (their E-step, bottom-state "
+                        "leaves, cumulative counts, pseudo-count 2.2e-16); overrides the four options above")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_bhtmm)
@@ -36,11 +40,16 @@ def register(sub) -> None:
 
 def _bhtmm(args) -> int:
     from engine.htmm.run import BhtmmConfig, run
+    from engine.htmm.sp import AUTHORS_CODE
 
+    if args.sp_authors_code:
+        for k, v in AUTHORS_CODE.items():
+            setattr(args, k, v)
     cfg = BhtmmConfig(train=args.train, test=args.test, model=args.model, task=args.task,
                       states=args.states, iterations=args.iterations, lmin=args.lmin, lmax=args.lmax,
                       phi=args.phi, sampler=args.sampler, init=args.init, estep=args.estep,
-                      bottom_leaves=args.bottom_leaves, pseudocount=args.pseudocount,
+                      bottom_leaves=args.bottom_leaves, cumulative_counts=args.cumulative_counts,
+                      pseudocount=args.pseudocount,
                       seed=args.seed)
     m = run(cfg).metrics
     if args.json:

@@ -30,7 +30,7 @@ def test_bhtmm_sp_as_the_authors_code(page, app_url):
     wait_for_app(page)
     page.get_by_text("SP-BHTMM", exact=True).click()
     page.locator("[data-testid='stSelectbox']").filter(has_text="SP-BHTMM implementation").click()
-    page.get_by_role("option", name="authors' code: their E-step, ⊥ as a leaf state (published numbers)").click()
+    page.get_by_role("option", name="authors' code, step for step (the published numbers)").click()
     wait_for_app(page)
     page.get_by_role("button", name="Train and evaluate").click()
     page.wait_for_selector("text=Generated accuracy", timeout=180_000)
