@@ -315,14 +315,22 @@ def test_sp_bottom_leaves_em_is_monotone_and_bottom_takes_the_leaves():
     assert ((gen[data.is_leaf] == 0).mean() < (plain.sample_labels(data, seed=0)[data.is_leaf] == 0).mean())
 
 
-def test_sp_bottom_leaves_off_changes_nothing():
+@pytest.mark.parametrize("estep,ll", [("exact", -82.78799491163993), ("paper", -85.48521318007215)])
+def test_sp_defaults_unchanged_by_the_authors_options(estep, ll):
+    """With the authors'-code options off, SP-BHTMM gives what it gave before they existed (values
+    recorded from the implementation at commit 22b01d2)."""
     data = synthetic_trees(3, min_nodes=5, max_nodes=12, seed=4)
-    a = SPBHTMM(3, 5, seed=2).fit(data)
-    b = SPBHTMM(3, 5, seed=2, bottom_leaves=False).fit(data)
-    np.testing.assert_array_equal(a.loglik_, b.loglik_)
+    a = SPBHTMM(3, 5, seed=2, estep=estep).fit(data)
+    assert a.loglik_[-1] == pytest.approx(ll, rel=1e-12)
     assert not a.bottom_emit_.any()
+
+
+def test_sp_option_types_are_checked():
+    data = synthetic_trees(3, min_nodes=5, max_nodes=12, seed=4)
     with pytest.raises(Exception, match="bottom_leaves"):
         SPBHTMM(3, 1, bottom_leaves="yes").fit(data)
+    with pytest.raises(Exception, match="cumulative_counts"):
+        SPBHTMM(3, 1, cumulative_counts=1).fit(data)
 
 
 def test_sp_cumulative_counts_sum_the_e_steps():
