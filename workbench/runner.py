@@ -151,6 +151,19 @@ def _start(key: str, work) -> Job:
     return job
 
 
+def _succeeded(job: Job) -> bool:
+    """Whether a finished job succeeded; a cancellation is silent, an engine error is shown, and any
+    other error is raised (a bug, not bad input)."""
+    if isinstance(job.error, RunCancelled):
+        return False
+    if isinstance(job.error, EngineError):
+        st.error(str(job.error))
+        return False
+    if job.error is not None:
+        raise job.error
+    return True
+
+
 def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown)."""
     from engine.runs.execute import execute
@@ -173,13 +186,8 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
     job = _start(key, work)
     _watch(job, label)
-    if isinstance(job.error, RunCancelled):
+    if not _succeeded(job):
         return None
-    if isinstance(job.error, EngineError):
-        st.error(str(job.error))
-        return None
-    if job.error is not None:
-        raise job.error
     rid = job.value.get("run_id")
     if rid is not None:
         st.session_state["runner_last_run"] = rid
@@ -197,11 +205,4 @@ def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: Optional[int] = No
     job = _start(f"sweep|{label}|{json.dumps(spec, sort_keys=True, default=str)}",
                  lambda progress: execute_sweep(spec, progress, store, n_jobs=n_jobs, label=""))
     _watch(job, label)
-    if isinstance(job.error, RunCancelled):
-        return None
-    if isinstance(job.error, EngineError):
-        st.error(str(job.error))
-        return None
-    if job.error is not None:
-        raise job.error
-    return job.value
+    return job.value if _succeeded(job) else None
