@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.inference._extended import ZERO_E, norm, pow2, split, to_log
+from engine.inference._extended import ZERO_E, norm, pow2, split, to_doubles, to_log
 
 __all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "OK", "ZERO", "BAIL"]
 
@@ -213,17 +213,6 @@ def _wide_mul(am, ae, bm, be, k):
 
 
 @njit(cache=True)
-def _wide_to_double(xm, xe, out, k):
-    """out = x / max x in doubles (entries more than 2^1099 below the largest become 0)."""
-    F = ZERO_E
-    for a in range(k):
-        if xm[a] > 0.0 and xe[a] > F:
-            F = xe[a]
-    for a in range(k):
-        out[a] = xm[a] * pow2(xe[a] - F)
-
-
-@njit(cache=True)
 def sum_product_wide(parent, ch_ptr, phi, P, up, down, marg):
     """The exact pass (mantissas and exponents). Writes up, down and marg as doubles (each row
     divided by its largest entry; marg rows sum to one). Returns (status, log Z)."""
@@ -292,14 +281,14 @@ def sum_product_wide(parent, ch_ptr, phi, P, up, down, marg):
             tm[a] = im[v, a]
             te[a] = ie[v, a]
         _wide_mul(tm, te, dm[v], de[v], k)
-        _wide_to_double(tm, te, marg[v], k)
+        to_doubles(tm, te, marg[v], k)
         s = 0.0
         for a in range(k):
             s += marg[v, a]
         for a in range(k):
             marg[v, a] /= s
-        _wide_to_double(um[v], ue[v], up[v], k)
-        _wide_to_double(dm[v], de[v], down[v], k)
+        to_doubles(um[v], ue[v], up[v], k)
+        to_doubles(dm[v], de[v], down[v], k)
     return OK, logz
 
 

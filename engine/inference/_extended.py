@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-__all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "pure_module"]
+__all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
+           "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -79,6 +80,24 @@ def to_log(m, e):
     if m == 0.0:
         return -np.inf
     return np.log(m) + e * LN2
+
+
+@_jit
+def to_doubles(xm, xe, out, k):
+    """out[a] = x[a] / 2^F in doubles, F the exponent of the largest entry, so the largest lies in
+    [0.5, 1) and every entry down to 2^-1022 of it is a normal double (smaller ones may flush to
+    0). Normalises the mantissas of ``xm`` in place first: alignment on exponents alone would be
+    off by up to the mantissa range."""
+    F = ZERO_E
+    for a in range(k):
+        if xm[a] > 0.0:
+            f, x = math.frexp(xm[a])
+            xm[a] = f
+            xe[a] += x
+            if xe[a] > F:
+                F = xe[a]
+    for a in range(k):
+        out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
 
 
 def pure_module():

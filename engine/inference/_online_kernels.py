@@ -63,7 +63,11 @@ norm = _X.norm
 split = _X.split
 pow2 = _X.pow2
 to_log = _X.to_log
+to_doubles = _X.to_doubles
 ZERO_E = _X.ZERO_E
+#: In the fast path of a node table, non-zero scaled entries must be at least this (so that a
+#: product of three is a normal double).
+SAFE = 2.0 ** -300
 
 # columns of NI
 DPAR, NB, SPLIT, END0, END1, BD, BDD, GOFS, GP, GSLOT = range(10)
@@ -80,7 +84,7 @@ L_SIZE = 19
 
 def scratch_size(k: int) -> int:
     """Floats of scratch the kernels use (so that no operation allocates)."""
-    return 16 * k
+    return 16 * k + 2 * k * k
 
 
 @_jit
@@ -178,6 +182,38 @@ def _node_table(z, NI, tab, pool, k, sc):
                 some = True
         return some, kk
     c2 = NI[z, BDD]
+    # Fast path: scale each row a of β_c1 and β_c2 by its largest exponent and γ by its largest;
+    # when every non-zero scaled entry is >= SAFE, the k^3 products are plain doubles >= SAFE^3
+    # (never subnormal), so the sums are exact, and one exponent serves the whole table.
+    d1 = sc[16 * k:16 * k + kk]
+    d2 = sc[16 * k + kk:16 * k + 2 * kk]
+    wd = sc[2 * k:3 * k]
+    fast = True
+    W = ZERO_E
+    for a in range(k):
+        r1 = _row_scale(tab, c1, a, k)
+        r2 = _row_scale(tab, c2, a, k)
+        fast = _scaled_row(tab, c1, a, k, r1, d1) and fast
+        fast = _scaled_row(tab, c2, a, k, r2, d2) and fast
+        pe[a] = pool[g, k + a] + r1 + r2
+        if pool[g, a] > 0.0 and pe[a] > W:
+            W = pe[a]
+    for a in range(k):
+        wd[a] = pool[g, a] * pow2(pe[a] - W)
+        if pool[g, a] > 0.0 and wd[a] < SAFE:
+            fast = False
+    if fast:
+        for x in range(k):
+            for y in range(k):
+                s = 0.0
+                for a in range(k):
+                    s += d1[a * k + x] * wd[a] * d2[a * k + y]
+                mm, ee = norm(s, W)
+                tab[z, x * k + y] = mm
+                tab[z, kk + x * k + y] = ee
+                if mm > 0.0:
+                    some = True
+        return some, kk * k
     for x in range(k):
         for y in range(k):
             for a in range(k):
@@ -189,6 +225,30 @@ def _node_table(z, NI, tab, pool, k, sc):
             if mm > 0.0:
                 some = True
     return some, kk * k
+
+
+@_jit
+def _row_scale(tab, c, a, k):
+    """The largest exponent among the non-zero entries of row a of β_c (ZERO_E if none)."""
+    kk = k * k
+    r = ZERO_E
+    for x in range(k):
+        if tab[c, a * k + x] > 0.0 and tab[c, kk + a * k + x] > r:
+            r = tab[c, kk + a * k + x]
+    return r
+
+
+@_jit
+def _scaled_row(tab, c, a, k, r, d):
+    """d[a*k + x] = β_c[a, x] / 2^r as a double; False if a non-zero one falls below SAFE."""
+    kk = k * k
+    ok = True
+    for x in range(k):
+        v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r)
+        d[a * k + x] = v
+        if tab[c, a * k + x] > 0.0 and v < SAFE:
+            ok = False
+    return ok
 
 
 @_jit
@@ -480,13 +540,9 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
             lv[x] = mm
             lv[k + x] = ee
         work += k * k + k
-    F = ZERO_E
-    for x in range(k):
-        if lv[k + x] > F:
-            F = lv[k + x]
+    to_doubles(lv[:k], lv[k:], out, k)
     s = 0.0
     for x in range(k):
-        out[x] = lv[x] * pow2(lv[k + x] - F)
         s += out[x]
     if s == 0.0:    # every entry zero: impossible for a consistent model (the caller raises)
         for x in range(k):
@@ -587,7 +643,7 @@ def views(F, I, L):
     Ut = F[L[L_UT]:L[L_UT] + ct * tw].reshape((ct, tw))
     Up = F[L[L_UP]:L[L_UP] + cp * 2 * k].reshape((cp, 2 * k))
     out = F[L[L_OUT]:L[L_OUT] + k]
-    sc = F[L[L_SCR]:L[L_SCR] + 16 * k]
+    sc = F[L[L_SCR]:L[L_SCR] + 16 * k + 2 * kk]
     NI = I[L[L_NI]:L[L_NI] + m * NI_WIDTH].reshape((m, NI_WIDTH))
     Uidx = I[L[L_UIDX]:L[L_UIDX] + ct]
     Upidx = I[L[L_UPIDX]:L[L_UPIDX] + cp]

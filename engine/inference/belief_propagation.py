@@ -1,6 +1,6 @@
 """Classical sum-product (belief propagation) on a tree, its parallel schedule, and max-product.
 
-Lecture notes 001: section 8.2 (collect towards a root, then distribute outwards, eq. 5 and 6),
+Lecture notes on the sum-product algorithm: section 8.2 (collect towards a root, then distribute outwards, eq. 5 and 6),
 section 8.3 (the parallel "flooding" schedule, exact after diameter-many iterations) and
 section 8.4 (the product trick for high degree: one product per vertex, then one exclusion per
 outgoing message). The lecture excludes a message by dividing the full product by it (eq. 9),
@@ -8,15 +8,19 @@ which fails when a message has a zero entry (hard evidence); here the exclusion 
 prefix and suffix products in the compiled sweep, and (log of the non-zero part, count of zeros)
 pairs in the vectorised NumPy code.
 
-Two implementations of the same schedule:
+Two implementations of the same schedule, both exact for any entries 0 or from 2.2e-308 to
+1.8e308 (subnormal entries are refused with :class:`NumericalRangeError` naming them):
 
 - ``method="numba"``: a compiled sequential sweep over the breadth-first order (fast on every
-  shape, including 10^6-vertex paths); compiled on first use and cached on disk.
+  shape, including 10^6-vertex paths); compiled on first use and cached on disk. A fast pass in
+  doubles checks as it goes that no product can underflow and, where one could, gives way to an
+  exact pass with a mantissa and an exponent per entry (``_bp_kernels``).
 - ``method="numpy"``: the reference, vectorised over breadth-first levels (one NumPy step per
-  level, so fast on bushy trees and slow on long chains).
+  level, so fast on bushy trees and slow on long chains), every message in logs (log-sum-exp).
 
-Every message is renormalised as it is formed and the logarithm of each factor is carried, so the
-log-partition function stays exact on long trees with extreme potentials.
+Messages are renormalised as they are formed and the logarithm of each factor is carried, so the
+log-partition function stays exact on long trees with extreme potentials; the total mass is
+declared zero only when it is exactly zero.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The online sum-product model on the hierarchical cover (seed 000, section 4, Figure 2).
+"""The online sum-product model on the hierarchical cover (Herbster, Pasteris & Vitale, *Online
+Sum-Product Computation over Trees*, section 4, Figure 2).
 
 After one O(n) initialisation, each change of evidence at a vertex, each change of an edge
 potential and each marginal query walks one path of the decomposition tree D of the cover
@@ -12,9 +13,11 @@ Differences from the paper, all deliberate (see the issue):
   component's summary ψ^{S^z} (Definition 7) over its <= 2 boundary vertices and an update
   recomputes the nodes on the path from the changed leaf of D to its root from their children;
   the product over a vertex's α children is a product tree, so nothing is ever divided by.
-- **Renormalised with log scales.** Every stored table has max entry 1 and carries the log of its
-  scale, so a 10^6-vertex path with potentials spanning 1e-100..1e100 stays finite and the
-  log-partition function exact.
+- **Exact at any magnitude.** Every entry of every table, product-tree vector and message is a
+  mantissa and an integer exponent (``engine.inference._extended``), so nothing under- or
+  overflows whatever the potentials (any entry 0 or from 2.2e-308 to 1.8e308) and however long
+  the tree; "inconsistent" means a total mass of exactly zero. Subnormal entries are refused with
+  :class:`NumericalRangeError` naming them.
 - **Atomic.** Evidence (or an edge potential) that makes the total mass zero raises
   :class:`InconsistentEvidenceError` and leaves the model exactly as it was (the kernel restores
   every entry it wrote).
