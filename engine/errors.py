@@ -20,6 +20,8 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "NetworkFormatError",
+    "LessonError",
     "NumericalRangeError",
 ]
 
@@ -85,6 +87,20 @@ class InvalidParameterError(EngineError, ValueError):
 
 class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
+
+
+class NetworkFormatError(TreeFormatError):
+    """A network file (BIF, XMLBIF, UAI, Hugin .net) that cannot be read; the message names the file
+    and the line."""
+
+
+class LessonError(EngineError, ValueError):
+    """A lesson file that cannot be used; the message starts with ``file:line:``."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.path = path
+        self.line = line
 
 
 class NumericalRangeError(EngineError, ArithmeticError):
