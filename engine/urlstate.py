@@ -260,7 +260,7 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
         Param("switches", INT, "edges where the best action changes", 3, lo=0, hi=10**6),
         Param("seed", INT, "the seed of the environment", **_SEED),
         Param("run", BOOL, "start the run when the page opens", False),
-        Param("trial", INT, "the trial the maps show (the nearest snapshot)", lo=0, hi=200_000),
+        Param("trial", INT, "the trial the maps show (the last snapshot at or before it)", lo=0, hi=200_000),
         Param("learner", CHOICE, "the learner of the maps", "tree_hedge",
               choices=("tree_hedge", "independent_hedge", "shared_hedge")),
         Param("view", CHOICE, "the loss curves: above the best comparator, or cumulative", "excess",
