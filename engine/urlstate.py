@@ -418,8 +418,7 @@ def format_value(p: Param, value: Any) -> str:
     if p.kind == BOOL:
         return "1" if value else "0"
     if p.kind == FLOAT:
-        v = float(value)
-        return str(int(v)) if v.is_integer() else repr(v)
+        return _num(value)
     if p.kind == EVIDENCE:
         return value if isinstance(value, str) else format_evidence(value)
     if p.kind == MATRIX:
@@ -496,8 +495,7 @@ def format_evidence(evidence: Mapping[str, Any]) -> str:
             raise InvalidParameterError(f"vertex {name!r} cannot be named in evidence of a link "
                                         "(a comma or surrounding blanks in its name)")
         if isinstance(val, (tuple, list)):
-            items.append(f"{name}=" + "/".join(format(float(x), "g") if float(x).is_integer()
-                                                 else repr(float(x)) for x in val))
+            items.append(f"{name}=" + "/".join(_num(x) for x in val))
         else:
             items.append(f"{name}={val}")
     return ",".join(items)
@@ -512,11 +510,12 @@ def evidence_vectors(evidence: Mapping[str, Any], tree, k: int, states=None) -> 
     out: dict[int, list[float]] = {}
     for name, val in evidence.items():
         v = _vertex(tree, name, f"evidence {name}={val if not isinstance(val, tuple) else '/'.join(map(str, val))}")
+        card = len(states[v]) if states is not None else k  # a network's variable may have fewer states
         if isinstance(val, tuple):
-            if len(val) != k:
-                raise InvalidParameterError(f"soft evidence at {name} has {len(val)} weights; "
-                                            f"the model has k = {k} labels")
-            out[v] = [float(x) for x in val]
+            if len(val) != card:
+                raise InvalidParameterError(f"soft evidence at {name} has {len(val)} weights; {name} has "
+                                            f"{card} {'states' if states is not None else 'labels'}")
+            out[v] = [float(x) for x in val] + [0.0] * (k - card)
             continue
         label = val
         if isinstance(val, str):
@@ -525,8 +524,8 @@ def evidence_vectors(evidence: Mapping[str, Any], tree, k: int, states=None) -> 
                 raise InvalidParameterError(f"evidence {name}={val}: {name} has no state {val!r}"
                                             + (f"; states: {', '.join(names)}" if names else ""))
             label = names.index(val)
-        if not 0 <= label < k:
-            raise InvalidParameterError(f"evidence {name}={val}: labels are 0..{k - 1}")
+        if not 0 <= label < card:
+            raise InvalidParameterError(f"evidence {name}={val}: labels are 0..{card - 1}")
         out[v] = [1.0 if a == label else 0.0 for a in range(k)]
     return out
 
@@ -555,8 +554,13 @@ def parse_matrix(text: str, *, what: str = "matrix") -> tuple[tuple[float, ...],
 
 
 def format_matrix(m) -> str:
-    return ";".join(",".join(format(float(x), "g") if float(x).is_integer() else repr(float(x)) for x in r)
-                    for r in m)
+    return ";".join(",".join(_num(x) for x in r) for r in m)
+
+
+def _num(x) -> str:
+    """The shortest text that reads back as exactly the same double (``2`` rather than ``2.0``)."""
+    v = float(x)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
 # ---------------------------------------------------------------------- checks against the tree

@@ -11,16 +11,18 @@ refuses the lesson when the stated answer differs.
 ... minutes: 5
 ... audience: a
 ... ---
-... ## Round 2
-... state: /cover_inspector?tree=figure1&root=1&t=2
+... ## Round 1
+... state: /cover_inspector?tree=figure1&root=1&t=1
 ... Look at the black vertices.
-... question: Which vertices are mergeable in round 2?
+... question: Which vertices are mergeable in round 1?
 ... kind: vertices
-... answer: 4, 12
+... answer: 5, 12
 ... computed: mergeable
 ... ''', "x.md")
 >>> sorted(compute(lesson.steps[0]))
-['12', '4']
+['12', '5']
+>>> check_answers(lesson)
+1
 """
 
 from __future__ import annotations
@@ -96,8 +98,8 @@ def check_answers(lesson) -> int:
         if not q.agrees(got):
             shown = ", ".join(sorted(got)) if isinstance(got, (set, frozenset)) else \
                 (f"{got:.6g}" if isinstance(got, float) else str(got))
-            raise LessonError(f"{label}:{q.line}: the answer of step {step.title!r} is {q.answer!r}, but the "
-                              f"engine computes {shown!r} ({q.computed[0]})", label, q.line)
+            raise LessonError(f"{label}:{q.answer_line}: the answer of step {step.title!r} is {q.answer!r}, but "
+                              f"the engine computes {shown!r} ({q.computed[0]})", label, q.answer_line)
         count += 1
     return count
 

@@ -16,9 +16,9 @@
 
     What happens and what to look at (Markdown, a few lines).
 
-    question: Which vertices are mergeable in round 2?
+    question: Which vertices are mergeable in round 0?
     kind: vertices
-    answer: 4, 12
+    answer: 2, 6, 10, 13
     computed: mergeable
     why: shown with the answer.
 
@@ -85,6 +85,7 @@ class Question:
     computed: tuple[str, dict] | None = None
     why: str = ""
     line: int = 0
+    answer_line: int = 0
 
     def check(self, response) -> bool:
         """Whether ``response`` (a choice, an iterable or comma-separated text of vertex names, or
@@ -205,7 +206,7 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
         front[key] = (val, i)
     for key in ("title", "minutes", "audience"):
         if key not in front:
-            fail(start - 1, f"the front matter has no {key}:")
+            fail(start, f"the front matter has no {key}:")
     minutes = _int(front["minutes"], 1, 600, "minutes", fail)
     order = _int(front["order"], 0, 10_000, "order", fail) if "order" in front else 100
 
@@ -229,7 +230,8 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
                 fail(j + 1, "use '## ' for a step heading (the lesson's title is in the front matter)")
             intro.append(line)
     if not raw_steps:
-        fail(len(lines), "the lesson has no steps (a step starts with a line '## Title')")
+        last = max((j + 1 for j, x in enumerate(lines) if x.strip()), default=1)
+        fail(last, "the lesson has no steps (a step starts with a line '## Title')")
     if len(raw_steps) > MAX_STEPS:
         fail(raw_steps[MAX_STEPS][1], f"a lesson has at most {MAX_STEPS} steps")
     steps = [_step(title, line, body, fail, check_states) for title, line, body in raw_steps]
@@ -244,8 +246,8 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
                   papers=front.get("papers", ("", 0))[0], order=order, path=str(path))
 
 
-def _suggest(key: str, keys) -> str:
-    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.75)
+def _suggest(key: str, keys, cutoff: float = 0.6) -> str:
+    close = difflib.get_close_matches(key, keys, n=1, cutoff=cutoff)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
@@ -380,7 +382,7 @@ def _question(fields: dict, title: str, fail, tree) -> Question:
     if "computed" in fields:
         computed = _computed(*fields["computed"], kind, fail)
     return Question(text=qtext, kind=kind, answer=answer, value=value, choices=choices, tolerance=tolerance,
-                    computed=computed, why=fields.get("why", ("", 0))[0], line=qline)
+                    computed=computed, why=fields.get("why", ("", 0))[0], line=qline, answer_line=aline)
 
 
 def _tolerance(val: str, line: int, fail) -> tuple[float, bool]:

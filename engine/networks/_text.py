@@ -43,6 +43,8 @@ def tokenize(text: str, label: str, comments: str = "c", punct: str = "{}()[];,|
             raise NetworkFormatError(f"{label}:{line}: {what}")
         kind = m.lastgroup
         s = m.group()
+        if kind == "w" and comments == "c" and s.startswith("/*"):
+            raise NetworkFormatError(f"{label}:{line}: a comment that never ends")
         if kind == "q":
             out.append(Token("q", s[1:-1], line))
         elif kind in ("p", "w"):

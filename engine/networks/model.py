@@ -4,7 +4,9 @@ Two kinds of network are trees:
 
 - a Bayesian network in which every node has at most one parent: the root's table is its node
   potential φ, and each other node's conditional table P(child | parent) is the potential ψ of the
-  edge (parent, child), rows indexing the parent's state (so the partition function is 1);
+  edge (parent, child), rows indexing the parent's state (so the partition function is 1). A row
+  must sum to one within :data:`CPT_TOLERANCE` (files round their numbers) and is rescaled to sum
+  exactly one;
 - a pairwise Markov network whose pairwise factors form a tree: unary factors multiply into φ,
   pairwise ones into ψ.
 
@@ -211,15 +213,17 @@ def assemble(variables: list[Variable], factors: list[Factor], kind: str, label:
         roots = [v for v in range(n) if len(cpt[v].scope) == 1]
         for v in range(n):
             f = cpt[v]
+            # each row is a distribution: files round their numbers, so rescale to sum exactly one
+            table = f.table / f.table.sum(axis=-1, keepdims=True)
             if len(f.scope) == 1:
-                phi[v, :card[v]] *= f.table
+                phi[v, :card[v]] *= table
             else:
                 p = f.scope[0]
                 back = cpt[p].scope[0] if len(cpt[p].scope) == 2 else None
                 if back == v:
                     raise NotATreeError(f"{at(f.line)}nodes {names[p]} and {names[v]} are each other's parent "
                                         f"(the cycle {names[p]}-{names[v]}-{names[p]})")
-                pair[(p, v)] = f.table
+                pair[(p, v)] = table
                 pair_line[(p, v)] = f.line
         if roots:
             root = roots[0]
