@@ -381,3 +381,32 @@ def test_engine_errors_only():
                 read_network_bytes(data, "junk" + ext)
             except EngineError:
                 pass
+
+
+def test_cli_network(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    def cli(*a):
+        return subprocess.run([sys.executable, "-m", "engine", "network", *a], capture_output=True, text=True,
+                              cwd=ROOT, timeout=300)
+
+    r = cli(str(NETWORK_SAMPLES_DIR / "weather.bif"), "--evidence", "WetGrass=wet", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["root"] == "Season" and out["kind"] == "bayes" and ["Rain", "WetGrass"] in out["edges"]
+    assert abs(out["marginals"]["Rain"]["yes"] - 0.75) < 1e-12
+    (tmp_path / "v.bif").write_text(V_STRUCTURE)
+    for args, msg in (([str(tmp_path / "v.bif")], "error: v.bif:7: node C has two parents: A, B"),
+                      ([str(NETWORK_SAMPLES_DIR / "weather.bif"), "--evidence", "Fog=1"], "no variable Fog"),
+                      ([str(NETWORK_SAMPLES_DIR / "weather.bif"), "--evidence", "Rain=maybe"], "Rain has states yes, no"),
+                      ([str(NETWORK_SAMPLES_DIR / "weather.bif"), "--evidence", "Rain=yes", "--evidence",
+                        "WetGrass=dry", "--evidence", "Rain=no"], None)):
+        r = cli(*args)
+        if msg is None:
+            assert r.returncode == 0  # the last observation of a variable counts
+            continue
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and msg in r.stderr, r.stderr
