@@ -275,12 +275,8 @@ def load_multilabel(spec, labels=None) -> MultilabelData:
 
 
 def benchmark_files() -> dict:
-    """The Mulan benchmark files present on this machine, by name: ``TREE_WORKBENCH_DATA`` or
-    ``../shared/data`` beside the project, sub-folder ``multilabel`` (empty when absent)."""
-    import os
+    """The Mulan benchmark files present on this machine, by name (``engine.datasets.data_home()``,
+    sub-folder ``multilabel``; empty when absent)."""
+    from engine.datasets import available
 
-    root = Path(os.environ.get("TREE_WORKBENCH_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
-    d = root / "multilabel"
-    if not d.is_dir():
-        return {}
-    return {p.name[:-len(".arff.gz")]: p for p in sorted(d.glob("*.arff.gz"))}
+    return {name: files[0] for name, files in available("multilabel").items()}
