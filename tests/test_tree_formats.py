@@ -238,7 +238,7 @@ def test_cycle_error_names_the_cycle():
 
 
 BAD = [
-    ("bad.json", '{"nodes": [{"id": 1}], "edges": [}', r"bad.json: not valid JSON: .* at line 1, column"),
+    ("bad.json", '{"nodes": [{"id": 1}], "edges": [}', r"bad.json: node-link JSON: invalid JSON at line 1, column 34"),
     ("bad.json", '{"nodes": [{"id": "a"}, {"id": "a"}], "edges": []}', r"bad.json: two vertices are named 'a'"),
     ("bad.json", '{"nodes": [{"id": "a"}], "edges": [{"source": "a", "target": "z"}]}', r"names 'z', which is not in 'nodes'"),
     ("bad.gml", 'graph [ node [ id 0 label "a" ] node [ id 1 label "b" ]\n edge [ source 0 target 7 ] ]',
@@ -272,7 +272,7 @@ BAD = [
     ("bad.jsonl", '{"children": [[-1], [1]]}', r"node 1 is the root and cannot be a child"),
     ("bad.jsonl", '{"children": [[2], [3], [2]]}', r"line 1: node 2 is a child of both"),
     ("bad.jsonl", '{"children": [[-1]], "labels": [1, 2]}', r"'labels' must be a list of 1 labels"),
-    ("bad.jsonl", '{"children": [[2]', r"line 1: not valid JSON"),
+    ("bad.jsonl", '{"children": [[2]', r"bad.jsonl: line 1: invalid JSON at line 1, column 18"),
     ("bad.csv", "a,b\n\xff\xfe,c\n", r"bad.csv: not UTF-8 text: byte 0xc3|bad.csv"),
     ("bad.csv", "a,b\nb,c\nc,a\n", r"bad.csv: edge .* closes the cycle"),
 ]

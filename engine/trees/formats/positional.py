@@ -17,7 +17,8 @@ import json
 
 import numpy as np
 
-from engine.errors import TreeFormatError
+from engine._json_compat import loads
+from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
 from engine.trees.model import Tree
 
@@ -67,11 +68,9 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
         return TreeFormatError(f"line {lineno}: {msg}")
 
     try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise bad(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
-    except RecursionError:
-        raise bad("the JSON is nested too deeply (children are lists of node numbers)") from None
+        rec = loads(line, where=f"line {lineno}")
+    except EngineError as exc:
+        raise TreeFormatError(str(exc)) from None
     if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
         raise bad("expected an object with a 'children' list (and 'labels')")
     ch = rec["children"]
