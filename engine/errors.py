@@ -20,6 +20,7 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "JSONFormatError",
     "NumericalRangeError",
     "LimitExceededError",
     "InputFileError",
@@ -87,6 +88,11 @@ class InvalidParameterError(EngineError, ValueError):
 
 class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
+
+
+class JSONFormatError(DataFormatError):
+    """JSON text that cannot be read safely: not UTF-8, not JSON, nested too deeply or holding a
+    number too long; the message names the place and the position (see :mod:`engine.jsonio`)."""
 
 
 class NumericalRangeError(EngineError, ArithmeticError):

@@ -17,6 +17,7 @@ from typing import ClassVar, Optional
 import numpy as np
 
 from engine.errors import InvalidParameterError
+from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
@@ -140,8 +141,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
             train_loglik=_last(model.loglik_))
         curves["loglik"] = [[i + 1, v] for i, v in enumerate(model.loglik_)]
         if config.model == "tf":
-            metrics.update(k=model.k_.tolist(), accept_k=_finite(model.accept_k_),
-                           accept_states=_finite(model.accept_states_))
+            metrics.update(k=model.k_.tolist(), accept_k=to_jsonable(float(model.accept_k_)),
+                           accept_states=to_jsonable(float(model.accept_states_)))
             for l in range(L):
                 curves[f"k[{l + 1}]"] = [[i + 1, int(v)] for i, v in enumerate(model.k_trace_[:, l])]
             artefacts["k_trace"] = model.k_trace_.tolist()
@@ -189,12 +190,7 @@ def _model(kind, opts, seed):
 
 def _labelled(values, names=None) -> dict:
     names = range(1, len(values) + 1) if names is None else names
-    return {str(n): (None if np.isnan(v) else float(v)) for n, v in zip(names, values)}
-
-
-def _finite(x):
-    """A float for the JSON metrics; None where it is undefined (no sweep was run)."""
-    return float(x) if np.isfinite(x) else None
+    return {str(n): to_jsonable(float(v)) for n, v in zip(names, values)}
 
 
 def _last(xs):
