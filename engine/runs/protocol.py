@@ -104,7 +104,9 @@ class RunConfig:
 
     @classmethod
     def from_json(cls, text: str):
-        return cls.from_dict(json.loads(text))
+        from engine._json_compat import loads
+
+        return cls.from_dict(loads(text, where=f"{cls.algorithm} config"))
 
 
 @dataclass(frozen=True)
