@@ -6,9 +6,10 @@ the text. The run history alone keeps NaN in its own columns (``keep_nan=True``)
 
 In: :func:`loads` reads JSON from a file, an upload or a flag without trusting it. It refuses, each
 with one :class:`~engine.errors.JSONFormatError` line that names the place (``where``) and the
-position: bytes that are not UTF-8, nesting deeper than :data:`MAX_DEPTH`, a number with more than
-:data:`MAX_NUMBER_DIGITS` digits in a row (Python's own ``int`` gives up at 4,300 digits with an
-error that names nothing), and text that is not JSON.
+position: bytes that are not UTF-8, nesting deeper than the limit ``json_depth``, a number with more
+digits in a row than the limit ``number_digits`` (Python's own ``int`` gives up at 4,300 digits with
+an error that names nothing), and text that is not JSON. Both limits are named in
+:mod:`engine.limits` (64 and 100 by default), which says how to raise them.
 
 >>> dumps({"loss": float("nan"), "k": [1, 2]})
 '{"loss": null, "k": [1, 2]}'
@@ -27,15 +28,14 @@ import math
 import re
 from typing import Any
 
+from engine import limits
 from engine.errors import JSONFormatError
 
-__all__ = ["MAX_DEPTH", "MAX_NUMBER_DIGITS", "to_jsonable", "dumps", "print_json", "loads"]
+__all__ = ["to_jsonable", "dumps", "print_json", "loads"]
 
-#: Deepest nesting of arrays and objects :func:`loads` accepts (the deepest file the engine reads,
-#: a positional tree, nests three levels).
-MAX_DEPTH = 64
-#: Longest run of digits in one number :func:`loads` accepts (a double needs 17, a 64-bit integer 20).
-MAX_NUMBER_DIGITS = 100
+# The deepest file the engine reads, a positional tree, nests three levels; a double needs 17
+# digits and a 64-bit integer 20: the limits' defaults (64 levels, 100 digits) leave room.
+_DEPTH, _DIGITS = "json_depth", "number_digits"
 
 
 # ---------------------------------------------------------------------------------------- output
@@ -123,11 +123,12 @@ def loads(text: str | bytes, *, where: str = "JSON text", max_depth: int | None 
     line starting with ``where`` (a file name, ``"line 7 of trees.jsonl"``, ``"--scenario"``).
 
     ``bytes`` must be UTF-8 (a leading byte-order mark is allowed). ``max_depth`` and
-    ``max_digits`` default to :data:`MAX_DEPTH` and :data:`MAX_NUMBER_DIGITS`; ``allow_nan=False``
-    also refuses the non-standard ``NaN``/``Infinity`` words.
+    ``max_digits`` default to the limits ``json_depth`` and ``number_digits`` in force
+    (:func:`engine.limits.value`); ``allow_nan=False`` also refuses the non-standard
+    ``NaN``/``Infinity`` words.
     """
-    max_depth = MAX_DEPTH if max_depth is None else max_depth
-    max_digits = MAX_NUMBER_DIGITS if max_digits is None else max_digits
+    max_depth = limits.value(_DEPTH) if max_depth is None else max_depth
+    max_digits = limits.value(_DIGITS) if max_digits is None else max_digits
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
         try:
@@ -188,7 +189,7 @@ def _check_depth(text: str, raw: bytes, limit: int, where: str) -> None:
             depth += 1
             if depth > limit:
                 raise JSONFormatError(f"{where}: nested deeper than {limit} levels at "
-                                      f"{_position(text, m.start())}")
+                                      f"{_position(text, m.start())}; {_how_to_raise(_DEPTH, limit)}")
         elif c in "]}":
             depth -= 1
 
@@ -202,4 +203,9 @@ def _check_digits(text: str, raw: bytes, limit: int, where: str) -> None:
         if token[0] != '"' and long_run.search(token):
             digits = sum(c.isdigit() for c in token)
             raise JSONFormatError(f"{where}: a number of {digits} digits at {_position(text, m.start())} "
-                                  f"(at most {limit} digits in a row are read)")
+                                  f"(at most {limit} digits in a row are read); {_how_to_raise(_DIGITS, limit)}")
+
+
+def _how_to_raise(key: str, limit: int) -> str:
+    env = limits.LIMITS[key].env
+    return f"raise the limit with {env}=N or engine.limits.raised({key}=N)"

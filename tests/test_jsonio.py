@@ -9,7 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import DataFormatError, EngineError, JSONFormatError
-from engine.jsonio import MAX_DEPTH, MAX_NUMBER_DIGITS, dumps, loads, print_json, to_jsonable
+from engine import limits
+from engine.jsonio import dumps, loads, print_json, to_jsonable
+
+MAX_DEPTH = limits.value("json_depth")
+MAX_NUMBER_DIGITS = limits.value("number_digits")
 
 
 def _old_jsonable(obj):  # the run store's former round trip, kept here as the reference
@@ -112,12 +116,15 @@ def test_nesting_up_to_the_limit_is_read_one_deeper_is_refused():
     assert loads(ok) is not None
     deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
     with pytest.raises(JSONFormatError, match=f"^x: nested deeper than {MAX_DEPTH} levels at line 1, "
-                                              f"column {MAX_DEPTH + 1}$"):
+                                              f"column {MAX_DEPTH + 1}; raise the limit with "
+                                              "TREE_WORKBENCH_MAX_JSON_DEPTH=N"):
         loads(deep, where="x")
     objects = '{"a":' * (MAX_DEPTH + 1) + "1" + "}" * (MAX_DEPTH + 1)
     with pytest.raises(JSONFormatError, match="nested deeper"):
         loads(objects)
     assert loads(deep, max_depth=MAX_DEPTH + 1) is not None
+    with limits.raised(json_depth=MAX_DEPTH + 1):
+        assert loads(deep) is not None
 
 
 def test_endless_nesting_is_refused_without_recursion_error():
@@ -139,7 +146,8 @@ def test_unbalanced_brackets_are_invalid_json_not_too_deep():
 def test_huge_numbers_are_one_line_not_pythons_digit_limit():
     big = "1" * 5000
     with pytest.raises(JSONFormatError, match=rf"^n.json: a number of 5000 digits at line 2, column 7 "
-                                              rf"\(at most {MAX_NUMBER_DIGITS} digits in a row are read\)$"):
+                                              rf"\(at most {MAX_NUMBER_DIGITS} digits in a row are read\); "
+                                              r"raise the limit with TREE_WORKBENCH_MAX_NUMBER_DIGITS=N"):
         loads('{"a": 1,\n "b": ' + big + "}", where="n.json")
     with pytest.raises(JSONFormatError, match="a number of"):
         loads("[0." + "0" * 10_000 + "1]")
