@@ -13,9 +13,7 @@ defaults.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +22,7 @@ from engine.trees.model import Tree
 from engine.urlstate import evidence_vectors, page_schema
 
 __all__ = ["with_defaults", "page_tree", "BPModel", "bp_model", "online_model", "hedge_config", "ofde_config",
-           "rta_config", "bhtmm_config", "data_root"]
+           "rta_config", "bhtmm_config"]
 
 
 def with_defaults(page: str, values: dict) -> dict:
@@ -32,12 +30,6 @@ def with_defaults(page: str, values: dict) -> dict:
     out = page_schema(page).defaults()
     out.update({k: v for k, v in values.items() if v is not None})
     return out
-
-
-def data_root() -> Path:
-    """The benchmark data folder: ``$TREE_WORKBENCH_DATA``, else ``../shared/data`` beside the checkout."""
-    base = os.environ.get("TREE_WORKBENCH_DATA")
-    return Path(base) if base else Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def page_tree(values: dict, default: Tree | None = None):
@@ -123,15 +115,18 @@ def hedge_config(values: dict, tree: Tree):
 
 
 def ofde_config(values: dict):
-    """The OFDE page's run configuration (synthetic data, or a benchmark in :func:`data_root`)."""
+    """The OFDE page's run configuration (synthetic data, or a benchmark of :func:`engine.datasets.available`)."""
+    from engine.datasets import available
     from engine.forests.run import OfdeConfig
 
     v = with_defaults("ofde", values)
     train = test = valid = ""
     if v["data"] == "benchmark":
-        d = data_root() / "density"
-        b = v["benchmark"]
-        train, test, valid = (str(d / f"{b}.{s}.data.gz") for s in ("ts", "test", "valid"))
+        found = available("density")
+        if v["benchmark"] not in found:
+            raise InvalidParameterError(f"benchmark {v['benchmark']} is not in the data folder; found: "
+                                        f"{', '.join(found) or 'none'}")
+        train, valid, test = (str(p) for p in found[v["benchmark"]])
     return OfdeConfig(train=train, test=test, valid=valid, n_vars=int(v["vars"]), n_train=int(v["train"]),
                       n_test=2000, n_valid=1000, data_seed=int(v["data_seed"]), model=v["experts"],
                       mixture_size=int(v["mixture"]), rounds=int(v["rounds"]),
@@ -161,6 +156,7 @@ def rta_config(values: dict):
 
 def bhtmm_config(values: dict, model: str | None = None):
     """The Hidden Tree Markov Models page's run configuration (``model`` overrides the link's)."""
+    from engine.datasets import available
     from engine.htmm.run import SYNTHETIC, BhtmmConfig
     from engine.htmm.sp import AUTHORS_CODE
 
@@ -168,8 +164,11 @@ def bhtmm_config(values: dict, model: str | None = None):
     if v["source"] == "synthetic":
         train = test = SYNTHETIC
     else:
-        d = data_root() / "trees"
-        train, test = str(d / f"{v['source']}.train.jsonl.gz"), str(d / f"{v['source']}.test.jsonl.gz")
+        found = available("trees")
+        if v["source"] not in found:
+            raise InvalidParameterError(f"data set {v['source']} is not in the data folder; found: "
+                                        f"{', '.join(found) or 'none'}")
+        train, test = (str(p) for p in found[v["source"]])
     variant = {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}[v["sp"]]
     return BhtmmConfig(train=train, test=test, model=model or v["model"], task=v["task"], states=int(v["states"]),
                        iterations=int(v["iterations"]), lmin=int(v["lmin"]), lmax=int(max(v["lmax"], 1)),

@@ -113,11 +113,9 @@ class Param:
         if not isinstance(raw, str):
             raise self._bad(raw)
         if self.kind == TREE:
-            from engine.trees.spec import LINK_MAX_NEWICK
+            from engine import limits
 
-            if len(raw) > LINK_MAX_NEWICK + 100:
-                raise InvalidParameterError(f"parameter tree has {len(raw):,} characters; links carry at "
-                                            f"most {LINK_MAX_NEWICK:,}")
+            limits.check("link_chars", len(raw.strip()), "parameter tree: characters")
             if not raw.strip():
                 raise self._bad(raw)
             return raw.strip()

@@ -172,7 +172,7 @@ def test_compute_refuses_a_computation_on_the_wrong_page(tmp_path):
 def test_read_lesson_refuses_a_huge_file(tmp_path):
     p = tmp_path / "huge.md"
     p.write_text(GOOD + "x" * 600_000)
-    with pytest.raises(LessonError, match="^huge.md:1: .*larger than"):
+    with pytest.raises(LessonError, match="^huge.md:1: .*limit of 524,288 bytes of one lesson file"):
         read_lesson(p)
 
 

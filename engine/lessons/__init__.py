@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import EngineError, LessonError
-from engine.lessons.format import MAX_LESSON_BYTES, Lesson, Question, Step, parse_lesson
+from engine.lessons.format import Lesson, Question, Step, parse_lesson
 
 __all__ = ["Lesson", "Step", "Question", "LessonError", "LESSONS_DIR", "parse_lesson", "read_lesson",
            "load_lessons", "lesson_files"]
@@ -40,14 +40,16 @@ def lesson_files(folder: Path | None = None) -> list[Path]:
 
 def read_lesson(path, *, check_states: bool = True) -> Lesson:
     """Read and validate one lesson file."""
+    from engine.errors import LimitExceededError
+    from engine.files import read_input
+
     path = Path(path)
-    try:
-        if path.stat().st_size > MAX_LESSON_BYTES:
-            raise LessonError(f"{path.name}:1: the file is larger than {MAX_LESSON_BYTES // 1024} KiB",
-                              path.name, 1)
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LessonError(f"{path.name}:0: cannot be read ({exc.strerror or exc})", path.name, 0) from None
+    try:  # the size limit of a lesson (lesson_bytes) is checked by parse_lesson
+        data = read_input(path, label=f"{path.name}:1", error=LessonError)
+    except LimitExceededError as exc:
+        raise LessonError(f"{path.name}:1: {exc}", path.name, 1) from None
+    except LessonError as exc:
+        raise LessonError(str(exc), path.name, 1) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -51,14 +51,11 @@ from pathlib import Path
 
 from engine.errors import EngineError, LessonError
 
-__all__ = ["Lesson", "Step", "Question", "parse_lesson", "FRONT_KEYS", "STEP_KEYS", "KINDS",
-           "MAX_LESSON_BYTES", "MAX_STEPS"]
+__all__ = ["Lesson", "Step", "Question", "parse_lesson", "FRONT_KEYS", "STEP_KEYS", "KINDS", "MAX_STEPS"]
 
 FRONT_KEYS = ("title", "minutes", "audience", "papers", "order")
 STEP_KEYS = ("state", "minutes", "question", "kind", "choices", "answer", "tolerance", "computed", "why")
 KINDS = ("choice", "vertices", "number", "reveal")
-#: Largest lesson file read.
-MAX_LESSON_BYTES = 512 * 1024
 #: Most steps a lesson may have (the ``step`` query parameter's range).
 MAX_STEPS = 200
 _FIELD = re.compile(r"^([a-z][a-z_]*):(?:\s+(.*)|\s*)$")
@@ -172,9 +169,14 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
     def fail(line: int, msg: str):
         raise LessonError(f"{label}:{line}: {msg}", label, line)
 
+    from engine import limits
+    from engine.errors import LimitExceededError
+
     lines = text.split("\n")
-    if len(text.encode("utf-8", "replace")) > MAX_LESSON_BYTES:
-        fail(1, f"the file is larger than {MAX_LESSON_BYTES // 1024} KiB")
+    try:
+        limits.check("lesson_bytes", len(text.encode("utf-8", "replace")), "the lesson: bytes")
+    except LimitExceededError as exc:
+        fail(1, str(exc))
     i = 0
     while i < len(lines) and not lines[i].strip():
         i += 1

@@ -31,14 +31,12 @@ from engine.errors import NetworkFormatError
 from engine.networks.model import Network
 
 __all__ = ["Network", "read_network", "read_network_bytes", "read_sample_network", "network_sample_names",
-           "NETWORK_FORMATS", "NETWORK_SAMPLES_DIR", "MAX_NETWORK_BYTES"]
+           "NETWORK_FORMATS", "NETWORK_SAMPLES_DIR"]
 
 #: extension -> format
 NETWORK_FORMATS = {".bif": "bif", ".xml": "xmlbif", ".xmlbif": "xmlbif", ".uai": "uai", ".net": "hugin"}
 #: The folder of sample networks (next to ``engine/`` in a checkout).
 NETWORK_SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_networks"
-#: Largest network file read (teaching networks are a few kilobytes).
-MAX_NETWORK_BYTES = 64 * 2**20
 
 
 def _sniff(data: bytes) -> str | None:
@@ -62,10 +60,12 @@ def read_network_bytes(data: bytes, name: str = "network", fmt: str | None = Non
     from engine.networks.uai import parse_uai
     from engine.networks.xmlbif import parse_xmlbif
 
+    from engine.files import decompress
+
     label = Path(name).name or "network"
-    if len(data) > MAX_NETWORK_BYTES:
-        raise NetworkFormatError(f"{label}: the file is larger than the limit of {MAX_NETWORK_BYTES // 2**20} MiB")
-    fmt = fmt or NETWORK_FORMATS.get(Path(name).suffix.lower()) or _sniff(data)
+    data = decompress(data, label=label, error=NetworkFormatError)  # gzip by content, within the bytes limit
+    suffix = Path(name[:-3] if name.lower().endswith(".gz") else name).suffix.lower()
+    fmt = fmt or NETWORK_FORMATS.get(suffix) or _sniff(data)
     if fmt is None:
         raise NetworkFormatError(f"{label}: not a BIF, XMLBIF, UAI or Hugin .net network "
                                  f"(extensions: {', '.join(NETWORK_FORMATS)})")
@@ -83,23 +83,11 @@ def read_network_bytes(data: bytes, name: str = "network", fmt: str | None = Non
 
 
 def read_network(path, fmt: str | None = None) -> Network:
-    """Read a network file (see the table above)."""
+    """Read a network file (see the table above; gzipped files too)."""
+    from engine.files import read_input
+
     path = Path(path)
-    try:
-        if path.is_dir():
-            raise NetworkFormatError(f"{path.name}: is a directory, not a network file")
-        size = path.stat().st_size
-        if size > MAX_NETWORK_BYTES:
-            raise NetworkFormatError(f"{path.name}: the file is larger than the limit of "
-                                     f"{MAX_NETWORK_BYTES // 2**20} MiB")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise NetworkFormatError(f"{path}: no such file") from None
-    except PermissionError:
-        raise NetworkFormatError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise NetworkFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return read_network_bytes(data, path.name, fmt)
+    return read_network_bytes(read_input(path, label=path.name, error=NetworkFormatError), path.name, fmt)
 
 
 def network_sample_names() -> list[str]:

@@ -33,15 +33,11 @@ from engine.errors import (
 )
 from engine.trees.model import Tree
 
-__all__ = ["Network", "Variable", "Factor", "assemble", "MAX_STATES", "MAX_VARIABLES", "MAX_ENTRIES",
-           "CPT_TOLERANCE"]
+__all__ = ["Network", "Variable", "Factor", "assemble", "CPT_TOLERANCE"]
 
-#: Most states a variable may have.
-MAX_STATES = 1_000
-#: Most variables a network may have.
-MAX_VARIABLES = 1_000_000
-#: Most numbers all the tables of a network may hold together.
-MAX_ENTRIES = 20_000_000
+# Sizes are bounded by the named limits of engine.limits: ``vertices`` (variables), ``states``
+# (states of one variable) and ``table_cells`` (numbers in all the tables together).
+
 #: How far a conditional table's row may sum from 1 (files round their numbers).
 CPT_TOLERANCE = 1e-3
 
@@ -157,29 +153,27 @@ def assemble(variables: list[Variable], factors: list[Factor], kind: str, label:
     def at(line: int) -> str:
         return f"{label}:{line}: " if line else f"{label}: "
 
+    from engine import limits
+
     n = len(variables)
     if n == 0:
         raise NetworkFormatError(f"{label}: the network has no variables")
-    if n > MAX_VARIABLES:
-        raise NetworkFormatError(f"{label}: {n:,} variables; at most {MAX_VARIABLES:,} are read")
+    limits.check("vertices", n, f"{label}: variables")
     names = [v.name for v in variables]
     seen: dict[str, int] = {}
     for v in variables:
         if v.name in seen:
             raise NetworkFormatError(f"{at(v.line)}variable {v.name} is declared twice")
         seen[v.name] = 1
-        if not 1 <= len(v.states) <= MAX_STATES:
-            raise NetworkFormatError(f"{at(v.line)}variable {v.name} has {len(v.states)} states; "
-                                     f"1..{MAX_STATES} are read")
+        if not v.states:
+            raise NetworkFormatError(f"{at(v.line)}variable {v.name} has no states")
+        limits.check("states", len(v.states), f"{at(v.line)}variable {v.name}: states")
         if len(set(v.states)) != len(v.states):
             raise NetworkFormatError(f"{at(v.line)}variable {v.name} names a state twice")
     card = [len(v.states) for v in variables]
     k = max(2, max(card))
-    entries = 0
+    limits.check("table_cells", n * k * k, f"{label}: {n:,} variables x {k} x {k} states")
     for f in factors:
-        entries += f.table.size
-        if entries > MAX_ENTRIES:
-            raise NetworkFormatError(f"{label}: the tables hold more than {MAX_ENTRIES:,} numbers")
         bad = ~np.isfinite(f.table) | (f.table < 0)
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])

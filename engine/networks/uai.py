@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.networks._text import Token, Tokens
-from engine.networks.model import CPT_TOLERANCE, MAX_ENTRIES, MAX_VARIABLES, Factor, Network, Variable, assemble
+from engine import limits
+from engine.networks.model import CPT_TOLERANCE, Factor, Network, Variable, assemble
 
 __all__ = ["parse_uai"]
 
@@ -57,15 +58,17 @@ def parse_uai(text: str, label: str = "network.uai") -> Network:
             raise tk.error(f"{what} must be in {lo}..{hi:,}, found {v:,}", tok.line)
         return v, tok.line
 
-    n, _ = integer("the number of variables", 1, MAX_VARIABLES)
+    n, _ = integer("the number of variables", 1, limits.value("vertices"))
     card = []
     lines = []
+    top = limits.value("states")
     for i in range(n):
-        c, ln = integer(f"the cardinality of variable {i}", 1, 1000)
+        c, ln = integer(f"the cardinality of variable {i}", 1, top)
         card.append(c)
         lines.append(ln)
     variables = [Variable(f"x{i}", tuple(str(a) for a in range(c)), lines[i]) for i, c in enumerate(card)]
-    m, _ = integer("the number of factors", 0, 10 * MAX_VARIABLES)
+    cells = limits.value("table_cells")
+    m, _ = integer("the number of factors", 0, cells)
     scopes = []
     for f in range(m):
         size, ln = integer(f"the scope size of factor {f}", 0, n)
@@ -79,9 +82,9 @@ def parse_uai(text: str, label: str = "network.uai") -> Network:
         shape = [card[s] for s in scope]
         want = int(np.prod(shape)) if shape else 1
         total += want
-        if total > MAX_ENTRIES:
-            raise tk.error(f"the tables hold more than {MAX_ENTRIES:,} numbers", sline)
-        count, ln = integer(f"the number of entries of factor {f}", 0, MAX_ENTRIES)
+        if total > cells:
+            raise tk.error(limits.refusal("table_cells", f"the tables ({total:,} numbers so far)", total), sline)
+        count, ln = integer(f"the number of entries of factor {f}", 0, cells)
         if count != want:
             raise tk.error(f"factor {f} over {', '.join(f'x{s}' for s in scope) or 'nothing'} has "
                            f"{want} entries, the file says {count}", ln)

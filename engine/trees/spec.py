@@ -7,7 +7,7 @@ from pathlib import Path
 from engine.errors import InvalidParameterError
 from engine.trees.model import Tree
 
-__all__ = ["tree_from_spec", "tree_from_link", "tree_to_link", "LINK_MAX_VERTICES", "LINK_MAX_NEWICK", "PRESETS"]
+__all__ = ["tree_from_spec", "tree_from_link", "tree_to_link", "PRESETS"]
 
 
 def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
@@ -46,11 +46,9 @@ def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
 
 # ---------------------------------------------------------------------- trees in links (?tree=)
 
-#: Largest tree a link may generate (``?tree=random:N``): one link opened by a class of 30 must
-#: not cost the server more than a moment each.
-LINK_MAX_VERTICES = 200_000
-#: Longest Newick text a link may carry (browsers and proxies keep URLs to a few kilobytes).
-LINK_MAX_NEWICK = 4_000
+# The sizes a link may ask for are the limits ``link_vertices`` (a tree it generates: one link
+# opened by a class of 30 must not cost the server more than a moment each) and ``link_chars`` (a
+# Newick text: browsers and proxies keep URLs to a few kilobytes) of :mod:`engine.limits`.
 #: Named trees a link may give besides samples and generator specs.
 PRESETS = ("figure1",)
 _GEN_OPTIONS = ("k", "m", "b", "spine", "legs")
@@ -62,10 +60,10 @@ def tree_from_link(value: str, *, samples: Path | None = None) -> Tree:
     - a sample: ``lecture_5_vertices`` (its stem) or ``sample:lecture_5_vertices.csv``;
     - a generator spec ``KIND:N[:SEED][:OPTION=VALUE...]``, e.g. ``random:1000:7`` or
       ``star-of-paths:49:0:k=8:m=6`` (kinds of :data:`engine.trees.generators.GENERATORS`,
-      options ``k``, ``m``, ``b``, ``spine``, ``legs``; seed 0 when omitted), at most
-      :data:`LINK_MAX_VERTICES` vertices;
+      options ``k``, ``m``, ``b``, ``spine``, ``legs``; seed 0 when omitted), within the limit
+      ``link_vertices`` of :mod:`engine.limits`;
     - ``figure1``: the example tree of Figure 1 of *Online Sum-Product Computation over Trees*;
-    - a Newick text (it contains ``(`` or ends with ``;``), at most :data:`LINK_MAX_NEWICK` characters.
+    - a Newick text (it contains ``(`` or ends with ``;``), within the limit ``link_chars``.
 
     >>> tree_from_link("random:1000:7").n
     1000
@@ -81,10 +79,10 @@ def tree_from_link(value: str, *, samples: Path | None = None) -> Tree:
     if not text:
         raise InvalidParameterError("the tree of the link is empty")
     if "(" in text or text.endswith(";"):
-        if len(text) > LINK_MAX_NEWICK:
-            raise InvalidParameterError(
-                f"the Newick tree of the link has {len(text):,} characters; links carry at most "
-                f"{LINK_MAX_NEWICK:,} (give a sample name or a generator spec such as random:1000:7)")
+        from engine import limits
+
+        limits.check("link_chars", len(text), "the Newick tree of the link (give a sample name or a "
+                     "generator spec such as random:1000:7 for a large tree)")
         from engine.errors import EngineError
         from engine.trees.formats.newick import parse_newick
 
@@ -133,24 +131,28 @@ def _generator_args(text: str, rest: str) -> dict:
     size = out["n"]
     if "k" in out and "m" in out:
         size = out["k"] * out["m"] + 1
-    if not 1 <= size <= LINK_MAX_VERTICES or out["seed"] < 0:
-        raise InvalidParameterError(
-            f"tree {text!r}: a link generates 1..{LINK_MAX_VERTICES:,} vertices with a seed >= 0 "
-            f"(got {size:,} vertices, seed {out['seed']})")
+    if size < 1 or out["seed"] < 0:
+        raise InvalidParameterError(f"tree {text!r}: a link generates at least one vertex with a seed >= 0 "
+                                    f"(got {size:,} vertices, seed {out['seed']})")
+    from engine import limits
+
+    limits.check("link_vertices", size, f"tree {text!r}: {size:,} vertices")
     return out
 
 
 def tree_to_link(tree: Tree) -> str | None:
     """The Newick text that brings ``tree`` back through a link (names and root kept), or None
-    when it is longer than :data:`LINK_MAX_NEWICK` (then link to a sample or a generator spec).
+    when it is longer than the limit ``link_chars`` (then link to a sample or a generator spec).
 
     >>> from engine.trees.samples import read_sample
     >>> tree_to_link(read_sample("lecture_5_vertices"))
     '((4,5)2,3)1;'
     """
+    from engine import limits
     from engine.trees.formats.newick import format_newick
 
-    if tree.n > LINK_MAX_NEWICK:
+    top = limits.value("link_chars")
+    if tree.n > top:
         return None
     text = format_newick(tree).strip()
-    return text if len(text) <= LINK_MAX_NEWICK else None
+    return text if len(text) <= top else None
