@@ -21,8 +21,17 @@ from engine.errors import InvalidParameterError
 from engine.trees.model import Tree
 from engine.urlstate import evidence_vectors, page_schema
 
-__all__ = ["with_defaults", "page_tree", "BPModel", "bp_model", "online_model", "hedge_config", "ofde_config",
-           "rta_config", "bhtmm_config"]
+__all__ = [
+    "BPModel",
+    "bhtmm_config",
+    "bp_model",
+    "hedge_config",
+    "ofde_config",
+    "online_model",
+    "page_tree",
+    "rta_config",
+    "with_defaults",
+]
 
 
 def with_defaults(page: str, values: dict) -> dict:

@@ -21,31 +21,32 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from engine.errors import InvalidParameterError
 
 __all__ = [
-    "Param",
-    "PageSchema",
-    "Link",
-    "PAGES",
-    "GLOBAL_PARAMS",
     "DEFAULT_PAGE",
+    "GLOBAL_PARAMS",
+    "PAGES",
+    "Link",
+    "PageSchema",
+    "Param",
     "address",
-    "page_schema",
-    "parse_link",
-    "parse_query",
     "build_link",
-    "format_value",
     "check_link",
-    "parse_evidence",
-    "format_evidence",
     "evidence_vectors",
-    "parse_matrix",
+    "format_evidence",
     "format_matrix",
+    "format_value",
+    "page_schema",
+    "parse_evidence",
+    "parse_link",
+    "parse_matrix",
+    "parse_query",
 ]
 
 # parameter kinds
@@ -202,7 +203,7 @@ GLOBAL_PARAMS: tuple[Param, ...] = (
     Param("step", INT, "the step of the open lesson (1 = the first)", lo=1, hi=200),
 )
 
-_SEED = dict(lo=0, hi=10**6, default=0)
+_SEED = {"lo": 0, "hi": 10**6, "default": 0}
 
 PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
     PageSchema("tree_studio", "workbench/pages/tree_studio.py", "Tree Studio", (

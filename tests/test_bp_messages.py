@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from engine.inference.belief_propagation import belief_propagation, sequential_schedule
 from engine.inference.brute_force import brute_force
-from engine.inference.messages import belief_work, marginals_csv, message_work, messages_csv
+from engine.inference.messages import (
+    belief_work,
+    marginals_csv,
+    message_work,
+    messages_csv,
+)
 from engine.inference.potentials import potts
 from engine.pagestate import bp_model
 from engine.trees.samples import read_sample

@@ -30,10 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.inference.belief_propagation import Marginals, _inputs, belief_propagation, sequential_schedule
+from engine.inference.belief_propagation import (
+    Marginals,
+    _inputs,
+    belief_propagation,
+    sequential_schedule,
+)
 from engine.trees.model import Tree
 
-__all__ = ["MessageWork", "BeliefWork", "message_work", "belief_work", "messages_csv", "marginals_csv"]
+__all__ = ["BeliefWork", "MessageWork", "belief_work", "marginals_csv", "message_work", "messages_csv"]
 
 
 @dataclass(frozen=True)

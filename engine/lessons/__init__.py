@@ -23,8 +23,17 @@ from pathlib import Path
 from engine.errors import EngineError, LessonError
 from engine.lessons.format import Lesson, Question, Step, parse_lesson
 
-__all__ = ["Lesson", "Step", "Question", "LessonError", "LESSONS_DIR", "parse_lesson", "read_lesson",
-           "load_lessons", "lesson_files"]
+__all__ = [
+    "LESSONS_DIR",
+    "Lesson",
+    "LessonError",
+    "Question",
+    "Step",
+    "lesson_files",
+    "load_lessons",
+    "parse_lesson",
+    "read_lesson",
+]
 
 #: The folder of lessons (``lessons/`` next to ``engine/`` in a checkout).
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"

@@ -27,16 +27,24 @@ refuses the lesson when the stated answer differs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from engine.errors import EngineError, InvalidParameterError, LessonError
-from engine.pagestate import (bhtmm_config, bp_model, hedge_config, ofde_config, online_model, page_tree,
-                              rta_config, with_defaults)
+from engine.pagestate import (
+    bhtmm_config,
+    bp_model,
+    hedge_config,
+    ofde_config,
+    online_model,
+    page_tree,
+    rta_config,
+    with_defaults,
+)
 
-__all__ = ["Computation", "COMPUTATIONS", "compute", "check_answers"]
+__all__ = ["COMPUTATIONS", "Computation", "check_answers", "compute"]
 
 
 @dataclass(frozen=True)

@@ -46,12 +46,12 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import EngineError, LessonError
 
-__all__ = ["Lesson", "Step", "Question", "parse_lesson", "FRONT_KEYS", "STEP_KEYS", "KINDS", "MAX_STEPS"]
+__all__ = ["FRONT_KEYS", "KINDS", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
 
 FRONT_KEYS = ("title", "minutes", "audience", "papers", "order")
 STEP_KEYS = ("state", "minutes", "question", "kind", "choices", "answer", "tolerance", "computed", "why")

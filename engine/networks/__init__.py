@@ -30,8 +30,15 @@ from pathlib import Path
 from engine.errors import NetworkFormatError
 from engine.networks.model import Network
 
-__all__ = ["Network", "read_network", "read_network_bytes", "read_sample_network", "network_sample_names",
-           "NETWORK_FORMATS", "NETWORK_SAMPLES_DIR"]
+__all__ = [
+    "NETWORK_FORMATS",
+    "NETWORK_SAMPLES_DIR",
+    "Network",
+    "network_sample_names",
+    "read_network",
+    "read_network_bytes",
+    "read_sample_network",
+]
 
 #: extension -> format
 NETWORK_FORMATS = {".bif": "bif", ".xml": "xmlbif", ".xmlbif": "xmlbif", ".uai": "uai", ".net": "hugin"}
@@ -55,12 +62,11 @@ def _sniff(data: bytes) -> str | None:
 
 def read_network_bytes(data: bytes, name: str = "network", fmt: str | None = None) -> Network:
     """Read the bytes of a network file called ``name`` (its extension, else its content, decides)."""
+    from engine.files import decompress
     from engine.networks.bif import parse_bif
     from engine.networks.hugin import parse_hugin
     from engine.networks.uai import parse_uai
     from engine.networks.xmlbif import parse_xmlbif
-
-    from engine.files import decompress
 
     label = Path(name).name or "network"
     data = decompress(data, label=label, error=NetworkFormatError)  # gzip by content, within the bytes limit
@@ -104,6 +110,6 @@ def read_sample_network(name: str) -> Network:
     hits = [s for s in names if s == name] or [s for s in names if Path(s).stem == name]
     if len(hits) != 1:
         raise NetworkFormatError(
-            (f"sample network {name!r} is ambiguous: {', '.join(hits)}" if hits else
-             f"no sample network is called {name!r}; samples: {', '.join(Path(s).stem for s in names) or '(none)'}"))
+            f"sample network {name!r} is ambiguous: {', '.join(hits)}" if hits else
+             f"no sample network is called {name!r}; samples: {', '.join(Path(s).stem for s in names) or '(none)'}")
     return read_network(NETWORK_SAMPLES_DIR / hits[0])

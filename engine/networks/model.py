@@ -33,7 +33,7 @@ from engine.errors import (
 )
 from engine.trees.model import Tree
 
-__all__ = ["Network", "Variable", "Factor", "assemble", "CPT_TOLERANCE"]
+__all__ = ["CPT_TOLERANCE", "Factor", "Network", "Variable", "assemble"]
 
 # Sizes are bounded by the named limits of engine.limits: ``vertices`` (variables), ``states``
 # (states of one variable) and ``table_cells`` (numbers in all the tables together).

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.networks._text import Token, Tokens
 from engine import limits
+from engine.networks._text import Token, Tokens
 from engine.networks.model import CPT_TOLERANCE, Factor, Network, Variable, assemble
 
 __all__ = ["parse_uai"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from engine.errors import TreeFormatError
 from engine.trees.model import Tree
 
-__all__ = ["SAMPLES_DIR", "sample_names", "sample_path", "read_sample"]
+__all__ = ["SAMPLES_DIR", "read_sample", "sample_names", "sample_path"]
 
 #: The folder of sample trees (next to ``engine/`` in a checkout).
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_trees"

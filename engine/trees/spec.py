@@ -7,7 +7,7 @@ from pathlib import Path
 from engine.errors import InvalidParameterError
 from engine.trees.model import Tree
 
-__all__ = ["tree_from_spec", "tree_from_link", "tree_to_link", "PRESETS"]
+__all__ = ["PRESETS", "tree_from_link", "tree_from_spec", "tree_to_link"]
 
 
 def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
@@ -136,7 +136,7 @@ def _generator_args(text: str, rest: str) -> dict:
                                     f"(got {size:,} vertices, seed {out['seed']})")
     from engine import limits
 
-    limits.check("link_vertices", size, f"tree {text!r}: {size:,} vertices")
+    limits.check("link_vertices", size, f"tree {text!r}: vertices")
     return out
 
 
