@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from engine.errors import InvalidParameterError
+from engine.errors import EngineError, InvalidParameterError
 
 __all__ = [
     "DEFAULT_PAGE",
@@ -378,7 +378,7 @@ def parse_query(page: PageSchema | str, query: Mapping[str, Any], *, strict: boo
                 raise InvalidParameterError(
                     f"page /{schema.url_path} has no parameter {name!r}; it reads {', '.join(known)}")
             values[name] = p.parse(raw)
-        except InvalidParameterError as exc:
+        except EngineError as exc:  # a bad value, or one beyond a named limit
             if strict:
                 raise
             errors.append(str(exc))

@@ -143,9 +143,10 @@ def test_a_bad_parameter_is_named(link, culprit):
 
 
 def test_parse_query_can_keep_the_good_and_report_the_bad():
-    values, errors = parse_query("ofde", {"vars": ["99", "20"], "scale": "7", "x": "1"}, strict=False)
+    values, errors = parse_query("ofde", {"vars": ["99", "20"], "scale": "7", "x": "1", "tree": "(" * 5000},
+                                 strict=False)
     assert values == {"vars": 20}
-    assert len(errors) == 2 and "scale" in errors[0] and "'x'" in errors[1]
+    assert len(errors) == 3 and "scale" in errors[0] and "'x'" in errors[1] and "link_chars" in errors[2]
 
 
 @pytest.mark.parametrize("link, culprit", [
