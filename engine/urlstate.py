@@ -562,6 +562,24 @@ def _num(x) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
+def pages_markdown() -> str:
+    """The table of pages and parameters as Markdown (the reference in ``docs/lessons.md``)."""
+    def esc(x: str) -> str:
+        return x.replace("|", "\\|")
+
+    def rows(params) -> list[str]:
+        out = ["| parameter | values | default | what it sets |", "|---|---|---|---|"]
+        for p in params:
+            d = "" if p.default is None else f"`{esc(format_value(p, p.default))}`"
+            out.append(f"| `{p.name}` | {esc(p.describe())} | {d} | {esc(p.help)} |")
+        return out
+
+    lines = ["Every page:", ""] + rows(GLOBAL_PARAMS)
+    for page in PAGES.values():
+        lines += ["", f"### {page.title}: `{address(page)}`", ""] + rows(page.params)
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------- checks against the tree
 
 def check_link(link: Link, tree=None) -> None:

@@ -222,3 +222,14 @@ def test_cli_lessons_check_good_folder(tmp_path):
     (tmp_path / "good.md").write_text(GOOD)
     r = _cli("check", "--dir", str(tmp_path))
     assert r.returncode == 0 and r.stdout.startswith("ok: 1 lessons, 2 steps, 1 computed answers")
+
+
+def test_the_reference_in_docs_is_the_table_itself():
+    from engine.lessons.answers import computations_markdown
+    from engine.urlstate import pages_markdown
+
+    text = (ROOT / "docs" / "lessons.md").read_text()
+    assert pages_markdown() in text, "regenerate the table of docs/lessons.md from engine.urlstate.pages_markdown()"
+    assert computations_markdown() in text
+    for lesson in load_lessons()[0]:
+        assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text

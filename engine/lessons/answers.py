@@ -44,7 +44,7 @@ from engine.pagestate import (
     with_defaults,
 )
 
-__all__ = ["COMPUTATIONS", "Computation", "check_answers", "compute"]
+__all__ = ["COMPUTATIONS", "Computation", "check_answers", "computations_markdown", "compute"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,15 @@ def compute(step):
                                     f"{', '.join('/' + p for p in comp.pages)}, not /{link.page.url_path}")
     tree, _ = page_tree(link.values)
     return comp.fn(link.page.url_path, with_defaults(link.page.url_path, link.values), tree, args)
+
+
+def computations_markdown() -> str:
+    """The computations as a Markdown table (the reference in ``docs/lessons.md``)."""
+    lines = ["| computation | answers | on pages | arguments | what it computes |", "|---|---|---|---|---|"]
+    for c in COMPUTATIONS.values():
+        lines.append(f"| `{c.name}` | {c.kind} | {', '.join('`/' + p + '`' for p in c.pages)} | "
+                     f"{', '.join(c.args) or '—'} | {' '.join(c.help.split()).replace('``', '`')} |")
+    return "\n".join(lines) + "\n"
 
 
 def check_answers(lesson) -> int:
