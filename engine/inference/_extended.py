@@ -84,18 +84,28 @@ def to_log(m, e):
 
 @_jit
 def to_doubles(xm, xe, out, k):
-    """out[a] = x[a] / 2^F in doubles, F the exponent of the largest entry, so the largest lies in
-    [0.5, 1) and every entry down to 2^-1022 of it is a normal double (smaller ones may flush to
-    0). Normalises the mantissas of ``xm`` in place first: alignment on exponents alone would be
-    off by up to the mantissa range."""
+    """out[a] = x[a] / 2^F in doubles for a common F, every entry down to 2^-1022 of the largest a
+    normal double (smaller ones may flush to 0). Usually F is the largest exponent: then the
+    entries, mantissas times 2^-(at most 800), are exact. A wider vector first has its mantissas
+    normalised in place (``frexp``), since alignment on exponents alone is off by up to the
+    mantissa range."""
     F = ZERO_E
     for a in range(k):
-        if xm[a] > 0.0:
-            f, x = math.frexp(xm[a])
-            xm[a] = f
-            xe[a] += x
-            if xe[a] > F:
-                F = xe[a]
+        if xm[a] > 0.0 and xe[a] > F:
+            F = xe[a]
+    narrow = True
+    for a in range(k):
+        if xm[a] > 0.0 and xe[a] - F < -800.0:
+            narrow = False
+    if not narrow:
+        F = ZERO_E
+        for a in range(k):
+            if xm[a] > 0.0:
+                f, x = math.frexp(xm[a])
+                xm[a] = f
+                xe[a] += x
+                if xe[a] > F:
+                    F = xe[a]
     for a in range(k):
         out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
 

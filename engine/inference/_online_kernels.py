@@ -82,21 +82,28 @@ L_M, L_S, L_N, L_CT, L_CP, L_K = range(13, 19)
 L_SIZE = 19
 
 
+# rows of the scratch array ``sc`` (SC_ROWS x k*k; a row holds a k-vector of mantissas and, for
+# the message rows, its k exponents after them): addressed by element, never sliced, so that
+# the hot loops create no array views
+PM, PE, WD, D1, D2, R1, R2, HD, HDD, MD, MDD, LV, G, OLD = range(14)
+SC_ROWS = 14
+
+
 def scratch_size(k: int) -> int:
     """Floats of scratch the kernels use (so that no operation allocates)."""
-    return 16 * k + 2 * k * k
+    return SC_ROWS * k * k
 
 
 @_jit
-def _sum_terms(pm, pe, cnt):
-    """Σ pm[i] 2^pe[i], i < cnt, aligned on the largest exponent: (mantissa, exponent)."""
+def _sum_terms(sc, cnt):
+    """Σ sc[PM, i] 2^sc[PE, i], i < cnt, aligned on the largest exponent: (mantissa, exponent)."""
     F = ZERO_E
     for i in range(cnt):
-        if pe[i] > F:
-            F = pe[i]
+        if sc[PE, i] > F:
+            F = sc[PE, i]
     s = 0.0
     for i in range(cnt):
-        s += pm[i] * pow2(pe[i] - F)
+        s += sc[PM, i] * pow2(sc[PE, i] - F)
     return norm(s, F)
 
 
@@ -120,15 +127,13 @@ def _edge_table(z, NI, tab, theta, data, k, sc):
                     some = True
         return some, kk
     # a leaf of T at the far end: sum it out, α(a) = Σ_b θ(a, b) d_o(b)
-    pm = sc[0:k]
-    pe = sc[k:2 * k]
     for a in range(k):
         for b in range(k):
             m1, e1 = split(theta[z, b, a] if flip else theta[z, a, b])
             m2, e2 = split(data[o, b])
-            pm[b] = m1 * m2
-            pe[b] = e1 + e2
-        mm, ee = _sum_terms(pm, pe, k)
+            sc[PM, b] = m1 * m2
+            sc[PE, b] = e1 + e2
+        mm, ee = _sum_terms(sc, k)
         tab[z, a] = mm
         tab[z, kk + a] = ee
         if mm > 0.0:
@@ -158,13 +163,11 @@ def _node_table(z, NI, tab, pool, k, sc):
     g = NI[z, GOFS] + 1
     nb = NI[z, NB]
     kk = k * k
-    pm = sc[0:k]
-    pe = sc[k:2 * k]
     if nb == 0:
         for a in range(k):
-            pm[a] = pool[g, a]
-            pe[a] = pool[g, k + a]
-        mm, ee = _sum_terms(pm, pe, k)
+            sc[PM, a] = pool[g, a]
+            sc[PE, a] = pool[g, k + a]
+        mm, ee = _sum_terms(sc, k)
         tab[z, 0] = mm
         tab[z, kk] = ee
         return mm > 0.0, k
@@ -173,9 +176,9 @@ def _node_table(z, NI, tab, pool, k, sc):
     if nb == 1:
         for x in range(k):
             for a in range(k):
-                pm[a] = pool[g, a] * tab[c1, a * k + x]
-                pe[a] = pool[g, k + a] + tab[c1, kk + a * k + x]
-            mm, ee = _sum_terms(pm, pe, k)
+                sc[PM, a] = pool[g, a] * tab[c1, a * k + x]
+                sc[PE, a] = pool[g, k + a] + tab[c1, kk + a * k + x]
+            mm, ee = _sum_terms(sc, k)
             tab[z, x] = mm
             tab[z, kk + x] = ee
             if mm > 0.0:
@@ -185,41 +188,38 @@ def _node_table(z, NI, tab, pool, k, sc):
     # Fast path: scale each row a of β_c1 and β_c2 by its largest exponent and γ by its largest;
     # when every non-zero scaled entry is >= SAFE, the k^3 products are plain doubles >= SAFE^3
     # (never subnormal), so the sums are exact, and one exponent serves the whole table.
-    d1 = sc[16 * k:16 * k + kk]
-    d2 = sc[16 * k + kk:16 * k + 2 * kk]
-    wd = sc[2 * k:3 * k]
-    fast = True
+    fast = _scale_rows(tab, c1, k, sc, D1, R1) & _scale_rows(tab, c2, k, sc, D2, R2)
     W = ZERO_E
     for a in range(k):
-        r1 = _row_scale(tab, c1, a, k)
-        r2 = _row_scale(tab, c2, a, k)
-        fast = _scaled_row(tab, c1, a, k, r1, d1) and fast
-        fast = _scaled_row(tab, c2, a, k, r2, d2) and fast
-        pe[a] = pool[g, k + a] + r1 + r2
-        if pool[g, a] > 0.0 and pe[a] > W:
-            W = pe[a]
+        sc[PE, a] = pool[g, k + a] + sc[R1, a] + sc[R2, a]
+        if pool[g, a] > 0.0 and sc[PE, a] > W:
+            W = sc[PE, a]
     for a in range(k):
-        wd[a] = pool[g, a] * pow2(pe[a] - W)
-        if pool[g, a] > 0.0 and wd[a] < SAFE:
+        w = pool[g, a] * pow2(sc[PE, a] - W)
+        if pool[g, a] > 0.0 and w < SAFE:
             fast = False
+        sc[WD, a] = w
     if fast:
-        for x in range(k):
-            for y in range(k):
-                s = 0.0
-                for a in range(k):
-                    s += d1[a * k + x] * wd[a] * d2[a * k + y]
-                mm, ee = norm(s, W)
-                tab[z, x * k + y] = mm
-                tab[z, kk + x * k + y] = ee
-                if mm > 0.0:
-                    some = True
+        for x in range(kk):
+            sc[LV, x] = 0.0
+        for a in range(k):
+            for x in range(k):
+                u = sc[D1, a * k + x] * sc[WD, a]
+                for y in range(k):
+                    sc[LV, x * k + y] += u * sc[D2, a * k + y]
+        for x in range(kk):
+            mm, ee = norm(sc[LV, x], W)
+            tab[z, x] = mm
+            tab[z, kk + x] = ee
+            if mm > 0.0:
+                some = True
         return some, kk * k
     for x in range(k):
         for y in range(k):
             for a in range(k):
-                pm[a] = tab[c1, a * k + x] * pool[g, a] * tab[c2, a * k + y]
-                pe[a] = tab[c1, kk + a * k + x] + pool[g, k + a] + tab[c2, kk + a * k + y]
-            mm, ee = _sum_terms(pm, pe, k)
+                sc[PM, a] = tab[c1, a * k + x] * pool[g, a] * tab[c2, a * k + y]
+                sc[PE, a] = tab[c1, kk + a * k + x] + pool[g, k + a] + tab[c2, kk + a * k + y]
+            mm, ee = _sum_terms(sc, k)
             tab[z, x * k + y] = mm
             tab[z, kk + x * k + y] = ee
             if mm > 0.0:
@@ -228,26 +228,22 @@ def _node_table(z, NI, tab, pool, k, sc):
 
 
 @_jit
-def _row_scale(tab, c, a, k):
-    """The largest exponent among the non-zero entries of row a of β_c (ZERO_E if none)."""
-    kk = k * k
-    r = ZERO_E
-    for x in range(k):
-        if tab[c, a * k + x] > 0.0 and tab[c, kk + a * k + x] > r:
-            r = tab[c, kk + a * k + x]
-    return r
-
-
-@_jit
-def _scaled_row(tab, c, a, k, r, d):
-    """d[a*k + x] = β_c[a, x] / 2^r as a double; False if a non-zero one falls below SAFE."""
+def _scale_rows(tab, c, k, sc, row, keep):
+    """sc[row, a*k + x] = β_c[a, x] / 2^r_a as doubles, r_a (kept in sc[keep, a]) the largest
+    exponent of row a. False if a non-zero scaled entry falls below SAFE."""
     kk = k * k
     ok = True
-    for x in range(k):
-        v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r)
-        d[a * k + x] = v
-        if tab[c, a * k + x] > 0.0 and v < SAFE:
-            ok = False
+    for a in range(k):
+        r = ZERO_E
+        for x in range(k):
+            if tab[c, a * k + x] > 0.0 and tab[c, kk + a * k + x] > r:
+                r = tab[c, kk + a * k + x]
+        sc[keep, a] = r
+        for x in range(k):
+            v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r)
+            sc[row, a * k + x] = v
+            if tab[c, a * k + x] > 0.0 and v < SAFE:
+                ok = False
     return ok
 
 
@@ -412,39 +408,38 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
 
 @_jit
 def _matvec(c, h, tab, out, k, sc):
-    """out[a] = Σ_x β_c[a, x] h[x] for a 2-boundary child c, or all ones when c < 0.
-    Vectors are k mantissas then k exponents."""
+    """sc[out] := β_c sc[h] (out[a] = Σ_x β_c[a, x] h[x]) for a 2-boundary child c, or all ones
+    when c < 0. ``h`` and ``out`` are scratch rows: k mantissas then k exponents."""
     if c < 0:
         for a in range(k):
-            out[a] = 1.0
-            out[k + a] = 0.0
+            sc[out, a] = 1.0
+            sc[out, k + a] = 0.0
         return 0
     kk = k * k
-    pm = sc[0:k]
-    pe = sc[k:2 * k]
     for a in range(k):
         for x in range(k):
-            pm[x] = tab[c, a * k + x] * h[x]
-            pe[x] = tab[c, kk + a * k + x] + h[k + x]
-        mm, ee = _sum_terms(pm, pe, k)
-        out[a] = mm
-        out[k + a] = ee
+            sc[PM, x] = tab[c, a * k + x] * sc[h, x]
+            sc[PE, x] = tab[c, kk + a * k + x] + sc[h, k + x]
+        mm, ee = _sum_terms(sc, k)
+        sc[out, a] = mm
+        sc[out, k + a] = ee
     return kk
 
 
 @_jit
-def _mul_into(dst, src, k):
-    """dst := dst * src, entrywise (vectors of k mantissas then k exponents)."""
+def _mul_into(sc, dst, src, k):
+    """sc[dst] := sc[dst] * sc[src], entrywise (rows of k mantissas then k exponents)."""
     for x in range(k):
-        mm, ee = norm(dst[x] * src[x], dst[k + x] + src[k + x])
-        dst[x] = mm
-        dst[k + x] = ee
+        mm, ee = norm(sc[dst, x] * sc[src, x], sc[dst, k + x] + sc[src, k + x])
+        sc[dst, x] = mm
+        sc[dst, k + x] = ee
 
 
 @_jit
-def _pool_vector(pool, r, dst, k):
-    for x in range(2 * k):
-        dst[x] = pool[r, x]
+def _ones(sc, row, k):
+    for x in range(k):
+        sc[row, x] = 1.0
+        sc[row, k + x] = 0.0
 
 
 @_jit
@@ -452,9 +447,10 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
     Carries the outside messages h at the current node's boundary vertices (the outside of a
-    2-boundary component factorises over its two boundary vertices). Writes the normalised
-    marginal to ``out`` (NaN if every entry is zero: impossible when the mass is positive); returns
-    (touched count, arithmetic count). The walk is written to ``path`` root first.
+    2-boundary component factorises over its two boundary vertices): scratch rows HD (the "dot"
+    boundary vertex) and HDD ("ddot"). Writes the normalised marginal to ``out`` (NaN if every
+    entry is zero: impossible when the mass is positive); returns (touched count, arithmetic
+    count). The walk is written to ``path`` root first.
     """
     L = 0
     z = target
@@ -467,80 +463,70 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
         path[i] = path[L - 1 - i]
         path[L - 1 - i] = tmp
     k2 = 2 * k
-    hd = sc[2 * k:4 * k]      # outside messages at the dot and ddot boundary vertices
-    hdd = sc[4 * k:6 * k]
-    Md = sc[6 * k:8 * k]
-    Mdd = sc[8 * k:10 * k]
-    lv = sc[10 * k:12 * k]
-    g = sc[12 * k:14 * k]
-    for x in range(k):
-        hd[x] = 1.0
-        hd[k + x] = 0.0
-        hdd[x] = 1.0
-        hdd[k + x] = 0.0
+    _ones(sc, HD, k)
+    _ones(sc, HDD, k)
     work = 0
     for i in range(L - 1):
         z = path[i]
         c = path[i + 1]
         gi = NI[z, GOFS] + 1
-        work += _matvec(NI[z, BD], hd, tab, Md, k, sc)
-        work += _matvec(NI[z, BDD], hdd, tab, Mdd, k, sc)
-        _pool_vector(pool, gi, lv, k)
+        work += _matvec(NI[z, BD], HD, tab, MD, k, sc)
+        work += _matvec(NI[z, BDD], HDD, tab, MDD, k, sc)
+        for x in range(k2):
+            sc[LV, x] = pool[gi, x]
         if c == NI[z, BD]:
-            _mul_into(lv, Mdd, k)
+            _mul_into(sc, LV, MDD, k)
             for x in range(k2):
-                hdd[x] = hd[x]
+                sc[HDD, x] = sc[HD, x]
         elif c == NI[z, BDD]:
-            _mul_into(lv, Md, k)
+            _mul_into(sc, LV, MD, k)
         else:
             # γ without c: the product of c's siblings in the product tree, times the messages
             base = NI[z, GOFS]
             j = NI[z, GP] + NI[c, GSLOT]
-            for x in range(k):
-                g[x] = 1.0
-                g[k + x] = 0.0
+            _ones(sc, LV, k)
             while j > 1:
                 sib = base + (j ^ 1)
                 for x in range(k):
-                    mm, ee = norm(g[x] * pool[sib, x], g[k + x] + pool[sib, k + x])
-                    g[x] = mm
-                    g[k + x] = ee
+                    mm, ee = norm(sc[LV, x] * pool[sib, x], sc[LV, k + x] + pool[sib, k + x])
+                    sc[LV, x] = mm
+                    sc[LV, k + x] = ee
                 work += k
                 j >>= 1
-            for x in range(k2):
-                lv[x] = g[x]
-            _mul_into(lv, Md, k)
-            _mul_into(lv, Mdd, k)
+            _mul_into(sc, LV, MD, k)
+            _mul_into(sc, LV, MDD, k)
         work += 3 * k
         for x in range(k2):
-            hd[x] = lv[x]
+            sc[HD, x] = sc[LV, x]
     t = target
     if NI[t, SPLIT] >= 0:
         gi = NI[t, GOFS] + 1
-        work += _matvec(NI[t, BD], hd, tab, Md, k, sc)
-        work += _matvec(NI[t, BDD], hdd, tab, Mdd, k, sc)
-        _pool_vector(pool, gi, lv, k)
-        _mul_into(lv, Md, k)
-        _mul_into(lv, Mdd, k)
+        work += _matvec(NI[t, BD], HD, tab, MD, k, sc)
+        work += _matvec(NI[t, BDD], HDD, tab, MDD, k, sc)
+        for x in range(k2):
+            sc[LV, x] = pool[gi, x]
+        _mul_into(sc, LV, MD, k)
+        _mul_into(sc, LV, MDD, k)
         work += 3 * k
     else:
         # a leaf of T at the far end of its edge: d_v(x) Σ_w θ(w, x) h_w(w)
         w = NI[NI[t, DPAR], SPLIT]
         flip = w != NI[t, END0]
-        pm = sc[0:k]
-        pe = sc[k:2 * k]
         for x in range(k):
             for a in range(k):
                 m1, e1 = split(theta[t, x, a] if flip else theta[t, a, x])
-                pm[a] = m1 * hd[a]
-                pe[a] = e1 + hd[k + a]
-            mm, ee = _sum_terms(pm, pe, k)
+                sc[PM, a] = m1 * sc[HD, a]
+                sc[PE, a] = e1 + sc[HD, k + a]
+            mm, ee = _sum_terms(sc, k)
             m2, e2 = split(data[vertex, x])
             mm, ee = norm(mm * m2, ee + e2)
-            lv[x] = mm
-            lv[k + x] = ee
+            sc[LV, x] = mm
+            sc[LV, k + x] = ee
         work += k * k + k
-    to_doubles(lv[:k], lv[k:], out, k)
+    for x in range(k):
+        sc[PM, x] = sc[LV, x]
+        sc[PE, x] = sc[LV, k + x]
+    to_doubles(sc[PM], sc[PE], out, k)
     s = 0.0
     for x in range(k):
         s += out[x]
@@ -643,7 +629,7 @@ def views(F, I, L):
     Ut = F[L[L_UT]:L[L_UT] + ct * tw].reshape((ct, tw))
     Up = F[L[L_UP]:L[L_UP] + cp * 2 * k].reshape((cp, 2 * k))
     out = F[L[L_OUT]:L[L_OUT] + k]
-    sc = F[L[L_SCR]:L[L_SCR] + 16 * k + 2 * kk]
+    sc = F[L[L_SCR]:L[L_SCR] + SC_ROWS * kk].reshape((SC_ROWS, kk))
     NI = I[L[L_NI]:L[L_NI] + m * NI_WIDTH].reshape((m, NI_WIDTH))
     Uidx = I[L[L_UIDX]:L[L_UIDX] + ct]
     Upidx = I[L[L_UPIDX]:L[L_UPIDX] + cp]
@@ -664,15 +650,14 @@ def update_packed(v, vec, F, I, L, vnode):
     """Set data[v] = vec and refresh; on failure data[v] is restored too."""
     tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
     k = L[L_K]
-    old = sc[14 * k:15 * k]
     for x in range(k):
-        old[x] = data[v, x]
+        sc[OLD, x] = data[v, x]
         data[v, x] = vec[x]
     ok, nt, work = refresh_kernel(vnode[v], NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx,
                                   touched, sc)
     if not ok:
         for x in range(k):
-            data[v, x] = old[x]
+            data[v, x] = sc[OLD, x]
     return ok, nt, work
 
 
