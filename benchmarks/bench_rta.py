@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -32,12 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.plots import line_plot, write_svg  # noqa: E402
+from engine.datasets import data_home  # noqa: E402
 from engine.multilabel.data import MultilabelData, read_arff  # noqa: E402
 from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
 from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier  # noqa: E402
 from engine.multilabel.run import RtaConfig, run  # noqa: E402
 
-DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "multilabel"
+DATA = data_home("multilabel")
 
 
 def medical_like(m: int = 978, d: int = 1449, l: int = 45, words: int = 16, cardinality: float = 1.245,
