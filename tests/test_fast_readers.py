@@ -90,3 +90,15 @@ def test_names_are_one_string_array():
     assert t.names == ("root", "a", "b", "c") and t.name(3) == "c" and t.index("c") == 3
     r = t.rerooted("c")
     assert r.root == 3 and r.names == t.names and r.parent[0] == 1
+
+
+def test_forests_single_digit_block_agrees_with_the_general_parser():
+    from engine.forests import data as fd
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 10, size=(50, 7))
+    text = "\n".join(",".join(map(str, r)) for r in X) + "\n"
+    assert fd._single_digit_block(text.splitlines(), 7) is not None
+    assert np.array_equal(fd.parse_data(text).X, X)
+    for odd in ("1,2\n3,45\n", "1, 2\n3,4\n", "1,2\n3;4\n", "a,b\n1,x\n"):
+        assert fd._single_digit_block([ln for ln in odd.splitlines() if ln.strip()], 2) is None
