@@ -102,3 +102,24 @@ def test_forests_single_digit_block_agrees_with_the_general_parser():
     assert np.array_equal(fd.parse_data(text).X, X)
     for odd in ("1,2\n3,45\n", "1, 2\n3,4\n", "1,2\n3;4\n", "a,b\n1,x\n"):
         assert fd._single_digit_block([ln for ln in odd.splitlines() if ln.strip()], 2) is None
+
+
+@pytest.mark.parametrize("rows, expect", [
+    (["1.5,a,0", "2,b,1"], [[1.5, 0, 0], [2, 1, 1]]),
+    (["1.5, a, 0", " 2,b,1 "], [[1.5, 0, 0], [2, 1, 1]]),
+    (["1,a,0", "2,c,1"], None),       # undeclared value
+    (["1,a,0", "2,b"], None),         # a short row
+    (["1,a,0,9", "2,b"], None),       # a long row and a short one
+    (["1,a,0", "?,b,1"], None),       # missing value
+    (["1,'a',0", "2,b,1"], None),     # quoted
+    (["{0 1}", "2,b,1"], None),       # sparse
+    (["x,a,0"], None),                # not a number
+])
+def test_arff_dense_block_is_exact_or_declines(rows, expect):
+    from engine.multilabel.data import _dense_block
+
+    got = _dense_block(rows, 3, {1: {"a": 0, "b": 1}, 2: {"0": 0, "1": 1}})
+    if expect is None:
+        assert got is None
+    else:
+        assert np.array_equal(got, np.array(expect, float))
