@@ -90,10 +90,12 @@ def write_cover_json(cover: HierarchicalCover, fh, *, vertices: bool = False) ->
 def save_cover_npz(cover: HierarchicalCover, path) -> None:
     """Save the cover as the arrays of :data:`NPZ_ARRAYS` (``numpy.load`` reads them back).
 
-    Uncompressed (about 70 bytes a vertex, written at disk speed; gzip it for storage)."""
+    Uncompressed, indices as int32 below 2^30 vertices (about 60 bytes a vertex, written at disk
+    speed; gzip it for storage)."""
     tree = cover.tree
     names = tree.name_array() if not tree.has_default_names else np.arange(tree.n).astype(str)
-    np.savez(path, names=names, parent=cover.parent, kind=cover.kind.astype(np.int8),
-                        round=cover.round, ends=cover.ends, split_vertex=cover.split_vertex,
-                        boundary=cover.boundary,
-                        meta=np.array([cover.n, cover.s, cover.height, cover.rounds, int(cover.rake_only)], np.int64))
+    ix = np.int32 if 2 * cover.n < 2**31 else np.int64
+    np.savez(path, names=names, parent=cover.parent.astype(ix), kind=cover.kind.astype(np.int8),
+             round=cover.round.astype(ix), ends=cover.ends.astype(ix), split_vertex=cover.split_vertex.astype(ix),
+             boundary=cover.boundary.astype(ix),
+             meta=np.array([cover.n, cover.s, cover.height, cover.rounds, int(cover.rake_only)], np.int64))
