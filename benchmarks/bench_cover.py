@@ -118,11 +118,12 @@ def growth(repeat: int, svg: str | None) -> None:
         print(f"\nplot: {path}")
 
 
-def _run(cmd) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one child process."""
+def _run(cmd, stdout=None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MB) of one child process (its standard output to the file ``stdout``)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, ru = os.wait4(proc.pid, 0)  # this child's own usage (RUSAGE_CHILDREN keeps the maximum of all)
+    with open(stdout or os.devnull, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out)
+        _, status, ru = os.wait4(proc.pid, 0)  # this child's own usage (RUSAGE_CHILDREN keeps the maximum of all)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
@@ -140,12 +141,12 @@ def io_end_to_end(n: int) -> None:
         print("| command | load (1/5/15 min) | wall s | CPU s | peak RSS MB | output MB |")
         print("|---|---|---:|---:|---:|---:|")
         for label, args, out in (("info", ["info", str(src)], None),
-                                 ("cover --json", ["cover", str(src), "--json", "-o", f"{tmp}/c.json"], "c.json"),
+                                 ("cover --json", ["cover", str(src), "--json"], "c.json"),
                                  ("cover --format npz", ["cover", str(src), "--format", "npz", "-o", f"{tmp}/c.npz"],
                                   "c.npz")):
             load0 = load_average()
             try:
-                wall, cpu, rss = _run(py + args)
+                wall, cpu, rss = _run(py + args, f"{tmp}/{out}" if out and "--json" in args else None)
             except subprocess.CalledProcessError:
                 print(f"| {label} | {load0} | failed | | | |", flush=True)
                 continue
