@@ -48,3 +48,23 @@ def test_protocol_on_a_slice_of_emotions_is_pinned(data_dir):
     folds = cross_validate(e.X[:200], e.Y[:200], n_trees=5, max_k=16, grid=(0.1, 1.0), folds=3, seed=0,
                            max_passes=10)
     assert _folds(folds) == PINS["emotions200"]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_progress_callback_that_raises_stops_every_fold(n_jobs):
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def progress(fraction, message):
+        calls.append(fraction)
+        if len(calls) == 4:
+            raise Stop("cancelled")
+
+    d = synthetic_multilabel(120, 8, 4, seed=1)
+    with pytest.raises(Stop):
+        cross_validate(d.X, d.Y, n_trees=2, max_k=4, grid=(0.1, 1.0), folds=4, max_passes=30, tol=0.0,
+                       n_jobs=n_jobs, progress=progress)
+    assert len(calls) == 4  # nothing reported after the stop
+    assert calls == sorted(calls)  # the overall fraction never goes back
