@@ -125,7 +125,7 @@ def round_time_figure(round_ms: list, *, height: int = 320, style: Style | None 
     s = style or current()
     pts = np.asarray(round_ms, dtype=float).reshape(-1, 2)
     fig = go.Figure(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers",
-                               line=dict(color=CATEGORICAL[2], width=s.line(2)),
+                               line=dict(color=OKABE_ITO["green"], width=s.line(2)),
                                hovertemplate="up to round %{x:,}<br>%{y:.3f} ms<extra></extra>"))
     fig.update_layout(title="Time per round (median over each stretch)", height=height,
                       margin=dict(l=10, r=10, t=50, b=10))

@@ -92,6 +92,8 @@ def labelled_tree_figure(tree, predicted, true, *, title: str | None = None, hei
             fig.add_trace(tr, row=1, col=c)
         fig.update_xaxes(sub.layout.xaxis, row=1, col=c)
         fig.update_yaxes(sub.layout.yaxis, row=1, col=c)
+    for ann in fig.layout.annotations:  # the panel titles
+        ann.font = dict(size=s.font("label"), color=s.text)
     fig.update_layout(title=title, height=height, showlegend=False, dragmode="pan",
                       margin=dict(l=10, r=10, t=60 if title else 40, b=10))
     return s.apply(fig)

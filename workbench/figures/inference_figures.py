@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from workbench.figures.style import (CATEGORICAL, NEUTRAL, PROBABILITY_SCALE, SELECT, Style, current, rich,
+from workbench.figures.style import (CATEGORICAL, NEUTRAL, OKABE_ITO, PROBABILITY_SCALE, SELECT, Style, current, rich,
                                      text_width)
 from workbench.figures.tree_figure import fit_ranges, tree_figure
 
@@ -179,7 +179,7 @@ def work_bars(online_work: int, bp_work: int, ops: int, *, height=220, style: St
     s = style or current()
     fig = go.Figure()
     fig.add_bar(y=["online (all ops so far)", f"{ops} BP passes"], x=[online_work, bp_work * max(ops, 1)],
-                orientation="h", marker_color=[CATEGORICAL[2], s.faint],
+                orientation="h", marker_color=[OKABE_ITO["green"], s.faint],
                 marker_pattern_shape=["", "/"],
                 text=[f"{online_work:,}", f"{bp_work * max(ops, 1):,}"], textposition="auto")
     spread = bp_work * max(ops, 1) / max(online_work, 1)

@@ -40,10 +40,11 @@ OKABE_ITO = {
     "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
     "sky": "#56B4E9", "purple": "#CC79A7", "yellow": "#F0E442", "black": "#000000",
 }
-#: the order categories take (first the strongest pairs: blue/orange, green/vermillion)
+#: the order categories take: the first four stay apart for protan, deutan and tritan readers alike
+#: (green comes later: for a tritan reader it is close to the blue)
 #: a neutral grey for "no category" (edge components, ties, baselines)
 NEUTRAL = "#8C8C8C"
-CATEGORICAL = [OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "sky", "purple", "yellow")] \
+CATEGORICAL = [OKABE_ITO[k] for k in ("blue", "orange", "vermillion", "sky", "green", "purple", "yellow")] \
     + [NEUTRAL]
 #: the marker symbol paired with each categorical colour (a second cue besides colour)
 SYMBOLS = ["circle", "square", "diamond", "triangle-up", "hexagon", "triangle-down", "star", "pentagon"]
