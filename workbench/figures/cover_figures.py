@@ -192,7 +192,7 @@ def cover_tree_figure(cover: HierarchicalCover, layout, tr: RoundTrace, *, selec
     if small and names is not None:
         pos, colours, ranges = _label_layout(list(names), x, y, cover.ends[: n - 1], size, list(fills),
                                              plot_h, title, st_, ring=10)
-    for mask, label, sz in ((~in_t, rich("not in T_t"), size * 0.75), (in_t & ~merg, rich(f"T_{t}"), size),
+    for mask, label, sz in ((~in_t, rich(f"not in T_{t}"), size * 0.75), (in_t & ~merg, rich(f"T_{t}"), size),
                             (merg, rich(f"M_{t} (mergeable)"), size)):
         idx = np.flatnonzero(mask)
         if not idx.size:

@@ -75,25 +75,22 @@ def label_positions(x, y, edges) -> list[str]:
     return out
 
 
+def _spans(low: bool, high: bool, size: float, r: float) -> tuple[float, float]:
+    """px covered below and above a vertex centre along one axis, by its marker (radius ``r``)
+    and a label of ``size`` px set on the low side, the high side or centred."""
+    out = r + 2.0 + size  # Plotly sets the label just outside the marker
+    if high:
+        return r, max(r, out)
+    if low:
+        return max(r, out), r
+    return max(r, size / 2), max(r, size / 2)
+
+
 def _extent(pos: str, w: float, h: float, r: float):
     """The box (left, right, below, above) in px around a vertex that its marker and a label
-    at ``pos`` cover (Plotly sets the label just outside the marker)."""
-    left = right = below = above = r
-    gap = 2.0
-    if "right" in pos:
-        right = max(right, r + gap + w)
-    elif "left" in pos:
-        left = max(left, r + gap + w)
-    else:
-        left = max(left, w / 2)
-        right = max(right, w / 2)
-    if "top" in pos:
-        above = max(above, r + gap + h)
-    elif "bottom" in pos:
-        below = max(below, r + gap + h)
-    else:
-        above = max(above, h / 2)
-        below = max(below, h / 2)
+    at ``pos`` cover."""
+    left, right = _spans("left" in pos, "right" in pos, w, r)
+    below, above = _spans("bottom" in pos, "top" in pos, h, r)
     return left, right, below, above
 
 
