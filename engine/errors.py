@@ -20,7 +20,12 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "JSONFormatError",
+    "NetworkFormatError",
+    "LessonError",
     "NumericalRangeError",
+    "LimitExceededError",
+    "InputFileError",
 ]
 
 
@@ -87,6 +92,35 @@ class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
 
 
+class JSONFormatError(DataFormatError):
+    """JSON text that cannot be read safely: not UTF-8, not JSON, nested too deeply or holding a
+    number too long; the message names the place and the position (see :mod:`engine.jsonio`)."""
+
+
+class NetworkFormatError(TreeFormatError):
+    """A network file (BIF, XMLBIF, UAI, Hugin .net) that cannot be read; the message names the file
+    and the line."""
+
+
+class LessonError(EngineError, ValueError):
+    """A lesson file that cannot be used; the message starts with ``file:line:``."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
 class NumericalRangeError(EngineError, ArithmeticError):
     """Inputs whose ratios exceed what double precision can hold (about 1e308 within one table or
     message), so that an answer would underflow to 0/0; the message names the query."""
+
+
+class LimitExceededError(EngineError, ValueError):
+    """A count that drives memory or time (vertices, states, bytes, ...) above its named limit in
+    :mod:`engine.limits`; the message names the limit and how to raise it."""
+
+
+class InputFileError(EngineError, ValueError):
+    """A file that cannot be opened as input: missing, not a regular file, unreadable, a broken
+    compressed stream or text that does not decode; the message starts with the file's name."""

@@ -48,21 +48,24 @@ def test_jsonl_nodes_in_any_order(tmp_path):
 
 
 @pytest.mark.parametrize("line,msg", [
-    ("{not json", "not JSON"),
+    ("{not json", "invalid JSON"),
     ('{"labels": [1]}', "missing key 'children'"),
     ('{"labels": [1, 2], "children": [[-1]]}', "2 labels but 1 children lists"),
     ('{"labels": [0], "children": [[-1]]}', "labels are 1..M"),
     ('{"labels": [1, 1], "children": [[2, -1], [-1]]}', "different lengths"),
-    ('{"labels": [1, 1], "children": [[5], [-1]]}', "names child 5"),
-    ('{"labels": [1, 1], "children": [[-1], [-1]]}', "node 2 has no parent"),
-    ('{"labels": [1, 1, 1], "children": [[2, 2], [-1, -1], [-1, -1]]}', "more than one slot"),
-    ('{"labels": [1, 1], "children": [[2], [1]]}', "root (node 1) as a child"),
-    ('{"labels": [1, 1, 1], "children": [[2], [3], [2]]}', "more than one slot"),
+    ('{"labels": [1, 1], "children": [[5], [-1]]}', "node 1, slot 1: child 5 is not a node 1..2 or -1"),
+    ('{"labels": [1, 1], "children": [[-1], [-1]]}', "node 2 is no node's child"),
+    ('{"labels": [1, 1, 1], "children": [[2, 2], [-1, -1], [-1, -1]]}', "node 2 is the child of two slots: node 1, slot 1 and node 1, slot 2"),
+    ('{"labels": [1, 1], "children": [[2], [1]]}', "node 2, slot 1: node 1 is the root and cannot be a child"),
+    ('{"labels": [1, 1, 1], "children": [[2], [3], [2]]}', "node 2 is the child of two slots"),
     ('{"labels": [1, 1, 1, 1], "children": [[2], [-1], [4], [3]]}', "cannot be reached"),
+    ('{"labels": [1, 1], "children": [[2], "x"]}', "children of node 2 must be a list of slots"),
+    ('{"labels": [1, 1], "children": [[2], [2]]}', "node 2, slot 1: node 2 is its own child"),
+    ('{"labels": [1, 1], "children": [[true], [-1]]}', "True is not a node number"),
     ('{"y": "a", "labels": [1], "children": [[-1]]}', "class y must be an integer"),
     ('[1, 2]', "expected an object"),
     ('{"labels": [1.5, 2], "children": [[2], [-1]]}', "labels must be integers"),
-    ('{"labels": [1, 2], "children": [[2.0], [-1]]}', "children must be integers"),
+    ('{"labels": [1, 2], "children": [[2.0], [-1]]}', "node 1, slot 1: 2.0 is not a node number"),
     ('{"labels": [1, 2000000], "children": [[2], [-1]]}', "M at most 100,000"),
 ])
 def test_jsonl_errors_name_file_and_line(tmp_path, line, msg):
@@ -80,7 +83,7 @@ def test_missing_and_empty_files(tmp_path):
     with pytest.raises(DataFormatError, match="no trees"):
         read_trees(tmp_path / "e.jsonl")
     (tmp_path / "bad.gz").write_bytes(b"\x1f\x8b garbage")
-    with pytest.raises(DataFormatError, match="cannot be read"):
+    with pytest.raises(DataFormatError, match="bad.gz: not a valid gzip stream"):
         read_trees(tmp_path / "bad.gz")
 
 
@@ -102,7 +105,7 @@ def test_xml_documents(tmp_path):
 def test_xml_errors(tmp_path):
     p = tmp_path / "bad.xml"
     p.write_text("<a>\n<b></a>")
-    with pytest.raises(DataFormatError, match=r"bad\.xml:2: not well-formed"):
+    with pytest.raises(DataFormatError, match=r"bad\.xml is not well-formed: mismatched tag at line 2, column 6"):
         read_trees(p)
     p.write_text('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>')
     with pytest.raises(DataFormatError, match="refused"):

@@ -16,15 +16,16 @@ children + 1, as in the ``symm`` benchmark).
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
+from engine.files import iter_lines, open_input, read_input
+from engine.trees.formats.positional import positional_children
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
            "synthetic_trees", "SYNTHETIC_SHAPES", "shared_vocabulary"]
@@ -215,30 +216,13 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
         bad = int(np.argmax(lab)) + 1
         raise DataFormatError(f"{where}: node {bad} has label {lab[bad - 1]}; labels are 1..M with "
                               f"M at most {MAX_LABEL:,}")
-    widths = {len(c) if isinstance(c, list) else -1 for c in children}
-    if -1 in widths:
-        raise DataFormatError(f"{where}: every entry of children must be a list of slots")
+    parent, slot = positional_children(children, where=where, error=DataFormatError)
+    widths = set(map(len, children))
     if len(widths) != 1:
         raise DataFormatError(f"{where}: children lists have different lengths {sorted(widths)}; "
                               "every node needs the same number of slots L")
-    ch = _integers(children, f"{where}: children must be integers (-1 for an empty slot)").reshape(n, -1)
-    bad = np.argwhere((ch != -1) & ((ch < 1) | (ch > n)))
-    if len(bad):
-        u, s = bad[0]
-        raise DataFormatError(f"{where}: node {u + 1} slot {s + 1} names child {ch[u, s]}, "
-                              f"not a node 1..{n} or -1")
-    ch = np.where(ch > 0, ch - 1, -1)
-    c = ch[ch >= 0]
-    if (c == 0).any():
-        u = int(np.argwhere(ch == 0)[0][0])
-        raise DataFormatError(f"{where}: node {u + 1} has the root (node 1) as a child")
-    cnt = np.bincount(c, minlength=n)
-    if (cnt > 1).any():
-        v = int(np.flatnonzero(cnt > 1)[0])
-        raise DataFormatError(f"{where}: node {v + 1} is the child of more than one slot")
-    if n > 1 and (cnt[1:] == 0).any():
-        v = int(np.flatnonzero(cnt[1:] == 0)[0]) + 1
-        raise DataFormatError(f"{where}: node {v + 1} has no parent (only node 1 may be the root)")
+    ch = np.full((n, widths.pop()), -1, np.int64)
+    ch[parent[1:], slot[1:] - 1] = np.arange(1, n)
     # every non-root node has exactly one parent and the root none: a cycle is the only way left
     seen = np.zeros(n, bool)
     frontier = np.array([0])
@@ -252,14 +236,6 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
     return lab - 1, ch
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
-
-
 def read_jsonl_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     """Read a JSON-lines tree file (plain or gzip): one ``{"y", "labels", "children"}`` per line.
 
@@ -267,36 +243,26 @@ def read_jsonl_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     """
     path = Path(path)
     labels, children, ys = [], [], []
-    try:
-        f = _open_text(path)
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: no such file") from None
-    with f:
-        try:
-            for i, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{i}"
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataFormatError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(rec, dict):
-                    raise DataFormatError(f"{where}: expected an object with labels and children")
-                for key in ("labels", "children"):
-                    if key not in rec:
-                        raise DataFormatError(f"{where}: missing key {key!r}")
-                if not isinstance(rec["labels"], list) or not isinstance(rec["children"], list):
-                    raise DataFormatError(f"{where}: labels and children must be lists")
-                y = rec.get("y", 0)
-                if isinstance(y, bool) or not isinstance(y, int):
-                    raise DataFormatError(f"{where}: class y must be an integer, got {y!r}")
-                lab, ch = _check_tree(rec["labels"], rec["children"], where)
-                labels.append(lab)
-                children.append(ch)
-                ys.append(y)
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise DataFormatError(f"{path}: cannot be read ({exc})") from None
+    with open_input(path, error=DataFormatError) as f:  # regular files, gzip by content, byte cap
+        for i, line in iter_lines(f, str(path), error=DataFormatError):
+            if not line.strip():
+                continue
+            where = f"{path}:{i}"
+            rec = loads(line, where=where)
+            if not isinstance(rec, dict):
+                raise DataFormatError(f"{where}: expected an object with labels and children")
+            for key in ("labels", "children"):
+                if key not in rec:
+                    raise DataFormatError(f"{where}: missing key {key!r}")
+            if not isinstance(rec["labels"], list) or not isinstance(rec["children"], list):
+                raise DataFormatError(f"{where}: labels and children must be lists")
+            y = rec.get("y", 0)
+            if isinstance(y, bool) or not isinstance(y, int):
+                raise DataFormatError(f"{where}: class y must be an integer, got {y!r}")
+            lab, ch = _check_tree(rec["labels"], rec["children"], where)
+            labels.append(lab)
+            children.append(ch)
+            ys.append(y)
     if not labels:
         raise DataFormatError(f"{path}: no trees in the file")
     M = max(int(x.max()) + 1 for x in labels)
@@ -314,8 +280,7 @@ def read_xml_trees(paths, *, classes=None, vocabulary=None) -> PositionalTrees:
     paths : a file, a directory (every ``*.xml`` below it; a document in ``DIR/CLASS/`` gets that
     sub-directory as its class) or a list of files. ``classes`` optionally gives one int per file.
     """
-    from defusedxml import ElementTree as DET
-    from xml.etree.ElementTree import ParseError
+    from engine.trees.formats.xmlsafe import feed_safely
 
     files, ys = _xml_files(paths)
     if classes is not None:
@@ -324,15 +289,7 @@ def read_xml_trees(paths, *, classes=None, vocabulary=None) -> PositionalTrees:
             raise InvalidParameterError(f"{len(ys)} classes given for {len(files)} XML documents")
     docs = []
     for p in files:
-        try:
-            root = DET.parse(str(p)).getroot()
-        except ParseError as exc:
-            line = getattr(exc, "position", (None,))[0]
-            raise DataFormatError(f"{p}:{line}: not well-formed XML ({str(exc).split(':')[0]})") from None
-        except FileNotFoundError:
-            raise DataFormatError(f"{p}: no such file") from None
-        except Exception as exc:  # defusedxml refuses entities, DTDs and the like
-            raise DataFormatError(f"{p}: refused ({type(exc).__name__}: {exc})") from None
+        root = feed_safely(read_input(p, error=DataFormatError), what=str(p), error=DataFormatError)
         tags, kids = [], []
         stack = [(root, -1)]
         while stack:  # pre-order, node 0 the root
