@@ -9,12 +9,17 @@ import numpy as np
 
 from engine.cover import figure1_tree, optimal_cover
 from engine.inference.belief_propagation import belief_propagation, sequential_schedule
-from engine.inference.potentials import potts, random_node_potentials
+from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees import generate, read_tree
 from engine.trees.layout import tidy_layout
 from tests.conftest import ROOT
-from workbench.figures import (cover_figures as cf, forest_figures as ff, hedge_figures as hf, htmm_figures as htf,
-                               inference_figures as inf, multilabel_figures as mf, run_figures as rf)
+from workbench.figures import cover_figures as cf
+from workbench.figures import forest_figures as ff
+from workbench.figures import hedge_figures as hf
+from workbench.figures import htmm_figures as htf
+from workbench.figures import inference_figures as inf
+from workbench.figures import multilabel_figures as mf
+from workbench.figures import run_figures as rf
 from workbench.figures.tree_figure import tree_figure
 
 
@@ -26,7 +31,7 @@ def gallery(style) -> dict:
     t14 = figure1_tree()
     cover = optimal_cover(t14, 0)
     phi = random_node_potentials(lecture.n, 2, seed=0)
-    bp = belief_propagation(lecture, phi, potts(2, 0.8))
+    bp = belief_propagation(lecture, phi, potts_interaction(2, 0.8))
     msgs = [(a, b, bp.upward[a] if lecture.parent[a] == b else bp.downward[b]) for a, b in sequential_schedule(lecture)]
     t60 = generate("random", 60, seed=7)
     rng = np.random.default_rng(0)

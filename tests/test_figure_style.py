@@ -13,7 +13,14 @@ from engine.trees import read_tree
 from tests.conftest import ROOT
 from tests.figure_gallery import gallery
 from workbench.figures import style as S
-from workbench.figures.style import FONT_MIN, Style, colour_at, log_ticks, rich, text_width
+from workbench.figures.style import (
+    FONT_MIN,
+    Style,
+    colour_at,
+    log_ticks,
+    rich,
+    text_width,
+)
 from workbench.figures.tree_figure import NOMINAL_WIDTH, tree_figure
 
 STYLES = [Style("light"), Style("dark"), Style("light", presenter=True)]
@@ -178,8 +185,8 @@ def test_primates_every_name_is_readable_and_inside_the_plot():
         assert inside == (text_width(name, v.textfont.size) <= v.marker.size - 5), name
     assert "Human" in v.text and v.textposition[list(v.text).index("Human")] != "middle center"
     boxes, W, H = _boxes(fig)
-    for name, _, l, r, b, top in boxes:
-        assert l >= -1 and r <= W + 1 and b >= -1 and top <= H + 1, (name, l, r, b, top, W, H)
+    for name, _, lo, r, b, top in boxes:
+        assert lo >= -1 and r <= W + 1 and b >= -1 and top <= H + 1, (name, lo, r, b, top, W, H)
 
 
 def test_short_names_sit_inside_their_vertex():
@@ -198,9 +205,9 @@ def test_rta_gap_axis_has_sensible_ticks():
 
 
 def test_comparisons_share_one_layout():
+    from engine.trees import Tree
     from workbench.figures.forest_figures import forest_layout, structure_figure
     from workbench.figures.htmm_figures import labelled_tree_figure
-    from engine.trees import Tree
 
     cl = [(0, 1), (1, 2), (1, 3), (0, 4), (4, 5)]
     ours = [(0, 1), (1, 2), (2, 3), (0, 4), (3, 5)]
@@ -247,3 +254,13 @@ def test_current_style_outside_a_session_is_light():
     assert S.current() == Style()
     with pytest.raises(ValueError, match="theme"):
         Style("sepia")
+
+
+@pytest.mark.parametrize("module", ["workbench.figures.style", "workbench.figures.export",
+                                    "engine.trees.formats.tikz"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert res.failed == 0 and res.attempted > 0

@@ -40,8 +40,8 @@ def check(tree: Tree, text: str) -> None:
     lines = text.splitlines()
     assert lines[1].startswith("\\begin{tikzpicture}[") and lines[-1] == "\\end{tikzpicture}"
     assert balanced(text)
-    nodes = [NODE.match(l) for l in lines if l.startswith("  \\node")]
-    draws = [DRAW.match(l) for l in lines if l.startswith("  \\draw")]
+    nodes = [NODE.match(ln) for ln in lines if ln.startswith("  \\node")]
+    draws = [DRAW.match(ln) for ln in lines if ln.startswith("  \\draw")]
     assert all(nodes) and all(draws)
     assert [int(m.group(1)) for m in nodes] == list(range(tree.n))
     assert [unescape(m.group(4)) for m in nodes] == list(tree.names)
@@ -77,5 +77,5 @@ def test_standalone_document_and_limit():
 def test_positions_follow_the_layout():
     tree = read_tree(ROOT / "sample_trees" / "primates.nwk")
     x, y = np.arange(tree.n, dtype=float), -np.ones(tree.n)
-    nodes = [NODE.match(l) for l in format_tikz(tree, layout=(x, y)).splitlines() if l.startswith("  \\node")]
+    nodes = [NODE.match(ln) for ln in format_tikz(tree, layout=(x, y)).splitlines() if ln.startswith("  \\node")]
     assert [float(m.group(2)) for m in nodes] == list(x)

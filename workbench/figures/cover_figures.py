@@ -15,25 +15,42 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from engine.cover import COMPRESS, EDGE, KIND_NAMES, RAKE, ROOT, HierarchicalCover, RoundTrace
+from engine.cover import (
+    COMPRESS,
+    EDGE,
+    KIND_NAMES,
+    RAKE,
+    ROOT,
+    HierarchicalCover,
+    RoundTrace,
+)
 from engine.trees import Tree
 from engine.trees.layout import tidy_layout
-from workbench.figures.style import (CATEGORICAL, NEUTRAL, OKABE_ITO, SELECT, Style, current, rgba, rich, sup,
-                                     text_width)
+from workbench.figures.style import (
+    CATEGORICAL,
+    NEUTRAL,
+    OKABE_ITO,
+    SELECT,
+    Style,
+    current,
+    rgba,
+    rich,
+    sup,
+)
 from workbench.figures.tree_figure import fit_ranges, vertex_text
 
 __all__ = [
+    "DRAW_LIMIT",
     "KIND_COLORS",
     "KIND_SYMBOLS",
-    "ROUND_COLORS",
     "NESTED_LIMIT",
-    "DRAW_LIMIT",
-    "cover_tree_figure",
+    "ROUND_COLORS",
     "contracted_tree_figure",
+    "cover_tree_figure",
     "decomposition_figure",
+    "growth_figure",
     "icicle_figure",
     "roots_figure",
-    "growth_figure",
 ]
 
 KIND_COLORS = {EDGE: NEUTRAL, RAKE: OKABE_ITO["blue"], COMPRESS: OKABE_ITO["orange"], ROOT: OKABE_ITO["purple"]}

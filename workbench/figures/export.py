@@ -25,7 +25,7 @@ from html import unescape
 
 import numpy as np
 
-__all__ = ["figure_svg", "figure_pdf", "render", "SUPPORTED_TRACES", "to_mathtext"]
+__all__ = ["SUPPORTED_TRACES", "figure_pdf", "figure_svg", "render", "to_mathtext"]
 
 SUPPORTED_TRACES = ("scatter", "scattergl", "bar", "heatmap", "icicle")
 DEFAULT_WIDTH = 900
@@ -67,7 +67,7 @@ def _colourmap(scale):
     return LinearSegmentedColormap.from_list("plotly", stops)
 
 
-_TAG = re.compile(r"<(/?)(b|i|sup|sub|br|span|em|strong)\b[^>]*>", re.I)
+_TAG = re.compile(r"<(/?)(b|i|sup|sub|br|span|em|strong)\b[^>]*>", re.IGNORECASE)
 
 
 def to_mathtext(text) -> str:

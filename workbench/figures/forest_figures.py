@@ -13,8 +13,15 @@ from engine.trees.layout import tidy_layout
 from workbench.figures.style import CATEGORICAL, OKABE_ITO, SYMBOLS, Style, current
 from workbench.figures.tree_figure import fit_ranges, vertex_text
 
-__all__ = ["learning_curve_figure", "structure_figure", "round_time_figure", "forest_layout", "PALETTE",
-           "OURS_ONLY", "THEIRS_ONLY"]
+__all__ = [
+    "OURS_ONLY",
+    "PALETTE",
+    "THEIRS_ONLY",
+    "forest_layout",
+    "learning_curve_figure",
+    "round_time_figure",
+    "structure_figure",
+]
 
 PALETTE = CATEGORICAL
 #: the colour and dash of the edges one structure has and the other lacks

@@ -6,11 +6,26 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.trees import Tree
-from workbench.figures.style import CATEGORICAL, NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, SYMBOLS, Style, current
+from workbench.figures.style import (
+    CATEGORICAL,
+    NEUTRAL,
+    OKABE_ITO,
+    SEQUENTIAL_SCALE,
+    SYMBOLS,
+    Style,
+    current,
+)
 from workbench.figures.tree_figure import tree_figure
 
-__all__ = ["LEARNER_STYLE", "ACTION_COLOURS", "action_colour", "action_symbol", "loss_curves_figure",
-           "action_tree_figure", "regret_heatmap"]
+__all__ = [
+    "ACTION_COLOURS",
+    "LEARNER_STYLE",
+    "action_colour",
+    "action_symbol",
+    "action_tree_figure",
+    "loss_curves_figure",
+    "regret_heatmap",
+]
 
 #: Name, colour, dash and width of each learner's curve (TREE-HEDGE stands out; each line also has
 #: its own dash pattern, so the curves are told apart without colour).

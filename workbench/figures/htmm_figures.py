@@ -9,11 +9,25 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.trees.layout import tidy_layout
-from workbench.figures.style import (CATEGORICAL, RIGHT, SEQUENTIAL_SCALE, SYMBOLS, WRONG, Style, current)
+from workbench.figures.style import (
+    CATEGORICAL,
+    RIGHT,
+    SEQUENTIAL_SCALE,
+    SYMBOLS,
+    WRONG,
+    Style,
+    current,
+)
 from workbench.figures.tree_figure import tree_figure
 
-__all__ = ["confusion_figure", "loglik_figure", "k_trace_figure", "labelled_tree_figure",
-           "RIGHT", "WRONG"]
+__all__ = [
+    "RIGHT",
+    "WRONG",
+    "confusion_figure",
+    "k_trace_figure",
+    "labelled_tree_figure",
+    "loglik_figure",
+]
 
 
 def confusion_figure(cm, names, *, title: str = "", height: int = 380, style: Style | None = None) -> go.Figure:
@@ -74,7 +88,7 @@ def labelled_tree_figure(tree, predicted, true, *, title: str | None = None, hei
     true = [str(t) for t in true]
     x, y = tidy_layout(tree)
     slots = tree.positions if tree.positions is not None else [0] * tree.n
-    where = [(f" · slot {int(l)}" if l else " · root") for l in slots]
+    where = [(f" · slot {int(k)}" if k else " · root") for k in slots]
     hover = [f"predicted {p} · true {t}{w}" for p, t, w in zip(predicted, true, where)]
     wrong = np.array([p != t for p, t in zip(predicted, true)], bool)
     panels = [("true labels", true, [RIGHT] * tree.n, [SYMBOLS[0]] * tree.n)]

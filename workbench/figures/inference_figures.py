@@ -9,12 +9,30 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from workbench.figures.style import (CATEGORICAL, NEUTRAL, OKABE_ITO, PROBABILITY_SCALE, SELECT, Style, current, rich,
-                                     text_width)
-from workbench.figures.tree_figure import fit_ranges, tree_figure
+from workbench.figures.style import (
+    CATEGORICAL,
+    NEUTRAL,
+    OKABE_ITO,
+    PROBABILITY_SCALE,
+    SELECT,
+    Style,
+    current,
+    rich,
+    text_width,
+)
+from workbench.figures.tree_figure import tree_figure
 
-__all__ = ["PROB_SCALE", "PATTERNS", "probability_colours", "marginal_bars", "difference_bars", "d_figure",
-           "message_figure", "elimination_bars", "work_bars"]
+__all__ = [
+    "PATTERNS",
+    "PROB_SCALE",
+    "d_figure",
+    "difference_bars",
+    "elimination_bars",
+    "marginal_bars",
+    "message_figure",
+    "probability_colours",
+    "work_bars",
+]
 
 #: the colour scale of probabilities (viridis; the same colour means the same number everywhere)
 PROB_SCALE = PROBABILITY_SCALE

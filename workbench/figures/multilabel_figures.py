@@ -10,10 +10,24 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from workbench.figures.style import CATEGORICAL, OKABE_ITO, Style, current, log_ticks, rgba
+from workbench.figures.style import (
+    CATEGORICAL,
+    OKABE_ITO,
+    Style,
+    current,
+    log_ticks,
+    rgba,
+)
 
-__all__ = ["results_table", "per_fold_table", "exact_fraction_figure", "spanning_trees_figure",
-           "label_pair_figure", "training_figure", "circle_positions"]
+__all__ = [
+    "circle_positions",
+    "exact_fraction_figure",
+    "label_pair_figure",
+    "per_fold_table",
+    "results_table",
+    "spanning_trees_figure",
+    "training_figure",
+]
 
 _BLUE = CATEGORICAL[0]
 _ROOT = OKABE_ITO["orange"]

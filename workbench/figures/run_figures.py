@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
 from workbench.figures.style import CATEGORICAL, Style, current
 
-__all__ = ["run_name", "curves_figure", "metric_figure"]
+__all__ = ["curves_figure", "metric_figure", "run_name"]
 
 _COLORS = CATEGORICAL
 #: each run's line also has a dash pattern of its own (runs are told apart without colour)

@@ -29,10 +29,34 @@ from functools import lru_cache
 import plotly.graph_objects as go
 
 __all__ = [
-    "OKABE_ITO", "NEUTRAL", "CATEGORICAL", "SYMBOLS", "VIRIDIS", "PROBABILITY_SCALE", "SEQUENTIAL_SCALE",
-    "FONT_MIN", "FONT_SIZES", "PRESENTER_SCALE", "THEMES", "FONT_FAMILY",
-    "SELECT", "WRONG", "RIGHT", "Style", "current", "category_colour", "category_symbol",
-    "colour_at", "contrast_text", "text_width", "plain_text", "sup", "sub", "rich", "rgba", "log_ticks",
+    "CATEGORICAL",
+    "FONT_FAMILY",
+    "FONT_MIN",
+    "FONT_SIZES",
+    "NEUTRAL",
+    "OKABE_ITO",
+    "PRESENTER_SCALE",
+    "PROBABILITY_SCALE",
+    "RIGHT",
+    "SELECT",
+    "SEQUENTIAL_SCALE",
+    "SYMBOLS",
+    "THEMES",
+    "VIRIDIS",
+    "WRONG",
+    "Style",
+    "category_colour",
+    "category_symbol",
+    "colour_at",
+    "contrast_text",
+    "current",
+    "log_ticks",
+    "plain_text",
+    "rgba",
+    "rich",
+    "sub",
+    "sup",
+    "text_width",
 ]
 
 #: Okabe & Ito (2008), "Color Universal Design": eight colours told apart by everyone.

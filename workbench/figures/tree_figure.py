@@ -16,11 +16,26 @@ import plotly.graph_objects as go
 
 from engine.trees import Tree
 from engine.trees.layout import tidy_layout
-from workbench.figures.style import (PROBABILITY_SCALE, SELECT, Style, colour_at, contrast_text, current,
-                                     text_width)
+from workbench.figures.style import (
+    PROBABILITY_SCALE,
+    SELECT,
+    Style,
+    colour_at,
+    contrast_text,
+    current,
+    text_width,
+)
 
-__all__ = ["tree_figure", "LABEL_LIMIT", "WEBGL_LIMIT", "edge_xy", "label_positions", "fit_ranges",
-           "vertex_text", "NOMINAL_WIDTH"]
+__all__ = [
+    "LABEL_LIMIT",
+    "NOMINAL_WIDTH",
+    "WEBGL_LIMIT",
+    "edge_xy",
+    "fit_ranges",
+    "label_positions",
+    "tree_figure",
+    "vertex_text",
+]
 
 LABEL_LIMIT = 60
 WEBGL_LIMIT = 1500

@@ -26,7 +26,7 @@ from engine.errors import TreeFormatError
 from engine.trees.layout import tidy_layout
 from engine.trees.model import Tree
 
-__all__ = ["format_tikz", "latex_escape", "TIKZ_LIMIT"]
+__all__ = ["TIKZ_LIMIT", "format_tikz", "latex_escape"]
 
 #: largest tree written as TikZ (a picture of more vertices is neither readable nor quick to compile)
 TIKZ_LIMIT = 2000
@@ -43,7 +43,7 @@ def latex_escape(text: str) -> str:
     """
     s = "".join(_ESCAPES.get(ch, ch) for ch in str(text))
     # control characters have no meaning in a label
-    return "".join(ch if ch >= " " else " " for ch in s)
+    return "".join(max(ch, " ") for ch in s)
 
 
 def format_tikz(tree: Tree, *, standalone: bool = False, layout=None) -> str:
