@@ -202,6 +202,7 @@ def test_bad_potentials_name_the_culprit():
         belief_propagation(tree, phi, np.ones((2, 2)))
 
 
+@pytest.mark.slow
 def test_long_path_extreme_potentials_log_partition():
     """A 20,000-vertex path with potentials spanning 1e-100..1e100: finite, exact log Z."""
     from scipy.special import logsumexp

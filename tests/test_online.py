@@ -172,6 +172,7 @@ def _extreme(n, k, rng, entry_range, scale_range):
     return phi, E
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 @pytest.mark.parametrize("kind", ["path", "random"])
 def test_long_trees_with_extreme_potentials(cover, kind):
@@ -197,6 +198,7 @@ def test_long_trees_with_extreme_potentials(cover, kind):
         np.testing.assert_allclose(got, ref.marginals[v], rtol=1e-9, atol=1e-150)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 def test_long_path_with_extreme_entries(cover):
     """Entries themselves spanning 1e-100..1e100 (not just scales): a k x k table of a long

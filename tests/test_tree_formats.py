@@ -177,6 +177,7 @@ def test_newick_100000_levels_of_nesting():
     same_tree(t, back, labels=False)
 
 
+@pytest.mark.slow
 def test_deep_xml_document_and_deep_formats():
     t = path_tree(100_000)
     for fmt in ("xml", "jsonl"):
