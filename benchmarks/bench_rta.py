@@ -31,12 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.plots import line_plot, write_svg  # noqa: E402
-from engine.datasets import data_home  # noqa: E402
-from engine.multilabel.data import MultilabelData, read_arff  # noqa: E402
-from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
-from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier  # noqa: E402
-from engine.multilabel.run import RtaConfig, run  # noqa: E402
+from benchmarks.plots import line_plot, write_svg
+from engine.datasets import data_home
+from engine.multilabel.data import MultilabelData, read_arff
+from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate
+from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier
+from engine.multilabel.run import RtaConfig, run
 
 DATA = data_home("multilabel")
 
@@ -189,7 +189,7 @@ def main(argv=None):
         print(f"RTA ({args.trees} trees, K <= {args.k}, {args.folds}-fold CV, C by inner validation) vs LinearSVC, "
               "same folds; losses in %")
     if rows:
-        print(f"| data | RTA micro | RTA 0/1 | SVM micro | SVM 0/1 | paper RTA micro | paper RTA 0/1 | certified exact | C per fold | seconds |")
+        print("| data | RTA micro | RTA 0/1 | SVM micro | SVM 0/1 | paper RTA micro | paper RTA 0/1 | certified exact | C per fold | seconds |")
         print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.1f} | {r[6]:.1f} | "

@@ -5,9 +5,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import CycleError, DisconnectedError, DuplicateEdgeError, SelfLoopError, TreeFormatError
+from engine.errors import (
+    CycleError,
+    DisconnectedError,
+    DuplicateEdgeError,
+    SelfLoopError,
+    TreeFormatError,
+)
 from engine.trees.formats import read_tree_bytes
-from engine.trees.formats.edgelist import fast_edge_list, format_edge_list, parse_edge_list
+from engine.trees.formats.edgelist import (
+    fast_edge_list,
+    format_edge_list,
+    parse_edge_list,
+)
 from engine.trees.model import Tree
 from tests.tree_strategies import parent_arrays
 

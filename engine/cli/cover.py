@@ -28,9 +28,8 @@ def register(sub) -> None:
 
 def _cover(args) -> int:
     from engine.cover import optimal_cover, rake_only_cover
-    from engine.trees import read_tree
-
     from engine.errors import InvalidParameterError
+    from engine.trees import read_tree
 
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":

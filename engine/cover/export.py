@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.cover.hierarchical import EDGE, KIND_NAMES, HierarchicalCover
 
-__all__ = ["write_cover_json", "save_cover_npz", "NPZ_ARRAYS"]
+__all__ = ["NPZ_ARRAYS", "save_cover_npz", "write_cover_json"]
 
 #: Components per chunk of streamed JSON (a chunk is built as one string, then written).
 CHUNK = 1 << 15

@@ -50,9 +50,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine.errors import InvalidParameterError
 from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
-from engine.multilabel.spanning_trees import LabelTrees, random_spanning_trees
+from engine.multilabel.spanning_trees import random_spanning_trees
 
-__all__ = ["RTAClassifier", "SCALINGS", "SPARSE_DENSITY"]
+__all__ = ["SCALINGS", "SPARSE_DENSITY", "RTAClassifier"]
 
 #: Feature normalisations: ``minmax_unit`` (the paper's code: each feature to [0, 1] on the
 #: training data, then every example to unit L2 norm, i.e. a cosine kernel), ``standard``
@@ -325,8 +325,7 @@ def _bcfw_pass(prob, trees, state, factors, order, stats):
         den = C * xx * dd * inv_n
         if den > 0.0 and num > 0.0:
             gamma = num / den
-            if gamma > 1.0:
-                gamma = 1.0
+            gamma = min(gamma, 1.0)
             L[k] += gamma * (Ls - L[k])
             for p in range(P):
                 step = gamma * (Bs[p] - Bk[p])
