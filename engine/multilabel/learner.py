@@ -32,7 +32,10 @@ of example k's polytope (or 0 when nothing violates) is the direction, and the s
 exact line-search optimum, clipped to [0, 1]. The dual variables are kept as marginals
 B[k, t, v, u] in [-1, 1] (mu/C of the paper: +1 on the true edge labelling, minus the mass of the
 competing ones), and for the linear kernel the primal weights
-W = C sum_k B_k (x) x_k are updated in place, so a step costs O(n l d).
+W = C sum_k B_k (x) x_k are updated in place, so a step costs O(n l d) (over sparse inputs the
+weights are kept factored, :class:`Factors`, and a step costs O(n l nnz(x_k))). The compiled pass
+takes its arguments in named bundles (:class:`Problem`, :class:`TreeArrays`, :class:`DualState`,
+:class:`Factors`, :class:`PassStats`).
 """
 
 from __future__ import annotations
