@@ -68,3 +68,24 @@ def test_a_progress_callback_that_raises_stops_every_fold(n_jobs):
                        n_jobs=n_jobs, progress=progress)
     assert len(calls) == 4  # nothing reported after the stop
     assert calls == sorted(calls)  # the overall fraction never goes back
+
+
+def test_cli_jobs_give_the_same_json_and_bad_jobs_is_one_line():
+    import subprocess
+    import sys
+
+    def run(*extra):
+        return subprocess.run([sys.executable, "-m", "engine", "rta", "--trees", "2", "--k", "4", "--C", "1",
+                               "--folds", "2", "--passes", "2", "--json", *extra],
+                              capture_output=True, text=True, timeout=600)
+
+    a, b = run("--jobs", "1"), run("--jobs", "2")
+    assert a.returncode == 0 and b.returncode == 0
+    ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+    for j in (ja, jb):
+        j.pop("seconds")
+        for f in j["per_fold"]:
+            f.pop("seconds")
+    assert ja == jb
+    bad = run("--jobs", "0")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "jobs" in bad.stderr
