@@ -1,4 +1,5 @@
-"""Benchmarks of the forests family (issue 6): Chow-Liu against the README references and pgmpy,
+"""Benchmarks of the forests family ("Online Forest Density Estimation", Koriche): Chow-Liu against
+the reference values of the data's README and pgmpy,
 OFDE against Chow-Liu with the paper's settings, time per round, the perturbation-scale trade-off.
 
     python benchmarks/bench_forests.py            # everything (about 15 min on a quiet 2-core machine)
@@ -35,12 +36,12 @@ from engine.forests.ofde import OFDE  # noqa: E402
 from engine.forests.structure import greedy_structure, warm_up  # noqa: E402
 
 REFERENCE = {"nltcs": -6.759, "msnbc": -6.540, "kdd": -2.295, "plants": -16.524}
-PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees (the issue's numbers)
+PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees (its reported numbers)
 # The same public implementation (github.com/Fadwaid2/Tree-distributions-learning, OFDEFast, commit
 # 545b0c8) run on this machine over seeds 0..N-1 (np.random.seed), its final tree scored with the
 # same normalised likelihood as ours: (seeds, mean gap, s.e., median, share within 0.15 nats).
 # Measured with a harness outside this repository (its code is not ours to ship); seed 0 gives
-# 0.1098 on nltcs -- the issue's "0.11".
+# 0.1098 on nltcs -- its reported "0.11".
 PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68), "kdd": (10, 0.0847, 0.0060, 0.0898, 1.00)}
 
 
@@ -218,7 +219,7 @@ def bench_seeds(n_seeds: int) -> None:
     warm_up()
     print("\n**OFDE over trees, one pass, paper's settings: the gap to Chow-Liu over seeds**\n")
     print("| data | implementation | seeds | mean gap ± s.e. | median | sd | min..max | within 0.15 | "
-          "within the issue's public figure | median ms / round |")
+          "within its reported figure | median ms / round |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, seeds in (("nltcs", n_seeds), ("kdd", max(2, n_seeds // 10))):
         gaps, ms = [], []

@@ -1,5 +1,6 @@
 """Batch baselines: the Chow-Liu tree (Chow & Liu 1968) and the thresholded Chow-Liu forest
-(CLT, Tan, Anandkumar & Willsky 2011), as used in Koriche's section 6.
+(CLT, Tan, Anandkumar & Willsky 2011), as used in section 6 of
+"Online Forest Density Estimation" (Koriche).
 
 :class:`ChowLiu` (scikit-learn style): pairwise counts by one matrix product, pair tables with
 ``pseudocount`` per cell and node tables their marginals (the smoothing of the reference numbers

@@ -1,4 +1,5 @@
-"""Structure learning by the greedy matroid algorithm (Koriche, section 2).
+"""Structure learning by the greedy matroid algorithm
+("Online Forest Density Estimation", Koriche, section 2).
 
 Forests of ``K_n`` are the independent sets of the graphic matroid and spanning trees its bases.
 :func:`greedy_structure` minimises a linear objective ``<w, f>`` over either: Kruskal's algorithm

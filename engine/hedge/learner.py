@@ -1,11 +1,13 @@
-"""TREE-HEDGE (seed 000, section 5, Figure 3): Hedge over the labellings of a tree of tasks.
+"""TREE-HEDGE ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale,
+section 5, Figure 3): Hedge over the labellings of a tree of tasks.
 
 The learner keeps the data matrix D of the tree model (T, Theta, D) of section 4. On a trial at
 task v it predicts the marginal p(v -> . | Theta, D) and, after the loss vector y arrives, multiplies
 the data row of v by exp(-eta y):  D(v) <- D(v) * exp(-eta y). This is exactly Hedge over all
 k^n labellings with prior weights p(mu | Theta, D^1) (each labelling mu suffers y(mu(v))), which is
 what Theorem 9 bounds. (Figure 3 prints the new row as p_hat(a) e^{-eta y(a)}, which would fold the
-other tasks' evidence, already in p_hat, into D(v) a second time; see the issue.)
+other tasks' evidence, already in p_hat, into D(v) a second time: against an adaptive adversary
+that update loses up to 10 times its bound; see ``docs/online-sum-product.md``.)
 
 The marginals come from a *backend* (see :data:`BACKENDS`): the online sum-product model of
 section 4 (O(cover height) per trial), a full belief-propagation recomputation (O(n) per trial),

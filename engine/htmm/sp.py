@@ -1,7 +1,8 @@
 """SP-BHTMM: the switching-parent bottom-up hidden tree Markov model, trained by EM.
 
 Bacciu, Micheli & Sperduti, "Compositional Generative Mapping for Tree-Structured Data - Part I"
-(IEEE TNNLS 2012), as recalled in equation 2 of Castellana & Bacciu (2019):
+(IEEE TNNLS 2012), as recalled in equation 2 of
+"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models" (Castellana & Bacciu, 2019):
 
     P(Q_u = j | Q_ch1 = j_1, ..., Q_chL = j_L) = sum_l phi_l A^l(j | j_l),
 

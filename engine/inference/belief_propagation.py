@@ -1,7 +1,7 @@
 """Classical sum-product (belief propagation) on a tree, its parallel schedule, and max-product.
 
-Lecture notes 001: section 8.2 (collect towards a root, then distribute outwards, eq. 5 and 6),
-section 8.3 (the parallel "flooding" schedule, exact after diameter-many iterations) and
+The lecture notes "Inferences on trees: sum-product algorithm": section 8.2 (collect towards a
+root, then distribute outwards, eq. 5 and 6), section 8.3 (the parallel "flooding" schedule, exact after diameter-many iterations) and
 section 8.4 (the product trick for high degree: one product per vertex, then one exclusion per
 outgoing message). The lecture excludes a message by dividing the full product by it (eq. 9),
 which fails when a message has a zero entry (hard evidence); here the exclusion is division-free:

@@ -1,11 +1,12 @@
-"""The online sum-product model on the hierarchical cover (seed 000, section 4, Figure 2).
+"""The online sum-product model on the hierarchical cover
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4, Figure 2).
 
 After one O(n) initialisation, each change of evidence at a vertex, each change of an edge
 potential and each marginal query walks one path of the decomposition tree D of the cover
 (engine.cover): O(height · k^3) per update, O(height · k^2) per marginal (plus O(k log degree) for
 the product of a high-degree vertex's one-boundary children, kept in a small product tree).
 
-Differences from the paper, all deliberate (see the issue):
+Differences from the paper, all deliberate (``docs/online-sum-product.md`` says why):
 
 - **Division-free.** The paper updates cached weights by dividing by old values (γ·d_new/d_old,
   α_new/α_old), which breaks when a value is zero (hard evidence). Here every D node stores its

@@ -1,6 +1,6 @@
 """Scenario files: an online sum-product lesson as JSON, and its replay.
 
-A scenario (issue 4) is::
+A scenario is::
 
     {"tree": PATH or {"edges": [[NAME, NAME], ...]}, "states": k,
      "edge_potential": kxk, "edge_potentials": {"u|v": kxk}, "node_data": {NAME: [k numbers]},

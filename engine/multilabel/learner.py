@@ -1,6 +1,7 @@
 """The RTA learner: max-margin training on a sample of random spanning trees (Algorithm 2).
 
-Marchand et al. (NIPS 2014), section 4 and supplementary Algorithm 2. The model scores a
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), section 4 and supplementary Algorithm 2. The model scores a
 multilabel y of input x by the average over n uniformly random spanning trees T_t of K_l,
 
     F(x, y) = (1/n) sum_t sum_{(v, p) in T_t} < W_t[v, (y_v, y_p)], x >,

@@ -1,7 +1,7 @@
 """Tree families for teaching and benchmarks, each seeded (int or ``numpy.random.Generator``).
 
-Seed 000 (section 3) uses the star of paths as the example whose optimal cover height grows like
-O(log log n); the path and the star are the extremes of the cover height.
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale, section 3) uses the star of paths as the
+example whose optimal cover height grows like O(log log n); the path and the star are the extremes of the cover height.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Figures of the Cover Inspector: T_t over the shaded components, the decomposition tree D, an
-icicle of D, heights by root and height growth by family (seed 000, Figure 1).
+icicle of D, heights by root and height growth by family
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, Figure 1).
 
 Click targets carry ``customdata``: in the tree view a vertex marker carries its vertex index v
 (>= 0) and an edge's midpoint marker carries ``-(z + 1)`` for the D node z of the component drawn

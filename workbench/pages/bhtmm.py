@@ -224,7 +224,8 @@ def show(p: Params, cfg: BhtmmConfig, result):
 
 
 st.title("Hidden Tree Markov Models")
-st.caption("Bottom-up hidden tree Markov models (Castellana & Bacciu 2019): a node's hidden state depends "
+st.caption("\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models\" (Castellana & Bacciu "
+           "2019): a node's hidden state depends "
            "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
            "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
            "child position and is trained by EM.")
