@@ -441,6 +441,15 @@ def optimal_cover(tree: Tree, root=None) -> HierarchicalCover:
     ------
     InvalidParameterError
         When ``root`` is not a leaf. ``EmptyTreeError`` for a single vertex.
+
+    Examples
+    --------
+    >>> from engine.trees import generate
+    >>> cover = optimal_cover(generate("path", 1024))  # a path halves every round
+    >>> cover.height, cover.m
+    (10, 2045)
+    >>> optimal_cover(generate("star-of-paths", 10_001)).height  # grows like log log n
+    8
     """
     return _build(tree, root, False)
 

@@ -56,6 +56,18 @@ class TreeHedge:
         One of :data:`BACKENDS`.
 
     A vertex is given by index (``int``) or name (``str``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.trees import Tree
+    >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+    >>> hedge = TreeHedge(t, 2, eta=1.0, coupling=0.9)
+    >>> hedge.predict_one(t.index("5")).tolist()
+    [0.5, 0.5]
+    >>> hedge.learn_one(t.index("4"), np.array([1.0, 0.0]))  # action 0 lost at the neighbouring task
+    >>> hedge.predict_one(t.index("5")).round(4).tolist()  # so task 5 now leans to action 1
+    [0.3521, 0.6479]
     """
 
     def __init__(self, tree: Tree, k: int, *, eta: float, coupling: float | None = None, theta=None,

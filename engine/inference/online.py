@@ -94,6 +94,18 @@ class OnlineModel:
         Multiply-adds done by all operations since initialisation.
     init_work : int
         Multiply-adds of the initialisation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.trees import Tree
+    >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+    >>> model = OnlineModel(t, 2, np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> model.marginal(t.index("5")).round(4).tolist()
+    [0.5, 0.5]
+    >>> model.update(t.index("4"), [1.0, 0.0])  # observe label 0 at vertex 4: one path of D
+    >>> model.marginal(t.index("5")).round(4).tolist(), round(model.log_partition(), 6)
+    ([0.5556, 0.4444], 4.394449)
     """
 
     def __init__(self, tree: Tree, k: int, edge_potentials, node_data=None, *, cover="optimal",

@@ -263,6 +263,14 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
     callback : callable or None
         Called after every pass as ``callback(pass_index, info)`` with a dict of progress numbers
         (it may raise to stop training, e.g. ``RunCancelled``).
+
+    Examples
+    --------
+    >>> from engine.multilabel.data import synthetic_multilabel
+    >>> d = synthetic_multilabel(n_examples=120, n_labels=4, n_features=6, seed=0)
+    >>> clf = RTAClassifier(n_trees=3, max_passes=5, random_state=0).fit(d.X[:100], d.Y[:100])
+    >>> clf.predict(d.X[100:103]).tolist()
+    [[0, 0, 1, 1], [0, 0, 0, 0], [0, 0, 1, 1]]
     """
 
     def __init__(self, C=1.0, n_trees=10, max_k=32, kernel="linear", gamma=None, loss="hamming",

@@ -172,7 +172,14 @@ GENERATORS = {
 
 def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | None = None,
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
-    """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices."""
+    """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices.
+
+    >>> from engine.trees import generate
+    >>> generate("path", 7).n, len(generate("star", 9).leaves)
+    (7, 8)
+    >>> generate("random", 1000, seed=1) == generate("random", 1000, seed=1)  # seeded: reproducible
+    True
+    """
     kind = kind.replace("_", "-").lower()
     _need(isinstance(n, (int, np.integer)) and 1 <= n <= MAX_GENERATE, f"n must be an integer in 1..{MAX_GENERATE:,}, got {n}")
     if kind == "path":
