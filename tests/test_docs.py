@@ -73,7 +73,7 @@ def test_cli_help_names_no_seed_file():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     texts = [parser.format_help()]
-    for name, p in sub.choices.items():
+    for p in sub.choices.values():
         texts.append(p.format_help())
         for a in p._actions:
             if a.__class__.__name__ == "_SubParsersAction":

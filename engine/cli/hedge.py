@@ -50,7 +50,6 @@ def tree_spec(text: str):
             spec["seed"] = int(m.group(3))
         return spec
     if text.lstrip().startswith("{"):
-        from engine.errors import InvalidParameterError
 
         from engine._json_compat import loads
 

@@ -50,7 +50,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine.errors import InvalidParameterError
 from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
-from engine.multilabel.spanning_trees import LabelTrees, random_spanning_trees
+from engine.multilabel.spanning_trees import random_spanning_trees
 
 __all__ = ["RTAClassifier", "SCALINGS"]
 

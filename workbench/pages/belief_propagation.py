@@ -15,7 +15,7 @@ from engine.inference.belief_propagation import belief_propagation, flooding, se
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
-from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
+from workbench.figures.inference_figures import elimination_bars, message_figure
 from workbench.state import _load_sample, current_tree
 
 DRAW_LIMIT = 40

@@ -125,7 +125,7 @@ def paper_table(results: dict, task: str, source: str, states: int):
     """This session's runs beside the published numbers."""
     if task == "label":
         rows = []
-        for lab, (sp, tf, hsp, htf) in TABLE_III.items():
+        for lab, (sp, tf, _hsp, _htf) in TABLE_III.items():
             row = {"label (children)": lab, "paper SP acc. %": sp, "paper TF acc. %": tf}
             for model in ("sp", "tf"):
                 r = results.get(model)
