@@ -25,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.timing import best_time  # noqa: E402
 from engine.datasets import data_home  # noqa: E402
 from engine.forests.chowliu import ChowLiu, thresholded_chow_liu  # noqa: E402
 from engine.forests.estimators import (PairCounts, consistent_tables, forest_loglik,  # noqa: E402
@@ -59,15 +60,6 @@ def load(name: str):
     return _CACHE[name]
 
 
-def best_time(fn, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def bench_chowliu() -> None:
     print("\n**Chow-Liu and thresholded Chow-Liu (pseudo-count 0.25 per cell, as the README references)**\n")
     print("| data | n | train | CL test LL | reference | difference | CLT test LL (eps) | CL fit, ms |")
@@ -76,7 +68,7 @@ def bench_chowliu() -> None:
         tr, va, te = load(name)
         cl = ChowLiu().fit(tr)
         clt = thresholded_chow_liu(tr, va)
-        fit = best_time(lambda: ChowLiu().fit(tr))
+        fit = best_time(lambda: ChowLiu().fit(tr), 5)
         ll = cl.score(te)
         print(f"| {name} | {tr.shape[1]} | {len(tr):,} | {ll:.4f} | {REFERENCE[name]:.3f} | {ll - REFERENCE[name]:+.4f} "
               f"| {clt.score(te):.4f} ({clt.epsilon:g}) | {fit * 1e3:.1f} |")
@@ -96,8 +88,8 @@ def bench_pgmpy(rows: int | None) -> None:
         t = time.perf_counter()
         dag = TreeSearch(df, root_node="X0", n_jobs=1).estimate(show_progress=False)
         pg = time.perf_counter() - t
-    ours = best_time(lambda: ChowLiu().fit(X))
-    ours_full = best_time(lambda: ChowLiu().fit(tr))
+    ours = best_time(lambda: ChowLiu().fit(X), 5)
+    ours_full = best_time(lambda: ChowLiu().fit(tr), 5)
     mine = {tuple(sorted(e)) for e in ChowLiu().fit(X).edges_.tolist()}
     theirs = {tuple(sorted(int(v[1:]) for v in e)) for e in dag.edges()}
     print("| fit | seconds | speed-up vs pgmpy |")

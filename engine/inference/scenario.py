@@ -22,6 +22,7 @@ import numpy as np
 
 from engine._json_compat import loads
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.errors import need as _need
 from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
 from engine.trees.model import Tree
@@ -50,11 +51,6 @@ def load_scenario(path) -> Scenario:
     p = Path(path)
     obj = loads(read_input(p, error=DataFormatError), where=str(p))
     return parse_scenario(obj, base=p.parent)
-
-
-def _need(cond, msg):
-    if not cond:
-        raise InvalidParameterError(msg)
 
 
 def parse_scenario(obj, *, base: Path | None = None) -> Scenario:

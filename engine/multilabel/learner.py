@@ -48,7 +48,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from engine.errors import InvalidParameterError
+from engine.errors import InvalidParameterError, need
 from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
 from engine.multilabel.spanning_trees import random_spanning_trees
 
@@ -293,10 +293,6 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation and features
     def _check_params(self):
-        def need(cond, msg):
-            if not cond:
-                raise InvalidParameterError(msg)
-
         need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
         need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
         need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")

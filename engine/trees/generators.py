@@ -11,6 +11,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
+from engine.errors import need as _need
 from engine.trees.model import Tree
 
 __all__ = [
@@ -32,11 +33,6 @@ __all__ = [
 
 def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
-def _need(cond: bool, msg: str) -> None:
-    if not cond:
-        raise InvalidParameterError(msg)
 
 
 def path_tree(n: int) -> Tree:
