@@ -127,7 +127,7 @@ def test_figures_mark_mergeable_vertices_and_components():
         tr = cover.trace(t)
         black = sorted(tr.vertices[tr.mergeable].tolist())
         for fig in (contracted_tree_figure(cover, tr), cover_tree_figure(cover, tidy_layout(tree), tr)):
-            merg = [d for d in fig.data if d.name == f"M_{t} (mergeable)"]
+            merg = [d for d in fig.data if d.name == f"M<sub>{t}</sub> (mergeable)"]
             assert sorted(merg[0].customdata.tolist() if merg else []) == black
         # click targets on edges name the component present at round t
         f = cover_tree_figure(cover, tidy_layout(tree), tr)
