@@ -31,12 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.plots import line_plot, write_svg
-from engine.datasets import data_home
-from engine.multilabel.data import MultilabelData, read_arff
-from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate
-from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier
-from engine.multilabel.run import RtaConfig, run
+from benchmarks.plots import line_plot, write_svg  # noqa: E402
+from engine.datasets import data_home  # noqa: E402
+from engine.multilabel.data import MultilabelData, read_arff  # noqa: E402
+from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
+from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier  # noqa: E402
+from engine.multilabel.run import RtaConfig, run  # noqa: E402
 
 DATA = data_home("multilabel")
 

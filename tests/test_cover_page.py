@@ -8,19 +8,13 @@ from streamlit.testing.v1 import AppTest
 
 from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, star_tree
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/cover_inspector.py"
 
 
 def open_page(tree=None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.run()
-    if tree is not None:
-        at.session_state["tree"] = tree
-        at.session_state["tree_source"] = "test"
-    at.switch_page(PAGE)
-    at.run()
+    at = open_app_page(PAGE, timeout=180, state=None if tree is None else {"tree": tree, "tree_source": "test"})
     assert not at.exception, at.exception
     return at
 

@@ -3,7 +3,7 @@ pgmpy (lecture 001, sections 8.2-8.4). Tolerance: relative 1e-9 (exact algorithm
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError

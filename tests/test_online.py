@@ -4,7 +4,7 @@ both covers, atomic failure, extreme potentials on long paths, the pure-Python r
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError, UnknownVertexError
@@ -93,7 +93,7 @@ def test_pure_python_reference_equals_compiled():
         phi = rng.random((n, k))
         a = OnlineModel(tree, k, E, phi, backend="python", cover=["optimal", "rake-only"][trial % 2])
         b = OnlineModel(tree, k, E, phi, backend="numba", cover=["optimal", "rake-only"][trial % 2])
-        for step in range(10):
+        for _ in range(10):
             v = int(rng.integers(n))
             d = rng.random(k)
             d[int(rng.integers(k))] = 0.0

@@ -22,8 +22,8 @@ import engine
 from engine.errors import EngineError, InvalidParameterError
 from engine.runs import registry
 from engine.runs.execute import execute, execute_sweep, expand_sweep
-from engine.runs.protocol import RunCancelled, RunConfig
-from engine.runs.registry import FAMILIES, config_from_dict, family, load_config, register_family
+from engine.runs.protocol import RunCancelled
+from engine.runs.registry import FAMILIES, family, load_config, register_family
 from engine.runs.store import MIGRATIONS, SCHEMA_VERSION, RunStore, UnknownRunError, jsonable
 from tests import runs_family
 from tests.conftest import ROOT

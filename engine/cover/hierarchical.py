@@ -1,6 +1,6 @@
 """The optimal (2,s)-hierarchical cover of a tree and its decomposition tree D.
 
-Seed 000 (Herbster, Pasteris & Vitale, "Online sum-product computation over trees"), section 2
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 2
 (Definitions 1-5), section 3 (Figure 1, Theorem 6) and the rake-only variant of section 4.
 
 The tree T is rooted at a **leaf** s. Round t works on the contracted tree T_t (T_0 = the interior
@@ -15,8 +15,8 @@ to p. The loop ends when only s is left; the last component formed is T itself.
 Every component S^v formed in round t has a decomposition of height exactly t + 1, so the height
 of the cover is the number of rounds R (Theorem 6: it is the minimum over all (2,s)-covers).
 
-Array API (stable; issue 4 builds the online sum-product on it)
-----------------------------------------------------------------
+Array API (stable; the online sum-product model builds on it)
+--------------------------------------------------------------
 D has ``m = (number of interior vertices of T) + (n - 1)`` nodes, numbered **bottom-up**: the
 n - 1 edge nodes first (0 .. n-2, in breadth-first order from s), then one node per interior
 vertex in the order the vertices were merged (round by round). Hence ``parent[z] > z`` for every
@@ -312,7 +312,8 @@ class HierarchicalCover:
 
     # ------------------------------------------------------------------ export
     def to_dict(self, *, vertices: bool = False) -> dict:
-        """The JSON object of ``python -m engine cover`` (see the issue for its keys)."""
+        """The JSON object of ``python -m engine cover``: ``n``, ``root``, ``height``, ``rounds`` and
+        ``components`` (one object per node of D, bottom-up; ``vertices`` adds their vertex names)."""
         names = self.node_names()
         tn = self.tree.names
         comps = []
@@ -440,6 +441,15 @@ def optimal_cover(tree: Tree, root=None) -> HierarchicalCover:
     ------
     InvalidParameterError
         When ``root`` is not a leaf. ``EmptyTreeError`` for a single vertex.
+
+    Examples
+    --------
+    >>> from engine.trees import generate
+    >>> cover = optimal_cover(generate("path", 1024))  # a path halves every round
+    >>> cover.height, cover.m
+    (10, 2045)
+    >>> optimal_cover(generate("star-of-paths", 10_001)).height  # grows like log log n
+    8
     """
     return _build(tree, root, False)
 

@@ -451,7 +451,7 @@ class _Renderer:
 
         lay = self.pf.layout
         for (xname, yname), a in self.axes.items():
-            for which, spec_axis, name in (("x", a._wb_x, xname), ("y", a._wb_y, yname)):
+            for which, spec_axis, _name in (("x", a._wb_x, xname), ("y", a._wb_y, yname)):
                 spec = spec_axis.spec
                 twin = which == "y" and spec is not None and spec.overlaying not in (None, "free")
                 setlim, setscale = (a.set_xlim, a.set_xscale) if which == "x" else (a.set_ylim, a.set_yscale)

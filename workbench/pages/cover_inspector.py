@@ -1,5 +1,6 @@
 """Cover Inspector: the optimal (2,s)-hierarchical cover of the current tree, round by round
-(seed 000, sections 2-3, Figure 1), its decomposition tree D and how far it is from optimal."""
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, sections 2-3, Figure 1), its
+decomposition tree D and how far it is from optimal."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def build_config(p: Params, train: str = "", test: str = "", valid: str = "") ->
 
 
 st.title("OFDE vs Chow-Liu")
-st.caption("Online forest density estimation (Koriche): Jeffreys estimates for the parameters, Follow the "
+st.caption("\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates for the parameters, Follow the "
            "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
            "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
            "the whole training set at once; OFDE sees one sample per round.")
