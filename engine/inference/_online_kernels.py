@@ -1,5 +1,5 @@
-"""Flat-array kernels of the online sum-product model (Herbster, Pasteris & Vitale, *Online
-Sum-Product Computation over Trees*, section 4), division-free and exact at any magnitude.
+"""Flat-array kernels of the online sum-product model ("Online Sum-Product Computation over Trees",
+Herbster, Pasteris & Vitale, section 4), division-free and exact at any magnitude.
 
 One source, two builds: imported as ``engine.inference._online_kernels`` every function is compiled
 by numba (lazily, on first call, cached on disk); loaded under the name ``..._online_kernels_pure``
