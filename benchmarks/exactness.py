@@ -13,7 +13,7 @@ subnormal entry that must be refused), k = 2..5. For each model:
 
 A model counts once per engine, in the first column it falls into along its stream: ``wrong``
 (a marginal off by more than 1e-9, or log Z by more than relative 1e-9), ``imprecise`` (stricter
-than the issue asks: a marginal entry above 1e-300, however small, off by more than relative
+than the 1e-9 above: a marginal entry above 1e-300, however small, off by more than relative
 1e-9), ``nan`` (a non-finite
 answer), ``false_refusal`` (an error on a consistent, representable model), ``missed_refusal``
 (an answer where the reference says the mass is zero, or for an input outside the exact range),
@@ -29,14 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections import Counter
 
 import numpy as np
 
-from engine.errors import EngineError, InconsistentEvidenceError, NumericalRangeError
+from engine.errors import EngineError, NumericalRangeError
 from engine.trees.generators import path_tree, prufer_to_parent, star_tree
 from engine.trees.model import Tree
 from tests.logspace_reference import labelling_log_score, log_max_sum, log_sum_product
@@ -51,7 +50,7 @@ SEVERITY = ("crash", "wrong", "nan", "missed_refusal", "false_refusal", "impreci
 BAD = ("wrong", "imprecise", "nan", "false_refusal", "missed_refusal", "crash")
 RTOL_LOGZ = 1e-9
 ATOL_MARGINAL = 1e-9
-#: Stricter than the issue: a marginal entry above 1e-300, however tiny, off by more than this
+#: Stricter than ATOL_MARGINAL: a marginal entry above 1e-300, however tiny, off by more than this
 #: relative error counts as "imprecise".
 RTOL_ENTRY = 1e-9
 

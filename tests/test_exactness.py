@@ -31,7 +31,7 @@ from tests.logspace_reference import (
 
 RTOL_LOGZ = 1e-9
 ATOL_MARGINAL = 1e-9
-#: Beyond the issue's absolute 1e-9: every marginal entry above 1e-300, however tiny, to relative 1e-9.
+#: Beyond the absolute 1e-9: every marginal entry above 1e-300, however tiny, to relative 1e-9.
 RTOL_ENTRY = 1e-9
 
 
@@ -240,7 +240,7 @@ def test_tree_hedge_comparator(m, eta):
     _close_logz(b.log_prior, labelling_log_score(tree, lphi, lE, mu) - lz)
 
 
-# ---------------------------------------------------------------------- the issue's cases
+# ---------------------------------------------------------------------- cases found by the probe
 
 def test_two_vertex_tree_with_an_entry_of_1e150_is_finite_and_exact():
     """1e150^3 is not a double (it used to give NaN marginals and a NaN log Z)."""
