@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from benchmarks.app_client import ROOT, Student, health_ms, serve
+from tests.browser.conftest import ARR, POINT_JS
 
 __all__ = ["main", "CLASS_TREE"]
 
@@ -151,19 +152,6 @@ _READY_JS = """() => {
     return true;
 }"""
 
-# screen position of the vertex whose customdata is v in the first figure with a "vertices" trace
-_POINT_JS = """(v) => {
-    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-        const tr = (gd.data || []).find(t => t.name === 'vertices');
-        if (!tr) continue;
-        const i = Array.from(tr.customdata).findIndex(c => Number(Array.isArray(c) ? c[0] : c) === v);
-        if (i < 0) return null;
-        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, r = gd.getBoundingClientRect();
-        return [r.left + xa._offset + xa.l2p(tr.x[i]), r.top + ya._offset + ya.l2p(tr.y[i])];
-    }
-    return null;
-}"""
-
 _SHOWN_JS = """([want, other]) => {
     const main = document.querySelector('[data-testid="stMain"]');
     const t = main ? main.textContent : '';
@@ -210,13 +198,15 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
                          timeout=PAGE_TIMEOUT * 1000)
     # two leaves far apart on screen: the first and the last of the vertices trace by x
     pick = pg.evaluate("""() => {
+        """ + ARR + """
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
             const tr = (gd.data || []).find(t => t.name === 'vertices');
             if (!tr) continue;
+            const x = arr(tr.x), cd = arr(tr.customdata), ht = arr(tr.hovertext), tx = arr(tr.text);
             let lo = 0, hi = 0;
-            for (let i = 0; i < tr.x.length; i++) { if (tr.x[i] < tr.x[lo]) lo = i; if (tr.x[i] > tr.x[hi]) hi = i; }
-            const c = i => Number(Array.isArray(tr.customdata[i]) ? tr.customdata[i][0] : tr.customdata[i]);
-            const nm = i => (tr.hovertext && tr.hovertext[i] ? tr.hovertext[i] : tr.text ? tr.text[i] : String(c(i)));
+            for (let i = 0; i < x.length; i++) { if (x[i] < x[lo]) lo = i; if (x[i] > x[hi]) hi = i; }
+            const c = i => Number(Array.isArray(cd[i]) ? cd[i][0] : cd[i]);
+            const nm = i => (ht[i] ? ht[i] : tx[i] ? tx[i] : String(c(i)));
             return [[c(lo), nm(lo)], [c(hi), nm(hi)]];
         }
         return null;
@@ -236,7 +226,7 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
     shown = None
     for i in range(clicks):
         v, name, other = (va, na, nb) if shown != na else (vb, nb, na)
-        xy = pg.evaluate(_POINT_JS, v)
+        xy = pg.evaluate(POINT_JS, v)
         pg.mouse.click(xy[0], xy[1])
         try:
             pg.wait_for_function(_SHOWN_JS, arg=[f"P(x_{name})", f"P(x_{other})"], timeout=8000, polling="raf")

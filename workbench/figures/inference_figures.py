@@ -52,14 +52,14 @@ def difference_bars(names, diff, *, title="Posterior − prior, P(label)", heigh
     return fig
 
 
-def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None) -> go.Figure:
+def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None, layout=None) -> go.Figure:
     """D drawn as a tree; the nodes an operation touched are coloured and ringed."""
     touched = [int(z) for z in touched]
     colour = np.array(["#33415c"] * dtree.n, dtype=object)      # components split at a vertex
     if kinds is not None:
         colour[np.asarray(kinds) == 0] = "#6b7c93"   # edge components (leaves of D)
     colour[touched] = "#e63946"
-    fig = tree_figure(dtree, color=list(colour), highlight=touched, title=title, height=height)
+    fig = tree_figure(dtree, layout=layout, color=list(colour), highlight=touched, title=title, height=height)
     return fig
 
 

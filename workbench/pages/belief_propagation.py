@@ -15,7 +15,7 @@ from engine.inference.elimination import elimination_steps, largest_table, leave
 from engine.inference.potentials import potts, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
-from workbench.state import _load_sample, current_tree
+from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 
 DRAW_LIMIT = 40
 
@@ -36,7 +36,7 @@ tree = current_tree()
 if tree.n > DRAW_LIMIT or tree.n < 2:
     st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
             f"{tree.n:,}. Showing the lecture's 5-vertex tree instead.")
-    tree = _load_sample("lecture_5_vertices.csv")
+    tree = load_sample(DEFAULT_SAMPLE)
 
 c1, c2, c3 = st.columns(3)
 params = BPParams(

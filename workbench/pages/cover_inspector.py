@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 
@@ -36,6 +35,7 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
+from workbench.components import tree_hash
 from workbench.state import current_tree, set_tree
 
 BRUTE_FORCE_N = 14
@@ -53,26 +53,12 @@ class CoverParams:
 
 # ---------------------------------------------------------------- cached engine calls
 
-def _tree_key(tree: Tree) -> str:
-    """A content hash of the tree (kept on the immutable tree object after the first call)."""
-    got = tree.__dict__.get("_workbench_key")
-    if got is not None:
-        return got
-    h = hashlib.blake2b(digest_size=16)
-    h.update(tree.parent.tobytes())
-    h.update(str(tree.n).encode())
-    if not tree.has_default_names:
-        h.update("\x00".join(tree.names).encode())
-    tree.__dict__["_workbench_key"] = key = h.hexdigest()
-    return key
-
-
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Building the cover…")
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Building the cover…")
 def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
     return (rake_only_cover if rake_only else optimal_cover)(tree, root)
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Laying out…")
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Laying out…")
 def cached_layouts(tree: Tree, root: int, rake_only: bool):
     cover = cached_cover(tree, root, rake_only)
     t_layout = tidy_layout(tree.rerooted(root)) if tree.n <= DRAW_LIMIT else None
@@ -80,17 +66,17 @@ def cached_layouts(tree: Tree, root: int, rake_only: bool):
     return t_layout, d_layout
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_info(tree: Tree):
     return tree_info(tree)
 
 
-@st.cache_data(max_entries=32, hash_funcs={Tree: _tree_key}, show_spinner="Enumerating covers…")
+@st.cache_data(max_entries=32, hash_funcs={Tree: tree_hash}, show_spinner="Enumerating covers…")
 def cached_brute(tree: Tree, root: int):
     return brute_force_optima(tree, root)
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_table(tree: Tree, root: int, rake_only: bool):
     """The components table (largest first) and the D node of each row."""
     cover = cached_cover(tree, root, rake_only)
@@ -111,7 +97,7 @@ def cached_table(tree: Tree, root: int, rake_only: bool):
     return ids, table
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_icicle(tree: Tree, root: int, rake_only: bool):
     return icicle_figure(cached_cover(tree, root, rake_only))
 
@@ -193,7 +179,7 @@ if tree.n < 2:
     st.error("a hierarchical cover needs a tree with at least one edge; this tree has one vertex")
     st.stop()
 
-version = (st.session_state.get("tree_version", 0), _tree_key(tree))
+version = (st.session_state.get("tree_version", 0), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:

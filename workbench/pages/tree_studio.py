@@ -19,7 +19,7 @@ from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_
 from engine.trees.generators import MAX_GENERATE
 from engine.trees.metrics import tree_info
 from workbench.figures.tree_figure import LABEL_LIMIT, tree_figure
-from workbench.state import _load_sample, can_undo, current_tree, list_samples, set_tree, undo
+from workbench.state import can_undo, current_tree, list_samples, load_sample, set_tree, undo
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
@@ -80,7 +80,7 @@ def show_error(where: str) -> None:
 def on_load_sample() -> None:
     name = st.session_state.get("studio_sample")
     if name:
-        apply(lambda: _load_sample(name), f"sample {name}", "source")
+        apply(lambda: load_sample(name), f"sample {name}", "source")
 
 
 def on_upload() -> None:
@@ -135,7 +135,7 @@ def on_pick_vertex() -> None:
 
 def on_type_vertex() -> None:
     name = (st.session_state.get("studio_vertex_typed") or "").strip()
-    if name in current_tree()._index:
+    if current_tree().find(name) is not None:
         st.session_state["studio_selected"] = name
     elif name:
         st.session_state["studio_error"] = ("edit", f"no vertex is named {name}")
@@ -144,10 +144,10 @@ def on_type_vertex() -> None:
 def on_edit(action: str) -> None:
     tree = current_tree()
     name = st.session_state.get("studio_selected")
-    if name is None or name not in tree._index:
+    v = tree.find(name) if name is not None else None
+    if v is None:
         st.session_state["studio_error"] = ("edit", "select a vertex first (click it in the drawing)")
         return
-    v = tree._index[name]
     if action == "add":
         child = (st.session_state.get("studio_child_name") or "").strip() or None
         if apply(lambda: editing.add_child(tree, v, name=child), f"edited: child added under {name}"):
@@ -234,7 +234,7 @@ with left:
 
 names = tree.names
 selected_name = st.session_state.get("studio_selected")
-selected = tree._index.get(selected_name) if selected_name is not None else None
+selected = tree.find(selected_name) if selected_name is not None else None
 if selected is None:  # decided before drawing: a figure that changes between runs loses its selection
     st.session_state["studio_selected"] = selected_name = names[tree.root]
     selected = tree.root
