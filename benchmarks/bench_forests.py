@@ -24,6 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.datasets import data_home  # noqa: E402
 from engine.forests.chowliu import ChowLiu, thresholded_chow_liu  # noqa: E402
 from engine.forests.estimators import (PairCounts, consistent_tables, forest_loglik,  # noqa: E402
                                        log_bayes_factor)
@@ -44,8 +45,7 @@ PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68), "kdd": (10, 0.0
 
 
 def data_dir() -> Path:
-    base = os.environ.get("TREE_WORKBENCH_DATA")
-    return (Path(base) if base else ROOT.parent / "shared" / "data") / "density"
+    return data_home("density")
 
 
 _CACHE: dict = {}

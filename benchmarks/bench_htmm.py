@@ -14,7 +14,6 @@ wall-clock seconds per run. Data are read from ../shared/data/trees (or TREE_WOR
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -23,9 +22,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.datasets import data_home  # noqa: E402
 from engine.htmm.run import BhtmmConfig, run  # noqa: E402
 
-DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "trees"
+DATA = data_home("trees")
 
 PAPER = {  # (data, model, C): (accuracy, std, entropy, std)
     ("symm", "sp", 10): (53.08, 4.83, 140.38, 10.39),

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -24,11 +23,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.datasets import data_home  # noqa: E402
 from engine.multilabel.data import read_arff  # noqa: E402
 from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
 from engine.multilabel.run import RtaConfig, run  # noqa: E402
 
-DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "multilabel"
+DATA = data_home("multilabel")
 
 
 def main(argv=None):

@@ -20,7 +20,10 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "JSONFormatError",
     "NumericalRangeError",
+    "LimitExceededError",
+    "InputFileError",
 ]
 
 
@@ -87,6 +90,21 @@ class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
 
 
+class JSONFormatError(DataFormatError):
+    """JSON text that cannot be read safely: not UTF-8, not JSON, nested too deeply or holding a
+    number too long; the message names the place and the position (see :mod:`engine.jsonio`)."""
+
+
 class NumericalRangeError(EngineError, ArithmeticError):
     """Inputs whose ratios exceed what double precision can hold (about 1e308 within one table or
     message), so that an answer would underflow to 0/0; the message names the query."""
+
+
+class LimitExceededError(EngineError, ValueError):
+    """A count that drives memory or time (vertices, states, bytes, ...) above its named limit in
+    :mod:`engine.limits`; the message names the limit and how to raise it."""
+
+
+class InputFileError(EngineError, ValueError):
+    """A file that cannot be opened as input: missing, not a regular file, unreadable, a broken
+    compressed stream or text that does not decode; the message starts with the file's name."""

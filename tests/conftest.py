@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from engine.datasets import data_home
+
 settings.register_profile("default", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=1000, deadline=None,
@@ -13,7 +15,15 @@ settings.register_profile("thorough", max_examples=1000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data"))
+
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
+    so ``-m "not data"`` (``make test-fast``) leaves it out."""
+    for item in items:
+        if "data_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.data)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -30,9 +40,10 @@ def _isolated_run_history(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """``../shared/data``; tests that need it fail in CI when it is missing, skip elsewhere."""
-    if not DATA.is_dir():
+    """``engine.datasets.data_home()``; tests that need it fail in CI when it is missing, skip elsewhere."""
+    data = data_home()
+    if not data.is_dir():
         if os.environ.get("CI"):
-            pytest.fail(f"benchmark data not found at {DATA}")
-        pytest.skip(f"benchmark data not found at {DATA}")
-    return DATA
+            pytest.fail(f"benchmark data not found at {data}")
+        pytest.skip(f"benchmark data not found at {data}")
+    return data

@@ -59,7 +59,7 @@ def test_loader_errors_name_file_line_and_column(tmp_path, text, fragment):
 
 
 def test_loader_missing_file_and_bad_gzip(tmp_path):
-    with pytest.raises(DataFormatError, match="no such data file"):
+    with pytest.raises(DataFormatError, match="no such file"):
         read_data(tmp_path / "nope.data")
     g = tmp_path / "x.data.gz"
     g.write_bytes(b"\x1f\x8bnot really gzip")

@@ -328,7 +328,7 @@ def test_loss_file_jsonl_errors(tmp_path, named_tree):
     with pytest.raises(DataFormatError, match="l.jsonl line 2: expected"):
         read_loss_file(p, named_tree)
     p.write_text('{"task": "a", "loss": [0, 1]}\nnot json\n')
-    with pytest.raises(DataFormatError, match="l.jsonl line 2: not JSON"):
+    with pytest.raises(DataFormatError, match="l.jsonl line 2: invalid JSON"):
         read_loss_file(p, named_tree)
     p.write_text('{"task": "a", "loss": [0, 1]}\n')
     with pytest.raises(DataFormatError, match="expected 3 losses"):

@@ -48,7 +48,7 @@ def test_jsonl_nodes_in_any_order(tmp_path):
 
 
 @pytest.mark.parametrize("line,msg", [
-    ("{not json", "not JSON"),
+    ("{not json", "invalid JSON"),
     ('{"labels": [1]}', "missing key 'children'"),
     ('{"labels": [1, 2], "children": [[-1]]}', "2 labels but 1 children lists"),
     ('{"labels": [0], "children": [[-1]]}', "labels are 1..M"),
@@ -80,7 +80,7 @@ def test_missing_and_empty_files(tmp_path):
     with pytest.raises(DataFormatError, match="no trees"):
         read_trees(tmp_path / "e.jsonl")
     (tmp_path / "bad.gz").write_bytes(b"\x1f\x8b garbage")
-    with pytest.raises(DataFormatError, match="cannot be read"):
+    with pytest.raises(DataFormatError, match="bad.gz: not a valid gzip stream"):
         read_trees(tmp_path / "bad.gz")
 
 
@@ -102,7 +102,7 @@ def test_xml_documents(tmp_path):
 def test_xml_errors(tmp_path):
     p = tmp_path / "bad.xml"
     p.write_text("<a>\n<b></a>")
-    with pytest.raises(DataFormatError, match=r"bad\.xml:2: not well-formed"):
+    with pytest.raises(DataFormatError, match=r"bad\.xml is not well-formed: mismatched tag at line 2, column 6"):
         read_trees(p)
     p.write_text('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>')
     with pytest.raises(DataFormatError, match="refused"):

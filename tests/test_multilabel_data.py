@@ -84,7 +84,7 @@ def test_errors_name_file_and_line(tmp_path, body, match):
 
 
 def test_other_errors(tmp_path):
-    with pytest.raises(DataFormatError, match="no such data file"):
+    with pytest.raises(DataFormatError, match="no such file"):
         read_arff(tmp_path / "none.arff", 2)
     p = tmp_path / "nolab.arff"
     p.write_text(DENSE)

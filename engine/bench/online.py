@@ -37,7 +37,7 @@ def register(bsub) -> None:
 
 
 def _handler(args) -> int:
-    from engine.cli import print_json
+    from engine.jsonio import print_json
     from engine.errors import InvalidParameterError
 
     try:

@@ -51,10 +51,9 @@ def tree_spec(text: str):
     if text.lstrip().startswith("{"):
         from engine.errors import InvalidParameterError
 
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameterError(f"--tree: not a JSON tree spec ({exc.msg})") from None
+        from engine._json_compat import loads
+
+        return loads(text, where="--tree")
     return text
 
 

@@ -14,13 +14,13 @@ alphabet size ``m`` shared by all variables.
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
+from engine.files import read_text
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
            "sample_markov_tree", "synthetic_split", "benchmark_paths", "MAX_ALPHABET"]
@@ -63,28 +63,14 @@ class Dataset:
         return Dataset(self.X, int(m), self.names, self.source)
 
 
-def _open_text(path: Path) -> str:
-    raw = path.read_bytes()
-    if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise DataFormatError(f"{path}: not a readable gzip file ({exc})") from None
-    try:
-        return raw.decode("utf-8-sig")  # -sig: a spreadsheet export starts with a BOM
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-
-
 def read_data(path, *, m: int | None = None) -> Dataset:
     """Read a benchmark ``.data``/``.data.gz`` file or a user CSV of small integer codes.
 
     m : the alphabet size; by default the largest code plus one (at least 2).
     """
     path = Path(path)
-    if not path.is_file():
-        raise DataFormatError(f"{path}: no such data file")
-    return parse_data(_open_text(path), source=str(path), m=m)
+    text = read_text(path, error=DataFormatError)  # regular files, gzip by content, byte cap, BOM
+    return parse_data(text, source=str(path), m=m)
 
 
 def _is_int(tok: str) -> bool:

@@ -19,13 +19,15 @@ uniformly at random and losses as Bernoulli draws: mean ``low`` for the task's b
 from __future__ import annotations
 
 import csv
-import json
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
+from engine.files import read_text
 from engine.hedge.potentials import check_states
 from engine.trees import Tree
 
@@ -208,30 +210,28 @@ def _parse_loss(text: str, where: str) -> float:
 def _loss_rows(path: Path) -> list[tuple[int, str, list]]:
     """The raw rows ``(line number, task, [loss texts])`` of a loss file (a BOM is ignored)."""
     rows: list[tuple[int, str, list]] = []
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-            for i, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                where = f"{path.name} line {i}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataFormatError(f"{where}: not JSON ({exc.msg})") from None
-                if not isinstance(obj, dict) or "task" not in obj or "loss" not in obj:
-                    raise DataFormatError(f'{where}: expected {{"task": NAME, "loss": [numbers]}}')
-                if not isinstance(obj["loss"], list):
-                    raise DataFormatError(f"{where}: 'loss' must be a list of numbers")
-                rows.append((i, str(obj["task"]), obj["loss"]))
-        else:
-            reader = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
-            for cells in reader:
-                i = reader.line_num
-                if not cells or not "".join(cells).strip() or cells[0].lstrip().startswith("#"):
-                    continue
-                if not rows and cells[0].strip().lower() == "task":
-                    continue
-                rows.append((i, cells[0].strip(), [c.strip() for c in cells[1:]]))
+    text = read_text(path, label=path.name, error=DataFormatError)  # regular files, byte cap, BOM
+    fh = io.StringIO(text, newline="")
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path.name} line {i}"
+            obj = loads(line, where=where)
+            if not isinstance(obj, dict) or "task" not in obj or "loss" not in obj:
+                raise DataFormatError(f'{where}: expected {{"task": NAME, "loss": [numbers]}}')
+            if not isinstance(obj["loss"], list):
+                raise DataFormatError(f"{where}: 'loss' must be a list of numbers")
+            rows.append((i, str(obj["task"]), obj["loss"]))
+    else:
+        reader = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+        for cells in reader:
+            i = reader.line_num
+            if not cells or not "".join(cells).strip() or cells[0].lstrip().startswith("#"):
+                continue
+            if not rows and cells[0].strip().lower() == "task":
+                continue
+            rows.append((i, cells[0].strip(), [c.strip() for c in cells[1:]]))
     return rows
 
 

@@ -16,15 +16,15 @@ children + 1, as in the ``symm`` benchmark).
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
+from engine.files import iter_lines, open_input, read_input
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
            "synthetic_trees", "SYNTHETIC_SHAPES", "shared_vocabulary"]
@@ -252,14 +252,6 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
     return lab - 1, ch
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
-
-
 def read_jsonl_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     """Read a JSON-lines tree file (plain or gzip): one ``{"y", "labels", "children"}`` per line.
 
@@ -267,36 +259,26 @@ def read_jsonl_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     """
     path = Path(path)
     labels, children, ys = [], [], []
-    try:
-        f = _open_text(path)
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: no such file") from None
-    with f:
-        try:
-            for i, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{i}"
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataFormatError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(rec, dict):
-                    raise DataFormatError(f"{where}: expected an object with labels and children")
-                for key in ("labels", "children"):
-                    if key not in rec:
-                        raise DataFormatError(f"{where}: missing key {key!r}")
-                if not isinstance(rec["labels"], list) or not isinstance(rec["children"], list):
-                    raise DataFormatError(f"{where}: labels and children must be lists")
-                y = rec.get("y", 0)
-                if isinstance(y, bool) or not isinstance(y, int):
-                    raise DataFormatError(f"{where}: class y must be an integer, got {y!r}")
-                lab, ch = _check_tree(rec["labels"], rec["children"], where)
-                labels.append(lab)
-                children.append(ch)
-                ys.append(y)
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise DataFormatError(f"{path}: cannot be read ({exc})") from None
+    with open_input(path, error=DataFormatError) as f:  # regular files, gzip by content, byte cap
+        for i, line in iter_lines(f, str(path), error=DataFormatError):
+            if not line.strip():
+                continue
+            where = f"{path}:{i}"
+            rec = loads(line, where=where)
+            if not isinstance(rec, dict):
+                raise DataFormatError(f"{where}: expected an object with labels and children")
+            for key in ("labels", "children"):
+                if key not in rec:
+                    raise DataFormatError(f"{where}: missing key {key!r}")
+            if not isinstance(rec["labels"], list) or not isinstance(rec["children"], list):
+                raise DataFormatError(f"{where}: labels and children must be lists")
+            y = rec.get("y", 0)
+            if isinstance(y, bool) or not isinstance(y, int):
+                raise DataFormatError(f"{where}: class y must be an integer, got {y!r}")
+            lab, ch = _check_tree(rec["labels"], rec["children"], where)
+            labels.append(lab)
+            children.append(ch)
+            ys.append(y)
     if not labels:
         raise DataFormatError(f"{path}: no trees in the file")
     M = max(int(x.max()) + 1 for x in labels)
@@ -314,8 +296,7 @@ def read_xml_trees(paths, *, classes=None, vocabulary=None) -> PositionalTrees:
     paths : a file, a directory (every ``*.xml`` below it; a document in ``DIR/CLASS/`` gets that
     sub-directory as its class) or a list of files. ``classes`` optionally gives one int per file.
     """
-    from defusedxml import ElementTree as DET
-    from xml.etree.ElementTree import ParseError
+    from engine.trees.formats.xmlsafe import feed_safely
 
     files, ys = _xml_files(paths)
     if classes is not None:
@@ -324,15 +305,7 @@ def read_xml_trees(paths, *, classes=None, vocabulary=None) -> PositionalTrees:
             raise InvalidParameterError(f"{len(ys)} classes given for {len(files)} XML documents")
     docs = []
     for p in files:
-        try:
-            root = DET.parse(str(p)).getroot()
-        except ParseError as exc:
-            line = getattr(exc, "position", (None,))[0]
-            raise DataFormatError(f"{p}:{line}: not well-formed XML ({str(exc).split(':')[0]})") from None
-        except FileNotFoundError:
-            raise DataFormatError(f"{p}: no such file") from None
-        except Exception as exc:  # defusedxml refuses entities, DTDs and the like
-            raise DataFormatError(f"{p}: refused ({type(exc).__name__}: {exc})") from None
+        root = feed_safely(read_input(p, error=DataFormatError), what=str(p), error=DataFormatError)
         tags, kids = [], []
         stack = [(root, -1)]
         while stack:  # pre-order, node 0 the root

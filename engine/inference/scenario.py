@@ -20,7 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from engine._json_compat import loads
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
 from engine.trees.model import Tree
 
@@ -46,10 +48,7 @@ class Scenario:
 def load_scenario(path) -> Scenario:
     """Read and validate a scenario file (a relative tree path is taken beside the file)."""
     p = Path(path)
-    try:
-        obj = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataFormatError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    obj = loads(read_input(p, error=DataFormatError), where=str(p))
     return parse_scenario(obj, base=p.parent)
 
 

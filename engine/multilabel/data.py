@@ -9,7 +9,6 @@ and the line.
 
 from __future__ import annotations
 
-import gzip
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
+from engine.files import read_input, read_text
 
 __all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
 
@@ -42,29 +42,17 @@ class MultilabelData:
 
 
 def _open_text(path: Path) -> list[str]:
-    raw = path.read_bytes()
-    if path.name.endswith(".gz") and raw[:2] != b"\x1f\x8b":
-        raise DataFormatError(f"{path}: named .gz but not a gzip file")
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise DataFormatError(f"{path}: not a readable gzip file ({exc})") from None
-    try:
-        return raw.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        return raw.decode("latin-1").splitlines()
+    # ARFF files from old Weka versions are Latin-1: accepted when the text is not UTF-8
+    return read_text(path, error=DataFormatError, fallback="latin-1").splitlines()
 
 
 def read_mulan_xml(path) -> list[str]:
     """The label names of a Mulan XML label file, in order (nested hierarchies are flattened)."""
-    from defusedxml import ElementTree as ET
+    from engine.trees.formats.xmlsafe import feed_safely
 
     path = Path(path)
-    try:
-        root = ET.fromstring(path.read_bytes())
-    except ET.ParseError as exc:
-        raise DataFormatError(f"{path}: not a Mulan label XML file ({exc})") from None
+    root = feed_safely(read_input(path, error=DataFormatError), what=f"{path}: Mulan label XML",
+                       error=DataFormatError)
     names = [el.get("name") for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "label"]
     if not names or any(n is None for n in names):
         raise DataFormatError(f"{path}: no <label name=...> elements found")
@@ -90,8 +78,6 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         or else from a MEKA ``-C n`` relation name (n > 0: the first n attributes).
     """
     path = Path(path)
-    if not path.is_file():
-        raise DataFormatError(f"{path}: no such data file")
     lines = _open_text(path)
     relation = path.name
     attrs: list[tuple[str, object]] = []  # (name, None for numeric | list of nominal values)
@@ -289,12 +275,8 @@ def load_multilabel(spec, labels=None) -> MultilabelData:
 
 
 def benchmark_files() -> dict:
-    """The Mulan benchmark files present on this machine, by name: ``TREE_WORKBENCH_DATA`` or
-    ``../shared/data`` beside the project, sub-folder ``multilabel`` (empty when absent)."""
-    import os
+    """The Mulan benchmark files present on this machine, by name (``engine.datasets.data_home()``,
+    sub-folder ``multilabel``; empty when absent)."""
+    from engine.datasets import available
 
-    root = Path(os.environ.get("TREE_WORKBENCH_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
-    d = root / "multilabel"
-    if not d.is_dir():
-        return {}
-    return {p.name[:-len(".arff.gz")]: p for p in sorted(d.glob("*.arff.gz"))}
+    return {name: files[0] for name, files in available("multilabel").items()}

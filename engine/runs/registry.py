@@ -23,13 +23,14 @@ resolved by the family through :func:`engine.trees.spec.tree_from_spec`). A conf
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from engine._json_compat import loads
 from engine.errors import InvalidParameterError
+from engine.files import read_input
 from engine.runs.protocol import RunConfig
 
 __all__ = ["Family", "FAMILIES", "register_family", "unregister_family", "family_names", "family",
@@ -149,10 +150,7 @@ def load_spec(source) -> dict[str, Any]:
         d = dict(source)
     elif isinstance(source, (str, Path)):
         path = Path(source)
-        try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InvalidParameterError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        d = loads(read_input(path, error=InvalidParameterError), where=str(path))
         if not isinstance(d, dict):
             raise InvalidParameterError(f"{path}: a config is a JSON object, got {type(d).__name__}")
         d = _resolve_paths(d, path.resolve().parent)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from engine import datasets
 from engine.errors import EngineError
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
 from engine.htmm.sp import AUTHORS_CODE
@@ -16,8 +16,6 @@ from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, la
                                             loglik_figure)
 from workbench.runner import launch
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("TREE_WORKBENCH_DATA", ROOT.parent / "shared" / "data")) / "trees"
 
 #: Castellana & Bacciu (2019), Table III (symm labelling, C = 10): label -> (SP acc, TF acc, SP H, TF H)
 TABLE_III = {"0": (55.47, 99.67, 35.49, 1.34), "1": (60.15, 79.59, 151.51, 65.61),
@@ -55,10 +53,11 @@ SP_VARIANT_NAMES = {"exact": "exact EM (the model of eqs. 1–2)",
 
 def sources() -> dict[str, tuple[str, str]]:
     out = {"Synthetic ternary trees (section IV-B generator)": (SYNTHETIC, SYNTHETIC)}
+    found = datasets.available("trees")
     for name, label in (("symm", "symm benchmark (600 / 180 trees)"),
                         ("inex05", "INEX 2005 benchmark (4,820 / 4,811 XML trees)")):
-        tr, te = DATA / f"{name}.train.jsonl.gz", DATA / f"{name}.test.jsonl.gz"
-        if tr.exists() and te.exists():
+        if name in found:
+            tr, te = found[name]
             out[label] = (str(tr), str(te))
     return out
 

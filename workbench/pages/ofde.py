@@ -3,13 +3,13 @@ with the batch Chow-Liu tree (Koriche, "Online Forest Density Estimation", Figur
 
 from __future__ import annotations
 
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from engine import datasets
 from engine.errors import EngineError
 from engine.forests.run import OfdeConfig, run
 from workbench.figures.forest_figures import learning_curve_figure, round_time_figure, structure_figure
@@ -19,15 +19,10 @@ BENCHMARKS = ("nltcs", "msnbc", "kdd", "plants")
 SCALES = (1.0, 0.3, 0.1, 0.03)
 
 
-def density_dir() -> Path:
-    base = os.environ.get("TREE_WORKBENCH_DATA")
-    root = Path(base) if base else Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    return root / "density"
-
-
-def available_benchmarks() -> list[str]:
-    d = density_dir()
-    return [b for b in BENCHMARKS if all((d / f"{b}.{s}.data.gz").is_file() for s in ("ts", "valid", "test"))]
+def available_benchmarks() -> dict[str, tuple[Path, ...]]:
+    """The density benchmarks present, in the page's order: name -> (train, valid, test)."""
+    found = datasets.available("density")
+    return {b: found[b] for b in BENCHMARKS if b in found}
 
 
 @dataclass(frozen=True)
@@ -77,7 +72,7 @@ with controls:
                                    key="ofde_ntrain")
         data_seed = int(st.number_input("Data seed", 0, 10**6, 0, key="ofde_dseed"))
     elif source == "Benchmark":
-        bench = st.selectbox("Benchmark", benchmarks, key="ofde_bench")
+        bench = st.selectbox("Benchmark", list(benchmarks), key="ofde_bench")
         st.caption("One pass over kdd or msnbc takes one to three minutes; set a number of rounds to stop earlier.")
     else:
         up_train = st.file_uploader("Training CSV", type=["csv", "data", "gz", "txt"], key="ofde_up_train")
@@ -98,9 +93,8 @@ def config_for(p: Params, scale: float | None = None) -> OfdeConfig | None:
     if scale is not None:
         p = Params(**{**p.__dict__, "perturbation_scale": scale})
     if p.source == "Benchmark":
-        d = density_dir()
-        return build_config(p, str(d / f"{p.benchmark}.ts.data.gz"), str(d / f"{p.benchmark}.test.data.gz"),
-                            str(d / f"{p.benchmark}.valid.data.gz"))
+        train, valid, test = available_benchmarks()[p.benchmark]
+        return build_config(p, str(train), str(test), str(valid))
     if p.source == "Upload CSV":
         if up_train is None or up_test is None:
             st.error("upload a training CSV and a test CSV first")

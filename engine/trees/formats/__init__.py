@@ -12,7 +12,8 @@ xml            .xml (XML document)            names, labels (= tags), root
 jsonl          .jsonl .jsonl.gz               names, labels, slot positions, root
 =============  =============================  ==========================================
 
-Any of them may be gzipped (``.gz`` added); decompression stops at :data:`MAX_INPUT_BYTES`. With an
+Any of them may be gzipped (``.gz`` added); files are opened by :mod:`engine.files` (regular files
+only; decompression stops at the ``bytes`` limit of :mod:`engine.limits`, 256 MiB by default). With an
 unknown extension (or none), the content decides: ``<graphml`` -> GraphML, other XML -> xml,
 ``{"children"`` -> jsonl, ``{`` -> node-link JSON, ``graph [`` -> GML, ``(`` -> Newick,
 else an edge list. Every failure is a one-line :class:`~engine.errors.EngineError` whose message
@@ -23,11 +24,10 @@ from __future__ import annotations
 
 import gzip
 import io
-import zlib
 from pathlib import Path
 
-from engine.errors import EngineError, TreeFormatError
-from engine.trees.formats import common
+from engine.errors import EngineError, LimitExceededError, TreeFormatError
+from engine.files import decode_text, decompress, open_input
 from engine.trees.formats.common import MAX_INPUT_BYTES
 from engine.trees.formats.edgelist import format_edge_list, parse_edge_list
 from engine.trees.formats.gml import format_gml, parse_gml
@@ -63,9 +63,6 @@ FORMAT_NAMES = {
 WRITE_EXTENSIONS = {"edgelist": ".csv", "json": ".json", "gml": ".gml", "graphml": ".graphml",
                     "newick": ".nwk", "xml": ".xml", "jsonl": ".jsonl"}
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
-
 def _split_ext(name: str) -> tuple[str, bool]:
     """(format extension, gzipped?) of a file name."""
     p = Path(name)
@@ -92,35 +89,6 @@ def _writer_format(name: str, fmt: str | None) -> str:
     return f
 
 
-def _gunzip(data: bytes, limit: int | None = None) -> bytes:
-    limit = common.MAX_INPUT_BYTES if limit is None else limit
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    out = []
-    total = 0
-    buf = data
-    try:
-        while buf:
-            chunk = d.decompress(buf, limit + 1 - total)
-            total += len(chunk)
-            out.append(chunk)
-            if total > limit:
-                raise TreeFormatError(f"the decompressed input exceeds the limit of {limit // 2**20} MiB "
-                                      "(a decompression bomb?)")
-            buf = d.unconsumed_tail
-            if d.eof:
-                rest = d.unused_data
-                if rest.startswith(_GZIP_MAGIC):  # concatenated gzip members
-                    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    buf = rest
-                else:
-                    buf = b""
-    except zlib.error as exc:
-        raise TreeFormatError(f"not a valid gzip stream ({exc})") from None
-    if not d.eof:
-        raise TreeFormatError("the gzip stream is truncated")
-    return b"".join(out)
-
-
 def sniff_format(data: bytes | str) -> str:
     """Guess the format of a text from its first non-blank characters."""
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode("utf-8", "replace")
@@ -141,16 +109,6 @@ def sniff_format(data: bytes | str) -> str:
     return "edgelist"
 
 
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        text = data[:exc.start].decode("utf-8", "replace")
-        line = text.count("\n") + 1
-        col = exc.start - (text.rfind("\n") + 1) + 1
-        raise TreeFormatError(f"not UTF-8 text: byte {data[exc.start]:#04x} at line {line}, column {col}") from None
-
-
 def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
     if fmt == "xml" and root_tag(data[:4096].lstrip()) == "graphml":
         fmt = "graphml"
@@ -160,21 +118,28 @@ def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
         return parse_xml_document(data)
     if fmt == "jsonl":
         return read_positional_stream(io.BytesIO(data), index)
-    return parse_tree_text(_decode(data), fmt, index=index)
+    text = decode_text(data, "", error=TreeFormatError)
+    return parse_tree_text(text, fmt, index=index)
 
 
 def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, index: int = 0) -> Tree:
-    """Parse the bytes of a tree file called ``name`` (uploads); errors start with ``name``."""
+    """Parse the bytes of a tree file called ``name`` (uploads); errors start with ``name``.
+
+    Gzipped bytes are decompressed within the ``bytes`` limit of :mod:`engine.limits`.
+    """
     label = Path(name).name or "input"
+    data = decompress(data, label=label, error=TreeFormatError)
+    return _parse_labelled(data, label, name, fmt, index)
+
+
+def _parse_labelled(data: bytes, label: str, name: str, fmt: str | None, index: int) -> Tree:
     try:
-        if len(data) > common.MAX_INPUT_BYTES:
-            raise TreeFormatError(f"the input is larger than the limit of {common.MAX_INPUT_BYTES // 2**20} MiB")
-        if data[:2] == _GZIP_MAGIC:
-            data = _gunzip(data)
         f = format_of(name, fmt) or sniff_format(data)
         if f == "json" and sniff_format(data) == "jsonl":
             f = "jsonl"
         return _parse_bytes(data, f, index)
+    except LimitExceededError:
+        raise
     except EngineError as exc:
         raise type(exc)(f"{label}: {exc}") from None
 
@@ -182,36 +147,26 @@ def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, inde
 def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
     """Read a tree file; the format comes from ``fmt``, the extension, or the content.
 
-    ``index`` chooses the tree of a JSON-lines file (0 = the first); only lines up to it are read.
+    Only a regular file is read (see :mod:`engine.files`): gzip is recognised by content and
+    decompressed within the ``bytes`` limit. ``index`` chooses the tree of a JSON-lines file
+    (0 = the first); only lines up to it are read.
+
+    >>> from engine.trees import read_tree
+    >>> read_tree("sample_trees/path_5.csv").n  # doctest: +SKIP
+    5
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if path.is_dir():
-            raise TreeFormatError(f"{path.name}: is a directory, not a tree file")
-        if size > common.MAX_INPUT_BYTES:
-            raise TreeFormatError(f"{path.name}: the file is larger than the limit of "
-                                  f"{common.MAX_INPUT_BYTES // 2**20} MiB")
-        with open(path, "rb") as fh:
-            magic = fh.read(2)
-    except FileNotFoundError:
-        raise TreeFormatError(f"{path}: no such file") from None
-    except PermissionError:
-        raise TreeFormatError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise TreeFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     f = format_of(path.name, fmt)
-    if f == "jsonl":  # stream: read no further than the chosen tree
-        try:
-            with open(path, "rb") as raw:
-                fh = gzip.GzipFile(fileobj=raw) if magic == _GZIP_MAGIC else raw
-                try:
-                    return read_positional_stream(fh, index)
-                except (OSError, EOFError, zlib.error) as exc:
-                    raise TreeFormatError(f"not a valid gzip stream ({exc})") from None
-        except EngineError as exc:
-            raise type(exc)(f"{path.name}: {exc}") from None
-    return read_tree_bytes(path.read_bytes(), path.name, fmt, index=index)
+    with open_input(path, label=path.name, error=TreeFormatError) as fh:
+        if f == "jsonl":  # stream: read no further than the chosen tree
+            try:
+                return read_positional_stream(fh, index)
+            except LimitExceededError:
+                raise
+            except EngineError as exc:
+                raise type(exc)(f"{path.name}: {exc}") from None
+        data = fh.read()
+    return _parse_labelled(data, path.name, path.name, fmt, index)
 
 
 def parse_tree_text(text: str, fmt: str | None = None, *, index: int = 0) -> Tree:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from engine.errors import TreeFormatError
+from engine.limits import LIMITS
 
 __all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "TreeFormatError"]
 
-#: Largest input (after decompression) a reader accepts: beyond the app's upload limit, small
-#: enough that every reader answers within seconds. Larger inputs are refused with one line.
-MAX_INPUT_BYTES = 256 * 2**20
+#: Default largest input (after decompression) a reader accepts: beyond the app's upload limit,
+#: small enough that every reader answers within seconds. The limit in force is
+#: ``engine.limits.value("bytes")`` (raised by ``TREE_WORKBENCH_MAX_BYTES``).
+MAX_INPUT_BYTES = LIMITS["bytes"].default
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 
-from engine.errors import TreeFormatError
+from engine._json_compat import loads
+
+from engine.errors import EngineError, TreeFormatError
 from engine.trees.formats.common import tree_from_names
 from engine.trees.model import Tree
 
@@ -26,11 +28,9 @@ def format_node_link(tree: Tree) -> str:
 
 def parse_node_link(text: str) -> Tree:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TreeFormatError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise TreeFormatError("the JSON is nested too deeply for node-link data") from None
+        data = loads(text, where="node-link JSON")
+    except EngineError as exc:
+        raise TreeFormatError(str(exc)) from None
     return tree_from_node_link(data)
 
 

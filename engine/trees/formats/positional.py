@@ -17,8 +17,9 @@ import json
 
 import numpy as np
 
-from engine.errors import TreeFormatError
-from engine.trees.formats import common
+from engine._json_compat import loads
+from engine.errors import EngineError, TreeFormatError
+from engine.files import iter_lines
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -43,24 +44,9 @@ def _missing(index: int, count: int) -> TreeFormatError:
 
 
 def iter_positional_stream(f, max_bytes: int | None = None):
-    """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``."""
-    max_bytes = common.MAX_INPUT_BYTES if max_bytes is None else max_bytes
-    total = 0
-    lineno = 0
-    while True:
-        raw = f.readline(max_bytes - total + 1)
-        if not raw:
-            return
-        lineno += 1
-        total += len(raw)
-        if total > max_bytes:
-            raise TreeFormatError(f"line {lineno}: the input exceeds the limit of {max_bytes // 2**20} MiB "
-                                  "(after decompression)")
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TreeFormatError(f"line {lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
-                                  f"{exc.start + 1})") from None
+    """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``
+    (default: the ``bytes`` limit of :mod:`engine.limits`)."""
+    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes):
         if line.strip():
             yield lineno, line
 
@@ -82,11 +68,9 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
         return TreeFormatError(f"line {lineno}: {msg}")
 
     try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise bad(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
-    except RecursionError:
-        raise bad("the JSON is nested too deeply (children are lists of node numbers)") from None
+        rec = loads(line, where=f"line {lineno}")
+    except EngineError as exc:
+        raise TreeFormatError(str(exc)) from None
     if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
         raise bad("expected an object with a 'children' list (and 'labels')")
     ch = rec["children"]

@@ -22,26 +22,29 @@ def local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1] if tag.startswith("{") else tag
 
 
-def feed_safely(data: bytes, target=None, what: str = "XML"):
-    """Parse ``data`` with defusedxml; return ``parser.close()`` (the root element without target)."""
+def feed_safely(data: bytes, target=None, what: str = "XML", error=TreeFormatError):
+    """Parse ``data`` with defusedxml; return ``parser.close()`` (the root element without target).
+
+    Every refusal is one ``error`` (a :class:`~engine.errors.EngineError` class) starting with ``what``.
+    """
     parser = XMLParser(target=target, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     try:
         parser.feed(data)
         return parser.close()
     except EntitiesForbidden as exc:
-        raise TreeFormatError(f"{what}: entity declarations are refused for safety (entity {exc.name!r}"
+        raise error(f"{what}: entity declarations are refused for safety (entity {exc.name!r}"
                               f"{', system ' + repr(exc.sysid) if exc.sysid else ''})") from None
     except ExternalReferenceForbidden as exc:
-        raise TreeFormatError(f"{what}: external references are refused for safety "
+        raise error(f"{what}: external references are refused for safety "
                               f"(system {exc.sysid!r})") from None
     except DTDForbidden:
-        raise TreeFormatError(f"{what}: document type declarations are refused") from None
+        raise error(f"{what}: document type declarations are refused") from None
     except ET.ParseError as exc:
         line, col = exc.position
         msg = str(exc).split(":")[0]
-        raise TreeFormatError(f"{what} is not well-formed: {msg} at line {line}, column {col + 1}") from None
+        raise error(f"{what} is not well-formed: {msg} at line {line}, column {col + 1}") from None
     except RecursionError:
-        raise TreeFormatError(f"{what}: the document is nested too deeply") from None
+        raise error(f"{what}: the document is nested too deeply") from None
 
 
 _START = re.compile(rb"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)")

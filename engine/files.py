@@ -1,0 +1,283 @@
+"""The one way the engine opens an input file: bounded, regular, decoded with a clear error.
+
+Every reader of the engine (tree formats, forest CSVs, ARFF, tree data sets, scenarios, configs)
+opens its input here, so that every reader refuses the same hostile inputs in the same way:
+
+* only a **regular file** is opened (a FIFO, ``/dev/zero``, a socket or a directory is refused in
+  one line, without blocking: the file is opened non-blocking and checked with ``fstat``); an
+  explicit stream (standard input, an upload) goes through :func:`read_stream` with the same cap;
+* a **gzip** file (recognised by its magic bytes, whatever its name) is decompressed on the fly;
+  a file named ``.gz`` that is not gzip is refused;
+* at most :func:`engine.limits.value("bytes") <engine.limits.value>` bytes are read *after
+  decompression* (256 MiB unless raised), so a 255 KB bomb stops at the cap, not in swap;
+* text is UTF-8, with or without a byte-order mark; a byte that does not decode is reported with
+  its line and column.
+
+Every refusal is one line starting with the file's name: an :class:`~engine.errors.InputFileError`
+(or the error class the reader passes, e.g. :class:`~engine.errors.TreeFormatError`) or a
+:class:`~engine.errors.LimitExceededError` naming the ``bytes`` limit and how to raise it.
+
+>>> import tempfile, os
+>>> with tempfile.TemporaryDirectory() as d:
+...     p = os.path.join(d, "t.csv")
+...     _ = open(p, "w").write("\\ufeffa,b\\n")
+...     read_text(p)
+'a,b\\n'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import stat
+import zlib
+from pathlib import Path
+
+from engine import limits
+from engine.errors import InputFileError, LimitExceededError
+
+__all__ = ["open_input", "read_input", "read_text", "iter_lines", "read_stream", "decompress",
+           "decode_text", "GZIP_MAGIC"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 16
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _open_regular(path: Path, label: str, error) -> io.FileIO:
+    """Open ``path`` read-only if it is a regular file; never blocks on a FIFO."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise error(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{label}: is a directory, not a file") from None
+    except PermissionError:
+        raise error(f"{label}: permission denied") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise error(f"{label}: cannot be opened ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{label}: is {_kind(st.st_mode)}, not a regular file; only regular files are read")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return io.FileIO(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Capped(io.RawIOBase):
+    """A raw stream over ``inner`` (a file or a GzipFile) that refuses to yield more than ``cap`` bytes."""
+
+    def __init__(self, inner, cap: int, label: str, error, compressed: bool):
+        self.inner, self.cap, self.label, self.error, self.compressed = inner, cap, label, error, compressed
+        self.total = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        want = min(len(b), self.cap + 1 - self.total)
+        if want <= 0:
+            self._over()
+        try:
+            n = self.inner.readinto(memoryview(b)[:want])
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            what = "the gzip stream is truncated" if isinstance(exc, EOFError) else f"not a valid gzip stream ({exc})"
+            raise self.error(f"{self.label}: {what}") from None
+        except OSError as exc:
+            raise self.error(f"{self.label}: cannot be read ({exc.strerror or exc})") from None
+        n = n or 0
+        self.total += n
+        if self.total > self.cap:
+            self._over()
+        return n
+
+    def _over(self):
+        after = " after decompression (a decompression bomb?)" if self.compressed else ""
+        raise LimitExceededError(limits.refusal("bytes", f"{self.label}: more than {self.cap:,} bytes{after}",
+                                                self.cap * 2, self.cap))
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            super().close()
+
+
+def _label(path, label) -> str:
+    return str(path) if label is None else label
+
+
+@contextlib.contextmanager
+def open_input(path, *, label: str | None = None, error=InputFileError, max_bytes: int | None = None):
+    """A buffered binary stream of a regular file, gunzipped when it is gzip, capped at ``max_bytes``.
+
+    label : the name used in messages (default: the path as given).
+    error : the :class:`~engine.errors.EngineError` subclass raised for a file that cannot be read
+        (a reader passes its own, e.g. ``TreeFormatError``); the byte cap raises
+        :class:`~engine.errors.LimitExceededError`.
+    max_bytes : bytes to read at most, after decompression (default: the ``bytes`` limit).
+    """
+    path = Path(path)
+    label = _label(path, label)
+    cap = limits.value("bytes") if max_bytes is None else int(max_bytes)
+    raw = _open_regular(path, label, error)
+    try:
+        head = raw.read(2) or b""
+        raw.seek(0)
+    except OSError as exc:
+        raw.close()
+        raise error(f"{label}: cannot be read ({exc.strerror or exc})") from None
+    compressed = head == GZIP_MAGIC
+    if not compressed and path.name.lower().endswith(".gz") and head:
+        raw.close()
+        raise error(f"{label}: named .gz but not a gzip file")
+    if not compressed and os.fstat(raw.fileno()).st_size > cap:
+        size = os.fstat(raw.fileno()).st_size
+        raw.close()
+        raise LimitExceededError(limits.refusal("bytes", f"{label}: {size:,} bytes", size, cap))
+    inner = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+    stream = io.BufferedReader(_Capped(inner, cap, label, error, compressed), buffer_size=_CHUNK)
+    try:
+        yield stream
+    finally:
+        stream.close()
+        raw.close()
+
+
+def read_input(path, *, label: str | None = None, error=InputFileError, max_bytes: int | None = None) -> bytes:
+    """All the bytes of a regular file (gunzipped), within ``max_bytes``; see :func:`open_input`."""
+    with open_input(path, label=label, error=error, max_bytes=max_bytes) as fh:
+        return fh.read()
+
+
+def decode_text(data: bytes, label: str, *, error=InputFileError, fallback: str | None = None) -> str:
+    """``data`` as UTF-8 text without a byte-order mark; a bad byte is reported with line and column.
+
+    label : the name starting each message ("" for none: the caller adds it).
+
+    fallback : an encoding to use instead when the data is not UTF-8 (``"latin-1"`` for ARFF files
+        written by old Weka versions), or None to refuse.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if fallback:
+            return data.decode(fallback)
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise error(f"{label + ': ' if label else ''}not UTF-8 text: byte {data[exc.start]:#04x} at line {line}, "
+                    f"column {col}") from None
+
+
+def read_text(path, *, label: str | None = None, error=InputFileError, max_bytes: int | None = None,
+              fallback: str | None = None) -> str:
+    """The text of a regular file (gunzipped; UTF-8, BOM dropped), within ``max_bytes``."""
+    label = _label(path, label)
+    return decode_text(read_input(path, label=label, error=error, max_bytes=max_bytes), label, error=error,
+                       fallback=fallback)
+
+
+def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int | None = None):
+    """Yield ``(lineno, text)`` of the lines of a binary stream (BOM dropped from the first line),
+    decoding each as UTF-8 and stopping at ``max_bytes`` bytes in all; messages start with
+    ``label`` and the line number."""
+    cap = limits.value("bytes") if max_bytes is None else int(max_bytes)
+    who = f"{label}: " if label else ""
+    total = 0
+    lineno = 0
+    while True:
+        raw = stream.readline(cap - total + 1)
+        if not raw:
+            return
+        lineno += 1
+        total += len(raw)
+        if total > cap:
+            raise LimitExceededError(limits.refusal("bytes", f"{who}line {lineno}: more than {cap:,} bytes",
+                                                    cap * 2, cap))
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise error(f"{who}line {lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                        f"{exc.start + 1})") from None
+
+
+def read_stream(stream, *, label: str = "input", error=InputFileError, max_bytes: int | None = None) -> bytes:
+    """The bytes of an explicit stream (standard input, an upload), gunzipped, within ``max_bytes``.
+
+    The stream is read in chunks and reading stops one byte past the cap, so an endless stream
+    (a pipe fed from ``/dev/zero``) is refused rather than read for ever.
+    """
+    cap = limits.value("bytes") if max_bytes is None else int(max_bytes)
+    chunks, total = [], 0
+    while total <= cap:
+        try:
+            chunk = stream.read(min(_CHUNK, cap + 1 - total))
+        except OSError as exc:
+            raise error(f"{label}: cannot be read ({exc.strerror or exc})") from None
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > cap:
+        raise LimitExceededError(limits.refusal("bytes", f"{label}: more than {cap:,} bytes", cap * 2, cap))
+    return decompress(b"".join(chunks), label=label, error=error, max_bytes=cap)
+
+
+def decompress(data: bytes, *, label: str = "input", error=InputFileError, max_bytes: int | None = None) -> bytes:
+    """``data`` itself, or gunzipped when it starts with the gzip magic, within ``max_bytes``."""
+    cap = limits.value("bytes") if max_bytes is None else int(max_bytes)
+    if len(data) > cap:
+        raise LimitExceededError(limits.refusal("bytes", f"{label}: {len(data):,} bytes", len(data), cap))
+    if data[:2] != GZIP_MAGIC:
+        return data
+    out, total = [], 0
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    buf = data
+    try:
+        while buf:
+            chunk = d.decompress(buf, cap + 1 - total)
+            total += len(chunk)
+            out.append(chunk)
+            if total > cap:
+                raise LimitExceededError(limits.refusal(
+                    "bytes", f"{label}: more than {cap:,} bytes after decompression (a decompression bomb?)",
+                    cap * 2, cap))
+            buf = d.unconsumed_tail
+            if d.eof:
+                rest = d.unused_data
+                if rest.startswith(GZIP_MAGIC):  # concatenated gzip members
+                    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    buf = rest
+                else:
+                    buf = b""
+    except zlib.error as exc:
+        raise error(f"{label}: not a valid gzip stream ({exc})") from None
+    if not d.eof:
+        raise error(f"{label}: the gzip stream is truncated")
+    return b"".join(out)
+
