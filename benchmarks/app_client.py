@@ -180,6 +180,45 @@ class Student:
                                           "lasso": []}})
         return await self._rerun([WidgetState(id=w.id, string_value=value)], w.fragment)
 
+    async def fire(self, key: str, value: float) -> None:
+        """Send a new slider value without waiting for the rerun (a held arrow key)."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ClientState_pb2 import ClientState
+        from streamlit.proto.Common_pb2 import DoubleArray
+        from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
+
+        w = self._widget(key)
+        state = WidgetState(id=w.id, double_array_value=DoubleArray(data=[float(value)]))
+        msg = BackMsg(rerun_script=ClientState(page_name=self.page_name, fragment_id=w.fragment,
+                                               widget_states=WidgetStates(widgets=[state])))
+        await self._conn.write_message(msg.SerializeToString(), binary=True)
+
+    async def drain(self, quiet: float = 1.0, limit: float = 120.0) -> dict:
+        """Read until the server has been quiet for ``quiet`` seconds (at most ``limit``); counts
+        of the script runs that ended, by status, and the errors seen."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        counts: dict[str, int] = {}
+        errors: list[str] = []
+        end = time.perf_counter() + limit
+        while time.perf_counter() < end:
+            try:
+                raw = await asyncio.wait_for(self._conn.read_message(), quiet)
+            except asyncio.TimeoutError:
+                break
+            if raw is None:
+                errors.append("connection closed")
+                break
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            kind = fm.WhichOneof("type")
+            if kind == "delta":
+                self._read_delta(fm, errors)
+            elif kind == "script_finished":
+                name = ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
+                counts[name] = counts.get(name, 0) + 1
+        return {"runs": counts, "errors": errors}
+
     def _widget(self, key: str) -> _Widget:
         w = self.widgets.get(key)
         if w is None:

@@ -163,20 +163,24 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
 # ------------------------------------------------------------------ a tree drawn from a cached base
 @st.cache_resource(max_entries=24, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optional[tuple] = None,
-              colour_title: str = "") -> tuple[dict, np.ndarray, np.ndarray]:
+              colour_title: str = "", hover_labels: bool = False) -> tuple[dict, np.ndarray, np.ndarray]:
     """The figure of a tree as a dict (tidy layout, edges, named vertices), shared read-only by
     every session. With ``colour_scale`` the vertices take per-run numbers on [0, 1] (a fixed
-    scale, so that the same colour means the same number on every run). Returns the dict and
+    scale, so that the same colour means the same number on every run); ``hover_labels`` adds
+    each vertex's label to its hover text. Returns the dict and
     the vertices' x and y (the dict holds them base64-encoded)."""
     from engine.trees.layout import tidy_layout
     from workbench.figures.tree_figure import tree_figure
 
     x, y = tidy_layout(tree)
+    hover = None
+    if hover_labels and tree.labels is not None and tree.n <= 20_000:
+        hover = [f"label: {lab}" for lab in tree.labels]
     if colour_scale is None:
-        fig = tree_figure(tree, layout=(x, y), title=title, height=height)
+        fig = tree_figure(tree, layout=(x, y), title=title, height=height, hover=hover)
     else:
         fig = tree_figure(tree, layout=(x, y), color=np.zeros(tree.n), colorscale=[list(c) for c in colour_scale],
-                          title=title, height=height)
+                          title=title, height=height, hover=hover)
         fig.update_traces(selector=dict(name="vertices"),
                           marker=dict(cmin=0.0, cmax=1.0, colorbar=dict(thickness=12, title=dict(text=colour_title))))
     return as_spec(fig), x, y
@@ -196,11 +200,11 @@ def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width
 
 def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, colour=None,
               colour_scale: Optional[Sequence] = None, colour_title: str = "", rings: Sequence[int] = (),
-              selected: Optional[int] = None) -> Spec:
+              selected: Optional[int] = None, hover_labels: bool = False) -> Spec:
     """The tree of :func:`tree_base` with this run's vertex colours (numbers on [0, 1]), orange
     rings on ``rings`` and a red ring on ``selected``. Costs a copy of two lists, not a figure."""
     scale = None if colour_scale is None else tuple(tuple(c) for c in colour_scale)
-    base, x, y = tree_base(tree, height, title, scale, colour_title)
+    base, x, y = tree_base(tree, height, title, scale, colour_title, hover_labels)
     data = list(base["data"])
     iv = _vertex_trace(base)
     vt = data[iv]

@@ -109,14 +109,6 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
         }""", timeout=timeout, polling=250)
 
 
-def click_plot_point(page, index: int, plot: int = 0, trace: int = 2) -> None:
-    """Click vertex marker ``index`` of a Plotly figure at its screen position (the point elements
-    sit under Plotly's drag layer, so a plain element click does not reach them)."""
-    pts = page.locator(".js-plotly-plot").nth(plot).locator(f".scatterlayer .trace:nth-child({trace}) .point")
-    box = pts.nth(index).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-
-
 # screen position of the point whose customdata is ``v`` in the first figure with a "vertices" trace
 #: a Plotly data array as a plain array (plotly.py sends numpy arrays base64-encoded)
 ARR = "const arr = a => a == null ? [] : Array.from(a._inputArray || a);"

@@ -30,7 +30,6 @@ from workbench.components import (
     ring_trace,
     selected_vertex,
     tree_chart,
-    tree_hash,
     tree_spec,
     vertex_box,
 )
