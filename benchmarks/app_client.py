@@ -25,7 +25,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["free_port", "serve", "health_ms", "Student", "Outcome", "ROOT"]
+__all__ = ["free_port", "serve", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,6 +45,55 @@ def health_ms(url: str, timeout: float = 30.0) -> float:
     except OSError:
         return timeout * 1000.0
     return (time.perf_counter() - t0) * 1000.0
+
+
+def run_async(make_coro, timeout: float = 600.0):
+    """``asyncio.run(make_coro())`` in a thread of its own, so that it works beside a running event
+    loop (Playwright's sync API keeps one in the main thread); its result, or its exception."""
+    import threading
+
+    out: dict = {}
+
+    def target():
+        try:
+            out["value"] = asyncio.run(asyncio.wait_for(make_coro(), timeout))
+        except BaseException as exc:  # handed to the caller
+            out["error"] = exc
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout + 30)
+    if "error" in out:
+        raise out["error"]
+    if "value" not in out:
+        raise TimeoutError(f"did not finish within {timeout:.0f} s")
+    return out["value"]
+
+
+class HealthPoll:
+    """``with HealthPoll(url, every=0.25) as times:`` polls ``/_stcore/health`` from a thread while
+    the block runs; ``times`` holds the milliseconds of every answer."""
+
+    def __init__(self, url: str, every: float = 0.25):
+        import threading
+
+        self.url, self.every = url, every
+        self.times: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.times.append(health_ms(self.url, timeout=10))
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> list[float]:
+        self._thread.start()
+        return self.times
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(15)
 
 
 def server_command(app_dir: Path, port: int) -> list[str]:
@@ -196,7 +245,6 @@ class Student:
     async def drain(self, quiet: float = 1.0, limit: float = 120.0) -> dict:
         """Read until the server has been quiet for ``quiet`` seconds (at most ``limit``); counts
         of the script runs that ended, by status, and the errors seen."""
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         counts: dict[str, int] = {}
         errors: list[str] = []
@@ -209,14 +257,9 @@ class Student:
             if raw is None:
                 errors.append("connection closed")
                 break
-            fm = ForwardMsg()
-            fm.ParseFromString(raw)
-            kind = fm.WhichOneof("type")
-            if kind == "delta":
-                self._read_delta(fm, errors)
-            elif kind == "script_finished":
-                name = ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
-                counts[name] = counts.get(name, 0) + 1
+            status = self._read(raw, errors)
+            if status is not None:
+                counts[status] = counts.get(status, 0) + 1
         return {"runs": counts, "errors": errors}
 
     def _widget(self, key: str) -> _Widget:
@@ -229,7 +272,6 @@ class Student:
     async def _rerun(self, states, fragment: str) -> Outcome:
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ClientState_pb2 import ClientState
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
         from streamlit.proto.WidgetStates_pb2 import WidgetStates
 
         msg = BackMsg(rerun_script=ClientState(
@@ -251,19 +293,27 @@ class Student:
                 continue
             if raw is None:
                 return Outcome(time.perf_counter() - t0, False, errors + ["connection closed"], "closed")
-            fm = ForwardMsg()
-            fm.ParseFromString(raw)
-            kind = fm.WhichOneof("type")
-            if kind == "delta":
-                self._read_delta(fm, errors)
-            elif kind == "page_not_found":
-                errors.append(f"page not found: {self.page_name!r}")
-            elif kind == "script_finished":
-                status = ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
+            status = self._read(raw, errors)
+            if status is not None:
                 if status == "FINISHED_EARLY_FOR_RERUN":
                     continue
                 ok = status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY") and not errors
                 return Outcome(time.perf_counter() - t0, ok, errors, status)
+
+    def _read(self, raw: bytes, errors: list[str]):
+        """Take in one ForwardMsg; the script-finished status when it is one, else None."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        fm = ForwardMsg()
+        fm.ParseFromString(raw)
+        kind = fm.WhichOneof("type")
+        if kind == "delta":
+            self._read_delta(fm, errors)
+        elif kind == "page_not_found":
+            errors.append(f"page not found: {self.page_name!r}")
+        elif kind == "script_finished":
+            return ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
+        return None
 
     def _read_delta(self, fm, errors: list[str]) -> None:
         d = fm.delta

@@ -31,11 +31,10 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from benchmarks.app_client import ROOT, Student, health_ms, serve
+from benchmarks.app_client import ROOT, HealthPoll, Student, serve
 from tests.browser.conftest import ARR, POINT_JS
 
 __all__ = ["main", "CLASS_TREE"]
@@ -106,29 +105,18 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
     """``concurrency`` students at once; the health check is polled meanwhile."""
     results: list = []
     errors: list = []
-    health: list[float] = []
-    stop = threading.Event()
-
-    def poll():
-        while not stop.is_set():
-            health.append(health_ms(url, timeout=10))
-            stop.wait(0.25)
-
-    t = threading.Thread(target=poll, daemon=True)
-    t.start()
-    t0 = time.perf_counter()
 
     async def all_students():
         await asyncio.wait_for(asyncio.gather(*(_student(url, i, rounds, n, results, errors)
                                                 for i in range(concurrency))), 600)
 
-    try:
-        asyncio.run(all_students())
-    except asyncio.TimeoutError:
-        errors.append("the class did not finish within 600 s")
+    t0 = time.perf_counter()
+    with HealthPoll(url) as health:
+        try:
+            asyncio.run(all_students())
+        except asyncio.TimeoutError:
+            errors.append("the class did not finish within 600 s")
     wall = time.perf_counter() - t0
-    stop.set()
-    t.join(15)
     inter = [x * 1000 for kind, x in results if kind == "interaction"]
     opens = [x * 1000 for kind, x in results if kind == "open"]
     return {"concurrency": concurrency, "p50_ms": _round(_pct(inter, 50)), "p95_ms": _round(_pct(inter, 95)),

@@ -8,21 +8,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import EngineError
-from engine.runs import registry
 from engine.runs.protocol import RunCancelled
 from engine.runs.registry import load_config
 from engine.runs.store import RunStore
 from tests import runs_family
 from workbench import runner
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("TREE_WORKBENCH_DB", str(path))
-    registry.register_family(*runs_family.FAMILY)
-    yield path
-    registry.unregister_family("treeflip")
 
 
 @pytest.fixture(scope="module")

@@ -71,9 +71,39 @@ def keep_colours(fig: go.Figure) -> go.Figure:
     return fig
 
 
+_COMPACT_MIN = 64   # arrays shorter than this stay plain JSON
+
+
+def _float32_array(v):
+    """``v`` (a list, a numpy array or plotly's base64 form) as plotly's base64 float32 form, or
+    ``None`` when it is not a numeric array worth packing. Screen coordinates need no more than
+    float32; NaN (the gaps between edge segments) survives."""
+    import base64
+
+    if isinstance(v, dict) and "bdata" in v and v.get("dtype") in ("f8", "f4"):
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    elif isinstance(v, (list, tuple, np.ndarray)) and len(v) >= _COMPACT_MIN:
+        try:
+            a = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        if a.ndim != 1:
+            return None
+    else:
+        return None
+    return {"dtype": "f4", "bdata": base64.b64encode(a.astype(np.float32).tobytes()).decode("ascii")}
+
+
 def as_spec(fig: go.Figure) -> dict:
-    """The dict of a figure, with unfading points (what :func:`Spec` takes)."""
-    return keep_colours(fig).to_dict()
+    """The dict of a figure, with unfading points (what :func:`Spec` takes) and its long
+    coordinate arrays packed as float32 (a 1,000-vertex tree sends 3 times fewer bytes)."""
+    spec = keep_colours(fig).to_dict()
+    for trace in spec.get("data", ()):
+        for axis in ("x", "y"):
+            packed = _float32_array(trace.get(axis))
+            if packed is not None:
+                trace[axis] = packed
+    return spec
 
 
 def _first_id(key: str, decode: Callable):
@@ -183,7 +213,15 @@ def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optio
                           title=title, height=height, hover=hover)
         fig.update_traces(selector=dict(name="vertices"),
                           marker=dict(cmin=0.0, cmax=1.0, colorbar=dict(thickness=12, title=dict(text=colour_title))))
-    return as_spec(fig), x, y
+    spec = as_spec(fig)
+    ids_are_names = tree.names == tuple(map(str, range(tree.n)))
+    if ids_are_names and hover is None and tree.n > 100:
+        # the names are the ids: hover shows the id (and no list of names is sent)
+        vt = spec["data"][_vertex_trace(spec)]
+        vt.pop("hovertext", None)
+        vt.pop("hoverinfo", None)
+        vt["hovertemplate"] = "<b>%{customdata}</b><extra></extra>"
+    return spec, x, y
 
 
 def _vertex_trace(spec: dict) -> int:

@@ -34,8 +34,11 @@ def _say(msg: str) -> None:
 
 def warm_up(*, pages: bool = True) -> dict:
     """Compile the kernels, render every page once and start the run workers; seconds per step."""
+    from streamlit.logger import set_log_level
+
     from engine.warmup import compile_kernels, uncompiled_kernels
 
+    set_log_level("error")   # the "no runtime" warnings of bare mode; serving sets its own level
     out = {}
     t0 = time.perf_counter()
     compile_kernels(_say)
@@ -57,13 +60,10 @@ def warm_up(*, pages: bool = True) -> dict:
 
 def _render_pages() -> dict:
     """Every page of the navigation, once, headless (errors are reported, not raised)."""
-    import logging
-
     from streamlit.testing.v1 import AppTest
 
     from workbench.navigation import PAGES
 
-    logging.getLogger("streamlit").setLevel(logging.ERROR)   # "no runtime" warnings of bare mode
     done = {}
     at = AppTest.from_file(str(APP), default_timeout=300)
     at.run()
