@@ -40,7 +40,8 @@ def test_every_operation_matches_a_full_recomputation(tree, k, seed, cover):
             s.apply(op)
         except InconsistentEvidenceError:
             continue
-        np.testing.assert_allclose(s.marginals(), _bp(s), rtol=RTOL, atol=1e-12)
+        np.testing.assert_allclose(s.model.marginals(), _bp(s), rtol=RTOL, atol=1e-12)   # n walks of D
+        np.testing.assert_allclose(s.marginals(), s.model.marginals(), rtol=RTOL, atol=1e-12)
         if "marginal" in op:
             np.testing.assert_allclose(s.model.marginal(op["marginal"], record=False),
                                        _bp(s)[tree.index(op["marginal"])], rtol=RTOL, atol=1e-12)

@@ -184,9 +184,15 @@ class OnlineSession:
         return self.model.marginal(self.tree.index(v), record=False)
 
     def marginals(self) -> np.ndarray:
-        """All marginals, shape (n, k), computed once per change of the model."""
+        """All marginals under the current evidence, shape (n, k): one belief-propagation pass
+        on the model's current potentials (O(n k^2), faster than n walks of D; the two agree to
+        1e-9, which the tests check), computed once per change of the model."""
         if self._marginals[0] != self.version:
-            self._marginals = (self.version, self.model.marginals())
+            from engine.inference.belief_propagation import belief_propagation
+
+            m = self.model
+            E = m.edge_potentials() if self.tree.n > 1 else np.ones((self.k, self.k))
+            self._marginals = (self.version, belief_propagation(self.tree, m.node_data, E, k=self.k).marginals)
         return self._marginals[1]
 
     @property

@@ -39,6 +39,7 @@ from workbench.state import current_tree, set_tree
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
 D_LIMIT = 3000        # draw D up to this many nodes
+D_AUTO = 1200         # ... by default up to this many (above, on request: it is resent on every click)
 MAX_K = 5
 
 
@@ -200,6 +201,23 @@ def _bars_spec(post, prior, title: str) -> Spec:
     return Spec({"data": [pr, po], "layout": dict(base["layout"], title={"text": title})})
 
 
+@st.cache_resource(show_spinner=False)
+def _work_base() -> dict:
+    return as_spec(work_bars(1, 1, 1))
+
+
+def _work_spec(online: int, bp: int, ops: int) -> Spec:
+    """:func:`work_bars` for these counts, from its cached dict."""
+    base = _work_base()
+    spread = bp * max(ops, 1) / max(online, 1)
+    bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
+                y=["online (all ops so far)", f"{ops} BP passes"],
+                text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
+    layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
+                                             type="log" if spread > 50 or spread < 1 / 50 else "linear"))
+    return Spec({"data": [bars], "layout": layout})
+
+
 def _md(name: str) -> str:
     """A vertex name safe inside markdown (names come from data)."""
     return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~$" else c for c in name)
@@ -251,15 +269,20 @@ def lesson(tree) -> None:
     m4.metric("One full BP pass", f"{full:,}")
     d1, d2 = st.columns([3, 2])
     with d1:
-        if model.cover is not None and model.cover.m <= D_LIMIT:
+        m_d = model.cover.m if model.cover is not None else 0
+        if m_d and m_d <= D_LIMIT and (m_d <= D_AUTO or st.toggle(
+                f"Draw D ({m_d:,} nodes)", key="om_draw_d",
+                help="Off by default for large trees: D is sent again after every click.")):
             st.plotly_chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d")
             st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
-        elif model.cover is not None:
-            st.info(f"D has {model.cover.m:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
+        elif m_d > D_LIMIT:
+            st.info(f"D has {m_d:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
+        if m_d and rep is not None:
+            st.caption(f"The last operation touched {len(rep.touched)} of the {m_d:,} nodes of D.")
     with d2:
         n_ops = s.n_operations
         if n_ops:
-            st.plotly_chart(work_bars(model.total_work, full, n_ops), key="om_work")
+            st.plotly_chart(_work_spec(model.total_work, full, n_ops), key="om_work")
         if tree.n <= 60:
             st.plotly_chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff")
 
