@@ -212,7 +212,7 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
                 "window.__shownAt = undefined; }, true)")
     lat, lost = [], 0
     shown = None
-    for i in range(clicks):
+    for _ in range(clicks):
         v, name, other = (va, na, nb) if shown != na else (vb, nb, na)
         xy = pg.evaluate(POINT_JS, v)
         pg.mouse.click(xy[0], xy[1])

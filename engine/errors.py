@@ -21,7 +21,10 @@ __all__ = [
     "InvalidParameterError",
     "DataFormatError",
     "JSONFormatError",
+    "NetworkFormatError",
+    "LessonError",
     "NumericalRangeError",
+    "need",
     "LimitExceededError",
     "InputFileError",
 ]
@@ -95,6 +98,20 @@ class JSONFormatError(DataFormatError):
     number too long; the message names the place and the position (see :mod:`engine.jsonio`)."""
 
 
+class NetworkFormatError(TreeFormatError):
+    """A network file (BIF, XMLBIF, UAI, Hugin .net) that cannot be read; the message names the file
+    and the line."""
+
+
+class LessonError(EngineError, ValueError):
+    """A lesson file that cannot be used; the message starts with ``file:line:``."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
 class NumericalRangeError(EngineError, ArithmeticError):
     """Inputs whose ratios exceed what double precision can hold (about 1e308 within one table or
     message), so that an answer would underflow to 0/0; the message names the query."""
@@ -108,3 +125,19 @@ class LimitExceededError(EngineError, ValueError):
 class InputFileError(EngineError, ValueError):
     """A file that cannot be opened as input: missing, not a regular file, unreadable, a broken
     compressed stream or text that does not decode; the message starts with the file's name."""
+
+
+def need(condition: bool, message: str) -> None:
+    """The one check of a setting: raise ``InvalidParameterError(message)`` unless ``condition``.
+
+    Run configs (``RunConfig.validate``), generators, scenarios and estimators check their settings
+    with it, one line per check; the message names the setting and what was expected.
+
+    >>> need(3 >= 1, "n must be >= 1")
+    >>> need(0 >= 1, "n must be >= 1, got 0")
+    Traceback (most recent call last):
+        ...
+    engine.errors.InvalidParameterError: n must be >= 1, got 0
+    """
+    if not condition:
+        raise InvalidParameterError(message)

@@ -26,7 +26,9 @@ import contextlib
 import contextvars
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from engine.errors import InvalidParameterError, LimitExceededError
 
@@ -63,12 +65,15 @@ _ALL = (
     Limit("eval_points", 100_000, "evaluation points of one run"),
     Limit("json_depth", 64, "nesting depth of a JSON document"),
     Limit("number_digits", 100, "digits of one number in a JSON or text input"),
+    Limit("link_vertices", 200_000, "vertices of a tree a link generates (?tree=random:N)"),
+    Limit("link_chars", 4_000, "characters of a Newick tree in a link"),
+    Limit("lesson_bytes", 512 * 1024, "bytes of one lesson file"),
 )
 
 #: every limit, by key
 LIMITS: dict[str, Limit] = {lim.key: lim for lim in _ALL}
 
-_OVERRIDES: contextvars.ContextVar[dict] = contextvars.ContextVar("engine_limits", default={})
+_OVERRIDES: contextvars.ContextVar[Mapping] = contextvars.ContextVar("engine_limits", default=MappingProxyType({}))
 
 
 def _limit(key: str) -> Limit:
@@ -112,8 +117,7 @@ def check(key: str, count, culprit: str = "") -> int | float:
     ``culprit`` names what was counted (a file, a config key) at the start of the message.
     ``count`` may be any real number (a float from ``1e12`` in a config counts as itself).
     """
-    lim = _limit(key)
-    top = value(key)
+    top = value(key)  # names an unknown key
     try:
         over = not (count <= top)  # NaN is over too
     except TypeError:

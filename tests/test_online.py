@@ -4,14 +4,14 @@ both covers, atomic failure, extreme potentials on long paths, the pure-Python r
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError, UnknownVertexError
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.brute_force import brute_force
 from engine.inference.online import OnlineModel
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.trees.generators import generate, path_tree, prufer_to_parent, star_tree
 from engine.trees.model import Tree
 
@@ -93,7 +93,7 @@ def test_pure_python_reference_equals_compiled():
         phi = rng.random((n, k))
         a = OnlineModel(tree, k, E, phi, backend="python", cover=["optimal", "rake-only"][trial % 2])
         b = OnlineModel(tree, k, E, phi, backend="numba", cover=["optimal", "rake-only"][trial % 2])
-        for step in range(10):
+        for _ in range(10):
             v = int(rng.integers(n))
             d = rng.random(k)
             d[int(rng.integers(k))] = 0.0
@@ -109,7 +109,7 @@ def test_pure_python_reference_equals_compiled():
 
 def test_update_walks_one_path_of_d():
     tree = generate("random", 2000, seed=3)
-    model = OnlineModel(tree, 2, potts(2, 0.5), None)
+    model = OnlineModel(tree, 2, potts_interaction(2, 0.5), None)
     C = model.cover
     for v in (0, 17, 1999):
         model.update(v, [0.2, 0.8])
@@ -124,7 +124,7 @@ def test_update_walks_one_path_of_d():
 
 def test_high_degree_vertex_uses_the_product_tree():
     tree = star_tree(3000)
-    model = OnlineModel(tree, 3, potts(3, 1.0), None)
+    model = OnlineModel(tree, 3, potts_interaction(3, 1.0), None)
     model.update(5, [0.0, 1.0, 0.0])
     assert model.last_op.work < 500          # O(k log degree), not O(k degree)
     model.update(0, [1.0, 0.0, 1.0])
@@ -172,6 +172,7 @@ def _extreme(n, k, rng, entry_range, scale_range):
     return phi, E
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 @pytest.mark.parametrize("kind", ["path", "random"])
 def test_long_trees_with_extreme_potentials(cover, kind):
@@ -197,6 +198,7 @@ def test_long_trees_with_extreme_potentials(cover, kind):
         np.testing.assert_allclose(got, ref.marginals[v], rtol=1e-9, atol=1e-150)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 def test_long_path_with_extreme_entries(cover):
     """Entries themselves spanning 1e-100..1e100 (not just scales): a k x k table of a long

@@ -65,8 +65,8 @@ def keep_colours(fig: go.Figure) -> go.Figure:
         if trace.type in ("scatter", "scattergl") and "markers" in (trace.mode or "markers"):
             text = trace.textfont.color if trace.textfont is not None else None
             keep = dict(marker=dict(opacity=1.0))
-            if text is not None and isinstance(text, str):
-                keep["textfont"] = dict(color=text)
+            if isinstance(text, str):   # per-point label colours cannot be given here; the
+                keep["textfont"] = dict(color=text)   # chart is redrawn, unselected, on a new pick
             trace.update(selected=keep, unselected=keep)
     return fig
 
@@ -134,7 +134,9 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
 
     if not isinstance(fig, Spec):
         fig = keep_colours(fig)
-    cfg = {"displaylogo": False, "scrollZoom": True}
+    from workbench.figures.style import current
+
+    cfg = current().plotly_config()
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
 
@@ -193,11 +195,12 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
 # ------------------------------------------------------------------ a tree drawn from a cached base
 @st.cache_resource(max_entries=24, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optional[tuple] = None,
-              colour_title: str = "", hover_labels: bool = False) -> tuple[dict, np.ndarray, np.ndarray]:
+              colour_title: str = "", hover_labels: bool = False, style=None) -> tuple[dict, np.ndarray, np.ndarray]:
     """The figure of a tree as a dict (tidy layout, edges, named vertices), shared read-only by
     every session. With ``colour_scale`` the vertices take per-run numbers on [0, 1] (a fixed
     scale, so that the same colour means the same number on every run); ``hover_labels`` adds
-    each vertex's label to its hover text. Returns the dict and
+    each vertex's label to its hover text; ``style`` is the session's figure style (theme,
+    presenter mode), part of the cache key. Returns the dict and
     the vertices' x and y (the dict holds them base64-encoded)."""
     from engine.trees.layout import tidy_layout
     from workbench.figures.tree_figure import tree_figure
@@ -207,12 +210,11 @@ def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optio
     if hover_labels and tree.labels is not None and tree.n <= 20_000:
         hover = [f"label: {lab}" for lab in tree.labels]
     if colour_scale is None:
-        fig = tree_figure(tree, layout=(x, y), title=title, height=height, hover=hover)
+        fig = tree_figure(tree, layout=(x, y), title=title, height=height, hover=hover, style=style)
     else:
         fig = tree_figure(tree, layout=(x, y), color=np.zeros(tree.n), colorscale=[list(c) for c in colour_scale],
-                          title=title, height=height, hover=hover)
-        fig.update_traces(selector=dict(name="vertices"),
-                          marker=dict(cmin=0.0, cmax=1.0, colorbar=dict(thickness=12, title=dict(text=colour_title))))
+                          cmin=0.0, cmax=1.0, colorbar_title=colour_title or None, title=title, height=height,
+                          hover=hover, style=style)
     spec = as_spec(fig)
     ids_are_names = tree.names == tuple(map(str, range(tree.n)))
     if ids_are_names and hover is None and tree.n > 100:
@@ -241,14 +243,21 @@ def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, col
               selected: Optional[int] = None, hover_labels: bool = False) -> Spec:
     """The tree of :func:`tree_base` with this run's vertex colours (numbers on [0, 1]), orange
     rings on ``rings`` and a red ring on ``selected``. Costs a copy of two lists, not a figure."""
+    from workbench.figures.style import colour_at, contrast_text, current
+
     scale = None if colour_scale is None else tuple(tuple(c) for c in colour_scale)
-    base, x, y = tree_base(tree, height, title, scale, colour_title, hover_labels)
+    base, x, y = tree_base(tree, height, title, scale, colour_title, hover_labels, current())
     data = list(base["data"])
     iv = _vertex_trace(base)
     vt = data[iv]
     if colour is not None:
+        values = np.asarray(colour, float)
         vt = dict(vt)
-        vt["marker"] = dict(vt["marker"], color=np.round(np.asarray(colour, float), 4))
+        vt["marker"] = dict(vt["marker"], color=np.round(values, 4))
+        if "text" in vt.get("mode", "") and isinstance(vt.get("textfont", {}).get("color"), (list, tuple)):
+            # names drawn inside the vertices: each in the colour that reads on its new fill
+            steps = [list(c) for c in scale]
+            vt["textfont"] = dict(vt["textfont"], color=[contrast_text(colour_at(v, steps)) for v in values])
         data[iv] = vt
     size = float(vt["marker"].get("size", 7))
     if rings:

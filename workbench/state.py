@@ -96,3 +96,8 @@ def render_sidebar() -> None:
         st.caption(st.session_state.get("tree_source", ""))
         leaves = int(tree.leaves.size)
         st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root `{tree.name(tree.root)}`")
+        st.toggle("Presenter mode", key="presenter",
+                  help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
+    if st.session_state.get("presenter"):
+        # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
+        st.html("<style>html { font-size: 20px; }</style>")

@@ -84,6 +84,19 @@ def _add(adj, deg, u, v):
 
 
 @njit(cache=True)
+def _set_edge(inX, adj, deg, u, v, present):
+    """Put the edge (u, v) in (``present``) or take it out of the tree held as membership matrix
+    ``inX`` and adjacency lists ``adj``/``deg``."""
+    inX[u, v] = present
+    inX[v, u] = present
+    for a, b in ((u, v), (v, u)):
+        if present:
+            _add(adj, deg, a, b)
+        else:
+            _remove(adj, deg, a, b)
+
+
+@njit(cache=True)
 def merge_bases(ea, eb, pa, coins, V):
     """Random base exchange (Chekuri, Vondrák, Zenklusen 2010) of two spanning trees of K_V.
 
@@ -102,16 +115,8 @@ def merge_bases(ea, eb, pa, coins, V):
     degA = np.zeros(V, dtype=np.int64)
     degB = np.zeros(V, dtype=np.int64)
     for k in range(V - 1):
-        a, b = ea[k, 0], ea[k, 1]
-        inA[a, b] = True
-        inA[b, a] = True
-        _add(adjA, degA, a, b)
-        _add(adjA, degA, b, a)
-        a, b = eb[k, 0], eb[k, 1]
-        inB[a, b] = True
-        inB[b, a] = True
-        _add(adjB, degB, a, b)
-        _add(adjB, degB, b, a)
+        _set_edge(inA, adjA, degA, ea[k, 0], ea[k, 1], True)
+        _set_edge(inB, adjB, degB, eb[k, 0], eb[k, 1], True)
     parB = np.empty(V, dtype=np.int64)
     side = np.zeros(V, dtype=np.int64)
     queue = np.empty(V, dtype=np.int64)
@@ -161,23 +166,11 @@ def merge_bases(ea, eb, pa, coins, V):
         coin = coins[used]
         used += 1
         if coin < pa:  # B <- B - (x, y) + (a, b)
-            inB[x, y] = False
-            inB[y, x] = False
-            _remove(adjB, degB, x, y)
-            _remove(adjB, degB, y, x)
-            inB[a, b] = True
-            inB[b, a] = True
-            _add(adjB, degB, a, b)
-            _add(adjB, degB, b, a)
+            _set_edge(inB, adjB, degB, x, y, False)
+            _set_edge(inB, adjB, degB, a, b, True)
         else:  # A <- A - (a, b) + (x, y)
-            inA[a, b] = False
-            inA[b, a] = False
-            _remove(adjA, degA, a, b)
-            _remove(adjA, degA, b, a)
-            inA[x, y] = True
-            inA[y, x] = True
-            _add(adjA, degA, x, y)
-            _add(adjA, degA, y, x)
+            _set_edge(inA, adjA, degA, a, b, False)
+            _set_edge(inA, adjA, degA, x, y, True)
             A[k, 0] = min(x, y)
             A[k, 1] = max(x, y)
     for k in range(V - 1):

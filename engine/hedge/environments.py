@@ -1,4 +1,5 @@
-"""Loss environments for multi-task allocation on a tree of tasks (seed 000, section 5).
+"""Loss environments for multi-task allocation on a tree of tasks
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5).
 
 Each environment is a :class:`LossStream`: the task ``v^t`` and the loss vector ``y^t`` in
 [0, 1]^k of every trial, plus (for the synthetic ones) each task's true best action, so that a page
@@ -30,6 +31,7 @@ from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.hedge.potentials import check_states
 from engine.trees import Tree
+from engine.shapes import dimension
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
            "switching_environment", "read_loss_file", "make_environment", "piecewise_labels"]
@@ -59,13 +61,8 @@ class LossStream:
     phase_start: np.ndarray | None = None
     name: str = ""
 
-    @property
-    def trials(self) -> int:
-        return int(self.vertices.shape[0])
-
-    @property
-    def k(self) -> int:
-        return int(self.losses.shape[1])
+    trials = dimension("vertices", 0, "Number of trials T.")
+    k = dimension("losses", 1, "Number of actions k.")
 
     def best_at(self, t: int) -> np.ndarray | None:
         """The true best action of every task during trial ``t`` (0-based), or None."""

@@ -1,7 +1,8 @@
 """Inference on trees: classical sum-product (belief propagation) and the online sum-product model.
 
-Seeds: the lecture notes 001 (sections 8.1-8.4: elimination, sum-product, the parallel schedule
-and the product trick) and seed 000, section 4 (online marginalisation on the hierarchical cover).
+Sources: the lecture notes "Inferences on trees: sum-product algorithm" (sections 8.1-8.4:
+elimination, sum-product, the parallel schedule and the product trick) and "Online Sum-Product Computation over Trees"
+(Herbster, Pasteris & Vitale), section 4 (online marginalisation on the hierarchical cover).
 
 ``from engine.inference import belief_propagation`` gives the function; importing the package
 does not load numba (the kernels compile on first use).
@@ -18,7 +19,7 @@ __all__ = [
     "brute_force",
     "BruteForce",
     "edge_potential_table",
-    "potts",
+    "potts_interaction",
     "OnlineModel",
 ]
 
@@ -34,4 +35,4 @@ from engine.inference.belief_propagation import (  # noqa: E402
 )
 from engine.inference.brute_force import BruteForce, brute_force  # noqa: E402
 from engine.inference.online import OnlineModel  # noqa: E402
-from engine.inference.potentials import edge_potential_table, potts  # noqa: E402
+from engine.inference.potentials import edge_potential_table, potts_interaction  # noqa: E402

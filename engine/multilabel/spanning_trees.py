@@ -1,6 +1,7 @@
 """Uniform random spanning trees of the complete graph K_l on the labels.
 
-Marchand, Su, Morvant, Rousu and Shawe-Taylor (NIPS 2014), section 3: the score of the complete
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), section 3: the score of the complete
 output graph is the expectation of the scores of its spanning trees under the uniform
 distribution; RTA learns on a small sample of them. A uniformly random Prüfer sequence of length
 l-2 over l symbols decodes to a uniformly random labelled tree, i.e. a uniform spanning tree of
@@ -22,6 +23,7 @@ import numpy as np
 from engine.errors import InvalidParameterError
 from engine.trees.generators import prufer_to_parent
 from engine.trees.model import Tree
+from engine.shapes import dimension
 
 __all__ = ["LabelTrees", "random_spanning_trees", "label_trees_from_parents", "spanning_tree_key"]
 
@@ -43,13 +45,8 @@ class LabelTrees:
     child_idx: np.ndarray
     degree: np.ndarray
 
-    @property
-    def n_trees(self) -> int:
-        return int(self.parent.shape[0])
-
-    @property
-    def n_labels(self) -> int:
-        return int(self.parent.shape[1])
+    n_trees = dimension("parent", 0, "Number of spanning trees.")
+    n_labels = dimension("parent", 1, "Number of labels l.")
 
     def edges(self, t: int) -> np.ndarray:
         """Edges of tree ``t`` as rows ``(child, parent)``, int64 (l - 1, 2)."""

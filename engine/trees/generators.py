@@ -1,7 +1,7 @@
 """Tree families for teaching and benchmarks, each seeded (int or ``numpy.random.Generator``).
 
-Seed 000 (section 3) uses the star of paths as the example whose optimal cover height grows like
-O(log log n); the path and the star are the extremes of the cover height.
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale, section 3) uses the star of paths as the
+example whose optimal cover height grows like O(log log n); the path and the star are the extremes of the cover height.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
+from engine.errors import need as _need
 from engine.trees.model import Tree
 
 __all__ = [
@@ -32,11 +33,6 @@ __all__ = [
 
 def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
-def _need(cond: bool, msg: str) -> None:
-    if not cond:
-        raise InvalidParameterError(msg)
 
 
 def path_tree(n: int) -> Tree:
@@ -172,7 +168,14 @@ GENERATORS = {
 
 def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | None = None,
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
-    """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices."""
+    """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices.
+
+    >>> from engine.trees import generate
+    >>> generate("path", 7).n, len(generate("star", 9).leaves)
+    (7, 8)
+    >>> generate("random", 1000, seed=1) == generate("random", 1000, seed=1)  # seeded: reproducible
+    True
+    """
     kind = kind.replace("_", "-").lower()
     _need(isinstance(n, (int, np.integer)) and 1 <= n <= MAX_GENERATE, f"n must be an integer in 1..{MAX_GENERATE:,}, got {n}")
     if kind == "path":

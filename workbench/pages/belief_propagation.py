@@ -1,5 +1,6 @@
 """Belief Propagation: the lecture's sum-product schedule step by step, the parallel schedule
-iteration by iteration, and why elimination order matters (lecture notes 001, sections 8.1-8.4)."""
+iteration by iteration, and why elimination order matters
+(the lecture notes "Inferences on trees: sum-product algorithm", sections 8.1-8.4)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
-from engine.inference.potentials import potts, random_node_potentials
+from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
@@ -28,7 +29,8 @@ class BPParams:
 
 
 st.title("Belief Propagation")
-st.caption("Lecture notes 001, sections 8.1–8.4: the sum-product messages (eq. 5) and marginals (eq. 6).")
+st.caption('The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the sum-product messages '
+           '(eq. 5) and marginals (eq. 6).')
 st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
          r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
 
@@ -46,7 +48,7 @@ params = BPParams(
 )
 try:
     phi = random_node_potentials(tree.n, params.k, seed=params.seed)
-    psi = potts(params.k, params.coupling)
+    psi = potts_interaction(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
     st.error(str(exc))

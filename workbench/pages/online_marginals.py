@@ -1,6 +1,6 @@
 """Online Marginals: evidence arrives one vertex at a time; each update and each marginal walks one
 path of the cover's decomposition tree D instead of running a full belief-propagation pass
-(Herbster, Pasteris & Vitale, *Online Sum-Product Computation over Trees*, section 4).
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4).
 
 Layout: the settings (labels, edge potential, cover) rerun the page and rebuild the model; the
 lesson below them (the tree, the pick-by-name box, the marginal and the evidence buttons, D and
@@ -20,7 +20,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.inference.belief_propagation import bp_work
 from engine.inference.online import random_ops
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
 from workbench.components import (
@@ -34,6 +34,8 @@ from workbench.components import (
     vertex_box,
 )
 from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bars
+from workbench.figures.style import current as current_style
+from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
@@ -59,11 +61,11 @@ def _settings(tree) -> OnlineParams:
         if mode == "Potts coupling":
             coupling = st.slider("Coupling (diagonal = e^coupling, off-diagonal 1)", -3.0, 3.0, 1.0, 0.1,
                                  key="om_coupling")
-            matrix = potts(k, coupling)
+            matrix = potts_interaction(k, coupling)
         else:
             start = st.session_state.get("om_matrix_start")
             if start is None or len(start) != k:
-                start = potts(k, 1.0).tolist()
+                start = potts_interaction(k, 1.0).tolist()
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
                                 key=f"om_matrix_{k}_{abs(hash(json.dumps(start)))}")
@@ -165,18 +167,18 @@ def _load_scenario() -> None:
 @st.cache_resource(max_entries=16, show_spinner=False,
                    hash_funcs={"engine.cover.hierarchical.HierarchicalCover":
                                lambda c: (c.tree.content_key, c.rake_only, c.s)})
-def _d_base(cover) -> tuple:
+def _d_base(cover, style) -> tuple:
     from engine.trees.layout import tidy_layout
 
     dtree = cover.to_tree()
     x, y = tidy_layout(dtree)
     fig = d_figure(dtree, (), kinds=cover.kind, title=f"Decomposition tree D (height {cover.height})",
-                   layout=(x, y))
+                   layout=(x, y), style=style)
     return as_spec(fig), x, y
 
 
 def _d_spec(cover, touched) -> Spec:
-    base, x, y = _d_base(cover)
+    base, x, y = _d_base(cover, current_style())
     vt = next(t for t in base["data"] if t.get("name") == "vertices")
     data = list(base["data"])
     if len(touched):
@@ -188,27 +190,28 @@ def _d_spec(cover, touched) -> Spec:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _bars_base(k: int) -> dict:
-    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k)))
+def _bars_base(k: int, style) -> dict:
+    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
 
 
 def _bars_spec(post, prior, title: str) -> Spec:
-    base = _bars_base(len(post))
+    base = _bars_base(len(post), current_style())
     pr, po = (dict(t) for t in base["data"])
     pr["y"] = np.asarray(prior, float)
     po["y"] = np.asarray(post, float)
     po["text"] = [f"{p:.3f}" for p in post]
-    return Spec({"data": [pr, po], "layout": dict(base["layout"], title={"text": title})})
+    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
+                                                                            text=rich(title)))})
 
 
-@st.cache_resource(show_spinner=False)
-def _work_base() -> dict:
-    return as_spec(work_bars(1, 1, 1))
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _work_base(style) -> dict:
+    return as_spec(work_bars(1, 1, 1, style=style))
 
 
 def _work_spec(online: int, bp: int, ops: int) -> Spec:
     """:func:`work_bars` for these counts, from its cached dict."""
-    base = _work_base()
+    base = _work_base(current_style())
     spread = bp * max(ops, 1) / max(online, 1)
     bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
                 y=["online (all ops so far)", f"{ops} BP passes"],
@@ -289,10 +292,10 @@ def lesson(tree) -> None:
 
 # ------------------------------------------------------------------ the page
 st.title("Online Marginals")
-st.caption("Herbster, Pasteris & Vitale, *Online Sum-Product Computation over Trees*, section 4: after "
-           "one O(n) initialisation each piece of evidence and each marginal costs one walk along a path "
-           "of the decomposition tree D (O(height)), not a full belief-propagation pass. Click a vertex, "
-           "set evidence, and watch the path of D light up.")
+st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after'
+           " one O(n) initialisation each piece of evidence and each "
+           "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
+           "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
 
 tree = current_tree()
 if tree.n < 3:
