@@ -27,6 +27,8 @@ COPY engine engine
 COPY workbench workbench
 COPY sample_trees sample_trees
 COPY sample_scenarios sample_scenarios
+COPY sample_networks sample_networks
+COPY lessons lessons
 
 # Bake numba's cache into the image: every kernel compiled once here (NUMBA_CPU_NAME=generic, so
 # the cache holds on any x86-64 server), loaded in a second when the server starts.

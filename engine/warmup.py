@@ -32,7 +32,7 @@ def _trees_and_inference() -> None:
     from engine.cover import optimal_cover, rake_only_cover
     from engine.inference import belief_propagation, flooding, max_product
     from engine.inference.online import OnlineModel
-    from engine.inference.potentials import potts
+    from engine.inference.potentials import potts_interaction
     from engine.trees import generate
     from engine.trees.layout import tidy_layout
 
@@ -44,7 +44,7 @@ def _trees_and_inference() -> None:
         cover.to_tree()
         cover.trace(0)
     for k in (2, 3):
-        M = potts(k, 1.0)
+        M = potts_interaction(k, 1.0)
         belief_propagation(tree, None, M, k=k)
         max_product(tree, np.zeros((tree.n, k)), np.log(M))
         flooding(tree, None, M, k=k)

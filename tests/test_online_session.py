@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine.errors import InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.online import random_ops
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import load_scenario, parse_scenario, replay
 from engine.inference.session import OnlineSession
 from engine.trees.generators import random_tree
@@ -54,7 +54,7 @@ def test_every_operation_matches_a_full_recomputation(tree, k, seed, cover):
 
 def test_verbs_log_scenario_ops_and_track_evidence():
     tree = random_tree(30, seed=1)
-    s = OnlineSession(tree, 3, potts(3, 1.0))
+    s = OnlineSession(tree, 3, potts_interaction(3, 1.0))
     s.observe(4, 2)
     s.update("7", [0.2, 0.5, 1.0])
     got = s.query(4)

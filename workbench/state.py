@@ -10,32 +10,30 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import streamlit as st
 
-from engine.errors import EngineError, InvalidParameterError
-from engine.trees import Tree, read_tree
+from engine.errors import EngineError
+from engine.trees import Tree
+from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
 
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "load_sample", "class_tree"]
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_trees"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
 
 
 def list_samples() -> list[str]:
-    return sorted(p.name for p in SAMPLES_DIR.iterdir() if p.is_file() and not p.name.startswith("."))
+    return sample_names()
 
 
 @st.cache_resource(show_spinner=False)
 def load_sample(name: str) -> Tree:
-    """The sample tree ``name`` (one of :func:`list_samples`), read once per server."""
-    if name not in list_samples():
-        raise InvalidParameterError(f"no sample tree is named {name!r} (samples: {', '.join(list_samples())})")
-    return read_tree(SAMPLES_DIR / name)
+    """The sample tree ``name`` (``engine.trees.samples.read_sample``), read once per server and
+    shared by every session (trees are immutable)."""
+    return read_sample(name)
 
 
 @st.cache_resource(show_spinner=False)
