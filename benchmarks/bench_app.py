@@ -237,15 +237,22 @@ def _browser_observe(b, url: str, times: int) -> list[float]:
     pg = ctx.new_page()
     pg.goto(f"{url}/online_marginals")
     pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+    # every change of the app's script state is recorded, however brief (a fast rerun may start
+    # and end between two polls)
+    pg.evaluate("""() => { window.__states = [];
+        new MutationObserver(() => window.__states.push(document.querySelector('[data-testid="stApp"]')
+            .getAttribute('data-test-script-state'))).observe(document.querySelector('[data-testid="stApp"]'),
+            {attributes: true, attributeFilter: ['data-test-script-state']}); }""")
     out = []
     for _ in range(times):
         btn = pg.get_by_role("button", name="Observe label")
+        pg.evaluate("() => { window.__states = []; }")
         t0 = time.perf_counter()
         btn.click()
-        # the rerun starts (running) and ends (notRunning with its figures drawn)
-        pg.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
-                             ".getAttribute('data-test-script-state') !== 'notRunning'",
-                             timeout=5000, polling="raf")
+        # the rerun has started and ended: a state other than notRunning, then notRunning again
+        pg.wait_for_function("() => window.__states.some(x => x !== 'notRunning') && "
+                             "window.__states[window.__states.length - 1] === 'notRunning'",
+                             timeout=30_000, polling="raf")
         pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
         out.append((time.perf_counter() - t0) * 1000)
     ctx.close()
