@@ -1,4 +1,5 @@
 # Two commands do all the set-up: `make run` starts the app, `make test` runs every test.
+# `make run PORT=8080 TREE=sample_trees/random_200.csv` serves a class (see README, "Teaching with one server").
 # `make test-fast` is the quick lane (no browser, no benchmark data, nothing marked slow);
 # `make lint` runs ruff with the rules in pyproject.toml.
 PYTHON ?= python3
@@ -25,8 +26,10 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install --quiet -e '.[test]' --config-settings editable_mode=compat
 	touch $@ $(VENV)/.installed-run
 
+# Warm-up first (kernels compiled or loaded from the cache, every page rendered once, run workers
+# started), then serve on every interface; TREE=... gives every new session the class tree.
 run: $(VENV)/.installed-run
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+	$(VENV)/bin/python -m workbench.serve --port $(PORT) $(if $(TREE),--tree '$(TREE)')
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/python -m pytest

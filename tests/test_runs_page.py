@@ -11,7 +11,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import InvalidParameterError
-from engine.runs import registry
 from engine.runs.execute import execute
 from engine.runs.export import export_runs
 from engine.runs.protocol import RunCancelled
@@ -21,15 +20,6 @@ from tests.conftest import ROOT, open_app_page
 from tests.test_runs import TINY, merged, results
 
 PAGE = "workbench/pages/runs.py"
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("TREE_WORKBENCH_DB", str(path))
-    registry.register_family(*runs_family.FAMILY)
-    yield path
-    registry.unregister_family("treeflip")
 
 
 def open_runs(timeout: float = 60) -> AppTest:

@@ -1,35 +1,63 @@
-"""The current tree, kept in session state and shown in the sidebar of every page."""
+"""The current tree, kept in session state and shown in the sidebar of every page.
+
+Every new session starts from the class tree: the tree named by ``TREE_WORKBENCH_TREE`` when the
+server was started with it (a tree file, or a generator spec such as
+``{"generate": "random", "n": 1000, "seed": 0}``), else the lecture's 5-vertex sample. Sample and
+class trees are read once per server and shared (trees are immutable).
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
+import os
 
 import streamlit as st
 
-from engine.trees import Tree, read_tree
+from engine.errors import EngineError
+from engine.trees import Tree
+from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
 
-__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples"]
+__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
+           "render_sidebar", "list_samples", "load_sample", "class_tree"]
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_trees"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
+CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
 
 
-@st.cache_data(show_spinner=False)
-def _load_sample(name: str) -> Tree:
-    return read_tree(SAMPLES_DIR / name)
-
-
 def list_samples() -> list[str]:
-    return sorted(p.name for p in SAMPLES_DIR.iterdir() if p.is_file() and not p.name.startswith("."))
+    return sample_names()
+
+
+@st.cache_resource(show_spinner=False)
+def load_sample(name: str) -> Tree:
+    """The sample tree ``name`` (``engine.trees.samples.read_sample``), read once per server and
+    shared by every session (trees are immutable)."""
+    return read_sample(name)
+
+
+@st.cache_resource(show_spinner=False)
+def _class_tree(spec: str) -> Tree:
+    from engine.trees.spec import tree_from_spec
+
+    return tree_from_spec(json.loads(spec) if spec.lstrip().startswith("{") else spec)
+
+
+def class_tree() -> tuple[Tree, str]:
+    """The tree every new session starts from, and where it comes from."""
+    spec = os.environ.get(CLASS_TREE_ENV, "").strip()
+    if spec:
+        try:
+            return _class_tree(spec), f"class tree ({CLASS_TREE_ENV})"
+        except (EngineError, ValueError, OSError) as exc:
+            st.warning(f"{CLASS_TREE_ENV} is not usable ({exc}); starting from the lecture tree.")
+    return load_sample(DEFAULT_SAMPLE), f"sample {DEFAULT_SAMPLE}"
 
 
 def current_tree() -> Tree:
-    """The tree every page works on (the default sample until the user picks another)."""
+    """The tree every page works on (the class tree until the user picks another)."""
     if "tree" not in st.session_state:
-        st.session_state["tree"] = _load_sample(DEFAULT_SAMPLE)
-        st.session_state["tree_source"] = f"sample {DEFAULT_SAMPLE}"
+        st.session_state["tree"], st.session_state["tree_source"] = class_tree()
         st.session_state["tree_undo"] = []
     return st.session_state["tree"]
 

@@ -223,6 +223,34 @@ class Tree:
     def _index(self) -> dict[str, int]:
         return {s: i for i, s in enumerate(self.names)}
 
+    def find(self, name) -> int | None:
+        """Index of the vertex called ``name``, or ``None`` when no vertex has that name.
+
+        >>> t = Tree.from_named_edges([("a", "b"), ("a", "c")])
+        >>> t.find("c"), t.find("z")
+        (2, None)
+        """
+        return self._index.get(str(name))
+
+    @cached_property
+    def content_key(self) -> str:
+        """A digest of everything that defines the tree (structure, root, names, labels, slots):
+        two trees with the same key are the same tree, so the key can index caches.
+
+        >>> Tree.from_parent([-1, 0, 0]).content_key == Tree.from_parent([-1, 0, 0]).content_key
+        True
+        """
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.int64(self.n).tobytes())
+        h.update(self.parent.tobytes())
+        h.update(self.order.tobytes())
+        for part in (self._names, self.labels):
+            h.update(b"\x01" if part is None else b"\x02" + repr(part).encode())
+        h.update(b"\x01" if self.positions is None else b"\x02" + self.positions.tobytes())
+        return h.hexdigest()
+
     def index(self, name) -> int:
         """Index of the vertex called ``name`` (an ``int`` index is accepted as is)."""
         if isinstance(name, (int, np.integer)) and not isinstance(name, bool):

@@ -16,7 +16,7 @@ from engine.inference.elimination import elimination_steps, largest_table, leave
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, message_figure
-from workbench.state import _load_sample, current_tree
+from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 
 DRAW_LIMIT = 40
 
@@ -38,7 +38,7 @@ tree = current_tree()
 if tree.n > DRAW_LIMIT or tree.n < 2:
     st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
             f"{tree.n:,}. Showing the lecture's 5-vertex tree instead.")
-    tree = _load_sample("lecture_5_vertices.csv")
+    tree = load_sample(DEFAULT_SAMPLE)
 
 c1, c2, c3 = st.columns(3)
 params = BPParams(
@@ -54,9 +54,10 @@ except EngineError as exc:
     st.error(str(exc))
     st.stop()
 
-seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])
 
-with seq_tab:
+@st.fragment
+def sequential(tree, exact, k: int) -> None:
+    """The schedule one message at a time (a step reruns only this)."""
     schedule = sequential_schedule(tree)
     total = len(schedule)
 
@@ -90,10 +91,13 @@ with seq_tab:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")
         df = pd.DataFrame(exact.marginals, index=list(tree.names),
-                          columns=[f"P(label {a})" for a in range(params.k)])
+                          columns=[f"P(label {a})" for a in range(k)])
         st.dataframe(df.style.format("{:.4f}"), key="bp_marg_table")
 
-with par_tab:
+
+@st.fragment
+def parallel(tree, phi, psi, exact) -> None:
+    """The parallel schedule, iteration by iteration (the slider reruns only this)."""
     trace = flooding(tree, phi, psi)
     last = len(trace.upward) - 1
     it = st.slider("Iteration t", 0, last, min(1, last), key="bp_iter")
@@ -115,7 +119,10 @@ with par_tab:
                "Each iteration uses the product trick of section 8.4 (one product per vertex, then "
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
 
-with elim_tab:
+
+@st.fragment
+def elimination(tree) -> None:
+    """Elimination order on a star and on the current tree (its sliders rerun only this)."""
     st.markdown("Section 8.1: eliminating a variable multiplies every factor that mentions it and "
                 "sums it out, leaving a table over its neighbours. On a star, eliminating the centre "
                 "first creates a table over all the leaves.")
@@ -134,3 +141,12 @@ with elim_tab:
     own = elimination_steps(tree, leaves_first_order(tree), ke)
     st.caption(f"On the current tree, eliminating leaves first (reverse breadth-first order) never "
                f"creates a table larger than |X| = {largest_table(own)} entries.")
+
+
+seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])
+with seq_tab:
+    sequential(tree, exact, params.k)
+with par_tab:
+    parallel(tree, phi, psi, exact)
+with elim_tab:
+    elimination(tree)
