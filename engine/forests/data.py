@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 
@@ -75,7 +76,7 @@ def read_data(path, *, m: int | None = None) -> Dataset:
 
 def _is_int(tok: str) -> bool:
     t = tok.strip()
-    return t.isdigit()
+    return t.isascii() and t.isdigit()  # not '²' or other Unicode digits int() refuses
 
 
 def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Dataset:
@@ -95,11 +96,13 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
             start = first + 1
     rows = [ln for ln in lines[start:] if ln.strip()]
     width = len(head)
+    limits.check("columns", width, f"{source}: columns")
+    limits.check("data_cells", len(rows) * width, f"{source}: {len(rows)} rows x {width} columns =")
     X = None
     if all(ln.count(",") == width - 1 for ln in rows):
-        try:  # fast path: the whole block at once
+        try:  # fast path: the whole block at once (codes are small: int8 after the checks below)
             X = np.array(",".join(rows).replace(" ", "").split(","), dtype=np.int64).reshape(len(rows), width)
-        except ValueError:
+        except (ValueError, OverflowError):
             X = None
     if X is None:
         X = _slow_parse(lines, start, len(head), source)
@@ -122,6 +125,8 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
         r, c = np.argwhere(X == top)[0]
         raise DataFormatError(f"{source}: line {_line_of(lines, start, r)}, column {c + 1}: value {top} "
                               f"is outside the alphabet 0..{mm - 1}")
+    pairs = width * (width - 1) // 2
+    limits.check("table_cells", pairs * mm * mm, f"{source}: {pairs} pairs x {mm}^2 codes =")
     if names is None:
         names = tuple(f"X{i}" for i in range(X.shape[1]))
     elif len(set(names)) != len(names):
@@ -154,8 +159,8 @@ def _slow_parse(lines, start, width, source) -> np.ndarray:
         row = []
         for c, t in enumerate(toks):
             t = t.strip()
-            if not (t.isdigit() or (t.startswith("-") and t[1:].isdigit())):
-                raise DataFormatError(f"{source}: line {i + 1}, column {c + 1}: {t!r} is not an "
+            if not (_is_int(t) or (t.startswith("-") and _is_int(t[1:]))) or len(t) > 18:
+                raise DataFormatError(f"{source}: line {i + 1}, column {c + 1}: {t[:20]!r} is not an "
                                       f"integer code 0..{MAX_ALPHABET - 1}")
             row.append(int(t))
         out.append(row)

@@ -73,8 +73,10 @@ class OFDE:
             raise InvalidParameterError(f"OFDE needs at least 2 variables, got {n_vars}")
         if not 2 <= m <= 64:
             raise InvalidParameterError(f"alphabet size must be in 2..64, got {m}")
-        if mixture_size is not None and mixture_size < 1:
-            raise InvalidParameterError(f"mixture size k must be at least 1, got {mixture_size}")
+        if mixture_size is not None:
+            from engine import limits
+
+            mixture_size = limits.check_count("mixture", mixture_size, "mixture size k", minimum=1)
         if not prior > 0:
             raise InvalidParameterError(f"prior (Dirichlet pseudo-count) must be positive, got {prior}")
         self.n, self.m, self.model = int(n_vars), int(m), model

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
@@ -86,6 +87,8 @@ def _check_common(k, trials, low, high):
     k = check_states(k)
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise InvalidParameterError(f"the number of trials must be an integer >= 1, got {trials!r}")
+    limits.check("trials", int(trials), "the number of trials")
+    limits.check("data_cells", int(trials) * k, f"{int(trials)} trials x {k} actions; losses")
     if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
         raise InvalidParameterError(f"loss means must lie in [0, 1], got low={low!r}, high={high!r}")
     if not low < high:

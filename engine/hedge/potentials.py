@@ -32,7 +32,9 @@ def check_states(k) -> int:
     """The number of actions, an integer >= 2."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InvalidParameterError(f"the number of actions (states) must be an integer >= 2, got {k!r}")
-    return int(k)
+    from engine.limits import check
+
+    return int(check("states", int(k), "the number of actions (states)"))
 
 
 def check_eta(eta) -> float:

@@ -125,6 +125,10 @@ class TFBHTMM:
             raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
         if int(self.n_iter) < 0:
             raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
+        for name in ("lmin", "lmax"):
+            x = getattr(self, name)
+            if x is not None and (isinstance(x, bool) or not float(x).is_integer()):
+                raise InvalidParameterError(f"{name} must be a whole number, got {x!r}")
         lmax = min(L, 5) if self.lmax is None else int(self.lmax)
         lmin = int(self.lmin)
         if lmin < 0 or lmax < 1 or lmin > lmax:
@@ -132,10 +136,10 @@ class TFBHTMM:
         if lmin > L:
             raise InvalidParameterError(f"lmin={lmin} exceeds the {L} child positions of the data")
         for name in ("alpha", "alpha0", "gamma", "beta"):
-            if not getattr(self, name) > 0:
-                raise InvalidParameterError(f"{name} must be > 0, got {getattr(self, name)}")
-        if not self.phi >= 0:
-            raise InvalidParameterError(f"phi must be >= 0, got {self.phi}")
+            if not 0 < getattr(self, name) < np.inf:
+                raise InvalidParameterError(f"{name} must be a finite number > 0, got {getattr(self, name)}")
+        if not 0 <= self.phi < np.inf:
+            raise InvalidParameterError(f"phi must be a finite number >= 0, got {self.phi}")
         if not self.t0 >= 1:
             raise InvalidParameterError(f"the initial temperature t0 must be >= 1, got {self.t0}")
         if self.init not in ("sp", "prior"):

@@ -33,7 +33,9 @@ __all__ = [
 def check_states(k) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InvalidParameterError(f"the number of states k must be an integer >= 2, got {k!r}")
-    return int(k)
+    from engine.limits import check
+
+    return int(check("states", int(k), "the number of states k"))
 
 
 def _first_bad(a: np.ndarray):

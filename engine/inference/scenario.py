@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine._json_compat import loads
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.files import read_input
@@ -73,6 +74,7 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     tree = tree_from_spec(spec, base=base)
     _need("states" in obj, "scenario: 'states' (the number of labels k) is missing")
     k = check_states(obj["states"])
+    limits.check("table_cells", max(tree.n - 1, 1) * k * k, f"scenario: {tree.n - 1} edges x {k} x {k} states")
     ep = obj.get("edge_potential")
     if ep is None:
         ep = np.ones((k, k))
