@@ -178,16 +178,22 @@ def decode_text(data: bytes, label: str, *, error=InputFileError, fallback: str 
     fallback : an encoding to use instead when the data is not UTF-8 (``"latin-1"`` for ARFF files
         written by old Weka versions), or None to refuse.
     """
+    who = f"{label}: " if label else ""
+    nul = data.find(b"\0")
+    if nul >= 0:  # UTF-8 allows it, but no text format does: a binary file, or a corrupted one
+        raise error(f"{who}a NUL byte at {_line_col(data, nul)}: not a text file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if fallback:
             return data.decode(fallback)
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise error(f"{label + ': ' if label else ''}not UTF-8 text: byte {data[exc.start]:#04x} at line {line}, "
-                    f"column {col}") from None
+        raise error(f"{who}not UTF-8 text: byte {data[exc.start]:#04x} at {_line_col(data, exc.start)}") from None
+
+
+def _line_col(data: bytes, offset: int) -> str:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return f"line {line}, column {col}"
 
 
 def read_text(path, *, label: str | None = None, error=InputFileError, max_bytes: int | None = None,
@@ -217,6 +223,8 @@ def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int 
                                                     cap * 2, cap))
         if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
+        if b"\0" in raw:
+            raise error(f"{who}line {lineno}: a NUL byte at column {raw.find(bytes(1)) + 1}: not a text file")
         try:
             yield lineno, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
