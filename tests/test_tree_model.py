@@ -115,7 +115,7 @@ def test_seeds_reproduce_and_bad_parameters_are_refused():
         generate("tree", 5)
     with pytest.raises(InvalidParameterError, match="n must be a whole number in 1.."):
         generate("path", 0)
-    with pytest.raises(InvalidParameterError, match="n must be an integer"):
+    with pytest.raises(InvalidParameterError, match="n must be a whole number"):
         generate("random", MAX_GENERATE + 1)
     with pytest.raises(InvalidParameterError, match="Prüfer"):
         prufer_to_parent(np.array([7]), 3)
