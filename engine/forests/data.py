@@ -22,6 +22,7 @@ import numpy as np
 from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
+from engine.limits import check_seed
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
            "sample_markov_tree", "synthetic_split", "benchmark_paths", "MAX_ALPHABET"]
@@ -214,7 +215,7 @@ def random_markov_tree(n: int, *, m: int = 2, strength: float = 0.85, seed=None)
         raise InvalidParameterError(f"strength must be in [0, 1), got {strength}")
     from engine.trees.generators import random_tree
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     tree = random_tree(n, seed=rng)
     cond = np.empty((n, m, m))
     for v in range(n):
@@ -229,7 +230,7 @@ def random_markov_tree(n: int, *, m: int = 2, strength: float = 0.85, seed=None)
 
 def sample_markov_tree(source: MarkovTreeSource, size: int, *, seed=None) -> np.ndarray:
     """``size`` ancestral samples, an ``(size, n)`` int8 array."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n, m = source.n, source.m
     X = np.empty((size, n), dtype=np.int8)
     u = rng.random((size, n))
@@ -252,7 +253,7 @@ def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n
             raise InvalidParameterError(f"{name} must be at least 1, got {v}")
     if n_valid < 0:
         raise InvalidParameterError(f"n_valid must be non-negative, got {n_valid}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     src = random_markov_tree(n_vars, m=m, seed=rng)
     names = tuple(f"X{i}" for i in range(n_vars))
     desc = f"synthetic Markov tree (n={n_vars}, m={m}, seed={seed})"

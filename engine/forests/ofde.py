@@ -38,6 +38,7 @@ from engine.errors import InvalidParameterError
 from engine.forests.estimators import PairCounts, Tables, consistent_tables, forest_loglik, pair_id, pairs
 from engine.forests.fpl import PerturbedLeader, paper_alpha, paper_beta
 from engine.forests.structure import _check_model, kernels
+from engine.limits import check_seed
 
 __all__ = ["OFDE", "default_mixture_size"]
 
@@ -83,7 +84,7 @@ class OFDE:
         self.k = default_mixture_size(self.n) if mixture_size is None else int(mixture_size)
         self.perturbation_scale = float(perturbation_scale)
         self.prior = float(prior)
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed))
         self.V = self.n + 1 if self.forest else self.n
         self.iu, self.ju = pairs(self.n)
         self.counts_ = PairCounts(self.n, self.m)

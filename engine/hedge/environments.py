@@ -30,6 +30,7 @@ from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.hedge.potentials import check_states
+from engine.limits import check_seed
 from engine.trees import Tree
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
@@ -80,7 +81,7 @@ class LossStream:
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
 def _check_common(k, trials, low, high):

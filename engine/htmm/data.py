@@ -25,6 +25,7 @@ import numpy as np
 from engine._json_compat import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import iter_lines, open_input, read_input
+from engine.limits import check_seed
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
            "synthetic_trees", "SYNTHETIC_SHAPES", "shared_vocabulary"]
@@ -423,7 +424,7 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
         raise InvalidParameterError(
             f"need n_per_class >= 1 and 1 <= min_nodes <= max_nodes, got {n_per_class}, "
             f"{min_nodes}, {max_nodes}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     labels, children, ys = [], [], []
     for y, (_, w) in SYNTHETIC_SHAPES.items():
         w = np.asarray(w)

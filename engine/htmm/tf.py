@@ -34,6 +34,7 @@ from scipy.special import gammaln
 from engine.errors import InvalidParameterError
 from engine.htmm.common import annealing_temperature, dirichlet, evidence, normalise_rows, sample_rows
 from engine.htmm.data import PositionalTrees
+from engine.limits import check_seed
 
 __all__ = ["TFBHTMM"]
 
@@ -462,7 +463,7 @@ class TFBHTMM:
         """Gibbs sampling on ``data``; ``callback(iteration, loglik)`` after every sweep."""
         L = data.max_children
         bounds = self._bounds(L)
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(check_seed(self.seed))
         self.init_params(L, data.n_labels, rng)
         self.loglik_, k_trace = [], []
         acc_k, acc_q = [], []
@@ -518,7 +519,7 @@ class TFBHTMM:
         """Labels generated as in the paper: states drawn bottom-up from the model given the
         structure (leaves from ``pi^l``, internal nodes from ``lambda_z``), then a label from each
         state's emission. 0-based, shape (N,)."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         return sample_rows(rng, self.emit_[self._ancestral_given_x(data.without_labels(), rng)])
 
 

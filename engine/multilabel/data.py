@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_input, read_text
+from engine.limits import check_seed
 
 __all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
 
@@ -232,7 +233,7 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
     if n_examples < 2 or n_features < 1 or n_labels < 2:
         raise InvalidParameterError(
             f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; got {n_examples}, {n_features}, {n_labels}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     tree = random_spanning_trees(n_labels, 1, seed=rng)
     X = rng.normal(size=(n_examples, n_features))
     A = rng.normal(size=(n_labels, n_features)) / np.sqrt(n_features) * 2.0

@@ -11,6 +11,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
+from engine.limits import check_seed
 from engine.trees.model import Tree
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
 def _need(cond: bool, msg: str) -> None:
@@ -180,8 +181,6 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
     >>> generate("path", 4).n
     4
     """
-    from engine.limits import check_seed
-
     _need(isinstance(kind, str), f"a tree family is a name, one of {', '.join(GENERATORS)}; got {str(kind)[:40]}")
     kind = kind.replace("_", "-").lower()
     _need(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_GENERATE,
