@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
@@ -157,7 +158,7 @@ def _succeeded(job: Job) -> bool:
     if isinstance(job.error, RunCancelled):
         return False
     if isinstance(job.error, EngineError):
-        st.error(str(job.error))
+        st.error(public_message(job.error))
         return False
     if job.error is not None:
         raise job.error

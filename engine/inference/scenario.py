@@ -58,8 +58,12 @@ def _need(cond, msg):
         raise InvalidParameterError(msg)
 
 
-def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
-    """Validate a scenario object; every message names the offending key or op."""
+def parse_scenario(obj, *, base: Path | None = None, paths=None) -> Scenario:
+    """Validate a scenario object; every message names the offending key or op.
+
+    ``paths`` (an :class:`engine.files.PathPolicy`) limits the tree files a scenario may name: any
+    by default; ``engine.files.browser_paths()`` for a scenario uploaded to the app.
+    """
     from engine.trees.spec import tree_from_spec
 
     _need(isinstance(obj, dict), "a scenario must be a JSON object")
@@ -71,7 +75,7 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     _need("tree" in obj, "scenario: 'tree' is missing")
     spec = obj["tree"]
     _need(isinstance(spec, (str, dict)), "scenario: 'tree' must be a path or {\"edges\": [...]}")
-    tree = tree_from_spec(spec, base=base)
+    tree = tree_from_spec(spec, base=base, paths=paths)
     _need("states" in obj, "scenario: 'states' (the number of labels k) is missing")
     k = check_states(obj["states"])
     limits.check("table_cells", max(tree.n - 1, 1) * k * k, f"scenario: {tree.n - 1} edges x {k} x {k} states")

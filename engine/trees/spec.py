@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import InvalidParameterError
+from engine.errors import EngineError, InvalidParameterError
 from engine.trees.model import Tree
 
 __all__ = ["tree_from_spec"]
@@ -13,25 +13,33 @@ _GENERATOR_KEYS = {"n", "seed", "k", "m", "b", "spine", "legs"}
 _INLINE_KEYS = {"edges", "vertices", "root"}
 
 
-def tree_from_spec(spec, *, base: Path | None = None) -> Tree:
+def tree_from_spec(spec, *, base: Path | None = None, paths=None) -> Tree:
     """Resolve ``"file.nwk"``, ``{"generate": "path", "n": 15, "seed": 0}`` or ``{"edges": [[u, v], ...]}``.
 
     Inline edges may come with ``"vertices": [...]`` (their order numbers the vertices; a
     one-vertex tree is ``{"vertices": ["a"]}``) and ``"root"``.
 
-    A relative path is taken relative to ``base`` when given. A generator spec without ``"seed"``
-    uses seed 0, so that a recorded config always rebuilds the same tree.
+    A relative path is taken relative to ``base`` when given. ``paths`` (an
+    :class:`engine.files.PathPolicy`) says which files may be named: any by default (the command
+    line), only samples and the data folder for what comes from a browser. A generator spec without
+    ``"seed"`` uses seed 0, so that a recorded config always rebuilds the same tree.
     """
+    from engine.files import ANY_PATH
+
     from engine.trees.formats import read_tree
     from engine.trees.generators import generate
 
     if isinstance(spec, Tree):
         return spec
     if isinstance(spec, (str, Path)):
-        p = Path(spec)
-        if base is not None and not p.is_absolute():
-            p = base / p
-        return read_tree(p)
+        policy = ANY_PATH if paths is None else paths
+        p = policy.resolve(spec, "tree", base)
+        if policy.any_path:
+            return read_tree(p)
+        try:  # a message about a server file names it as the spec did, not by its full path
+            return read_tree(p)
+        except EngineError as exc:
+            raise type(exc)(str(exc).replace(str(p), str(spec)).replace(p.name, str(spec))) from None
     if isinstance(spec, dict):
         if "generate" in spec:
             opts = {k: v for k, v in spec.items() if k != "generate"}

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
@@ -49,7 +50,7 @@ try:
     psi = potts(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.cover import (
     EDGE,
     KIND_NAMES,
@@ -216,7 +217,7 @@ try:
     cover = cached_cover(tree, s, variant.startswith("Rake"))
     other = cached_cover(tree, s, not variant.startswith("Rake"))
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 opt, rake = (other, cover) if cover.rake_only else (cover, other)
@@ -396,7 +397,7 @@ with tab_opt:
                                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
                 st.session_state["cover_best"] = (best_key, leaves.tolist(), hs.tolist())
             except EngineError as exc:
-                st.error(str(exc))
+                st.error(public_message(exc))
             bar.empty()
         res = st.session_state.get("cover_best")
         if res and res[0] == best_key:

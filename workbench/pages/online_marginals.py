@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine._json_compat import loads
 from engine.errors import EngineError
+from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import belief_propagation, bp_work
 from engine.inference.online import OnlineModel, largest_difference_from_bp, random_ops
 from engine.inference.potentials import potts
@@ -127,6 +129,11 @@ st.caption("Seed 000, section 4: after one O(n) initialisation each piece of evi
            "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
            "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
 
+# A loaded scenario sets widget values: done here, before any widget exists, because Streamlit
+# refuses to change the state of a widget already drawn in this run (the load button sits below).
+for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
+    st.session_state[_key] = _value
+
 tree = current_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")
@@ -136,7 +143,7 @@ try:
     params = _params(tree)
     s = _state(tree, params)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 model: OnlineModel = s["model"]
@@ -195,7 +202,7 @@ with b2:
         soft = [st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=f"om_soft_{a}") for a in range(k)]
         st.button("Apply soft evidence", key="om_apply", on_click=_evidence, args=("soft", sel, k))
     if st.session_state.get("om_error"):
-        st.error(st.session_state.pop("om_error"))
+        st.error(public_message(st.session_state.pop("om_error")))
 
 rep = model.last_op
 n_ops = sum(1 for op in s["ops"] if "update" in op or "marginal" in op)
@@ -241,7 +248,7 @@ with r2:
             (st.success if d < 1e-9 else st.warning)(
                 f"Largest |online − BP| over all vertices and labels: {d:.2e}")
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
 with r3:
     sc = scenario_to_dict({"edges": [list(e) for e in tree.named_edges()]}, k, np.asarray(params.matrix),
                           cover=params.cover, ops=s["ops"], **s.get("base", {}))
@@ -250,20 +257,20 @@ with r3:
     up = st.file_uploader("Load scenario", type=["json"], key="om_load")
     if up is not None and st.session_state.get("om_loaded") != up.file_id:
         try:
-            sco = parse_scenario(json.loads(up.getvalue().decode("utf-8")))
+            # an uploaded scenario may name samples and data-folder files only, never a server path
+            sco = parse_scenario(loads(up.getvalue(), where=up.name), paths=browser_paths())
             loaded = build_model(sco)
             for i, op in enumerate(sco.ops):
                 apply_op(loaded, i, op)
             set_tree(sco.tree, f"scenario {up.name}")
             st.session_state["om_loaded"] = up.file_id
-            st.session_state["om_k"] = sco.k
-            st.session_state["om_mode"] = "Edit matrix"
-            st.session_state["om_matrix_start"] = sco.edge_potential.tolist()
-            st.session_state["om_cover"] = sco.cover
+            st.session_state["om_load_widgets"] = {"om_k": sco.k, "om_mode": "Edit matrix",
+                                                   "om_matrix_start": sco.edge_potential.tolist(),
+                                                   "om_cover": sco.cover}
             st.session_state["om_pending"] = {"model": loaded, "scenario": sco}
             st.rerun()
-        except (EngineError, ValueError, UnicodeDecodeError) as exc:
-            st.error(f"cannot load the scenario: {exc}")
+        except (EngineError, ValueError) as exc:
+            st.error(f"cannot load the scenario: {public_message(exc)}")
 
 if tree.n <= 60 and post is not None:
     st.plotly_chart(difference_bars(tree.names, post - s["prior"]), key="om_diff")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
@@ -98,7 +99,7 @@ with right:
                         f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
                         f"{summ['distinct_labelsets']} distinct label sets")
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             data = None
     if go_btn and data is not None:
         try:
@@ -106,7 +107,7 @@ with right:
                                C=params.C, folds=params.folds, max_passes=params.max_passes,
                                baseline=params.baseline, seed=params.seed)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             config = None
         if config is not None:
             result = launch(config, run, label="Cross-validating RTA")

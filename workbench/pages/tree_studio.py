@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.trees import GENERATORS, generate
 from engine.trees import editing
@@ -73,7 +74,7 @@ def show_error(where: str) -> None:
     err = st.session_state.get("studio_error")
     if err and err[0] == where:
         del st.session_state["studio_error"]
-        st.error(err[1], icon=":material/error:")
+        st.error(public_message(err[1]), icon=":material/error:")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
@@ -206,7 +207,7 @@ with left:
                               "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
                               "gzipped. With another extension the content decides.")
         if st.session_state.get("studio_upload_error"):
-            st.error(st.session_state["studio_upload_error"], icon=":material/error:")
+            st.error(public_message(st.session_state["studio_upload_error"]), icon=":material/error:")
     with src_paste:
         st.text_area("Newick or edge list", height=140, key="studio_paste",
                      placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
