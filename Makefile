@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PORT   ?= 8501
+# 127.0.0.1: this machine only. A classroom network: make run ADDRESS=0.0.0.0 (and see the README)
+ADDRESS ?= 127.0.0.1
 PIP    := $(VENV)/bin/python -m pip
 
 .PHONY: run test bench clean
@@ -20,7 +22,7 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(ADDRESS)
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/python -m pytest

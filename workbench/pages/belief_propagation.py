@@ -17,6 +17,7 @@ from engine.inference.potentials import potts, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
 from workbench.state import _load_sample, current_tree
+from workbench.text import md
 
 DRAW_LIMIT = 40
 
@@ -81,10 +82,10 @@ with seq_tab:
     if step:
         s, r, vals = msgs[-1]
         others = [tree.name(x) for x in tree.neighbors(s) if x != r]
-        st.markdown(f"**Message {step}: m<sub>{tree.name(s)}→{tree.name(r)}</sub>** = "
-                    f"[{', '.join(f'{v:.4f}' for v in vals)}] (normalised) — uses φ<sub>{tree.name(s)}</sub>"
-                    + (f" and the messages from {', '.join(others)}" if others else " only (a leaf)"),
-                    unsafe_allow_html=True)
+        # names are data: escaped Markdown, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(tree.name(s))} → {md(tree.name(r))})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in vals)}\\] (normalised) — uses φ({md(tree.name(s))})"
+                    + (f" and the messages from {', '.join(md(o) for o in others)}" if others else " only (a leaf)"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")

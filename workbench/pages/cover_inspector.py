@@ -38,6 +38,7 @@ from workbench.figures.cover_figures import (
     roots_figure,
 )
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
@@ -345,7 +346,7 @@ with tab_rounds:
                + (" …" if verts.size > 60 else "") if verts.size <= 2000 else "."))
     elif sel_vertex is not None:
         names = " → ".join(cover.node_name(int(z)) for z in chain)
-        st.markdown(f"**Vertex {tree.name(sel_vertex)}** — its chain of ancestors in D "
+        st.markdown(f"**Vertex {md(tree.name(sel_vertex))}** — its chain of ancestors in D "
                     f"({len(chain)} nodes, an online update touches each once): {names}")
 
 with tab_table:
@@ -404,7 +405,7 @@ with tab_opt:
             _, leaves, hs = res
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
-            st.markdown(f"Best root **{best}** with height **{hs[i]}**; worst height {max(hs)}.")
+            st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
             st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
                             key="cover_roots_plot", width="stretch")
 

@@ -28,6 +28,7 @@ from workbench.figures.inference_figures import (
 )
 from workbench.figures.tree_figure import tree_figure
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
 D_LIMIT = 3000        # draw D up to this many nodes
@@ -185,7 +186,7 @@ with right:
         st.info(f"D has {model.cover.m:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
 
 name = tree.name(sel)
-st.subheader(f"Vertex {name}")
+st.subheader(f"Vertex {md(name)}")
 b1, b2 = st.columns([2, 3])
 with b1:
     marg = model.marginal(sel, record=False)

@@ -18,6 +18,7 @@ from engine.multilabel.run import RtaConfig, run
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
+from workbench.text import md
 
 SYNTHETIC = "Synthetic (embedded)"
 UPLOAD = "Upload an ARFF file"
@@ -95,7 +96,7 @@ with right:
     if data is not None:
         try:
             summ = _summary(data, labels)
-            st.markdown(f"**{summ['name']}** · {summ['examples']:,} examples · {summ['features']} features · "
+            st.markdown(f"**{md(summ['name'])}** · {summ['examples']:,} examples · {summ['features']} features · "
                         f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
                         f"{summ['distinct_labelsets']} distinct label sets")
         except EngineError as exc:

@@ -21,6 +21,7 @@ from engine.trees.generators import MAX_GENERATE
 from engine.trees.metrics import tree_info
 from workbench.figures.tree_figure import LABEL_LIMIT, tree_figure
 from workbench.state import _load_sample, can_undo, current_tree, list_samples, set_tree, undo
+from workbench.text import md
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
@@ -272,7 +273,7 @@ with right:
     kids = tree.children(v).size
     lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
     role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
-    st.markdown(f"Selected vertex: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
+    st.markdown(f"Selected vertex: **{md(selected_name)}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
                 f"at depth {int(tree.depth[v])}{lab}")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
@@ -322,7 +323,7 @@ with tab_info:
                                         ("radius", info.radius), ("max degree", info.max_degree),
                                         ("height", int(tree.depth.max()))]):
         col.metric(label, f"{val:,}")
-    st.caption(f"Rooted at **{info.root}** · source: {st.session_state.get('tree_source', '')}")
+    st.caption(f"Rooted at **{md(info.root)}** · source: {md(st.session_state.get('tree_source', ''))}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
                        key="studio_down_fmt")
