@@ -54,3 +54,54 @@ def test_server_listens_on_localhost_by_default():
     assert cfg["client"]["showErrorDetails"] == "none"
     make = (ROOT / "Makefile").read_text()
     assert "--server.address $(ADDRESS)" in make and "ADDRESS ?= 127.0.0.1" in make
+
+
+def _history_with_three_owners(path):
+    from engine.runs.store import RunStore
+
+    with RunStore(path) as s:
+        for owner in ("student-ana-0123456789", "student-ben-0123456789", None):
+            rid = s.for_owner(owner).start({"algorithm": "hedge", "seed": 0}, label=f"by {owner}")
+            s.end(rid, "failed", "x")
+
+
+def test_classroom_mode_each_session_sees_its_own_runs(tmp_path, monkeypatch):
+    db = tmp_path / "runs.sqlite"
+    _history_with_three_owners(db)
+    monkeypatch.setenv("TREE_WORKBENCH_DB", str(db))
+    monkeypatch.setenv("TREE_WORKBENCH_CLASSROOM", "1")
+    monkeypatch.setenv("TREE_WORKBENCH_LECTURER_TOKEN", "s3cret-lecturer")
+    from streamlit.testing.v1 import AppTest
+
+    def session(**state):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        for k, v in state.items():
+            at.session_state[k] = v
+        at.run()
+        at.switch_page("workbench/pages/runs.py")
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    ana = session(run_owner="student-ana-0123456789")
+    assert list(ana.dataframe[0].value["label"]) == ["by student-ana-0123456789"]
+    assert "Classroom mode" in " ".join(c.value for c in ana.caption)
+    lecturer = session(lecturer=True)
+    assert len(lecturer.dataframe[0].value) == 3
+    stranger = session()  # a new session gets a fresh token: no runs
+    assert stranger.session_state["run_owner"] not in ("student-ana-0123456789", "student-ben-0123456789")
+    assert not stranger.dataframe or len(stranger.dataframe[0].value) == 0
+
+
+def test_owner_views_delete_only_their_runs(tmp_path):
+    from engine.runs.store import RunStore, UnknownRunError
+
+    _history_with_three_owners(tmp_path / "h.sqlite")
+    with RunStore(tmp_path / "h.sqlite") as s:
+        ana, ben = s.for_owner("student-ana-0123456789"), s.for_owner("student-ben-0123456789")
+        import pytest
+
+        with pytest.raises(UnknownRunError):
+            ben.delete(1)  # ana's run: not there for ben
+        ana.delete(1)
+        assert [r.id for r in s.list()] == [3, 2]

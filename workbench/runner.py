@@ -47,10 +47,12 @@ def _history(path: str) -> RunStore:
 
 def history() -> Optional[RunStore]:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    try:
-        return _history(str(default_db_path()))
+    from workbench.state import session_owner
+
+    try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
+        return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:
-        st.warning(f"Runs are not recorded: {exc}")
+        st.warning(f"Runs are not recorded: {public_message(exc)}")
         return None
 
 

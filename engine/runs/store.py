@@ -270,6 +270,7 @@ class RunStore:
     def __init__(self, path=None, *, check_interrupted: bool = True):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
         self.read_only = False
+        self.owner: Optional[str] = None  # see for_owner
         if str(self.path) != ":memory:":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -364,6 +365,23 @@ class RunStore:
                     c.execute(sql)
             c.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
+    def for_owner(self, owner: Optional[str]) -> "RunStore":
+        """A view of this history for one owner (a classroom session): runs it starts carry
+        ``owner``, and it lists, shows and deletes only that owner's runs. ``None``: every run (the
+        command line, a lecturer). The view shares this store's connection; close the store, not it.
+
+        >>> s = RunStore(":memory:")
+        >>> ana, ben = s.for_owner("ana"), s.for_owner("ben")
+        >>> rid = ana.start({"algorithm": "hedge", "seed": 0})
+        >>> [r.id for r in ana.list()], [r.id for r in ben.list()], [r.id for r in s.list()]
+        ([1], [], [1])
+        """
+        import copy
+
+        view = copy.copy(self)
+        view.owner = owner
+        return view
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -386,7 +404,8 @@ class RunStore:
         """Record a run that starts now (status ``running``, owned by this process); its id."""
         alg = config.get("algorithm")
         seed = config.get("seed")
-        seed = int(seed) if isinstance(seed, int) and not isinstance(seed, bool) else None
+        seed = int(seed) if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None
+        owner = self.owner if owner is None else owner
         with self._tx() as c:
             cur = c.execute(
                 "INSERT INTO runs (algorithm, config, seed, code_version, status, started, label, sweep, "
@@ -437,6 +456,8 @@ class RunStore:
 
     def mark_interrupted(self) -> list[int]:
         """Mark ``interrupted`` the ``running`` runs of this host whose process is gone; their ids."""
+        if self.read_only:
+            return []
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?",
@@ -471,7 +492,8 @@ class RunStore:
 
     def get(self, run_id: int, *, results: bool = True, owner: Optional[str] = None) -> RunRecord:
         """The run ``run_id`` (``results=False`` leaves curves and artefacts empty, for speed);
-        with ``owner``, a run of another owner is not there."""
+        with ``owner``, a run of another owner is not there (default: this view's owner, see :meth:`for_owner`)."""
+        owner = self.owner if owner is None else owner
         try:
             run_id = int(run_id)
         except (TypeError, ValueError, OverflowError):
@@ -513,6 +535,7 @@ class RunStore:
         if sweep:
             where.append("sweep = ?")
             args.append(sweep)
+        owner = self.owner if owner is None else owner
         if owner is not None:
             where.append("owner = ?")
             args.append(owner)

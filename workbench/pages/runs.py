@@ -85,7 +85,12 @@ if store is None:
     st.stop()
 store.mark_interrupted()
 head, refresh = st.columns([6, 1], vertical_alignment="center")
-head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · `{store.path}`")
+if store.owner is not None:
+    head.caption("Classroom mode: the runs of this browser session only (keep this page's address to find "
+                 "them again) · the lecturer sees every run")
+else:
+    head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · "
+                 f"`{store.path.name}`" + (" · read-only" if store.read_only else ""))
 refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
                width="stretch")
 if msg := st.session_state.pop("runs_flash", None):
