@@ -60,6 +60,8 @@ _ALL = (
     Limit("rounds", 100_000_000, "rounds of one online run"),
     Limit("mixture", 1_000, "components of a forest mixture"),
     Limit("grid", 10_000, "runs of one sweep grid"),
+    Limit("spanning_trees", 1_000, "random spanning trees of one RTA model"),
+    Limit("kbest", 10_000, "K of the K-best lists (RTA)"),
     Limit("eval_points", 100_000, "evaluation points of one run"),
     Limit("json_depth", 64, "nesting depth of a JSON document"),
     Limit("number_digits", 100, "digits of one number in a JSON or text input"),

@@ -38,13 +38,13 @@ def _rta(args) -> int:
                        folds=args.folds, inner_folds=args.inner_folds, inner_splits=args.inner_splits, max_passes=args.passes,
                        kernel=args.kernel, baseline=args.baseline, seed=args.seed)
 
-    def progress(fraction, message):
-        if not args.json:
-            print(f"\r{100 * fraction:5.1f}%  {message:<60}", end="", file=sys.stderr, flush=True)
+    from engine.cli.runs import _StderrProgress
 
-    res = run(config, progress)
-    if not args.json:
-        print(file=sys.stderr)
+    progress = _StderrProgress(quiet=args.json)  # a tty line rewritten in place, else a line a second
+    try:
+        res = run(config, progress)
+    finally:
+        progress.done()  # an error line then starts on a clean line
     m = res.metrics
     if args.json:
         print_json(m)

@@ -154,11 +154,13 @@ class TFBHTMM:
         lmin, lmax = self._bounds(L)
         C = int(self.n_states)
         S = C + 1
-        kp = np.exp(-float(self.phi) * np.arange(1, S + 1))
+        logkp = -float(self.phi) * np.arange(1, S + 1)  # P(k) ∝ exp(-phi k), normalised in log space
+        kp = np.exp(logkp - logkp.max())                 # (a large phi must not give 0/0)
         k = np.ones(L, np.int64)
         perm = rng.permutation(L)
         if lmin:
-            p = kp[1:] / kp[1:].sum()
+            p = np.exp(logkp[1:] - logkp[1:].max())
+            p /= p.sum()
             k[perm[:lmin]] = 2 + rng.choice(S - 1, size=lmin, p=p)
         other = perm[lmin:lmax]
         if other.size:

@@ -58,6 +58,10 @@ class RtaConfig(RunConfig):
 
         need(isinstance(self.n_trees, int) and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees!r}")
         need(isinstance(self.max_k, int) and self.max_k >= 2, f"max_k (K) must be an integer >= 2, got {self.max_k!r}")
+        from engine import limits
+
+        limits.check("spanning_trees", self.n_trees, "n_trees")
+        limits.check("kbest", self.max_k, "max_k (K)")
         need(self.C is None or (isinstance(self.C, (int, float)) and 0 < self.C < float("inf")), f"C must be a positive finite number, got {self.C!r}")
         need(isinstance(self.folds, int) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
         need(isinstance(self.inner_folds, int) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")

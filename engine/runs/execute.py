@@ -94,8 +94,17 @@ def expand_sweep(spec) -> list[SweepPoint]:
                 raise InvalidParameterError(
                     f"sweep setting {k!r} must be a non-empty list of values, got {str(v)[:40]}")
         names = list(sweep)
+        from engine import limits
+
+        points = 1
+        for k in names:
+            points *= len(sweep[k])
+            limits.check("grid", points, "sweep: " + " x ".join(str(len(sweep[n])) for n in names) + " points =")
         overrides = [dict(zip(names, combo)) for combo in itertools.product(*(sweep[k] for k in names))]
     elif isinstance(sweep, list):
+        from engine import limits
+
+        limits.check("grid", len(sweep), "sweep: points")
         if not sweep or not all(isinstance(p, dict) for p in sweep):
             raise InvalidParameterError("a 'sweep' list must be a non-empty list of dicts of settings")
         overrides = [dict(p) for p in sweep]

@@ -46,6 +46,14 @@ def warm_up() -> None:
         shutil.rmtree(d, ignore_errors=True)
 
 
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")) / 1024
+    except (OSError, StopIteration):
+        return float("nan")
+
+
 def table(outcomes, markdown: bool = False) -> str:
     counts = collections.OrderedDict((c, collections.Counter()) for c in COMMANDS)
     peak = collections.defaultdict(float)
@@ -89,6 +97,8 @@ def main(argv=None) -> int:
     print(f"{len(cases)} inputs; limits {TIME_LIMIT:.0f} s and {MEMORY_LIMIT >> 20} MB each; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     warm_up()
+    print(f"runner's own resident memory, shared by every forked child: {_rss_mb():.0f} MB (the peak column "
+          "includes it)", flush=True)
     t0 = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="fuzz-"))
 
