@@ -1,4 +1,6 @@
 # Two commands do all the set-up: `make run` starts the app, `make test` runs every test.
+# `make test-fast` is the quick lane (no browser, no benchmark data, nothing marked slow);
+# `make lint` runs ruff with the rules in pyproject.toml.
 PYTHON ?= python3
 VENV   ?= .venv
 PORT   ?= 8501
@@ -6,7 +8,11 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 PIP    := $(VENV)/bin/python -m pip
 
-.PHONY: run test bench clean
+# numba's compiled kernels are cached here, not beside the sources (read-only installs, one cache
+# shared by the app, the tests and the CLI).
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+
+.PHONY: run test test-fast lint bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +33,14 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	$(VENV)/bin/python -m pytest
 
+test-fast: $(VENV)/.installed-test
+	$(VENV)/bin/python -m pytest -m "not browser and not data and not slow"
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check .
+
 bench: $(VENV)/.installed-run
 	$(VENV)/bin/python -m engine bench online
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .numba_cache .ruff_cache

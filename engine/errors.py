@@ -20,6 +20,9 @@ __all__ = [
     "InconsistentEvidenceError",
     "InvalidParameterError",
     "DataFormatError",
+    "JSONFormatError",
+    "NetworkFormatError",
+    "LessonError",
     "NumericalRangeError",
     "LimitExceededError",
     "InputFileError",
@@ -87,6 +90,25 @@ class InvalidParameterError(EngineError, ValueError):
 
 class DataFormatError(EngineError, ValueError):
     """A data file (CSV, ARFF, JSON lines) that cannot be read."""
+
+
+class JSONFormatError(DataFormatError):
+    """JSON text that cannot be read safely: not UTF-8, not JSON, nested too deeply or holding a
+    number too long; the message names the place and the position (see :mod:`engine.jsonio`)."""
+
+
+class NetworkFormatError(TreeFormatError):
+    """A network file (BIF, XMLBIF, UAI, Hugin .net) that cannot be read; the message names the file
+    and the line."""
+
+
+class LessonError(EngineError, ValueError):
+    """A lesson file that cannot be used; the message starts with ``file:line:``."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.path = path
+        self.line = line
 
 
 class NumericalRangeError(EngineError, ArithmeticError):

@@ -18,6 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
+    so ``-m "not data"`` (``make test-fast``) leaves it out."""
+    for item in items:
+        if "data_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.data)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_run_history(tmp_path_factory):
     """Runs recorded by any test go to a temporary history, never the user's own database."""

@@ -18,7 +18,7 @@ from engine.hedge import (IndependentHedge, SharedHedge, TreeHedge, c_eta, iid_e
                           piecewise_environment, read_loss_file, switching_environment, task_losses,
                           theorem9_bound)
 from engine.hedge.bruteforce import BruteForceHedge, brute_best_comparator, brute_marginals
-from engine.hedge.potentials import edge_potentials, initial_data, potts_potential
+from engine.hedge.potentials import edge_potentials, initial_data, potts_transition
 from engine.trees import Tree, generate
 from engine.trees.generators import prufer_to_parent
 
@@ -145,9 +145,9 @@ def test_learner_checks_its_inputs():
         TreeHedge(tree, 2, eta=1.0, backend="magic")
 
 
-def test_potts_potential():
-    np.testing.assert_allclose(potts_potential(3, 0.7), [[0.7, 0.15, 0.15], [0.15, 0.7, 0.15], [0.15, 0.15, 0.7]], rtol=1e-15)
-    np.testing.assert_array_equal(potts_potential(2, 1.0), np.eye(2))
+def test_potts_transition():
+    np.testing.assert_allclose(potts_transition(3, 0.7), [[0.7, 0.15, 0.15], [0.15, 0.7, 0.15], [0.15, 0.15, 0.7]], rtol=1e-15)
+    np.testing.assert_array_equal(potts_transition(2, 1.0), np.eye(2))
 
 
 # ---------------------------------------------------------------------- Theorem 9
@@ -447,3 +447,13 @@ def test_favourites_mark_ties():
     ih = IndependentHedge(4, 3, eta=1.0)
     ih.learn_one(0, [1.0, 0.0, 1.0])
     assert ih.favourites().tolist() == [1, -1, -1, -1]
+
+
+def test_the_two_potts_parameterisations_are_one_family():
+    """potts_transition(k, P) is potts_interaction(k, J) scaled, J = ln(P (k - 1) / (1 - P))."""
+    from engine.inference.potentials import potts_interaction
+
+    for k, P in ((2, 0.9), (3, 0.7), (5, 0.2), (4, 0.25)):
+        J = np.log(P * (k - 1) / (1 - P))
+        np.testing.assert_allclose(potts_transition(k, P), potts_interaction(k, J) * (1 - P) / (k - 1), rtol=1e-12)
+    np.testing.assert_allclose(potts_transition(4, 0.25), np.full((4, 4), 0.25), rtol=1e-15)  # P = 1/k: J = 0

@@ -16,6 +16,22 @@ def test_engine_does_not_import_ui():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+def test_only_the_command_line_imports_the_command_line():
+    """The CLI sits on top: no engine module outside ``engine/cli`` (and ``__main__``) imports it."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("engine/cli/") or rel == "engine/__main__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{rel}: {n}" for n in names if n == "engine.cli" or n.startswith("engine.cli.")]
+    assert not offenders, offenders
+
+
 def test_cli_help_lists_commands():
     out = subprocess.run([sys.executable, "-m", "engine", "--help"], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
@@ -34,7 +50,7 @@ def test_print_json_writes_non_finite_numbers_as_null(capsys):
 
     import numpy as np
 
-    from engine.cli import print_json
+    from engine.jsonio import print_json
 
     print_json({"a": float("nan"), "b": [1.0, np.inf, np.float64("nan")], "c": np.array([0.5, -np.inf])})
     assert json.loads(capsys.readouterr().out) == {"a": None, "b": [1.0, None, None], "c": [0.5, None]}

@@ -66,7 +66,7 @@ def test_cli_bad_file_names_line(tmp_path):
     p = tmp_path / "t.jsonl"
     p.write_text('{"labels": [1], "children": [[-1]]}\n{"labels": [1], "children": [[2]]}\n')
     r = cli("--train", str(p), "--test", str(p), "--states", "2", "--iterations", "1")
-    assert r.returncode == 2 and f"{p}:2: node 1 slot 1 names child 2" in r.stderr
+    assert r.returncode == 2 and f"{p}:2: node 1, slot 1: child 2 is not a node 1..1 or -1" in r.stderr
 
 
 def test_run_protocol_round_trip_and_curves():

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError
 from engine.inference.belief_propagation import belief_propagation, flooding, max_product
 from engine.inference.brute_force import brute_force
-from engine.inference.potentials import edge_potential_table, potts
+from engine.inference.potentials import edge_potential_table, potts_interaction
 from engine.trees.generators import generate, path_tree, star_tree
 from engine.trees.metrics import diameter_path
 from engine.trees.model import Tree
@@ -108,7 +108,7 @@ def test_flooding_not_exact_before_the_diameter_on_a_path():
     tree = path_tree(9)
     rng = np.random.default_rng(0)
     phi = rng.random((9, 2))
-    trace = flooding(tree, phi, potts(2, 1.0))
+    trace = flooding(tree, phi, potts_interaction(2, 1.0))
     assert trace.converged_at == 8
 
 

@@ -102,12 +102,12 @@ def test_bench_rejects_bad_sizes():
 def test_saved_scenario_replays_to_the_same_model(tmp_path):
     """What the Online Marginals page saves (scenario_to_dict) loads and replays to the same state."""
     from engine.inference.online import OnlineModel, random_ops
-    from engine.inference.potentials import potts
+    from engine.inference.potentials import potts_interaction
     from engine.inference.scenario import apply_op, build_model, parse_scenario, scenario_to_dict
     from engine.trees.generators import generate
 
     tree = generate("random", 30, seed=2)
-    M = potts(3, 0.7)
+    M = potts_interaction(3, 0.7)
     model = OnlineModel(tree, 3, M, None)
     ops = random_ops(tree, 3, 40, seed=1)
     for i, op in enumerate(ops):

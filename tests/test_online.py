@@ -11,7 +11,7 @@ from engine.errors import InconsistentEvidenceError, InvalidPotentialError, Unkn
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.brute_force import brute_force
 from engine.inference.online import OnlineModel
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.trees.generators import generate, path_tree, prufer_to_parent, star_tree
 from engine.trees.model import Tree
 
@@ -109,7 +109,7 @@ def test_pure_python_reference_equals_compiled():
 
 def test_update_walks_one_path_of_d():
     tree = generate("random", 2000, seed=3)
-    model = OnlineModel(tree, 2, potts(2, 0.5), None)
+    model = OnlineModel(tree, 2, potts_interaction(2, 0.5), None)
     C = model.cover
     for v in (0, 17, 1999):
         model.update(v, [0.2, 0.8])
@@ -124,7 +124,7 @@ def test_update_walks_one_path_of_d():
 
 def test_high_degree_vertex_uses_the_product_tree():
     tree = star_tree(3000)
-    model = OnlineModel(tree, 3, potts(3, 1.0), None)
+    model = OnlineModel(tree, 3, potts_interaction(3, 1.0), None)
     model.update(5, [0.0, 1.0, 0.0])
     assert model.last_op.work < 500          # O(k log degree), not O(k degree)
     model.update(0, [1.0, 0.0, 1.0])

@@ -37,7 +37,7 @@ def register(bsub) -> None:
 
 
 def _handler(args) -> int:
-    from engine.cli import print_json
+    from engine.jsonio import print_json
     from engine.errors import InvalidParameterError
 
     try:
@@ -75,12 +75,12 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
     from engine.cover import optimal_cover, rake_only_cover
     from engine.inference.belief_propagation import belief_propagation
     from engine.inference.online import OnlineModel
-    from engine.inference.potentials import potts
+    from engine.inference.potentials import potts_interaction
     from engine.trees.generators import generate
 
     rng = np.random.default_rng(seed)
     tree = generate(shape, n, seed=rng)
-    E = potts(k, 1.0)
+    E = potts_interaction(k, 1.0)
     D = rng.random((n, k)) + 0.1
     # warm the compiled kernels on a small tree so compilation is not timed
     small = generate(shape, 50, seed=1)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import pkgutil
 import sys
 
 from engine.errors import EngineError
+from engine.jsonio import print_json  # re-exported: the commands print with it
 
 __all__ = ["main", "build_parser", "print_json"]
 
@@ -38,42 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         importlib.import_module(f"{__name__}.{mod}").register(sub)
     return parser
-
-
-def print_json(obj) -> None:
-    """Print one JSON object on one line (NaN/inf are not JSON: they are written as null)."""
-    print(json.dumps(_finite(obj), allow_nan=False, default=_default))
-
-
-def _finite(o):
-    """``o`` with every non-finite float (Python or NumPy, at any depth) replaced by ``None``."""
-    import math
-
-    import numpy as np
-
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {k: _finite(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_finite(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _finite(o.tolist())
-    if isinstance(o, np.floating):
-        return _finite(float(o))
-    return o
-
-
-def _default(o):
-    import numpy as np
-
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
 
 
 def _one_line(text: str, limit: int = 600) -> str:

@@ -51,7 +51,7 @@ def tree_spec(text: str):
     if text.lstrip().startswith("{"):
         from engine.errors import InvalidParameterError
 
-        from engine._json_compat import loads
+        from engine.jsonio import loads
 
         return loads(text, where="--tree")
     return text

@@ -31,11 +31,11 @@ def _replay(args) -> int:
 
 def _marginals(args) -> int:
     from engine.inference.belief_propagation import belief_propagation
-    from engine.inference.potentials import potts
+    from engine.inference.potentials import potts_interaction
     from engine.trees import read_tree
 
     tree = read_tree(args.tree)
-    res = belief_propagation(tree, None, potts(args.states, args.coupling), k=args.states,
+    res = belief_propagation(tree, None, potts_interaction(args.states, args.coupling), k=args.states,
                              method=args.method)
     print_json({"log_partition": res.log_partition,
                 "marginals": {tree.name(v): res.marginals[v].tolist() for v in range(tree.n)}})

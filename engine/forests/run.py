@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.forests.data import Dataset, read_data, synthetic_split
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
 
 __all__ = ["OfdeConfig", "ChowLiuConfig", "run", "load_split"]
 
@@ -33,6 +33,19 @@ class _DataFields(RunConfig):
     data_seed: int = 0
     seed: int = 0
 
+    def validate(self) -> None:
+        super().validate()
+        need(bool(self.train) or not (self.test or self.valid), "a test or validation file needs a training file too")
+        need(not self.train or bool(self.test), "a test file is required with a training file")
+        if not self.train:  # the synthetic source
+            need(is_int(self.n_vars) and self.n_vars >= 2,
+                 f"a synthetic Markov tree needs at least 2 variables, got {self.n_vars!r}")
+            need(is_int(self.n_train) and self.n_train >= 1, f"n_train must be at least 1, got {self.n_train!r}")
+            need(is_int(self.n_test) and self.n_test >= 1, f"n_test must be at least 1, got {self.n_test!r}")
+            need(is_int(self.n_valid) and self.n_valid >= 0, f"n_valid must be non-negative, got {self.n_valid!r}")
+            need(is_int(self.data_seed) and self.data_seed >= 0,
+                 f"data_seed must be an integer >= 0, got {self.data_seed!r}")
+
 
 @dataclass(frozen=True)
 class OfdeConfig(_DataFields):
@@ -46,6 +59,19 @@ class OfdeConfig(_DataFields):
     prior: float = 0.5
     eval_points: int = 40
 
+    def validate(self) -> None:
+        super().validate()
+        need(self.model in ("trees", "forests"), f"model must be 'trees' or 'forests', got {self.model!r}")
+        need(is_int(self.mixture_size) and self.mixture_size >= 0,
+             f"mixture size must be an integer >= 0 (0: round(ln n)), got {self.mixture_size!r}")
+        need(is_int(self.rounds) and self.rounds >= 0, f"rounds must be >= 0 (0: one pass), got {self.rounds!r}")
+        need(is_number(self.perturbation_scale) and self.perturbation_scale >= 0,
+             f"perturbation scale must be a finite number >= 0, got {self.perturbation_scale!r}")
+        need(is_number(self.prior) and self.prior > 0,
+             f"prior (Dirichlet pseudo-count) must be positive, got {self.prior!r}")
+        need(is_int(self.eval_points) and self.eval_points >= 2,
+             f"eval_points must be at least 2, got {self.eval_points!r}")
+
 
 @dataclass(frozen=True)
 class ChowLiuConfig(_DataFields):
@@ -55,17 +81,21 @@ class ChowLiuConfig(_DataFields):
     threshold: bool = False
     pseudocount: float = 0.25
 
+    def validate(self) -> None:
+        super().validate()
+        need(isinstance(self.threshold, bool), f"threshold must be true or false, got {self.threshold!r}")
+        need(is_number(self.pseudocount) and self.pseudocount >= 0,
+             f"pseudocount must be a finite number >= 0, got {self.pseudocount!r}")
+        need(not self.threshold or bool(self.valid if self.train else self.n_valid > 0),
+             "the thresholded Chow-Liu forest needs a validation file (--valid) to choose epsilon")
+
 
 def load_split(config: _DataFields):
     """``(train, valid or None, test, true_edges or None)`` with one alphabet and matching widths."""
     if not config.train:
-        if config.test or config.valid:
-            raise InvalidParameterError("a test or validation file needs a training file too")
         tr, va, te, src = synthetic_split(config.n_vars, config.n_train, config.n_test, config.n_valid,
                                           seed=config.data_seed)
         return tr, (va if config.n_valid > 0 else None), te, src.edges
-    if not config.test:
-        raise InvalidParameterError("a test file is required with a training file")
     tr = read_data(config.train)
     te = read_data(config.test)
     va = read_data(config.valid) if config.valid else None
@@ -110,8 +140,6 @@ def _run_chowliu(c: ChowLiuConfig, progress) -> RunResult:
     start = time.perf_counter()
     progress(0.0, "reading data")
     tr, va, te, true_edges = load_split(c)
-    if c.threshold and va is None:
-        raise InvalidParameterError("the thresholded Chow-Liu forest needs a validation file (--valid) to choose epsilon")
     progress(0.3, "fitting")
     cl, clt, fit_seconds = _baselines(tr, va if c.threshold else None, te, c.pseudocount)
     model = clt if c.threshold else cl
@@ -145,10 +173,6 @@ def _run_ofde(c: OfdeConfig, progress) -> RunResult:
     start = time.perf_counter()
     progress(0.0, "reading data")
     tr, va, te, true_edges = load_split(c)
-    if c.rounds < 0:
-        raise InvalidParameterError(f"rounds must be >= 0 (0: one pass), got {c.rounds}")
-    if c.eval_points < 2:
-        raise InvalidParameterError(f"eval_points must be at least 2, got {c.eval_points}")
     cl, clt, _ = _baselines(tr, va, te)
     learner = OFDE(tr.n_vars, tr.m, model=c.model, mixture_size=c.mixture_size or None,
                    perturbation_scale=c.perturbation_scale, prior=c.prior, seed=c.seed)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.hedge.potentials import check_states

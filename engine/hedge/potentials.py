@@ -1,11 +1,14 @@
-"""The triple (T, Theta, D^1) of TREE-HEDGE (seed 000, sections 4 and 5), validated once.
+"""The triple (T, Theta, D^1) of TREE-HEDGE ("Online Sum-Product Computation over Trees",
+Herbster, Pasteris & Vitale, sections 4 and 5), validated once.
 
 Edge potentials are given either as one ``(k, k)`` matrix shared by every edge or as an array of
 shape ``(n - 1, k, k)`` aligned with the rows of ``tree.edges`` (rows ``(parent, child)``; the
 matrix's rows index the parent's action, its columns the child's). The default is the Potts
-matrix of the issue: ``coupling`` on the diagonal and ``(1 - coupling) / (k - 1)`` elsewhere
-(coupling 0.9 unless given), so ``coupling = 1/k`` makes every edge uninformative and
-``coupling = 1`` forces equal actions.
+transition matrix :func:`potts_transition`: the coupling P, the probability that a child keeps its
+parent's action, on the diagonal and ``(1 - P) / (k - 1)`` elsewhere (P = 0.9 unless given), so
+``P = 1/k`` makes every edge uninformative and ``P = 1`` forces equal actions. (The belief
+propagation pages parameterise the same Potts family by an interaction strength instead:
+:func:`engine.inference.potentials.potts_interaction`.)
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.inference.potentials import check_states  # the number of actions k, an integer >= 2
 from engine.trees import Tree
 
-__all__ = ["potts_potential", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
+__all__ = ["potts_transition", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
            "TIE_TOLERANCE", "DEFAULT_COUPLING", "ETA_MAX"]
 
 #: The Potts coupling used when neither edge potentials nor a coupling are given.
@@ -26,15 +30,6 @@ TIE_TOLERANCE = 1e-12
 #: rate acts as eta = infinity); far larger ones overflow eta times a cumulative loss (the bound's
 #: max-product, the carried log scales) and end in NaN, so they are refused.
 ETA_MAX = 1e6
-
-
-def check_states(k) -> int:
-    """The number of actions, an integer >= 2."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise InvalidParameterError(f"the number of actions (states) must be an integer >= 2, got {k!r}")
-    from engine.limits import check
-
-    return int(check("states", int(k), "the number of actions (states)"))
 
 
 def check_eta(eta) -> float:
@@ -50,10 +45,18 @@ def check_eta(eta) -> float:
     return e
 
 
-def potts_potential(k: int, coupling: float) -> np.ndarray:
-    """The ``(k, k)`` Potts matrix: ``coupling`` on the diagonal, ``(1 - coupling)/(k - 1)`` elsewhere.
+def potts_transition(k: int, coupling: float) -> np.ndarray:
+    """The ``(k, k)`` Potts transition matrix: ``coupling`` P on the diagonal, ``(1 - P)/(k - 1)``
+    elsewhere; each row sums to 1 (P is the probability that a child keeps its parent's state).
 
-    ``coupling`` must lie in [0, 1]; 0 and 1 are legal (they put zeros in the matrix).
+    ``coupling`` must lie in [0, 1]; 0 and 1 are legal (they put zeros in the matrix). For
+    0 < P < 1 it is ``potts_interaction(k, J)`` scaled by ``(1 - P)/(k - 1)``, with
+    ``J = ln(P (k - 1) / (1 - P))``.
+
+    >>> potts_transition(3, 0.8)
+    array([[0.8, 0.1, 0.1],
+           [0.1, 0.8, 0.1],
+           [0.1, 0.1, 0.8]])
     """
     k = check_states(k)
     try:
@@ -76,7 +79,7 @@ def edge_potentials(tree: Tree, k: int, theta=None, coupling: float | None = Non
     k = check_states(k)
     m = tree.n - 1
     if theta is None:
-        mat = potts_potential(k, DEFAULT_COUPLING if coupling is None else coupling)
+        mat = potts_transition(k, DEFAULT_COUPLING if coupling is None else coupling)
         return np.broadcast_to(mat, (m, k, k)).copy()
     if coupling is not None:
         raise InvalidParameterError("give either theta or coupling, not both")

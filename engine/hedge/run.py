@@ -20,7 +20,7 @@ from engine.hedge.bound import BoundOracle
 from engine.hedge.environments import ENVIRONMENTS, LossStream, make_environment, read_loss_file
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
 from engine.hedge.potentials import check_eta, check_states, favourite_actions
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
 from engine.trees import Tree
 from engine.trees.layout import preorder
 from engine.trees.spec import tree_from_spec
@@ -61,6 +61,25 @@ class HedgeConfig(RunConfig):
     backend: str = DEFAULT_BACKEND
     snapshots: int = 60
     seed: int = 0
+
+    def validate(self) -> None:
+        super().validate()
+        check_states(self.states)
+        check_eta(self.eta)
+        need(is_int(self.trials) and self.trials >= 1,
+             f"the number of trials must be an integer >= 1, got {self.trials!r}")
+        need(self.coupling is None or (is_number(self.coupling) and 0 <= self.coupling <= 1),
+             f"the coupling must lie in [0, 1], got {self.coupling!r}")
+        need(self.environment in ENVIRONMENTS + ("file",),
+             f"unknown environment {self.environment!r}; expected one of {', '.join(ENVIRONMENTS + ('file',))}")
+        need(self.environment != "file" or bool(self.loss_file),
+             "the file environment needs a loss file (loss_file / --losses)")
+        need(is_int(self.switches) and self.switches >= 0,
+             f"the number of switches must be an integer >= 0, got {self.switches!r}")
+        need(self.environment == "file" or (is_number(self.low) and is_number(self.high) and 0 <= self.low < self.high <= 1),
+             f"loss means must satisfy 0 <= low < high <= 1, got low={self.low!r}, high={self.high!r}")
+        need(self.backend in BACKENDS, f"unknown backend {self.backend!r}; expected one of {', '.join(BACKENDS)}")
+        need(is_int(self.snapshots) and self.snapshots >= 2, f"snapshots must be an integer >= 2, got {self.snapshots!r}")
 
 
 @dataclass(frozen=True)
@@ -175,21 +194,8 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
                     final, busy / max(T, 1), th.cover_height)
 
 
-def _check_config(c: HedgeConfig) -> None:
-    check_states(c.states)
-    check_eta(c.eta)
-    if c.environment not in ENVIRONMENTS + ("file",):
-        raise InvalidParameterError(
-            f"unknown environment {c.environment!r}; expected one of {', '.join(ENVIRONMENTS + ('file',))}")
-    if c.environment == "file" and not c.loss_file:
-        raise InvalidParameterError("the file environment needs a loss file (loss_file / --losses)")
-    if c.backend not in BACKENDS:
-        raise InvalidParameterError(f"unknown backend {c.backend!r}; expected one of {', '.join(BACKENDS)}")
-
-
 def play_config(config: HedgeConfig, progress: ProgressCallback | None = None) -> Playback:
     """Resolve the config's tree and environment, then :func:`play` it."""
-    _check_config(config)
     tree = tree_from_spec(config.tree)
     if config.environment == "file":
         stream = read_loss_file(config.loss_file, tree, config.states)

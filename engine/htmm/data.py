@@ -22,10 +22,11 @@ from typing import Sequence
 
 import numpy as np
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import iter_lines, open_input, read_input
 from engine.limits import check_seed
+from engine.trees.formats.positional import positional_children
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
            "synthetic_trees", "SYNTHETIC_SHAPES", "shared_vocabulary"]
@@ -216,30 +217,13 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
         bad = int(np.argmax(lab)) + 1
         raise DataFormatError(f"{where}: node {bad} has label {lab[bad - 1]}; labels are 1..M with "
                               f"M at most {MAX_LABEL:,}")
-    widths = {len(c) if isinstance(c, list) else -1 for c in children}
-    if -1 in widths:
-        raise DataFormatError(f"{where}: every entry of children must be a list of slots")
+    parent, slot = positional_children(children, where=where, error=DataFormatError)
+    widths = set(map(len, children))
     if len(widths) != 1:
         raise DataFormatError(f"{where}: children lists have different lengths {sorted(widths)}; "
                               "every node needs the same number of slots L")
-    ch = _integers(children, f"{where}: children must be integers (-1 for an empty slot)").reshape(n, -1)
-    bad = np.argwhere((ch != -1) & ((ch < 1) | (ch > n)))
-    if len(bad):
-        u, s = bad[0]
-        raise DataFormatError(f"{where}: node {u + 1} slot {s + 1} names child {ch[u, s]}, "
-                              f"not a node 1..{n} or -1")
-    ch = np.where(ch > 0, ch - 1, -1)
-    c = ch[ch >= 0]
-    if (c == 0).any():
-        u = int(np.argwhere(ch == 0)[0][0])
-        raise DataFormatError(f"{where}: node {u + 1} has the root (node 1) as a child")
-    cnt = np.bincount(c, minlength=n)
-    if (cnt > 1).any():
-        v = int(np.flatnonzero(cnt > 1)[0])
-        raise DataFormatError(f"{where}: node {v + 1} is the child of more than one slot")
-    if n > 1 and (cnt[1:] == 0).any():
-        v = int(np.flatnonzero(cnt[1:] == 0)[0]) + 1
-        raise DataFormatError(f"{where}: node {v + 1} has no parent (only node 1 may be the root)")
+    ch = np.full((n, widths.pop()), -1, np.int64)
+    ch[parent[1:], slot[1:] - 1] = np.arange(1, n)
     # every non-root node has exactly one parent and the root none: a cycle is the only way left
     seen = np.zeros(n, bool)
     frontier = np.array([0])

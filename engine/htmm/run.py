@@ -16,11 +16,11 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
-from engine.errors import InvalidParameterError
+from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
 
 __all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC"]
 
@@ -70,18 +70,28 @@ class BhtmmConfig(RunConfig):
     seed: int = 0
 
     def validate(self) -> None:
-        if self.model not in ("tf", "sp"):
-            raise InvalidParameterError(f"model must be 'tf' or 'sp', got {self.model!r}")
-        if self.task not in ("classify", "label"):
-            raise InvalidParameterError(f"task must be 'classify' or 'label', got {self.task!r}")
-        if not 1 <= int(self.states) <= 64:
-            raise InvalidParameterError(f"states must be in 1..64, got {self.states}")
-        if not 0 <= int(self.iterations) <= 100_000:
-            raise InvalidParameterError(f"iterations must be in 0..100000, got {self.iterations}")
-        if not 0 <= float(self.pseudocount) <= 1e3:
-            raise InvalidParameterError(f"pseudocount must be in 0..1000, got {self.pseudocount}")
-        if int(self.synthetic_trees) < 1:
-            raise InvalidParameterError(f"synthetic_trees must be >= 1, got {self.synthetic_trees}")
+        super().validate()
+        need(self.model in ("tf", "sp"), f"model must be 'tf' or 'sp', got {self.model!r}")
+        need(self.task in ("classify", "label"), f"task must be 'classify' or 'label', got {self.task!r}")
+        need(is_int(self.states) and 1 <= self.states <= 64, f"states must be in 1..64, got {self.states!r}")
+        need(is_int(self.iterations) and 0 <= self.iterations <= 100_000,
+             f"iterations must be in 0..100000, got {self.iterations!r}")
+        need(is_int(self.lmin) and self.lmin >= 0, f"lmin must be an integer >= 0, got {self.lmin!r}")
+        need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
+             f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
+        need(is_number(self.phi) and self.phi >= 0, f"phi must be >= 0, got {self.phi!r}")
+        need(self.sampler in ("exact", "prior"), f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
+        need(self.init in ("sp", "prior"), f"init must be 'sp' or 'prior', got {self.init!r}")
+        need(self.estep in ("exact", "paper"), f"estep must be 'exact' or 'paper', got {self.estep!r}")
+        need(isinstance(self.bottom_leaves, bool), f"bottom_leaves must be true or false, got {self.bottom_leaves!r}")
+        need(isinstance(self.cumulative_counts, bool),
+             f"cumulative_counts must be true or false, got {self.cumulative_counts!r}")
+        need(is_number(self.pseudocount) and 0 <= self.pseudocount <= 1e3,
+             f"pseudocount must be in 0..1000, got {self.pseudocount!r}")
+        need(is_number(self.t0) and self.t0 >= 1, f"the initial temperature t0 must be >= 1, got {self.t0!r}")
+        need(is_number(self.m0) and self.m0 > 0, f"m0 must be > 0, got {self.m0!r}")
+        need(is_int(self.synthetic_trees) and self.synthetic_trees >= 1,
+             f"synthetic_trees must be >= 1, got {self.synthetic_trees!r}")
 
 
 def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTrees:
@@ -95,7 +105,6 @@ def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTre
 def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunResult:
     """Train and evaluate; see the module docstring for what is returned."""
     progress = progress or no_progress
-    config.validate()
     start = time.perf_counter()
     progress(0.0, "loading data")
     train = load_data(config.train, test=False, n_per_class=config.synthetic_trees)
@@ -140,8 +149,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
             train_loglik=_last(model.loglik_))
         curves["loglik"] = [[i + 1, v] for i, v in enumerate(model.loglik_)]
         if config.model == "tf":
-            metrics.update(k=model.k_.tolist(), accept_k=_finite(model.accept_k_),
-                           accept_states=_finite(model.accept_states_))
+            metrics.update(k=model.k_.tolist(), accept_k=to_jsonable(float(model.accept_k_)),
+                           accept_states=to_jsonable(float(model.accept_states_)))
             for l in range(L):
                 curves[f"k[{l + 1}]"] = [[i + 1, int(v)] for i, v in enumerate(model.k_trace_[:, l])]
             artefacts["k_trace"] = model.k_trace_.tolist()
@@ -189,12 +198,7 @@ def _model(kind, opts, seed):
 
 def _labelled(values, names=None) -> dict:
     names = range(1, len(values) + 1) if names is None else names
-    return {str(n): (None if np.isnan(v) else float(v)) for n, v in zip(names, values)}
-
-
-def _finite(x):
-    """A float for the JSON metrics; None where it is undefined (no sweep was run)."""
-    return float(x) if np.isfinite(x) else None
+    return {str(n): to_jsonable(float(v)) for n, v in zip(names, values)}
 
 
 def _last(xs):

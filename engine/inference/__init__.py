@@ -18,7 +18,7 @@ __all__ = [
     "brute_force",
     "BruteForce",
     "edge_potential_table",
-    "potts",
+    "potts_interaction",
     "OnlineModel",
 ]
 
@@ -34,4 +34,4 @@ from engine.inference.belief_propagation import (  # noqa: E402
 )
 from engine.inference.brute_force import BruteForce, brute_force  # noqa: E402
 from engine.inference.online import OnlineModel  # noqa: E402
-from engine.inference.potentials import edge_potential_table, potts  # noqa: E402
+from engine.inference.potentials import edge_potential_table, potts_interaction  # noqa: E402

@@ -26,7 +26,7 @@ __all__ = [
     "node_potential_array",
     "edge_potential_table",
     "child_potentials",
-    "potts",
+    "potts_interaction",
     "random_node_potentials",
 ]
 
@@ -153,8 +153,16 @@ def child_potentials(tree: Tree, edge_potentials, k: int) -> np.ndarray:
     return P
 
 
-def potts(k: int, coupling: float) -> np.ndarray:
-    """The Potts edge potential: ``exp(coupling)`` on the diagonal, 1 elsewhere (``k x k``)."""
+def potts_interaction(k: int, coupling: float) -> np.ndarray:
+    """The Potts edge potential of interaction strength J = ``coupling``: ``exp(J)`` on the
+    diagonal, 1 elsewhere (``k x k``); J > 0 favours equal neighbours, J = 0 makes the edge
+    uninformative. (TREE-HEDGE parameterises the same family by a probability instead:
+    :func:`engine.hedge.potentials.potts_transition`.)
+
+    >>> potts_interaction(2, 0.0)
+    array([[1., 1.],
+           [1., 1.]])
+    """
     k = check_states(k)
     c = float(coupling)
     if not -700 <= c <= 700:  # exp(c) and exp(-c) stay finite and non-zero in double precision

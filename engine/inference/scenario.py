@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table

@@ -14,10 +14,11 @@ from typing import Any, ClassVar, Optional, Union
 
 import numpy as np
 
+from engine import limits
 from engine.errors import InvalidParameterError
 from engine.multilabel.data import load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
 
 __all__ = ["RtaConfig", "run", "FIGURE1_KS"]
 
@@ -51,26 +52,25 @@ class RtaConfig(RunConfig):
     baseline: Optional[str] = None
     seed: int = 0
 
-    def __post_init__(self):
-        def need(cond, msg):
-            if not cond:
-                raise InvalidParameterError(msg)
-
-        need(isinstance(self.n_trees, int) and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees!r}")
-        need(isinstance(self.max_k, int) and self.max_k >= 2, f"max_k (K) must be an integer >= 2, got {self.max_k!r}")
-        from engine import limits
-
+    def validate(self) -> None:
+        super().validate()
+        need(is_int(self.n_trees) and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees!r}")
+        need(is_int(self.max_k) and self.max_k >= 2, f"max_k (K) must be an integer >= 2, got {self.max_k!r}")
         limits.check("spanning_trees", self.n_trees, "n_trees")
         limits.check("kbest", self.max_k, "max_k (K)")
-        need(self.C is None or (isinstance(self.C, (int, float)) and 0 < self.C < float("inf")), f"C must be a positive finite number, got {self.C!r}")
-        need(isinstance(self.folds, int) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
-        need(isinstance(self.inner_folds, int) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")
-        need(isinstance(self.inner_splits, int) and 1 <= self.inner_splits <= self.inner_folds,
+        need(self.C is None or (is_number(self.C) and self.C > 0), f"C must be a positive finite number, got {self.C!r}")
+        need(is_int(self.folds) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
+        need(is_int(self.inner_folds) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")
+        need(is_int(self.inner_splits) and 1 <= self.inner_splits <= self.inner_folds,
              f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
         need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
-        need(isinstance(self.max_passes, int) and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes!r}")
-        need(len(self.grid) >= 1 and all(float(c) > 0 for c in self.grid), f"the C grid must hold positive numbers, got {self.grid!r}")
+        need(is_int(self.max_passes) and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes!r}")
+        need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1
+             and all(is_number(c) and c > 0 for c in self.grid), f"the C grid must hold positive numbers, got {self.grid!r}")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "grid", tuple(float(c) for c in self.grid))
 
 

@@ -33,14 +33,14 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.runs.protocol import ProgressCallback, RunCancelled, RunConfig, RunResult
 from engine.runs.registry import config_from_dict, family, load_spec
 from engine.runs.store import RunRecord, RunStore
 
-__all__ = ["execute", "execute_sweep", "expand_sweep", "is_sweep", "SweepPoint", "BACKENDS"]
+__all__ = ["execute", "execute_sweep", "expand_sweep", "is_sweep", "SweepPoint", "Outcome", "BACKENDS"]
 
 BACKENDS = ("loky", "threading", "dask")
 _REPORT_EVERY = 0.5  # seconds between two progress writes to the history
@@ -140,6 +140,41 @@ class _Reporter:
             self.store.report(self.run_id, f, message)
 
 
+class Outcome(NamedTuple):
+    """How one run ended: ``status`` (``finished``, ``failed``, ``cancelled``, ``interrupted``),
+    ``payload`` (the :class:`RunResult` when finished, else the error line to record), when it
+    started (Unix time), how long it ran, and the exception it ended with (None when finished)."""
+
+    status: str
+    payload: Any
+    started: float
+    seconds: float
+    error: Optional[BaseException] = None
+
+
+def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
+    """Run ``run_fn(config, progress)`` and say how it ended; the one place a run's end is classified."""
+    started = time.time()
+    t0 = time.perf_counter()
+
+    def ended(status, payload, error=None):
+        return Outcome(status, payload, started, time.perf_counter() - t0, error)
+
+    try:
+        result = run_fn(config, progress)
+        if not isinstance(result, RunResult):
+            raise TypeError(f"{config.algorithm} run returned {type(result).__name__}, not a RunResult")
+        return ended("finished", result)
+    except RunCancelled as exc:
+        return ended("cancelled", str(exc) or "cancelled", exc)
+    except EngineError as exc:
+        return ended("failed", str(exc), exc)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        return ended("interrupted", "interrupted by the user", exc)
+    except Exception as exc:  # a bug: recorded with its type, then raised again by the caller
+        return ended("failed", f"{type(exc).__name__}: {exc}", exc)
+
+
 def execute(config, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
             run_fn: Optional[Callable] = None, label: str = "", sweep: Optional[str] = None) -> RunRecord:
     """Run ``config`` (a config object, dict or JSON file) and record it; the finished record.
@@ -157,57 +192,32 @@ def execute(config, progress: Optional[ProgressCallback] = None, store: Optional
         if "sweep" in spec:
             raise InvalidParameterError("this config is a sweep (it has a 'sweep' key): use execute_sweep")
         cfg = config_from_dict(spec)
+    cfg.validate()  # the contract: an invalid config is refused before anything is recorded
     if run_fn is None:
         run_fn = family(cfg.algorithm).run
     own = store is None
     store = RunStore() if own else store
     try:
         run_id = store.start(cfg.to_dict(), label=label, sweep=sweep)
-        t0 = time.perf_counter()
-        try:
-            result = run_fn(cfg, _Reporter(progress, store, run_id))
-            if not isinstance(result, RunResult):
-                raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
-        except RunCancelled as exc:
-            store.end(run_id, "cancelled", str(exc) or "cancelled", seconds=time.perf_counter() - t0)
-            exc.run_id = run_id
-            raise
-        except EngineError as exc:
-            store.end(run_id, "failed", str(exc), seconds=time.perf_counter() - t0)
-            exc.run_id = run_id
-            raise
-        except (KeyboardInterrupt, SystemExit):
-            store.end(run_id, "interrupted", "interrupted by the user", seconds=time.perf_counter() - t0)
-            raise
-        except Exception as exc:
-            store.end(run_id, "failed", f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-            exc.run_id = run_id
-            raise
-        seconds = time.perf_counter() - t0
-        store.finish(run_id, result, seconds=seconds)
+        out = _outcome(run_fn, cfg, _Reporter(progress, store, run_id))
+        _record(store, run_id, out._replace(started=None))  # keep the start time written above
+        if out.error is not None:
+            out.error.run_id = run_id
+            raise out.error
         return store.get(run_id)
     finally:
         if own:
             store.close()
 
 
-def _run_point(module: str, class_name: str, config: dict[str, Any]):
-    """Run one sweep point in a worker; ``(status, result or error, started, seconds)``."""
-    started = time.time()
-    t0 = time.perf_counter()
-    try:
-        mod = importlib.import_module(module)
-        cfg = getattr(mod, class_name).from_dict(config)
-        started = time.time()
-        t0 = time.perf_counter()  # the run itself, not the worker's first import
-        result = mod.run(cfg, None)
-        if not isinstance(result, RunResult):
-            raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
-        return "finished", result, started, time.perf_counter() - t0
-    except EngineError as exc:
-        return "failed", str(exc), started, time.perf_counter() - t0
-    except Exception as exc:  # a worker reports a bug instead of killing the whole sweep
-        return "failed", f"{type(exc).__name__}: {exc}", started, time.perf_counter() - t0
+def _run_point(module: str, class_name: str, config: dict[str, Any]) -> Outcome:
+    """Run one sweep point in a worker (its family was imported and its config validated by the parent)."""
+    mod = importlib.import_module(module)
+    cfg = getattr(mod, class_name).from_dict(config)
+    out = _outcome(mod.run, cfg, None)
+    if out.status == "interrupted":
+        raise out.error
+    return out._replace(error=None)  # exceptions need not pickle back to the parent
 
 
 def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
@@ -273,12 +283,11 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
             store.close()
 
 
-def _record(store: RunStore, run_id: int, out) -> None:
-    status, payload, started, seconds = out
-    if status == "finished":
-        store.finish(run_id, payload, seconds=seconds, started=started)
+def _record(store: RunStore, run_id: int, out: Outcome) -> None:
+    if out.status == "finished":
+        store.finish(run_id, out.payload, seconds=out.seconds, started=out.started)
     else:
-        store.end(run_id, status, payload, seconds=seconds, started=started)
+        store.end(run_id, out.status, out.payload, seconds=out.seconds, started=out.started)
 
 
 def _sequential(configs, ids, fams, store, report, pending) -> None:
@@ -287,19 +296,9 @@ def _sequential(configs, ids, fams, store, report, pending) -> None:
         def sub(f, m, i=i):
             report((i + f) / n, f"run {i + 1}/{n}: {m}")
 
-        started = time.time()
-        t0 = time.perf_counter()
-        try:
-            result = fams[cfg.algorithm].run(cfg, _Reporter(sub, store, run_id))
-            if not isinstance(result, RunResult):
-                raise TypeError(f"{cfg.algorithm} run returned {type(result).__name__}, not a RunResult")
-            out = ("finished", result, started, time.perf_counter() - t0)
-        except RunCancelled:
-            raise
-        except EngineError as exc:
-            out = ("failed", str(exc), started, time.perf_counter() - t0)
-        except Exception as exc:
-            out = ("failed", f"{type(exc).__name__}: {exc}", started, time.perf_counter() - t0)
+        out = _outcome(fams[cfg.algorithm].run, cfg, _Reporter(sub, store, run_id))
+        if out.status in ("cancelled", "interrupted"):
+            raise out.error  # the sweep records this point and the ones not yet run
         _record(store, run_id, out)
         pending.discard(i)
         report((i + 1) / n, f"{i + 1}/{n} runs done")

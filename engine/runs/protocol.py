@@ -5,24 +5,40 @@ Each algorithm family ``engine.<family>.run`` defines
 * a config: a frozen dataclass subclassing :class:`RunConfig`, with a class attribute
   ``algorithm`` (one of ``hedge``, ``ofde``, ``chowliu``, ``rta``, ``bhtmm``), only JSON-able
   fields (numbers, strings, bools, lists, dicts; a tree or data set as a path string or a
-  generator spec such as ``{"generate": "path", "n": 15}``) and a ``seed`` field;
+  generator spec such as ``{"generate": "path", "n": 15}``) and a ``seed`` field, and a
+  ``validate()`` method (below);
 * ``run(config, progress=None) -> RunResult``, which calls ``progress(fraction, message)`` now and
   then (fraction in [0, 1]). A progress callback may raise :class:`RunCancelled` to stop the run;
   the run must then leave nothing half-written.
 
 The same config runs from the app and from ``python -m engine run CONFIG.json``.
+
+The validation contract. A config checks every setting that does not need its data in
+``validate()``, one :func:`need` line per check, and raises :class:`InvalidParameterError` naming
+the first bad setting. ``validate()`` runs when the config is built (``__post_init__``), so an
+invalid config never exists: ``execute`` refuses it before anything is recorded, whatever its
+family, and a sweep refuses a bad point before it records any. Problems that only the data can show
+(a malformed file, too few labels) are found by ``run`` and recorded as a failed run. A subclass
+adds checks by extending ``validate`` (calling ``super().validate()`` first)::
+
+    def validate(self) -> None:
+        super().validate()
+        need(is_int(self.trials) and self.trials >= 1, f"trials must be an integer >= 1, got {self.trials!r}")
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Optional
 
 from engine.errors import EngineError, InvalidParameterError
 
-__all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress"]
+__all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress", "need", "is_int",
+           "is_number"]
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -35,11 +51,35 @@ class RunCancelled(EngineError):
     """Raised by a progress callback to stop a run."""
 
 
+def need(condition: bool, message: str) -> None:
+    """The one check of the run configs: raise ``InvalidParameterError(message)`` unless ``condition``."""
+    if not condition:
+        raise InvalidParameterError(message)
+
+
+def is_int(x) -> bool:
+    """Whether ``x`` is an integer (Python or NumPy; ``True``/``False`` are not)."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def is_number(x) -> bool:
+    """Whether ``x`` is a finite real number (``True``/``False`` are not)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Base of every run config; subclasses add their hyperparameters (with defaults)."""
 
     algorithm: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Check every setting that needs no data (see the module docstring); the base checks ``seed``."""
+        seed = getattr(self, "seed", 0)
+        need(is_int(seed) and seed >= 0, f"seed must be an integer >= 0, got {seed!r}")
 
     def to_dict(self) -> dict[str, Any]:
         d = {"algorithm": self.algorithm}
@@ -64,7 +104,7 @@ class RunConfig:
 
     @classmethod
     def from_json(cls, text: str):
-        from engine._json_compat import loads
+        from engine.jsonio import loads
 
         return cls.from_dict(loads(text, where=f"{cls.algorithm} config"))
 

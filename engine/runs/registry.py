@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import InvalidParameterError
 from engine.files import read_input
 from engine.runs.protocol import RunConfig

@@ -26,7 +26,6 @@ ordered list of steps; opening an older database applies the missing steps in on
 from __future__ import annotations
 
 import json
-import math
 import os
 import socket
 import sqlite3
@@ -39,6 +38,8 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from engine.errors import EngineError, InvalidParameterError
+from engine.jsonio import dumps
+from engine.jsonio import to_jsonable as jsonable  # strict-JSON values of a record
 from engine.runs.protocol import RunResult
 
 __all__ = ["RunStore", "RunRecord", "STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "DB_ENV",
@@ -132,33 +133,9 @@ def code_version() -> str:
     return _CODE_VERSION
 
 
-def _np_default(o):
-    if hasattr(o, "tolist"):  # numpy arrays and scalars
-        return o.tolist()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
-
-
 def _dumps(obj) -> str:
     # NaN and infinities are kept (Python reads them back); jsonable() turns them to null for output
-    return json.dumps(obj, default=_np_default, sort_keys=True)
-
-
-def jsonable(obj):
-    """``obj`` with numpy values as Python values and NaN/inf as ``None`` (strict JSON)."""
-    obj = json.loads(json.dumps(obj, default=_np_default))
-    return _no_nan(obj)
-
-
-def _no_nan(o):
-    if isinstance(o, float) and not math.isfinite(o):
-        return None
-    if isinstance(o, list):
-        return [_no_nan(x) for x in o]
-    if isinstance(o, dict):
-        return {k: _no_nan(v) for k, v in o.items()}
-    return o
+    return dumps(obj, keep_nan=True, sort_keys=True)
 
 
 def _iso(t: Optional[float]) -> Optional[str]:
@@ -571,7 +548,7 @@ def _text(b: bytes) -> str:
 def _json_column(text) -> tuple[Any, Optional[str]]:
     if not text:
         return {}, None
-    from engine._json_compat import loads
+    from engine.jsonio import loads
 
     try:
         return loads(text, where="column"), None

@@ -13,7 +13,7 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
-from engine.inference.potentials import potts, random_node_potentials
+from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
 from workbench.state import _load_sample, current_tree
@@ -48,7 +48,7 @@ params = BPParams(
 )
 try:
     phi = random_node_potentials(tree.n, params.k, seed=params.seed)
-    psi = potts(params.k, params.coupling)
+    psi = potts_interaction(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
     st.error(public_message(exc))

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import EngineError
 from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import belief_propagation, bp_work
 from engine.inference.online import OnlineModel, largest_difference_from_bp, random_ops
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import apply_op, build_model, parse_scenario, scenario_to_dict
 from workbench.figures.inference_figures import (
     PROB_SCALE,
@@ -51,11 +51,11 @@ def _params(tree) -> OnlineParams:
         if mode == "Potts coupling":
             coupling = st.slider("Coupling (diagonal = e^coupling, off-diagonal 1)", -3.0, 3.0, 1.0, 0.1,
                                  key="om_coupling")
-            matrix = potts(k, coupling)
+            matrix = potts_interaction(k, coupling)
         else:
             start = st.session_state.get("om_matrix_start")
             if start is None or len(start) != k:
-                start = potts(k, 1.0).tolist()
+                start = potts_interaction(k, 1.0).tolist()
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
                                 key=f"om_matrix_{k}_{abs(hash(json.dumps(start)))}")

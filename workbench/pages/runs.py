@@ -11,7 +11,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.files import browser_paths, public_message
 from engine.errors import EngineError
 from engine.runs.export import export_runs

@@ -13,17 +13,18 @@ them), so every round trip keeps names and labels.
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
-           "iter_positional_stream"]
+           "iter_positional_stream", "positional_children"]
 
 
 def parse_positional(text: str, index: int = 0) -> Tree:
@@ -74,34 +75,12 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
     if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
         raise bad("expected an object with a 'children' list (and 'labels')")
     ch = rec["children"]
-    n = len(ch)
-    if n == 0:
+    if not ch:
         from engine.errors import EmptyTreeError
 
         raise EmptyTreeError(f"line {lineno}: the tree is empty ('children' has no nodes)")
-    parent = np.full(n, -1, np.int64)
-    slot = np.zeros(n, np.int64)
-    for k, row in enumerate(ch, 1):
-        if not isinstance(row, list):
-            raise bad(f"children of node {k} must be a list, got {type(row).__name__}")
-        for pos, c in enumerate(row, 1):
-            if isinstance(c, bool) or not isinstance(c, int):
-                raise bad(f"node {k}, slot {pos}: {c!r} is not a node number")
-            if c == -1:
-                continue
-            if not 1 <= c <= n:
-                raise bad(f"node {k}, slot {pos}: child {c} is not a node 1..{n}")
-            if c == 1:
-                raise bad(f"node {k}, slot {pos}: node 1 is the root and cannot be a child")
-            if c == k:
-                raise bad(f"node {k}, slot {pos}: node {k} is its own child")
-            if parent[c - 1] >= 0:
-                raise bad(f"node {c} is a child of both node {parent[c - 1] + 1} and node {k}")
-            parent[c - 1] = k - 1
-            slot[c - 1] = pos
-    orphan = np.flatnonzero(parent[1:] < 0)
-    if orphan.size:
-        raise bad(f"node {orphan[0] + 2} is no node's child: it cannot be reached from the root, node 1")
+    parent, slot = positional_children(ch, where=f"line {lineno}")
+    n = len(ch)
     labels = rec.get("labels")
     if labels is not None:
         if not isinstance(labels, list) or len(labels) != n:
@@ -127,6 +106,71 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
         raise
     except Exception as exc:  # NotATreeError, DuplicateNameError: say where
         raise type(exc)(f"line {lineno}: {exc}") from None
+
+
+def positional_children(children: list, *, where: str, error: type = TreeFormatError) -> tuple[np.ndarray, np.ndarray]:
+    """Check the ``children`` lists of one positional tree: the one validator of the format, used
+    by the tree reader and by the hidden-tree-Markov-model data reader.
+
+    Node ``k`` (1-based) has the list ``children[k - 1]`` of its slots, each a node number or -1
+    (empty); node 1 is the root. Every other node must fill exactly one slot, of a node other than
+    itself. Returns ``(parent, slot)``: the 0-based parent of every node (-1 at the root) and the
+    1-based slot it fills (0 at the root). Rows may differ in length. Refusals are one ``error``
+    line starting with ``where``; a cycle cut off from the root passes here (every node then has one
+    parent) and is left to the caller's own walk from the root.
+
+    >>> parent, slot = positional_children([[2, -1, 3], [-1], [-1]], where="line 1")
+    >>> parent.tolist(), slot.tolist()
+    ([-1, 0, 0], [0, 1, 3])
+    >>> positional_children([[2], [2]], where="line 1")
+    Traceback (most recent call last):
+        ...
+    engine.errors.TreeFormatError: line 1: node 2, slot 1: node 2 is its own child
+    """
+    n = len(children)
+    for k, row in enumerate(children, 1):
+        if type(row) is not list:
+            raise error(f"{where}: children of node {k} must be a list of slots, got {type(row).__name__}")
+    widths = np.fromiter(map(len, children), np.int64, n)
+    flat = list(itertools.chain.from_iterable(children))
+    a = np.asarray(flat) if flat else np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(n), widths)
+    pos = np.arange(len(flat)) - np.repeat(np.cumsum(widths) - widths, widths) + 1
+
+    def at(i: int) -> str:
+        return f"{where}: node {owner[i] + 1}, slot {pos[i]}"
+
+    if a.dtype.kind not in "iu":
+        i = next((i for i, c in enumerate(flat) if type(c) is not int), None)
+        if i is not None:
+            raise error(f"{at(i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
+        i = next(i for i, c in enumerate(flat) if not -1 <= c <= n)  # an integer beyond 64 bits
+        raise error(f"{at(i)}: child {flat[i]} is not a node 1..{n} or -1")
+    a = a.astype(np.int64, copy=False)
+    for bad, says in (((a != -1) & ((a < 1) | (a > n)), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
+                      (a == 1, lambda i: "node 1 is the root and cannot be a child"),
+                      (a == owner + 1, lambda i: f"node {a[i]} is its own child")):
+        if bad.any():
+            i = int(np.argmax(bad))
+            if type(flat[i]) is bool:  # NumPy read true/false among integers as 1/0
+                raise error(f"{at(i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
+            raise error(f"{at(i)}: {says(i)}")
+    filled = np.flatnonzero(a > 0)
+    child = a[filled] - 1
+    count = np.bincount(child, minlength=n)
+    if (count > 1).any():
+        c = int(np.argmax(count > 1))
+        i, j = filled[child == c][:2]
+        raise error(f"{where}: node {c + 1} is the child of two slots: node {owner[i] + 1}, slot {pos[i]} "
+                    f"and node {owner[j] + 1}, slot {pos[j]}")
+    if (count[1:] == 0).any():
+        v = int(np.argmax(count[1:] == 0)) + 2
+        raise error(f"{where}: node {v} is no node's child: it cannot be reached from the root, node 1")
+    parent = np.full(n, -1, np.int64)
+    slot = np.zeros(n, np.int64)
+    parent[child] = owner[filled]
+    slot[child] = pos[filled]
+    return parent, slot
 
 
 def format_positional(tree: Tree) -> str:
