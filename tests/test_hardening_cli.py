@@ -71,7 +71,7 @@ def test_huge_numbers_and_deep_nesting(here, capsys, text, message):
     (["ofde", "--train", "a.data", "--test", "a.data", "--mixture-size", "1000000000"], "limit 'mixture'"),
     (["ofde", "--train", "a.data", "--test", "a.data", "--rounds", "1000000000000"], "limit 'rounds'"),
     (["hedge", "--tree", "path:5", "--trials", "1000000000000"], "limit 'trials'"),
-    (["chowliu", "--train", "a.data", "--test", "a.data", "--pseudocount", "inf"], "pseudocount must be positive and finite"),
+    (["chowliu", "--train", "a.data", "--test", "a.data", "--pseudocount", "inf"], "pseudocount must be a finite number"),
     (["chowliu", "--train", "ovf.data", "--test", "a.data"], "is not an integer code"),
     (["chowliu", "--train", "sq.data", "--test", "a.data"], "'²' is not an integer code"),
     (["chowliu", "--train", "wide.data", "--test", "wide.data"], "limit 'columns'"),

@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
-from engine.jsonio import loads
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.hedge.potentials import check_states
+from engine.jsonio import loads
 from engine.limits import check_seed
 from engine.trees import Tree
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from engine import limits
-from engine.jsonio import loads
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
+from engine.jsonio import loads
 from engine.trees.model import Tree
 
 __all__ = ["Scenario", "load_scenario", "parse_scenario", "build_model", "replay", "scenario_to_dict",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_input, read_text
 from engine.limits import check_seed
@@ -115,6 +116,9 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         raise DataFormatError(f"{path}: no @attribute declarations")
     names = [a[0] for a in attrs]
     na = len(attrs)
+    limits.check("attributes", na, f"{path}: attributes")
+    limits.check("data_cells", (len(lines) - data_at) * na, f"{path}: up to {len(lines) - data_at} rows x {na} "
+                 "attributes =")  # before a row is allocated
 
     # which attributes are labels
     label_idx = None
@@ -150,6 +154,8 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         vals = attrs[j][1]
         if vals is not None and len(vals) != 2:
             raise DataFormatError(f"{path}: label attribute {names[j]!r} has {len(vals)} values; expected 2")
+
+    limits.check("labels", len(label_idx), f"{path}: labels")
 
     # the data rows
     rows = []

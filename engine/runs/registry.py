@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.jsonio import loads
 from engine.errors import InvalidParameterError
 from engine.files import read_input
+from engine.jsonio import loads
 from engine.runs.protocol import RunConfig
 
 __all__ = ["Family", "FAMILIES", "register_family", "unregister_family", "family_names", "family",

@@ -18,9 +18,9 @@ import json
 
 import numpy as np
 
-from engine.jsonio import loads
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
+from engine.jsonio import loads
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
