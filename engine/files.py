@@ -183,15 +183,16 @@ def decode_text(data: bytes, label: str, *, error=InputFileError, fallback: str 
         written by old Weka versions), or None to refuse.
     """
     who = f"{label}: " if label else ""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if not fallback:
+            raise error(f"{who}not UTF-8 text: byte {data[exc.start]:#04x} at {_line_col(data, exc.start)}") from None
+        text = data.decode(fallback)
     nul = data.find(b"\0")
     if nul >= 0:  # UTF-8 allows it, but no text format does: a binary file, or a corrupted one
         raise error(f"{who}a NUL byte at {_line_col(data, nul)}: not a text file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if fallback:
-            return data.decode(fallback)
-        raise error(f"{who}not UTF-8 text: byte {data[exc.start]:#04x} at {_line_col(data, exc.start)}") from None
+    return text
 
 
 def _line_col(data: bytes, offset: int) -> str:
