@@ -12,8 +12,8 @@ hostile flags (``inf``, ``nan``, ``1e300``, 2^70, negative counts, limits beyond
 
 from __future__ import annotations
 
+import functools
 import gzip
-import io
 import json
 import math
 import random
@@ -32,6 +32,7 @@ HOSTILE_NUMBERS = ["inf", "-inf", "nan", "1e300", "-1", "0", "118059162071741130
 
 # ------------------------------------------------------------------------------------- mutations
 
+@functools.lru_cache(maxsize=4)
 def _bomb(size: int = 300 * 2**20, unit: bytes = b"\0") -> bytes:
     """gzip of ``size`` bytes of ``unit`` repeated (about 300 KB): decompresses past the 256 MiB cap."""
     z = zlib.compressobj(9, zlib.DEFLATED, 31)

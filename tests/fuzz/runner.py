@@ -10,7 +10,7 @@ ok          exit 0 and, where the case knows the answer, the right answer
 error       exit 2 with exactly one line on stderr, starting ``error:``
 traceback   anything else that failed: a traceback, another exit status, a stderr of
             several lines
-hang        still running after the time limit (killed)
+hang        more than 30 s of CPU, or still running after 120 s of wall time (killed)
 blowup      peak memory above the limit (or killed by the address-space net)
 wrong       exit 0 where an error was due, or an answer the case's check rejects
 ==========  =========================================================================
@@ -36,7 +36,8 @@ FIFO = object()
 BAD = ("traceback", "hang", "blowup", "wrong")
 
 _PROGRESS = re.compile(r"^\[\s*\d+\.\d%\] ")
-TIME_LIMIT = 30.0
+TIME_LIMIT = 30.0                 # CPU seconds of one case (the machine is shared: wall time is noisy)
+WALL_LIMIT = 120.0                # wall seconds: a case blocked without using CPU (a FIFO read) is a hang
 MEMORY_LIMIT = 1 << 30            # peak RSS allowed, bytes
 ADDRESS_SPACE_NET = 6 << 30       # RLIMIT_AS in the child: a runaway allocation fails instead of swapping
 
@@ -65,6 +66,7 @@ class Outcome:
     seconds: float
     peak_mb: float
     detail: str = ""
+    cpu: float = 0.0
 
 
 def _child(case: Case, folder: Path) -> None:
@@ -82,6 +84,8 @@ def _child(case: Case, folder: Path) -> None:
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_NET, ADDRESS_SPACE_NET))
+        cpu = int(TIME_LIMIT) + 1  # SIGXCPU past the limit: counted as a hang
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         from engine.cli import main
 
         rc = main(list(case.argv))
@@ -114,14 +118,24 @@ def _prepare(case: Case, folder: Path) -> None:
             p.write_bytes(data)
 
 
-def _classify(case: Case, folder: Path, status: int, seconds: float, peak: int, timed_out: bool) -> Outcome:
+def _classify(case: Case, folder: Path, status: int, seconds: float, peak: int, timed_out: bool,
+              cpu: float = 0.0) -> Outcome:
+    out = _kind(case, folder, status, seconds, peak, timed_out, cpu)
+    out.cpu = cpu
+    return out
+
+
+def _kind(case: Case, folder: Path, status: int, seconds: float, peak: int, timed_out: bool,
+          cpu: float) -> Outcome:
     peak_mb = peak / 2**20
     if timed_out:
-        return Outcome(case, "hang", seconds, peak_mb, f"killed after {TIME_LIMIT:.0f} s")
+        return Outcome(case, "hang", seconds, peak_mb, f"killed after {WALL_LIMIT:.0f} s of wall time")
     out = (folder / ".stdout").read_text("utf-8", "replace")
     err = (folder / ".stderr").read_text("utf-8", "replace")
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= TIME_LIMIT:
+            return Outcome(case, "hang", seconds, peak_mb, f"more than {TIME_LIMIT:.0f} s of CPU")
         return Outcome(case, "blowup" if sig in (signal.SIGKILL, signal.SIGSEGV) else "traceback", seconds,
                        peak_mb, f"killed by signal {sig}")
     rc = os.WEXITSTATUS(status)
@@ -167,12 +181,14 @@ def run_cases(cases, root: Path, *, jobs: int = 2, progress: Callable | None = N
         for pid, (i, case, folder, t0) in list(running.items()):
             done, status, usage = os.wait4(pid, os.WNOHANG)
             elapsed = time.monotonic() - t0
-            if done == 0 and elapsed > TIME_LIMIT:
+            if done == 0 and elapsed > WALL_LIMIT:
                 os.kill(pid, signal.SIGKILL)
                 _, status, usage = os.wait4(pid, 0)
-                results[i] = _classify(case, folder, status, elapsed, usage.ru_maxrss * 1024, True)
+                results[i] = _classify(case, folder, status, elapsed, usage.ru_maxrss * 1024, True,
+                                       usage.ru_utime + usage.ru_stime)
             elif done:
-                results[i] = _classify(case, folder, status, elapsed, usage.ru_maxrss * 1024, False)
+                results[i] = _classify(case, folder, status, elapsed, usage.ru_maxrss * 1024, False,
+                                       usage.ru_utime + usage.ru_stime)
             else:
                 continue
             del running[pid]
