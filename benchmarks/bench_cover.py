@@ -1,4 +1,5 @@
-"""Benchmark of the optimal (2,s)-cover (seed 000, Theorem 6: linear time).
+"""Benchmark of the optimal (2,s)-cover ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale,
+Theorem 6: linear time).
 
 Prints, for uniform random trees (Prüfer), paths and stars of paths, the best build time at
 n = 10^5 and 10^6, the ratio time(10^6)/time(10^5) (10 for linear time, more when the 10^5 arrays

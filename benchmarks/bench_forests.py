@@ -1,4 +1,5 @@
-"""Benchmarks of the forests family (issue 6): Chow-Liu against the README references and pgmpy,
+"""Benchmarks of the forests family ("Online Forest Density Estimation", Koriche): Chow-Liu against
+the reference values of the data's README and pgmpy,
 OFDE against Chow-Liu with the paper's settings, time per round, the perturbation-scale trade-off.
 
     python benchmarks/bench_forests.py            # everything (about 15 min on a quiet 2-core machine)
@@ -24,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.timing import best_time  # noqa: E402
 from engine.datasets import data_home  # noqa: E402
 from engine.forests.chowliu import ChowLiu, thresholded_chow_liu  # noqa: E402
 from engine.forests.estimators import (PairCounts, consistent_tables, forest_loglik,  # noqa: E402
@@ -35,12 +37,12 @@ from engine.forests.ofde import OFDE  # noqa: E402
 from engine.forests.structure import greedy_structure, warm_up  # noqa: E402
 
 REFERENCE = {"nltcs": -6.759, "msnbc": -6.540, "kdd": -2.295, "plants": -16.524}
-PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees (the issue's numbers)
+PUBLIC_GAP = {"nltcs": 0.11, "kdd": 0.09}  # a public Python OFDE, one pass, trees (its reported numbers)
 # The same public implementation (github.com/Fadwaid2/Tree-distributions-learning, OFDEFast, commit
 # 545b0c8) run on this machine over seeds 0..N-1 (np.random.seed), its final tree scored with the
 # same normalised likelihood as ours: (seeds, mean gap, s.e., median, share within 0.15 nats).
 # Measured with a harness outside this repository (its code is not ours to ship); seed 0 gives
-# 0.1098 on nltcs -- the issue's "0.11".
+# 0.1098 on nltcs -- its reported "0.11".
 PUBLIC_MEASURED = {"nltcs": (100, 0.1253, 0.0050, 0.1217, 0.68), "kdd": (10, 0.0847, 0.0060, 0.0898, 1.00)}
 
 
@@ -58,15 +60,6 @@ def load(name: str):
     return _CACHE[name]
 
 
-def best_time(fn, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def bench_chowliu() -> None:
     print("\n**Chow-Liu and thresholded Chow-Liu (pseudo-count 0.25 per cell, as the README references)**\n")
     print("| data | n | train | CL test LL | reference | difference | CLT test LL (eps) | CL fit, ms |")
@@ -75,7 +68,7 @@ def bench_chowliu() -> None:
         tr, va, te = load(name)
         cl = ChowLiu().fit(tr)
         clt = thresholded_chow_liu(tr, va)
-        fit = best_time(lambda: ChowLiu().fit(tr))
+        fit = best_time(lambda: ChowLiu().fit(tr), 5)
         ll = cl.score(te)
         print(f"| {name} | {tr.shape[1]} | {len(tr):,} | {ll:.4f} | {REFERENCE[name]:.3f} | {ll - REFERENCE[name]:+.4f} "
               f"| {clt.score(te):.4f} ({clt.epsilon:g}) | {fit * 1e3:.1f} |")
@@ -95,8 +88,8 @@ def bench_pgmpy(rows: int | None) -> None:
         t = time.perf_counter()
         dag = TreeSearch(df, root_node="X0", n_jobs=1).estimate(show_progress=False)
         pg = time.perf_counter() - t
-    ours = best_time(lambda: ChowLiu().fit(X))
-    ours_full = best_time(lambda: ChowLiu().fit(tr))
+    ours = best_time(lambda: ChowLiu().fit(X), 5)
+    ours_full = best_time(lambda: ChowLiu().fit(tr), 5)
     mine = {tuple(sorted(e)) for e in ChowLiu().fit(X).edges_.tolist()}
     theirs = {tuple(sorted(int(v[1:]) for v in e)) for e in dag.edges()}
     print("| fit | seconds | speed-up vs pgmpy |")
@@ -218,7 +211,7 @@ def bench_seeds(n_seeds: int) -> None:
     warm_up()
     print("\n**OFDE over trees, one pass, paper's settings: the gap to Chow-Liu over seeds**\n")
     print("| data | implementation | seeds | mean gap ± s.e. | median | sd | min..max | within 0.15 | "
-          "within the issue's public figure | median ms / round |")
+          "within its reported figure | median ms / round |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, seeds in (("nltcs", n_seeds), ("kdd", max(2, n_seeds // 10))):
         gaps, ms = [], []

@@ -1,7 +1,7 @@
 """Per-trial time of TREE-HEDGE: the online sum-product model versus a full BP pass per trial.
 
-Seed 000, section 5: with the online model of section 4 a trial (one marginal, one data update)
-costs O(cover height), so its time should follow the cover height, not n. Prints one row per
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5: with the online model
+of section 4 a trial (one marginal, one data update) costs O(cover height), so its time should follow the cover height, not n. Prints one row per
 tree: n, cover height, seconds to build the model, median microseconds per trial (predict +
 learn) with the online model and with a belief-propagation recomputation, their ratio, and the
 multiply-adds per trial the online model reports (deterministic, unlike the timings on a shared

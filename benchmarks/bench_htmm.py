@@ -1,4 +1,5 @@
-"""Target runs of issue 8: TF-BHTMM and SP-BHTMM on symm (labelling) and inex05 (classification).
+"""Target runs for "Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models"
+(Castellana & Bacciu): TF-BHTMM and SP-BHTMM on symm (labelling) and inex05 (classification).
 
     python benchmarks/bench_htmm.py                      # symm labelling, 5 seeds, both models
     python benchmarks/bench_htmm.py --inex05 --states 6  # inex05 classification, C = 6

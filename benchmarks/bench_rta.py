@@ -89,7 +89,7 @@ def main(argv=None):
         print(f"RTA ({args.trees} trees, K <= {args.k}, {args.folds}-fold CV, C by inner validation) vs LinearSVC, "
               "same folds; losses in %")
     if rows:
-        print(f"| data | RTA micro | RTA 0/1 | SVM micro | SVM 0/1 | paper RTA micro | paper RTA 0/1 | certified exact | C per fold | seconds |")
+        print("| data | RTA micro | RTA 0/1 | SVM micro | SVM 0/1 | paper RTA micro | paper RTA 0/1 | certified exact | C per fold | seconds |")
         print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.1f} | {r[6]:.1f} | "

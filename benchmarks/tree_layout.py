@@ -8,20 +8,15 @@ the layout time per vertex, which stays flat for an O(n) step once the arrays ou
 from __future__ import annotations
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
-from engine.trees.formats import format_tree_text, parse_tree_text
-from engine.trees.generators import generate
-from engine.trees.layout import tidy_layout
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-
-def best(fn, reps: int = 3) -> float:
-    t = float("inf")
-    for _ in range(reps):
-        s = time.perf_counter()
-        fn()
-        t = min(t, time.perf_counter() - s)
-    return t
+from benchmarks.timing import best_time  # noqa: E402
+from engine.trees.formats import format_tree_text, parse_tree_text  # noqa: E402
+from engine.trees.generators import generate  # noqa: E402
+from engine.trees.layout import tidy_layout  # noqa: E402
 
 
 def main() -> None:
@@ -34,10 +29,10 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for kind in ("path", "star", "binary", "star-of-paths", "random", "recursive"):
         for n in sizes:
-            tg = best(lambda: generate(kind, n, seed=1))
+            tg = best_time(lambda: generate(kind, n, seed=1))
             t = generate(kind, n, seed=1)
             t.children_ptr, t.depth  # noqa: B018  (cached structure, shared with the drawing)
-            tl = best(lambda: tidy_layout(t))
+            tl = best_time(lambda: tidy_layout(t))
             print(f"| {kind} | {n:,} | {tg:.3f} | {tl:.3f} | {tl / n * 1e6:.2f} |")
     print()
     print("| format | n | write (s) | read (s) |")
@@ -46,8 +41,8 @@ def main() -> None:
         t = generate("random", n, seed=2)
         for fmt in ("edgelist", "json", "gml", "graphml", "newick", "xml", "jsonl"):
             text = format_tree_text(t, fmt)
-            tw = best(lambda: format_tree_text(t, fmt), 1)
-            tr = best(lambda: parse_tree_text(text, fmt), 1)
+            tw = best_time(lambda: format_tree_text(t, fmt), 1)
+            tr = best_time(lambda: parse_tree_text(text, fmt), 1)
             print(f"| {fmt} | {n:,} | {tw:.2f} | {tr:.2f} |")
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "NetworkFormatError",
     "LessonError",
     "NumericalRangeError",
+    "need",
     "LimitExceededError",
     "InputFileError",
 ]
@@ -124,3 +125,19 @@ class LimitExceededError(EngineError, ValueError):
 class InputFileError(EngineError, ValueError):
     """A file that cannot be opened as input: missing, not a regular file, unreadable, a broken
     compressed stream or text that does not decode; the message starts with the file's name."""
+
+
+def need(condition: bool, message: str) -> None:
+    """The one check of a setting: raise ``InvalidParameterError(message)`` unless ``condition``.
+
+    Run configs (``RunConfig.validate``), generators, scenarios and estimators check their settings
+    with it, one line per check; the message names the setting and what was expected.
+
+    >>> need(3 >= 1, "n must be >= 1")
+    >>> need(0 >= 1, "n must be >= 1, got 0")
+    Traceback (most recent call last):
+        ...
+    engine.errors.InvalidParameterError: n must be >= 1, got 0
+    """
+    if not condition:
+        raise InvalidParameterError(message)

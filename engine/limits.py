@@ -26,7 +26,9 @@ import contextlib
 import contextvars
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from engine.errors import InvalidParameterError, LimitExceededError
 
@@ -73,7 +75,7 @@ _ALL = (
 #: every limit, by key
 LIMITS: dict[str, Limit] = {lim.key: lim for lim in _ALL}
 
-_OVERRIDES: contextvars.ContextVar[dict] = contextvars.ContextVar("engine_limits", default={})
+_OVERRIDES: contextvars.ContextVar[Mapping] = contextvars.ContextVar("engine_limits", default=MappingProxyType({}))
 
 
 def _limit(key: str) -> Limit:
@@ -117,8 +119,7 @@ def check(key: str, count, culprit: str = "") -> int | float:
     ``culprit`` names what was counted (a file, a config key) at the start of the message.
     ``count`` may be any real number (a float from ``1e12`` in a config counts as itself).
     """
-    lim = _limit(key)
-    top = value(key)
+    top = value(key)  # names an unknown key
     try:
         over = not (count <= top)  # NaN is over too
     except TypeError:

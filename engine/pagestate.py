@@ -75,7 +75,7 @@ class BPModel:
 def bp_model(page: str, values: dict, tree: Tree | None = None) -> BPModel:
     """The model of the Belief Propagation page (``page="belief_propagation"``) or of the Online
     Marginals page (``"online_marginals"``: node potentials all ones, ``psi`` or the coupling)."""
-    from engine.inference.potentials import potts, random_node_potentials
+    from engine.inference.potentials import potts_interaction, random_node_potentials
 
     v = with_defaults(page, values)
     t, net = page_tree(v, tree)
@@ -90,7 +90,7 @@ def bp_model(page: str, values: dict, tree: Tree | None = None) -> BPModel:
             phi = random_node_potentials(t.n, k, seed=int(v["seed"]))
         else:
             phi = np.ones((t.n, k))
-        psi = np.asarray(v["psi"], float) if v.get("psi") is not None else potts(k, float(v["coupling"]))
+        psi = np.asarray(v["psi"], float) if v.get("psi") is not None else potts_interaction(k, float(v["coupling"]))
         if psi.shape != (k, k):
             raise InvalidParameterError(f"parameter psi is {psi.shape[0]} x {psi.shape[1]}; k = {k}")
     post = np.array(phi, dtype=np.float64, copy=True)

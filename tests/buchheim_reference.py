@@ -10,7 +10,7 @@ def reference_layout(children: list[list[int]], root: int) -> dict[int, float]:
         for c in cs:
             parent[c] = v
     number = {}
-    for v, cs in enumerate(children):
+    for cs in children:
         for i, c in enumerate(cs, 1):
             number[c] = i
     number[root] = 1

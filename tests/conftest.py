@@ -18,6 +18,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
+def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None):
+    """The app run headless (``streamlit.testing.v1.AppTest``) and switched to ``page`` (a script of
+    workbench/pages), with ``state`` put in the session first (e.g. a tree to show)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    at.switch_page(page)
+    at.run()
+    return at
+
+
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
     so ``-m "not data"`` (``make test-fast``) leaves it out."""

@@ -3,16 +3,12 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 from workbench.navigation import PAGES
 
 
 def open_page(path: str, timeout: float = 60) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    at.run()
-    at.switch_page(path)
-    at.run()
-    return at
+    return open_app_page(path, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])

@@ -17,7 +17,7 @@ from engine.inference.messages import (
     message_work,
     messages_csv,
 )
-from engine.inference.potentials import potts
+from engine.inference.potentials import potts_interaction
 from engine.pagestate import bp_model
 from engine.trees.samples import read_sample
 from tests.tree_strategies import trees
@@ -89,7 +89,7 @@ def test_a_worked_example_by_hand():
     t = read_sample("lecture_5_vertices")
     phi = np.ones((5, 2))
     phi[t.index("3")] = [3, 1]
-    w = next(w for w in message_work(t, phi, potts(2, 1.0)) if t.name(w.sender) == "3")
+    w = next(w for w in message_work(t, phi, potts_interaction(2, 1.0)) if t.name(w.sender) == "3")
     e = np.e
     np.testing.assert_allclose(w.unnormalised, [3 * e + 1, 3 + e], rtol=RTOL)
     assert w.incoming == ()

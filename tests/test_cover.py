@@ -109,6 +109,7 @@ def test_hypothesis_valid_and_height_is_rounds(tree, data):
     assert c.height == c.rounds
 
 
+@pytest.mark.slow
 def test_validity_on_thousands_of_random_trees():
     rng = np.random.default_rng(2026)
     count = 0
@@ -289,6 +290,7 @@ def run_cli(*args):
                           text=True, cwd=REPO)
 
 
+@pytest.mark.slow
 def test_cli_json(tmp_path):
     f = tmp_path / "fig1.txt"
     f.write_text("".join(f"{u},{v}\n" for u, v in FIG1))

@@ -8,19 +8,13 @@ from streamlit.testing.v1 import AppTest
 
 from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, star_tree
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/cover_inspector.py"
 
 
 def open_page(tree=None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.run()
-    if tree is not None:
-        at.session_state["tree"] = tree
-        at.session_state["tree_source"] = "test"
-    at.switch_page(PAGE)
-    at.run()
+    at = open_app_page(PAGE, timeout=180, state=None if tree is None else {"tree": tree, "tree_source": "test"})
     assert not at.exception, at.exception
     return at
 
@@ -133,7 +127,7 @@ def test_figures_mark_mergeable_vertices_and_components():
         tr = cover.trace(t)
         black = sorted(tr.vertices[tr.mergeable].tolist())
         for fig in (contracted_tree_figure(cover, tr), cover_tree_figure(cover, tidy_layout(tree), tr)):
-            merg = [d for d in fig.data if d.name == f"M_{t} (mergeable)"]
+            merg = [d for d in fig.data if d.name == f"M<sub>{t}</sub> (mergeable)"]
             assert sorted(merg[0].customdata.tolist() if merg else []) == black
         # click targets on edges name the component present at round t
         f = cover_tree_figure(cover, tidy_layout(tree), tr)

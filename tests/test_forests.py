@@ -169,6 +169,7 @@ def _weight(w, f):
     return float(sum(w[list(f)]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_greedy_equals_brute_force(n):
     rng = np.random.default_rng(n)

@@ -80,6 +80,7 @@ def test_printed_figure3_update_is_not_hedge_over_labellings():
     assert abs(printed - bf.predict_one(1)).max() > 1e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["online", "bp", "brute"])
 def test_coupling_one_over_k_is_independent_hedge(backend):
     """With every edge uniform the tree model factorises: TREE-HEDGE is Hedge per task (atol 1e-12)."""

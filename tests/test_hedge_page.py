@@ -2,16 +2,13 @@
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/tree_hedge.py"
 
 
 def open_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
+    at = open_app_page(PAGE)
     assert not at.exception, at.exception
     return at
 

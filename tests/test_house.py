@@ -62,3 +62,16 @@ def test_generator_spec_without_seed_is_reproducible():
     a = tree_from_spec({"generate": "random", "n": 31})
     b = tree_from_spec({"generate": "random", "n": 31})
     assert a == b
+
+
+def test_ruff_is_clean():
+    """``ruff check .`` with the rules of pyproject.toml (also run by ``make lint`` and ``.ci/run``)."""
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    r = subprocess.run([sys.executable, "-m", "ruff", "check", ".", "--output-format", "concise"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-500:]

@@ -3,7 +3,7 @@ pgmpy (lecture 001, sections 8.2-8.4). Tolerance: relative 1e-9 (exact algorithm
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError
@@ -202,6 +202,7 @@ def test_bad_potentials_name_the_culprit():
         belief_propagation(tree, phi, np.ones((2, 2)))
 
 
+@pytest.mark.slow
 def test_long_path_extreme_potentials_log_partition():
     """A 20,000-vertex path with potentials spanning 1e-100..1e100: finite, exact log Z."""
     from scipy.special import logsumexp

@@ -75,6 +75,7 @@ def test_bad_scenarios_give_one_error_line(tmp_path, scenario, culprit):
     assert culprit in r.stderr
 
 
+@pytest.mark.slow
 def test_replay_python_backend_matches(tmp_path):
     a = _run("replay", str(SAMPLE))
     b = _run("replay", "--backend", "python", str(SAMPLE))

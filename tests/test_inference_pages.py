@@ -1,7 +1,6 @@
 """AppTest interactions of the Online Marginals and Belief Propagation pages."""
 
 import numpy as np
-import pytest
 
 from tests.test_app_pages import open_page
 

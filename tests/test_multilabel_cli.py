@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -12,6 +14,7 @@ def _run(*args):
                           cwd=ROOT, timeout=600)
 
 
+@pytest.mark.slow
 def test_rta_json_on_a_small_arff(tmp_path):
     rng = __import__("numpy").random.default_rng(0)
     lines = ["@relation small"] + [f"@attribute f{j} numeric" for j in range(4)] + \
@@ -32,6 +35,7 @@ def test_rta_json_on_a_small_arff(tmp_path):
     assert len(out["per_fold"]) == 2 and out["labels"] == 3
 
 
+@pytest.mark.slow
 def test_rta_errors_are_one_line(tmp_path):
     r = _run("--data", str(tmp_path / "missing.arff"), "--labels", "3", "--json")
     assert r.returncode == 2 and r.stderr.startswith("error:") and r.stderr.count("\n") == 1

@@ -104,7 +104,7 @@ def test_certificate_never_claims_exactness_when_a_better_labelling_exists():
 
 def test_certified_inference_doubles_k_until_exact():
     rng = np.random.default_rng(11)
-    for trial in range(60):
+    for _ in range(60):
         l = int(rng.integers(3, 10))
         trees = random_spanning_trees(l, 5, seed=rng)
         S = rng.normal(size=(5, l, 4))

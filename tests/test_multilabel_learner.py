@@ -17,6 +17,7 @@ from engine.multilabel.learner import RTAClassifier
 EXPECTED_FAILED_CHECKS: dict = {}
 
 
+@pytest.mark.slow
 @parametrize_with_checks([RTAClassifier(n_trees=2, max_passes=3, random_state=0)],
                          expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
 def test_sklearn_estimator_checks(estimator, check):

@@ -2,17 +2,13 @@
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/ofde.py"
 
 
 def open_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    return at
+    return open_app_page(PAGE)
 
 
 def test_page_runs_a_synthetic_experiment():

@@ -4,7 +4,7 @@ both covers, atomic failure, extreme potentials on long paths, the pure-Python r
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InconsistentEvidenceError, InvalidPotentialError, UnknownVertexError
@@ -93,7 +93,7 @@ def test_pure_python_reference_equals_compiled():
         phi = rng.random((n, k))
         a = OnlineModel(tree, k, E, phi, backend="python", cover=["optimal", "rake-only"][trial % 2])
         b = OnlineModel(tree, k, E, phi, backend="numba", cover=["optimal", "rake-only"][trial % 2])
-        for step in range(10):
+        for _ in range(10):
             v = int(rng.integers(n))
             d = rng.random(k)
             d[int(rng.integers(k))] = 0.0
@@ -172,6 +172,7 @@ def _extreme(n, k, rng, entry_range, scale_range):
     return phi, E
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 @pytest.mark.parametrize("kind", ["path", "random"])
 def test_long_trees_with_extreme_potentials(cover, kind):
@@ -197,6 +198,7 @@ def test_long_trees_with_extreme_potentials(cover, kind):
         np.testing.assert_allclose(got, ref.marginals[v], rtol=1e-9, atol=1e-150)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cover", ["optimal", "rake-only"])
 def test_long_path_with_extreme_entries(cover):
     """Entries themselves spanning 1e-100..1e100 (not just scales): a k x k table of a long

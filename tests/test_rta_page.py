@@ -3,17 +3,13 @@ Figure 1, the trees and the label-pair graph; a bad upload setting gives an erro
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/rta.py"
 
 
-def _open():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    return at
+def _open() -> AppTest:
+    return open_app_page(PAGE, timeout=240)
 
 
 def test_rta_page_small_synthetic_run():

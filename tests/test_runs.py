@@ -22,8 +22,8 @@ import engine
 from engine.errors import EngineError, InvalidParameterError
 from engine.runs import registry
 from engine.runs.execute import execute, execute_sweep, expand_sweep
-from engine.runs.protocol import RunCancelled, RunConfig
-from engine.runs.registry import FAMILIES, config_from_dict, family, load_config, register_family
+from engine.runs.protocol import RunCancelled
+from engine.runs.registry import FAMILIES, family, load_config, register_family
 from engine.runs.store import MIGRATIONS, SCHEMA_VERSION, RunStore, UnknownRunError, jsonable
 from tests import runs_family
 from tests.conftest import ROOT
@@ -274,6 +274,7 @@ def test_interrupted_only_when_the_owner_is_gone(tmp_path):
         assert s.get(mine).status == "running"  # still owned by this live test process
 
 
+@pytest.mark.slow
 def test_killed_run_leaves_a_consistent_database_marked_interrupted(tmp_path):
     db = tmp_path / "runs.sqlite"
     done = cli("run", _write(tmp_path / "quick.json", {"algorithm": "treeflip", "seed": 4}), "--json", db=db)
@@ -403,6 +404,7 @@ def _check_sweep(recs):
         assert r.label == p.label
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend,n_jobs", [("loky", 2), ("threading", 2), ("loky", 1)])
 def test_sweep_of_four_runs_makes_four_records(store, backend, n_jobs):
     seen = []
@@ -488,6 +490,7 @@ def test_cli_sweep_and_bad_input(tmp_path, capsys):
     assert [x["status"] for x in failed] == ["failed"]
 
 
+@pytest.mark.slow
 def test_cli_subprocess_streams_and_one_line_errors(tmp_path):
     db = tmp_path / "runs.sqlite"
     r = cli("run", _write(tmp_path / "c.json", {"algorithm": "treeflip"}), "--json", db=db)

@@ -17,7 +17,7 @@ from engine.runs.export import export_runs
 from engine.runs.protocol import RunCancelled
 from engine.runs.store import RunStore
 from tests import runs_family
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_app_page
 from tests.test_runs import TINY, merged, results
 
 PAGE = "workbench/pages/runs.py"
@@ -33,10 +33,7 @@ def db(tmp_path, monkeypatch):
 
 
 def open_runs(timeout: float = 60) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
+    at = open_app_page(PAGE, timeout=timeout)
     assert not at.exception, at.exception
     return at
 

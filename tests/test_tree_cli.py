@@ -79,6 +79,7 @@ def test_bad_input_is_one_error_line(tmp_path, content, name, args, message):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_directory_and_huge_line_answer_quickly(tmp_path):
     r = cli("info", tmp_path)
     assert r.returncode == 2 and "is a directory" in r.stderr

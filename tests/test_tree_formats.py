@@ -8,11 +8,10 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import (LimitExceededError, CycleError, DisconnectedError, DuplicateEdgeError, DuplicateNameError,
-                           EmptyTreeError, EngineError, NotATreeError, SelfLoopError, TreeFormatError)
+from engine.errors import (LimitExceededError, CycleError, DisconnectedError, DuplicateEdgeError, EmptyTreeError, EngineError, NotATreeError, SelfLoopError, TreeFormatError)
 from engine.trees import read_tree, write_tree
 from engine import limits
 from engine.trees.formats import (FORMATS, MAX_INPUT_BYTES, format_tree_text, parse_newick_lengths,
@@ -177,6 +176,7 @@ def test_newick_100000_levels_of_nesting():
     same_tree(t, back, labels=False)
 
 
+@pytest.mark.slow
 def test_deep_xml_document_and_deep_formats():
     t = path_tree(100_000)
     for fmt in ("xml", "jsonl"):

@@ -1,6 +1,5 @@
 """The tree model's validation (every error names its culprit), generators and editing operations."""
 
-import itertools
 from collections import Counter
 
 import networkx as nx

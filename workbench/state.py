@@ -8,6 +8,8 @@ import streamlit as st
 
 from engine.trees import Tree, read_tree
 
+from workbench.text import md
+
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "classroom_mode", "is_lecturer", "session_owner",
            "CLASSROOM_ENV", "LECTURER_ENV"]
@@ -69,9 +71,14 @@ def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
         st.markdown("**Current tree**")
-        st.caption(st.session_state.get("tree_source", ""))
+        st.caption(md(st.session_state.get("tree_source", "")))  # file and vertex names are data: escaped
         leaves = int(tree.leaves.size)
-        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root `{tree.name(tree.root)}`")
+        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
+        st.toggle("Presenter mode", key="presenter",
+                  help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
+    if st.session_state.get("presenter"):
+        # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
+        st.html("<style>html { font-size: 20px; }</style>")
 
 
 def classroom_mode() -> bool:

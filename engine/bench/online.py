@@ -1,7 +1,7 @@
 """``bench online``: the online sum-product model against full belief-propagation passes.
 
-Seed 000, section 4: after an O(n) initialisation each update and each marginal walks one path of
-the cover's decomposition tree. Rows: n, tree shape, cover height, seconds to build the cover and
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after an O(n)
+initialisation each update and each marginal walks one path of the cover's decomposition tree. Rows: n, tree shape, cover height, seconds to build the cover and
 to initialise the model (each the median of three runs on a warm heap, as the BP pass is),
 initialisation (cover + model) in BP passes, ``init_cold_s`` (the first cover + model build in
 the process, which also pays the OS's first touch of fresh memory), median µs per update and per
@@ -24,7 +24,8 @@ COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "
 
 
 def register(bsub) -> None:
-    p = bsub.add_parser("online", help="online sum-product vs full BP passes (seed 000, section 4)")
+    p = bsub.add_parser("online", help="online sum-product vs full BP passes (Herbster, Pasteris & Vitale, "
+                        "\"Online Sum-Product Computation over Trees\", section 4)")
     p.add_argument("--sizes", default="1000,10000,100000,1000000",
                    help="comma-separated tree sizes (default 1000,10000,100000,1000000)")
     p.add_argument("--shapes", default="random,path", help="tree shapes (generators), default random,path")

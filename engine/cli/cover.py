@@ -1,4 +1,5 @@
-"""The ``cover`` command: the optimal (2,s)-hierarchical cover of a tree file (seed 000, Figure 1)."""
+"""The ``cover`` command: the optimal (2,s)-hierarchical cover of a tree file
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, Figure 1)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from engine.cli import print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("cover", help="optimal (2,s)-hierarchical cover and decomposition tree of a tree")
+    p = sub.add_parser("cover", help="optimal (2,s)-hierarchical cover and decomposition tree of a tree",
+                       description="The optimal (2,s)-hierarchical cover of a tree and its decomposition tree "
+                       "(Figure 1 and Theorem 6 of \"Online Sum-Product Computation over Trees\" (Herbster, Pasteris & Vitale)).")
     p.add_argument("tree", help="tree file (format by extension)")
     p.add_argument("--root", default=None, metavar="NAME",
                    help="the leaf s at which the cover is rooted (default: the file's root when it "

@@ -1,4 +1,5 @@
-"""Forest density estimation commands: ``chowliu`` and ``ofde`` (Koriche, section 6)."""
+"""Forest density estimation commands: ``chowliu`` and ``ofde``
+("Online Forest Density Estimation", Koriche, section 6)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from engine.cli import print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("chowliu", help="fit a Chow-Liu tree (or thresholded CL forest) and score a test file")
+    p = sub.add_parser("chowliu", help="fit a Chow-Liu tree (or thresholded CL forest) and score a test file",
+                       description="The batch baselines of \"Online Forest Density Estimation\" (Koriche): the "
+                       "Chow-Liu tree and the thresholded Chow-Liu forest, scored on a test file.")
     p.add_argument("--train", required=True, help="training samples (.data, .data.gz or CSV of small integer codes)")
     p.add_argument("--test", required=True, help="test samples, same columns")
     p.add_argument("--valid", help="validation samples (needed by --threshold)")
@@ -16,7 +19,9 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_chowliu)
 
-    p = sub.add_parser("ofde", help="online forest density estimation (OFDE) over a training stream, scored on a test file")
+    p = sub.add_parser("ofde", help="online forest density estimation (OFDE) over a training stream, scored on a test file",
+                       description="Algorithm 1 of \"Online Forest Density Estimation\" (Koriche) over a "
+                       "training stream, scored on a test file against the Chow-Liu tree.")
     p.add_argument("--train", required=True, help="training samples, revealed one at a time in file order")
     p.add_argument("--test", required=True, help="test samples, same columns")
     p.add_argument("--valid", help="validation samples (for the CLT reference level)")

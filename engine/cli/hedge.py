@@ -15,7 +15,8 @@ _SHORT = re.compile(r"^([a-z_-]+):(\d+)(?::(\d+))?$")
 def register(sub) -> None:
     p = sub.add_parser(
         "hedge", help="TREE-HEDGE versus Hedge per task and one shared Hedge on a tree of tasks",
-        description="Play an environment against TREE-HEDGE (seed 000, section 5), Hedge per task and "
+        description="Play an environment against TREE-HEDGE (Herbster, Pasteris & Vitale, \"Online Sum-Product "
+                    "Computation over Trees\", section 5), Hedge per task and "
                     "one shared Hedge, and evaluate the Theorem 9 bound at its best comparator.")
     p.add_argument("--tree", required=True,
                    help="tree file, a generator KIND:N[:SEED] such as random:31, or a JSON spec")
@@ -49,7 +50,6 @@ def tree_spec(text: str):
             spec["seed"] = int(m.group(3))
         return spec
     if text.lstrip().startswith("{"):
-        from engine.errors import InvalidParameterError
 
         from engine.jsonio import loads
 

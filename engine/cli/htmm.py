@@ -7,7 +7,9 @@ from engine.cli import print_json
 
 def register(sub) -> None:
     p = sub.add_parser("bhtmm", help="bottom-up hidden tree Markov models (TF-BHTMM, SP-BHTMM): "
-                       "tree classification or node labelling")
+                       "tree classification or node labelling",
+                       description="TF-BHTMM and SP-BHTMM of \"Bayesian Tensor Factorisation for Bottom-up Hidden "
+                       "Tree Markov Models\" (Castellana & Bacciu): tree classification or node labelling.")
     p.add_argument("--train", required=True, help="training trees: .jsonl[.gz], XML file or directory, "
                    "or 'synthetic'")
     p.add_argument("--test", required=True, help="test trees (same formats)")

@@ -6,13 +6,17 @@ from engine.cli import print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("replay", help="replay an online sum-product scenario (JSON), one line per query")
+    p = sub.add_parser("replay", help="replay an online sum-product scenario (JSON), one line per query",
+                       description="Replay a scenario through the online sum-product model of "
+                       "\"Online Sum-Product Computation over Trees\" (Herbster, Pasteris & Vitale), section 4: one JSON line per query.")
     p.add_argument("scenario", help="scenario file (JSON; see the README)")
     p.add_argument("--backend", choices=("numba", "python"), default="numba",
                    help="compiled kernels (default) or the same kernels as plain Python")
     p.set_defaults(handler=_replay)
 
-    p = sub.add_parser("marginals", help="all marginals and log Z of a tree by belief propagation")
+    p = sub.add_parser("marginals", help="all marginals and log Z of a tree by belief propagation",
+                       description="All marginals and log Z by belief propagation, as in the lecture notes "
+                       "\"Inferences on trees: sum-product algorithm\" (section 8.2).")
     p.add_argument("tree", help="tree file (format by extension)")
     p.add_argument("--states", type=int, default=2, help="number of labels k (default 2)")
     p.add_argument("--coupling", type=float, default=1.0,

@@ -6,7 +6,10 @@ from engine.cli import print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("rta", help="RTA multilabel learning on random spanning trees: the paper's cross-validation")
+    p = sub.add_parser("rta", help="RTA multilabel learning on random spanning trees: the paper's cross-validation",
+                       description="RTA of \"Multilabel Structured Output Learning with Random Spanning Trees of "
+                       "Max-Margin Markov Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor), with the "
+                       "paper's cross-validation protocol.")
     p.add_argument("--data", default="synthetic", help="ARFF file (dense or sparse, .gz ok) or 'synthetic' (default)")
     p.add_argument("--labels", default=None,
                    help="number of label attributes (last in the file), or a Mulan XML file; default: the XML "

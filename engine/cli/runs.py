@@ -112,7 +112,6 @@ class _StderrProgress:
 def _run(args) -> int:
     from engine.runs.execute import execute, execute_sweep
     from engine.runs.registry import load_spec
-    from engine.runs.store import jsonable
 
     spec = load_spec(args.config)
     progress = _StderrProgress(args.quiet)

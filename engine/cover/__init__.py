@@ -1,4 +1,5 @@
-"""Hierarchical covers of trees (seed 000, sections 2-4): the optimal (2,s)-cover of Figure 1,
+"""Hierarchical covers of trees ("Online Sum-Product Computation over Trees", Herbster, Pasteris &
+Vitale, sections 2-4): the optimal (2,s)-cover of Figure 1,
 its decomposition tree D, the rake-only variant, a validator of Definition 1 and exact brute-force
 optima for small trees."""
 
@@ -6,8 +7,10 @@ from engine.cover.hierarchical import (
     COMPRESS,
     EDGE,
     KIND_NAMES,
+    LOWER,
     RAKE,
     ROOT,
+    UPPER,
     HierarchicalCover,
     RoundTrace,
     cover_root,
@@ -18,7 +21,7 @@ from engine.cover.hierarchical import (
 )
 
 __all__ = [
-    "EDGE", "RAKE", "COMPRESS", "ROOT", "KIND_NAMES", "HierarchicalCover", "RoundTrace",
+    "EDGE", "RAKE", "COMPRESS", "ROOT", "UPPER", "LOWER", "KIND_NAMES", "HierarchicalCover", "RoundTrace",
     "optimal_cover", "rake_only_cover", "cover_root", "default_root", "heights_by_root",
 ]
 

@@ -1,4 +1,5 @@
-"""Example trees of seed 000: a tree consistent with every statement the text of Figure 1 makes.
+"""Example trees of "Online Sum-Product Computation over Trees"
+(Herbster, Pasteris & Vitale): a tree consistent with every statement the text of Figure 1 makes.
 
 The figure itself is an image; its caption and section 3 state that vertex 1 is s, S^2 = {1, 2, 3,
 4} with boundary {4} formed at t = 0 from the edges (1,2), (2,3), (2,4); the children of 5 in D

@@ -1,6 +1,6 @@
 """The optimal (2,s)-hierarchical cover of a tree and its decomposition tree D.
 
-Seed 000 (Herbster, Pasteris & Vitale, "Online sum-product computation over trees"), section 2
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 2
 (Definitions 1-5), section 3 (Figure 1, Theorem 6) and the rake-only variant of section 4.
 
 The tree T is rooted at a **leaf** s. Round t works on the contracted tree T_t (T_0 = the interior
@@ -15,8 +15,8 @@ to p. The loop ends when only s is left; the last component formed is T itself.
 Every component S^v formed in round t has a decomposition of height exactly t + 1, so the height
 of the cover is the number of rounds R (Theorem 6: it is the minimum over all (2,s)-covers).
 
-Array API (stable; issue 4 builds the online sum-product on it)
-----------------------------------------------------------------
+Array API (stable; the online sum-product model builds on it)
+--------------------------------------------------------------
 D has ``m = (number of interior vertices of T) + (n - 1)`` nodes, numbered **bottom-up**: the
 n - 1 edge nodes first (0 .. n-2, in breadth-first order from s), then one node per interior
 vertex in the order the vertices were merged (round by round). Hence ``parent[z] > z`` for every
@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
+from engine.cover import _kernels as K
+from engine.cover._kernels import COMPRESS, EDGE, LOWER, RAKE, ROOT, UPPER
 from engine.errors import EmptyTreeError, InvalidParameterError
 from engine.trees.model import Tree
 
@@ -43,6 +44,8 @@ __all__ = [
     "RAKE",
     "COMPRESS",
     "ROOT",
+    "UPPER",
+    "LOWER",
     "KIND_NAMES",
     "HierarchicalCover",
     "RoundTrace",
@@ -53,8 +56,7 @@ __all__ = [
     "heights_by_root",
 ]
 
-#: Kind codes of D's nodes (``HierarchicalCover.kind``).
-EDGE, RAKE, COMPRESS, ROOT = 0, 1, 2, 3
+#: Names of the kind codes of D's nodes (``HierarchicalCover.kind``: EDGE, RAKE, COMPRESS, ROOT).
 KIND_NAMES = ("edge", "rake", "compress", "root")
 
 
@@ -206,14 +208,14 @@ class HierarchicalCover:
         if "s_parent" not in self._cache:
             p = np.full(self.n, -1, np.int64)
             e = self.kind == EDGE
-            p[self.ends[e, 1]] = self.ends[e, 0]
+            p[self.ends[e, LOWER]] = self.ends[e, UPPER]
             self._cache["s_parent"] = _frozen(p)
         return self._cache["s_parent"]
 
     def node_name(self, z: int) -> str:
         """The splitting vertex's name for an internal node, ``"u|v"`` (parent|child) for an edge."""
         if self.kind[z] == EDGE:
-            return f"{self.tree.name(int(self.ends[z, 0]))}|{self.tree.name(int(self.ends[z, 1]))}"
+            return f"{self.tree.name(int(self.ends[z, UPPER]))}|{self.tree.name(int(self.ends[z, LOWER]))}"
         return self.tree.name(int(self.split_vertex[z]))
 
     def node_names(self) -> tuple[str, ...]:
@@ -310,7 +312,8 @@ class HierarchicalCover:
 
     # ------------------------------------------------------------------ export
     def to_dict(self, *, vertices: bool = False) -> dict:
-        """The JSON object of ``python -m engine cover`` (see the issue for its keys)."""
+        """The JSON object of ``python -m engine cover``: ``n``, ``root``, ``height``, ``rounds`` and
+        ``components`` (one object per node of D, bottom-up; ``vertices`` adds their vertex names)."""
         names = self.node_names()
         tn = self.tree.names
         comps = []
@@ -372,365 +375,13 @@ def cover_root(tree: Tree, root=None) -> int:
     return s
 
 
-# ---------------------------------------------------------------------- kernels
-
-@numba.njit(cache=True)
-def _bfs_kernel(parent, cptr, cidx, s):  # pragma: no cover - compiled
-    n = parent.shape[0]
-    sp = np.full(n, -1, np.int64)
-    order = np.empty(n, np.int64)
-    seen = np.zeros(n, np.bool_)
-    order[0] = s
-    seen[s] = True
-    head, tail = 0, 1
-    while head < tail:
-        u = order[head]
-        head += 1
-        q = parent[u]
-        if q >= 0 and not seen[q]:
-            seen[q] = True
-            sp[q] = u
-            order[tail] = q
-            tail += 1
-        for k in range(cptr[u], cptr[u + 1]):
-            c = cidx[k]
-            if not seen[c]:
-                seen[c] = True
-                sp[c] = u
-                order[tail] = c
-                tail += 1
-    return sp, order
-
+# ---------------------------------------------------------------------- building (kernels in _kernels.py)
 
 def _bfs_from(tree: Tree, s: int):
     """Parent array of T rooted at s and a breadth-first order from s (O(n), compiled)."""
     if s == tree.root:
         return np.asarray(tree.parent, np.int64), np.asarray(tree.order, np.int64)
-    return _bfs_kernel(tree.parent, tree.children_ptr, tree.children_idx, np.int64(s))
-
-
-@numba.njit(cache=True)
-def _degrees(sp):  # pragma: no cover - compiled
-    """Degree of every vertex of T, from its parent array."""
-    deg = np.zeros(sp.shape[0], np.int64)
-    for u in range(sp.shape[0]):
-        if sp[u] >= 0:
-            deg[u] += 1
-            deg[sp[u]] += 1
-    return deg
-
-
-@numba.njit(cache=True)
-def _fill_edge_nodes(sp, order, ends, echild, enode):  # pragma: no cover - compiled
-    """The n - 1 edge nodes of D, breadth-first from s: node k - 1 is the edge above ``order[k]``."""
-    for k in range(1, sp.shape[0]):
-        u = order[k]
-        z = k - 1
-        enode[u] = z
-        ends[z, 0] = sp[u]
-        ends[z, 1] = u
-        echild[z] = u
-
-
-@numba.njit(cache=True)
-def _new_d_arrays(sp, order, n_int):  # pragma: no cover - compiled
-    """The raw D arrays of the rake-only kernel for m = (n - 1) + n_int nodes, with the n - 1
-    edge nodes filled in."""
-    n = sp.shape[0]
-    m = (n - 1) + n_int
-    dpar = np.full(m, -1, np.int64)
-    kind = np.zeros(m, np.int64)
-    ends = np.full((m, 2), -1, np.int64)
-    rnd = np.full(m, -1, np.int64)
-    split = np.full(m, -1, np.int64)
-    echild = np.full(m, -1, np.int64)
-    upc = np.full(m, -1, np.int64)
-    downc = np.full(m, -1, np.int64)
-    vnode = np.full(n, -1, np.int64)
-    enode = np.full(n, -1, np.int64)
-    vround = np.full(n, -1, np.int64)
-    _fill_edge_nodes(sp, order, ends, echild, enode)
-    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround
-
-
-@numba.njit(cache=True)
-def _optimal_kernel(sp, order, s, rake_only, dpar, kind, ends, rnd, split, echild, upc, downc,
-                    vnode, enode, vround, hang_next):  # pragma: no cover - compiled
-    """Figure 1 (or the rake-only variant). Returns the raw D arrays; see HierarchicalCover.
-
-    The state of T_t is kept in arrays indexed by position in the list of surviving vertices
-    (breadth-first order, s first), compacted after every round, so that each round sweeps
-    contiguous memory of size |T_t| (the total is O(n): a round removes at least a quarter).
-    The working state is int32 (half the memory traffic of int64; n < 2^30 keeps every vertex
-    position and D node id in range); the returned arrays are int64. They are allocated by the
-    caller (see :func:`_kernel_outputs`) and filled in place.
-    """
-    n = sp.shape[0]
-    deg = _degrees(sp)
-    _fill_edge_nodes(sp, order, ends, echild, enode)
-    # T_0 in compact form: position i holds vertex vid[i]; tp = position of the T_t-parent,
-    # ec = D node on the edge to the parent, hh = head of the list of components hanging below
-    pos = np.full(n, -1, np.int32)
-    na = 0
-    for k in range(n):
-        u = order[k]
-        if u == s or deg[u] >= 2:
-            pos[u] = na
-            na += 1
-    vid = np.empty(na, np.int32)
-    tp = np.full(na, -1, np.int32)
-    ec = np.full(na, -1, np.int32)
-    hh = np.full(na, -1, np.int32)
-    for k in range(n):
-        u = order[k]
-        i = pos[u]
-        if i >= 0:
-            vid[i] = u
-            if u != s:
-                tp[i] = pos[sp[u]]
-                ec[i] = enode[u]
-        elif u != s:  # a pendant edge hangs at its parent (s's own edge is ec of its child)
-            z = enode[u]
-            q = pos[sp[u]]
-            hang_next[z] = hh[q]
-            hh[q] = z
-    nch = np.zeros(na, np.int32)
-    onech = np.full(na, -1, np.int32)
-    merg = np.zeros(na, np.bool_)
-    newpos = np.empty(na, np.int32)
-    nxt = n - 1
-    t = 0
-    while na > 1:
-        for i in range(na):
-            nch[i] = 0
-        for i in range(1, na):
-            nch[tp[i]] += 1
-            onech[tp[i]] = i
-        merg[0] = False  # s
-        for i in range(na - 1, 0, -1):
-            if nch[i] == 0:
-                merg[i] = True
-            elif nch[i] == 1 and not rake_only:
-                merg[i] = not merg[onech[i]]
-            else:
-                merg[i] = False
-        for i in range(1, na):
-            if not merg[i]:
-                continue
-            v = vid[i]
-            z = nxt
-            nxt += 1
-            split[z] = v
-            rnd[z] = t
-            vnode[v] = z
-            vround[v] = t
-            q = tp[i]
-            dpar[ec[i]] = z
-            upc[z] = ec[i]
-            h = hh[i]
-            while h >= 0:
-                dpar[h] = z
-                h = hang_next[h]
-            if nch[i] == 0:
-                if q == 0:
-                    kind[z] = 3
-                else:
-                    kind[z] = 1
-                    ends[z, 0] = vid[q]
-                    hang_next[z] = hh[q]
-                    hh[q] = z
-            else:
-                c = onech[i]
-                kind[z] = 2
-                ends[z, 0] = vid[q]
-                ends[z, 1] = vid[c]
-                dpar[ec[c]] = z
-                downc[z] = ec[c]
-                ec[c] = z
-                tp[c] = q  # re-attached to the grandparent (not mergeable: it survives)
-        # compact the survivors (order kept, so parents still come before children)
-        # in one pass: a parent's position precedes its children's, so newpos[tp[i]] is known
-        w = 0
-        for i in range(na):
-            if not merg[i]:
-                newpos[i] = w
-                vid[w] = vid[i]
-                tp[w] = newpos[tp[i]] if i > 0 else -1
-                ec[w] = ec[i]
-                hh[w] = hh[i]
-                w += 1
-        na = w
-        t += 1
-    vround[s] = t
-    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, t
-
-
-@numba.njit(cache=True)
-def _rake_only_kernel(sp, order, s):  # pragma: no cover - compiled
-    """Rake-only variant in O(n): a vertex leaves in round = its height in T_0 (leaves of T_0: 0)."""
-    n = sp.shape[0]
-    deg = _degrees(sp)
-    h = np.full(n, -1, np.int64)
-    for k in range(n - 1, 0, -1):
-        v = order[k]
-        if deg[v] >= 2:
-            if h[v] < 0:
-                h[v] = 0
-            p = sp[v]
-            if p != s and h[v] + 1 > h[p]:
-                h[p] = h[v] + 1
-    n_int = 0
-    rounds = 0
-    for u in range(n):
-        if deg[u] >= 2:
-            n_int += 1
-            if h[u] + 1 > rounds:
-                rounds = h[u] + 1
-    dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround = _new_d_arrays(sp, order, n_int)
-    # interior vertices by round, breadth-first within a round (counting sort)
-    start = np.zeros(rounds + 1, np.int64)
-    for u in range(n):
-        if deg[u] >= 2:
-            start[h[u] + 1] += 1
-    for r in range(rounds):
-        start[r + 1] += start[r]
-    for k in range(n):
-        v = order[k]
-        if deg[v] >= 2:
-            z = (n - 1) + start[h[v]]
-            start[h[v]] += 1
-            vnode[v] = z
-            vround[v] = h[v]
-            split[z] = v
-            rnd[z] = h[v]
-            upc[z] = enode[v]
-            dpar[enode[v]] = z
-            p = sp[v]
-            if p == s:
-                kind[z] = 3
-            else:
-                kind[z] = 1
-                ends[z, 0] = p
-    for k in range(1, n):
-        u = order[k]
-        p = sp[u]
-        if deg[u] >= 2 and p != s:
-            dpar[vnode[u]] = vnode[p]
-        elif deg[u] == 1 and p != s:
-            dpar[enode[u]] = vnode[p]
-    vround[s] = rounds
-    return dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds
-
-
-@numba.njit(cache=True)
-def _d_structure(dpar, depth, ptr, idx, height, lo, hi):  # pragma: no cover - compiled
-    """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up).
-
-    The caller passes zeroed arrays (``ptr`` of size m + 2, ``idx`` of size max(m - 1, 0)).
-    """
-    m = dpar.shape[0]
-    for z in range(m - 2, -1, -1):
-        depth[z] = depth[dpar[z]] + 1
-    # children counts -> CSR (children of each node in increasing id order). Counts go to
-    # ptr[p + 2] and the fill pointer is ptr[p + 1] itself, so no separate fill array is needed.
-    for z in range(m):
-        p = dpar[z]
-        if p >= 0:
-            ptr[p + 2] += 1
-    for z in range(1, m + 1):
-        ptr[z + 1] += ptr[z]
-    for z in range(m):
-        p = dpar[z]
-        if p >= 0:
-            idx[ptr[p + 1]] = z
-            ptr[p + 1] += 1
-    ptr = ptr[:m + 1]
-    # hi: first the number of leaves below z, then lo[z] + that number
-    for z in range(m):
-        if ptr[z + 1] == ptr[z]:
-            hi[z] += 1
-        p = dpar[z]
-        if p >= 0:
-            if height[z] + 1 > height[p]:
-                height[p] = height[z] + 1
-            hi[p] += hi[z]
-    # leaf ranges, top-down (a parent has a larger id than its children, so when z is reached
-    # hi[c] of its children still holds their leaf counts)
-    lo[m - 1] = 0
-    for z in range(m - 1, -1, -1):
-        start = lo[z]
-        for k in range(ptr[z], ptr[z + 1]):
-            c = idx[k]
-            lo[c] = start
-            start += hi[c]
-        hi[z] = lo[z] + hi[z]
-    nl = 0
-    for z in range(m):
-        if ptr[z + 1] == ptr[z]:
-            nl += 1
-    order = np.empty(nl, np.int64)
-    for z in range(m):
-        if ptr[z + 1] == ptr[z]:
-            order[lo[z]] = z
-    return depth, height, ptr, idx, lo, hi, order
-
-
-@numba.njit(cache=True)
-def _relabel_in(sp, order):  # pragma: no cover - compiled
-    n = sp.shape[0]
-    pos = np.empty(n, np.int64)
-    for k in range(n):
-        pos[order[k]] = k
-    out = np.empty(n, np.int64)
-    for k in range(n):
-        p = sp[order[k]]
-        out[k] = pos[p] if p >= 0 else -1
-    return out
-
-
-@numba.njit(cache=True)
-def _relabel_out(order, ends, split, echild, vnode, enode, vround, vn, en, vr):  # pragma: no cover
-    """Map vertex ids (values in ends/split/echild, indices of vnode/enode/vround) back to T's."""
-    m = ends.shape[0]
-    n = order.shape[0]
-    for z in range(m):
-        for j in range(2):
-            if ends[z, j] >= 0:
-                ends[z, j] = order[ends[z, j]]
-        if split[z] >= 0:
-            split[z] = order[split[z]]
-        if echild[z] >= 0:
-            echild[z] = order[echild[z]]
-    for k in range(n):
-        vn[order[k]] = vnode[k]
-        en[order[k]] = enode[k]
-        vr[order[k]] = vround[k]
-    return ends, split, echild, vn, en, vr
-
-
-@numba.njit(cache=True)
-def _boundary(b, deg):  # pragma: no cover - compiled
-    """∂_T of each component, in place on a copy of ``ends``: its ends, less the leaves of T."""
-    for z in range(b.shape[0]):
-        for j in range(2):
-            if b[z, j] >= 0 and deg[b[z, j]] < 2:
-                b[z, j] = -1
-    return b
-
-
-def _kernel_outputs(n: int, m: int) -> tuple:
-    """The arrays :func:`_optimal_kernel` fills, allocated by numpy rather than inside the kernel.
-
-    numpy asks the kernel for transparent huge pages on large arrays (``madvise``), numba's
-    allocator does not: at 10^6 vertices the build touches about 300 MB of fresh memory, and
-    faulting it in 4 KB pages cost more than the rounds themselves (82,000 minor faults per build
-    of a 10^6 path, against none at 10^5 where the freed memory is reused; see
-    ``benchmarks/bench_cover.py``).
-    """
-    return (np.full(m, -1, np.int64), np.zeros(m, np.int64), np.full((m, 2), -1, np.int64),
-            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(m, -1, np.int64),
-            np.full(m, -1, np.int64), np.full(m, -1, np.int64), np.full(n, -1, np.int64),
-            np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m, -1, np.int32))
+    return K.bfs_kernel(tree.parent, tree.children_ptr, tree.children_idx, np.int64(s))
 
 
 def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
@@ -743,30 +394,29 @@ def _build(tree: Tree, root, rake_only: bool) -> HierarchicalCover:
     order = np.ascontiguousarray(order, np.int64)
     # Work on vertices renumbered in breadth-first order from s (vertex k = order[k]): the rounds
     # then sweep memory sequentially, which keeps 10^6-vertex trees in cache-friendly territory.
-    bsp = _relabel_in(sp, order)
+    bsp = K.relabel_in(sp, order)
     bord = np.arange(tree.n, dtype=np.int64)
     n = tree.n
     m = (n - 1) + int(np.count_nonzero(np.asarray(tree.degree) >= 2))
+    d = K.new_d_arrays(n, m)
     if rake_only == "simulate":  # the round-by-round loop with leaves only (a test oracle, O(n R))
-        raw = _optimal_kernel(bsp, bord, np.int64(0), True, *_kernel_outputs(n, m))
+        rounds = K.optimal_kernel(bsp, bord, np.int64(0), True, d, np.full(m, -1, np.int32))
     elif rake_only:
-        raw = _rake_only_kernel(bsp, bord, np.int64(0))
+        rounds = K.rake_only_kernel(bsp, bord, np.int64(0), d)
     else:
-        raw = _optimal_kernel(bsp, bord, np.int64(0), False, *_kernel_outputs(n, m))
-    (dpar, kind, ends, rnd, split, echild, upc, downc, vnode, enode, vround, rounds) = raw
-    ends, split, echild, vnode, enode, vround = _relabel_out(
-        order, ends, split, echild, vnode, enode, vround,
-        np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
-    depth, nh, ptr, idx, lo, hi, lorder = _d_structure(
-        dpar, np.zeros(m, np.int64), np.zeros(m + 2, np.int64),
+        rounds = K.optimal_kernel(bsp, bord, np.int64(0), False, d, np.full(m, -1, np.int32))
+    vnode, enode, vround = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    K.relabel_out(order, d, vnode, enode, vround)
+    depth, nh, ptr, idx, lo, hi, lorder = K.d_structure(
+        d.parent, np.zeros(m, np.int64), np.zeros(m + 2, np.int64),
         np.empty(max(m - 1, 0), np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64),
         np.zeros(m, np.int64))
-    boundary = _boundary(ends.copy(), np.asarray(tree.degree, np.int64))
+    boundary = K.boundary_kernel(d.ends.copy(), np.asarray(tree.degree, np.int64))
     return HierarchicalCover(
-        tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(dpar), kind=_frozen(kind),
-        ends=_frozen(ends), boundary=_frozen(boundary), round=_frozen(rnd),
-        split_vertex=_frozen(split), edge_child=_frozen(echild), up_child=_frozen(upc),
-        down_child=_frozen(downc), children_ptr=_frozen(ptr), children_idx=_frozen(idx),
+        tree=tree, s=int(s), rake_only=bool(rake_only), parent=_frozen(d.parent), kind=_frozen(d.kind),
+        ends=_frozen(d.ends), boundary=_frozen(boundary), round=_frozen(d.round),
+        split_vertex=_frozen(d.split), edge_child=_frozen(d.edge_child), up_child=_frozen(d.up_child),
+        down_child=_frozen(d.down_child), children_ptr=_frozen(ptr), children_idx=_frozen(idx),
         depth=_frozen(depth), node_height=_frozen(nh), leaf_lo=_frozen(lo), leaf_hi=_frozen(hi),
         leaf_order=_frozen(lorder), vertex_node=_frozen(vnode), edge_node=_frozen(enode),
         vertex_round=_frozen(vround), height=int(nh[-1]), rounds=int(rounds))
@@ -791,6 +441,15 @@ def optimal_cover(tree: Tree, root=None) -> HierarchicalCover:
     ------
     InvalidParameterError
         When ``root`` is not a leaf. ``EmptyTreeError`` for a single vertex.
+
+    Examples
+    --------
+    >>> from engine.trees import generate
+    >>> cover = optimal_cover(generate("path", 1024))  # a path halves every round
+    >>> cover.height, cover.m
+    (10, 2045)
+    >>> optimal_cover(generate("star-of-paths", 10_001)).height  # grows like log log n
+    8
     """
     return _build(tree, root, False)
 

@@ -1,4 +1,5 @@
-"""Checks of hierarchical covers (seed 000, section 2: Definitions 1, 2, 4 and 5).
+"""Checks of hierarchical covers ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale,
+section 2: Definitions 1, 2, 4 and 5).
 
 A component is a subtree of T, held here as a bitmask of its vertices (a Python int: bit v is
 vertex v), since a subtree is the subgraph induced by its vertex set. The checks are written for

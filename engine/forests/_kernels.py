@@ -84,6 +84,24 @@ def _add(adj, deg, u, v):
 
 
 @njit(cache=True)
+def _link(inX, adj, deg, u, v):
+    """Put the edge (u, v) in the tree held as membership matrix ``inX`` and adjacency lists."""
+    inX[u, v] = True
+    inX[v, u] = True
+    _add(adj, deg, u, v)
+    _add(adj, deg, v, u)
+
+
+@njit(cache=True)
+def _unlink(inX, adj, deg, u, v):
+    """Take the edge (u, v) out of the tree (the inverse of :func:`_link`)."""
+    inX[u, v] = False
+    inX[v, u] = False
+    _remove(adj, deg, u, v)
+    _remove(adj, deg, v, u)
+
+
+@njit(cache=True)
 def merge_bases(ea, eb, pa, coins, V):
     """Random base exchange (Chekuri, Vondrák, Zenklusen 2010) of two spanning trees of K_V.
 
@@ -102,16 +120,8 @@ def merge_bases(ea, eb, pa, coins, V):
     degA = np.zeros(V, dtype=np.int64)
     degB = np.zeros(V, dtype=np.int64)
     for k in range(V - 1):
-        a, b = ea[k, 0], ea[k, 1]
-        inA[a, b] = True
-        inA[b, a] = True
-        _add(adjA, degA, a, b)
-        _add(adjA, degA, b, a)
-        a, b = eb[k, 0], eb[k, 1]
-        inB[a, b] = True
-        inB[b, a] = True
-        _add(adjB, degB, a, b)
-        _add(adjB, degB, b, a)
+        _link(inA, adjA, degA, ea[k, 0], ea[k, 1])
+        _link(inB, adjB, degB, eb[k, 0], eb[k, 1])
     parB = np.empty(V, dtype=np.int64)
     side = np.zeros(V, dtype=np.int64)
     queue = np.empty(V, dtype=np.int64)
@@ -161,23 +171,11 @@ def merge_bases(ea, eb, pa, coins, V):
         coin = coins[used]
         used += 1
         if coin < pa:  # B <- B - (x, y) + (a, b)
-            inB[x, y] = False
-            inB[y, x] = False
-            _remove(adjB, degB, x, y)
-            _remove(adjB, degB, y, x)
-            inB[a, b] = True
-            inB[b, a] = True
-            _add(adjB, degB, a, b)
-            _add(adjB, degB, b, a)
+            _unlink(inB, adjB, degB, x, y)
+            _link(inB, adjB, degB, a, b)
         else:  # A <- A - (a, b) + (x, y)
-            inA[a, b] = False
-            inA[b, a] = False
-            _remove(adjA, degA, a, b)
-            _remove(adjA, degA, b, a)
-            inA[x, y] = True
-            inA[y, x] = True
-            _add(adjA, degA, x, y)
-            _add(adjA, degA, y, x)
+            _unlink(inA, adjA, degA, a, b)
+            _link(inA, adjA, degA, x, y)
             A[k, 0] = min(x, y)
             A[k, 1] = max(x, y)
     for k in range(V - 1):

@@ -1,5 +1,6 @@
 """Batch baselines: the Chow-Liu tree (Chow & Liu 1968) and the thresholded Chow-Liu forest
-(CLT, Tan, Anandkumar & Willsky 2011), as used in Koriche's section 6.
+(CLT, Tan, Anandkumar & Willsky 2011), as used in section 6 of
+"Online Forest Density Estimation" (Koriche).
 
 :class:`ChowLiu` (scikit-learn style): pairwise counts by one matrix product, pair tables with
 ``pseudocount`` per cell and node tables their marginals (the smoothing of the reference numbers
@@ -28,6 +29,16 @@ class ChowLiu:
 
     Fitted: ``counts_``, ``tables_``, ``mi_`` (E,), ``tree_edges_`` (n-1, 2) the Chow-Liu tree,
     ``edges_`` (k, 2) the model's edges (the tree minus pruned edges), ``threshold_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x0 = rng.integers(0, 2, 500)
+    >>> X = np.column_stack([x0, x0 ^ (rng.random(500) < 0.1), rng.integers(0, 2, 500)])
+    >>> cl = ChowLiu().fit(X)
+    >>> cl.edges_.tolist(), round(cl.score(X), 4)
+    ([[0, 1], [1, 2]], -1.6477)
     """
 
     def __init__(self, pseudocount: float = 0.25, epsilon: float | None = None):

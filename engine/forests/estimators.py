@@ -1,4 +1,5 @@
-"""Parameter estimators and closed-form log-losses of Markov forests (Koriche, sections 3-5).
+"""Parameter estimators and closed-form log-losses of Markov forests
+("Online Forest Density Estimation", Koriche, sections 3-5).
 
 * :class:`PairCounts` keeps the univariate and bivariate counts of a sample stream: built in batch
   by one matrix product (:meth:`PairCounts.from_data`) or updated one sample at a time in

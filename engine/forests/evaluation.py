@@ -1,6 +1,6 @@
-"""Evaluation of online forest learners (Koriche, section 6): the average test log-likelihood of
-the current mixture at log-spaced rounds, the time of each round, and the structural Hamming
-distance to the Chow-Liu tree.
+"""Evaluation of online forest learners ("Online Forest Density Estimation", Koriche, section 6): the average
+test log-likelihood of the current mixture at log-spaced rounds, the time of each round, and the
+structural Hamming distance to the Chow-Liu tree.
 """
 
 from __future__ import annotations

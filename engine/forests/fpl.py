@@ -1,5 +1,5 @@
-"""Follow the Perturbed Leader over forests or spanning trees (Kalai & Vempala 2005; Koriche,
-Algorithm 1, lines 8-10).
+"""Follow the Perturbed Leader over forests or spanning trees (Kalai & Vempala 2005;
+"Online Forest Density Estimation", Koriche, Algorithm 1, lines 8-10).
 
 The leader of round ``t`` minimises ``<r^t + sum_{tau<=t} phi^tau(x^tau), f>`` over the structure
 class, with ``r^t`` uniform in ``[0, scale / beta_t]^E``. ``scale = 1`` is the paper's choice; a

@@ -65,6 +65,20 @@ class OFDE:
     ``components_`` (list of spanning trees of K_V as ``(V-1, 2)`` arrays; ``V = n + 1`` for
     forests, the extra vertex ``n``), ``weights_``, ``online_loss_`` (cumulative log-loss of the
     played forests, nats).
+
+    Examples
+    --------
+    Three binary variables, the second a noisy copy of the first:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x0 = rng.integers(0, 2, 500)
+    >>> X = np.column_stack([x0, x0 ^ (rng.random(500) < 0.1), rng.integers(0, 2, 500)])
+    >>> learner = OFDE(3, seed=0)
+    >>> for x in X:
+    ...     learner.learn_one(x)
+    >>> learner.t_, [0, 1] in learner.current_forest().tolist()
+    (500, True)
     """
 
     def __init__(self, n_vars: int, m: int = 2, *, model: str = "trees", mixture_size: int | None = None,

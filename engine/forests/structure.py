@@ -1,4 +1,5 @@
-"""Structure learning by the greedy matroid algorithm (Koriche, section 2).
+"""Structure learning by the greedy matroid algorithm
+("Online Forest Density Estimation", Koriche, section 2).
 
 Forests of ``K_n`` are the independent sets of the graphic matroid and spanning trees its bases.
 :func:`greedy_structure` minimises a linear objective ``<w, f>`` over either: Kruskal's algorithm
@@ -57,13 +58,19 @@ def greedy_structure(w: np.ndarray, n: int, model: str = "trees") -> np.ndarray:
     """Sorted edge ids (pairs order) of ``argmin_f <w, f>`` over spanning trees (``"trees"``) or
     forests (``"forests"``) of ``K_n``; ``w`` has shape ``(n(n-1)/2,)``."""
     forest = _check_model(model)
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if w.shape != (n * (n - 1) // 2,):
-        raise InvalidParameterError(f"weights must have shape ({n * (n - 1) // 2},) for n={n}, got {w.shape}")
+    w = _pair_weights(w, n)
     if n < 2:
         return np.zeros(0, dtype=np.int64)
     iu, ju = pairs(n)
     return kernels().greedy_min(w, iu, ju, n, forest)
+
+
+def _pair_weights(w, n: int) -> np.ndarray:
+    """``w`` as a contiguous float64 vector of one weight per pair of ``K_n``, or one error line."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (n * (n - 1) // 2,):
+        raise InvalidParameterError(f"weights must have shape ({n * (n - 1) // 2},) for n={n}, got {w.shape}")
+    return w
 
 
 def maximum_spanning_tree(weights: np.ndarray, n: int) -> np.ndarray:
@@ -72,9 +79,7 @@ def maximum_spanning_tree(weights: np.ndarray, n: int) -> np.ndarray:
     Prim's algorithm on the dense ``n x n`` matrix in NumPy, O(n^2): no compilation, so a batch
     Chow-Liu fit in a fresh process costs only its arithmetic.
     """
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (n * (n - 1) // 2,):
-        raise InvalidParameterError(f"weights must have shape ({n * (n - 1) // 2},) for n={n}, got {w.shape}")
+    w = _pair_weights(weights, n)
     if n < 2:
         return np.zeros(0, dtype=np.int64)
     iu, ju = pairs(n)

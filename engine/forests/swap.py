@@ -1,4 +1,5 @@
-"""Swap rounding by random base exchange (Chekuri, Vondrák & Zenklusen 2010; Koriche, section 2).
+"""Swap rounding by random base exchange (Chekuri, Vondrák & Zenklusen 2010;
+"Online Forest Density Estimation", Koriche, section 2).
 
 A convex combination ``p = sum_c w_c f_c`` of spanning trees is rounded by repeatedly merging two
 components ``(w_a, A), (w_b, B)`` into ``(w_a + w_b, T)`` with :func:`merge_trees` (random base

@@ -1,4 +1,5 @@
-"""TREE-HEDGE: multi-task allocation on a tree of tasks (seed 000, section 5).
+"""TREE-HEDGE: multi-task allocation on a tree of tasks
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5).
 
 The learner (:class:`TreeHedge`), its baselines, the exact Theorem 9 bound, the loss
 environments, brute-force oracles, and the run protocol (:mod:`engine.hedge.run`).

@@ -1,4 +1,4 @@
-"""The inference TREE-HEDGE needs, taken from ``engine.inference`` (issue 4).
+"""The inference TREE-HEDGE needs, taken from ``engine.inference``.
 
 One place adapts the calls: marginals of the tree model (equation (2)), ln Z, the most probable
 labelling (max-product), and the incremental models the learner predicts with.

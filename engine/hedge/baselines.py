@@ -1,4 +1,5 @@
-"""The two baselines of TREE-HEDGE (seed 000, section 5): Hedge per task and one shared Hedge.
+"""The two baselines of TREE-HEDGE ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5):
+Hedge per task and one shared Hedge.
 
 Both are Hedge (Freund and Schapire 1997) in the allocation model: weights over k actions,
 prediction = normalised weights, update w(a) <- w(a) exp(-eta y(a)). Weights are kept as

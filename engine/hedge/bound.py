@@ -1,4 +1,5 @@
-"""The loss bound of TREE-HEDGE (seed 000, Theorem 9), for the best comparator, exactly.
+"""The loss bound of TREE-HEDGE ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, Theorem 9), for the
+best comparator, exactly.
 
 For every labelling mu of the tasks,
 

@@ -1,4 +1,5 @@
-"""Brute-force oracles for TREE-HEDGE on tiny trees (seed 000, section 5).
+"""Brute-force oracles for TREE-HEDGE on tiny trees
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5).
 
 TREE-HEDGE is Hedge run over all k^n labellings of the tree, with prior weights
 p(mu | Theta, D^1) (equation (1)); a labelling mu suffers y^t(mu(v^t)) on trial t. This module

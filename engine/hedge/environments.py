@@ -1,4 +1,5 @@
-"""Loss environments for multi-task allocation on a tree of tasks (seed 000, section 5).
+"""Loss environments for multi-task allocation on a tree of tasks
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5).
 
 Each environment is a :class:`LossStream`: the task ``v^t`` and the loss vector ``y^t`` in
 [0, 1]^k of every trial, plus (for the synthetic ones) each task's true best action, so that a page

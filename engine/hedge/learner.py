@@ -1,11 +1,13 @@
-"""TREE-HEDGE (seed 000, section 5, Figure 3): Hedge over the labellings of a tree of tasks.
+"""TREE-HEDGE ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale,
+section 5, Figure 3): Hedge over the labellings of a tree of tasks.
 
 The learner keeps the data matrix D of the tree model (T, Theta, D) of section 4. On a trial at
 task v it predicts the marginal p(v -> . | Theta, D) and, after the loss vector y arrives, multiplies
 the data row of v by exp(-eta y):  D(v) <- D(v) * exp(-eta y). This is exactly Hedge over all
 k^n labellings with prior weights p(mu | Theta, D^1) (each labelling mu suffers y(mu(v))), which is
 what Theorem 9 bounds. (Figure 3 prints the new row as p_hat(a) e^{-eta y(a)}, which would fold the
-other tasks' evidence, already in p_hat, into D(v) a second time; see the issue.)
+other tasks' evidence, already in p_hat, into D(v) a second time: against an adaptive adversary
+that update loses up to 10 times its bound; see ``docs/online-sum-product.md``.)
 
 The marginals come from a *backend* (see :data:`BACKENDS`): the online sum-product model of
 section 4 (O(cover height) per trial), a full belief-propagation recomputation (O(n) per trial),
@@ -54,6 +56,18 @@ class TreeHedge:
         One of :data:`BACKENDS`.
 
     A vertex is given by index (``int``) or name (``str``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.trees import Tree
+    >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+    >>> hedge = TreeHedge(t, 2, eta=1.0, coupling=0.9)
+    >>> hedge.predict_one(t.index("5")).tolist()
+    [0.5, 0.5]
+    >>> hedge.learn_one(t.index("4"), np.array([1.0, 0.0]))  # action 0 lost at the neighbouring task
+    >>> hedge.predict_one(t.index("5")).round(4).tolist()  # so task 5 now leans to action 1
+    [0.3521, 0.6479]
     """
 
     def __init__(self, tree: Tree, k: int, *, eta: float, coupling: float | None = None, theta=None,

@@ -1,4 +1,5 @@
-"""A TREE-HEDGE run (seed 000, section 5) under the run protocol of ``engine.runs.protocol``.
+"""A TREE-HEDGE run ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5) under the run protocol
+of ``engine.runs.protocol``.
 
 One run plays an environment against three learners side by side -- TREE-HEDGE, Hedge per task
 and one shared Hedge -- and evaluates the Theorem 9 bound at its best comparator along the way.

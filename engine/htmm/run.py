@@ -1,7 +1,7 @@
 """The run protocol (:mod:`engine.runs.protocol`) for the bottom-up hidden tree Markov models.
 
 ``run(BhtmmConfig(...), progress)`` trains TF-BHTMM or SP-BHTMM on a task of section IV of
-Castellana & Bacciu (2019) -- ``classify`` (one model per class) or ``label`` (node labels from the
+"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models" (Castellana & Bacciu, 2019) -- ``classify`` (one model per class) or ``label`` (node labels from the
 structure alone) -- and returns the metrics of the CLI's ``--json`` output, the curves
 ``loglik`` (training log-likelihood per iteration; for classification the sum over the class
 models) and ``k[l]`` (the size of position ``l`` per iteration, TF only; for classification the

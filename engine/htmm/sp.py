@@ -1,7 +1,8 @@
 """SP-BHTMM: the switching-parent bottom-up hidden tree Markov model, trained by EM.
 
 Bacciu, Micheli & Sperduti, "Compositional Generative Mapping for Tree-Structured Data - Part I"
-(IEEE TNNLS 2012), as recalled in equation 2 of Castellana & Bacciu (2019):
+(IEEE TNNLS 2012), as recalled in equation 2 of
+"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models" (Castellana & Bacciu, 2019):
 
     P(Q_u = j | Q_ch1 = j_1, ..., Q_chL = j_L) = sum_l phi_l A^l(j | j_l),
 
@@ -84,6 +85,14 @@ class SPBHTMM:
     emit_ : (C, M) emission ``b_j(m)``; bottom_emit_ : (M,) emission of ``⊥`` (zero unless
     ``bottom_leaves``); loglik_ : list of the data log-likelihood per iteration
     (before that iteration's M-step).
+
+    Examples
+    --------
+    >>> from engine.htmm.data import synthetic_trees
+    >>> trees = synthetic_trees(20, seed=0)  # the section IV-B generator, 20 trees per class
+    >>> model = SPBHTMM(n_states=3, n_iter=5, seed=0).fit(trees)
+    >>> len(model.loglik_), bool(model.loglik_[-1] >= model.loglik_[0])  # EM never decreases it
+    (5, True)
     """
 
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, pseudocount: float = 0.01,

@@ -1,4 +1,5 @@
-"""The two tasks of section IV of Castellana & Bacciu (2019) and their metrics.
+"""The two tasks of section IV of "Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models"
+(Castellana & Bacciu, 2019) and their metrics.
 
 * Classification (IV-A): one model per class, trained on that class's trees; a test tree goes to
   the class whose model gives it the highest likelihood.

@@ -1,7 +1,8 @@
 """Inference on trees: classical sum-product (belief propagation) and the online sum-product model.
 
-Seeds: the lecture notes 001 (sections 8.1-8.4: elimination, sum-product, the parallel schedule
-and the product trick) and seed 000, section 4 (online marginalisation on the hierarchical cover).
+Sources: the lecture notes "Inferences on trees: sum-product algorithm" (sections 8.1-8.4:
+elimination, sum-product, the parallel schedule and the product trick) and "Online Sum-Product Computation over Trees"
+(Herbster, Pasteris & Vitale), section 4 (online marginalisation on the hierarchical cover).
 
 ``from engine.inference import belief_propagation`` gives the function; importing the package
 does not load numba (the kernels compile on first use).

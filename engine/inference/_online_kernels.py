@@ -1,4 +1,5 @@
-"""Flat-array kernels of the online sum-product model (seed 000, section 4), division-free.
+"""Flat-array kernels of the online sum-product model ("Online Sum-Product Computation over Trees",
+Herbster, Pasteris & Vitale, section 4), division-free.
 
 One source, two builds: imported as ``engine.inference._online_kernels`` every function is compiled
 by numba (lazily, on first call, cached on disk); loaded under the name ``..._online_kernels_pure``

@@ -1,7 +1,7 @@
 """Exact enumeration of every labelling of a small tree: the oracle the tests compare against.
 
-Sums (and maximises) the product of potentials of lecture 001, eq. 1, over all k^n labellings; no
-message passing, no cover. Limited to k^n <= 2^22 labellings.
+Sums (and maximises) the product of potentials of the sum-product lecture notes, eq. 1, over all
+k^n labellings; no message passing, no cover. Limited to k^n <= 2^22 labellings.
 """
 
 from __future__ import annotations

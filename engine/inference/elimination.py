@@ -1,4 +1,5 @@
-"""The elimination algorithm's cost on a tree (lecture 001, section 8.1, Figures 2-4).
+"""The elimination algorithm's cost on a tree
+(the lecture notes "Inferences on trees: sum-product algorithm", section 8.1, Figures 2-4).
 
 Eliminating a vertex sums it out of the product of every factor that mentions it, creating a
 table over its current neighbours and joining them into a clique. Leaves first never creates a

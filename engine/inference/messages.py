@@ -12,9 +12,9 @@ message here equals the engine's (normalised to sum one, as there). :func:`messa
 :func:`marginals_csv` write them for a spreadsheet.
 
 >>> from engine.trees.samples import read_sample
->>> from engine.inference.potentials import potts
+>>> from engine.inference.potentials import potts_interaction
 >>> tree = read_sample("lecture_5_vertices")
->>> work = message_work(tree, [[1, 2], [1, 1], [3, 1], [1, 1], [1, 1]], potts(2, 1.0))
+>>> work = message_work(tree, [[1, 2], [1, 1], [3, 1], [1, 1], [1, 1]], potts_interaction(2, 1.0))
 >>> w = work[2]  # the third message: m_{3→1}(x_1) = Σ_{x_3} φ_3(x_3) ψ(x_3, x_1)
 >>> tree.name(w.sender), tree.name(w.receiver), w.product.tolist()
 ('3', '1', [3.0, 1.0])

@@ -1,11 +1,12 @@
-"""The online sum-product model on the hierarchical cover (seed 000, section 4, Figure 2).
+"""The online sum-product model on the hierarchical cover
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4, Figure 2).
 
 After one O(n) initialisation, each change of evidence at a vertex, each change of an edge
 potential and each marginal query walks one path of the decomposition tree D of the cover
 (engine.cover): O(height · k^3) per update, O(height · k^2) per marginal (plus O(k log degree) for
 the product of a high-degree vertex's one-boundary children, kept in a small product tree).
 
-Differences from the paper, all deliberate (see the issue):
+Differences from the paper, all deliberate (``docs/online-sum-product.md`` says why):
 
 - **Division-free.** The paper updates cached weights by dividing by old values (γ·d_new/d_old,
   α_new/α_old), which breaks when a value is zero (hard evidence). Here every D node stores its
@@ -93,6 +94,18 @@ class OnlineModel:
         Multiply-adds done by all operations since initialisation.
     init_work : int
         Multiply-adds of the initialisation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from engine.trees import Tree
+    >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+    >>> model = OnlineModel(t, 2, np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> model.marginal(t.index("5")).round(4).tolist()
+    [0.5, 0.5]
+    >>> model.update(t.index("4"), [1.0, 0.0])  # observe label 0 at vertex 4: one path of D
+    >>> model.marginal(t.index("5")).round(4).tolist(), round(model.log_partition(), 6)
+    ([0.5556, 0.4444], 4.394449)
     """
 
     def __init__(self, tree: Tree, k: int, edge_potentials, node_data=None, *, cover="optimal",

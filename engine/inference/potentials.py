@@ -1,10 +1,10 @@
 """Potentials of a pairwise tree model: validation once at the public boundary, and orientation.
 
-The model (lecture 001, eq. 1; seed 000, eq. 1) is p(x) ∝ Π_v φ_v(x_v) Π_(u,v) ψ_uv(x_u, x_v).
-Node potentials are an ``(n, k)`` array (the seed's data matrix D). Edge potentials are either one
-``(k, k)`` matrix shared by every edge or an ``(n - 1, k, k)`` array aligned with ``tree.edges``
+The model (the sum-product lecture notes, eq. 1; Herbster, Pasteris & Vitale, eq. 1) is
+p(x) ∝ Π_v φ_v(x_v) Π_(u,v) ψ_uv(x_u, x_v). Node potentials are an ``(n, k)`` array (the data
+matrix D of Herbster, Pasteris & Vitale). Edge potentials are either one ``(k, k)`` matrix shared by every edge or an ``(n - 1, k, k)`` array aligned with ``tree.edges``
 (rows ``(parent, child)``): entry ``[i, a, b]`` is ψ(parent = a, child = b). Potentials need not be
-symmetric (the seed assumes symmetric ones); a matrix given for a named edge ``(u, v)`` has rows
+symmetric (the paper assumes symmetric ones); a matrix given for a named edge ``(u, v)`` has rows
 indexing ``u``'s state and is transposed when ``u`` is the child.
 
 Zero entries are legal (hard evidence, forbidden transitions); negative, NaN and infinite entries

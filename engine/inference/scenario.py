@@ -1,6 +1,6 @@
 """Scenario files: an online sum-product lesson as JSON, and its replay.
 
-A scenario (issue 4) is::
+A scenario is::
 
     {"tree": PATH or {"edges": [[NAME, NAME], ...]}, "states": k,
      "edge_potential": kxk, "edge_potentials": {"u|v": kxk}, "node_data": {NAME: [k numbers]},
@@ -22,6 +22,7 @@ import numpy as np
 
 from engine import limits
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.errors import need as _need
 from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
 from engine.jsonio import loads
@@ -51,11 +52,6 @@ def load_scenario(path) -> Scenario:
     p = Path(path)
     obj = loads(read_input(p, error=DataFormatError), where=str(p))
     return parse_scenario(obj, base=p.parent)
-
-
-def _need(cond, msg):
-    if not cond:
-        raise InvalidParameterError(msg)
 
 
 def parse_scenario(obj, *, base: Path | None = None, paths=None) -> Scenario:

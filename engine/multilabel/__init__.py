@@ -1,1 +1,5 @@
-"""RTA: max-margin multilabel learning on random spanning trees (Marchand et al., NIPS 2014)."""
+"""RTA: max-margin multilabel learning on random spanning trees.
+
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014).
+"""

@@ -1,6 +1,7 @@
 """Multilabel data: ARFF files of Mulan and MEKA, and an embedded synthetic source.
 
-The benchmark sets of Marchand et al. (NIPS 2014, section 5) come from Mulan: an ARFF file (dense,
+The benchmark sets of "Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014, section 5) come from Mulan: an ARFF file (dense,
 or sparse ``{index value, ...}`` rows; plain or gzipped) whose LAST attributes are the labels, with
 an XML file naming them. MEKA writes the label count into the relation name, ``-C n``: the FIRST n
 attributes are the labels (``-C -n``: the last n). Every reading error is one line naming the file

@@ -1,4 +1,5 @@
-"""The experimental protocol of Marchand et al. (NIPS 2014, section 5) and its baseline.
+"""The experimental protocol of "Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014, section 5) and its baseline.
 
 Outer k-fold cross-validation (5 folds in the paper); in every outer training set the margin slack
 C is chosen from {100, 50, 10, 1, 0.5, 0.1, 0.01} by inner validation (lowest 0/1 loss, ties to the

@@ -1,7 +1,8 @@
 """K-best max-sum inference on one spanning tree and over an ensemble of trees, with the
 certificate of exactness of Lemma 7.
 
-Marchand et al. (NIPS 2014), section 4.1 and supplementary Algorithm 1. On one tree, a max-sum
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), section 4.1 and supplementary Algorithm 1. On one tree, a max-sum
 dynamic programme in post-order keeps, for every label v and value y_v, the K best scores of
 labellings of the subtree below v (matrix ``P_v``); a child's list is turned into a message to
 its parent (the K best over the child's value and rank, for each parent value) and merged into

@@ -1,6 +1,7 @@
 """The RTA learner: max-margin training on a sample of random spanning trees (Algorithm 2).
 
-Marchand et al. (NIPS 2014), section 4 and supplementary Algorithm 2. The model scores a
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), section 4 and supplementary Algorithm 2. The model scores a
 multilabel y of input x by the average over n uniformly random spanning trees T_t of K_l,
 
     F(x, y) = (1/n) sum_t sum_{(v, p) in T_t} < W_t[v, (y_v, y_p)], x >,
@@ -47,9 +48,9 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from engine.errors import InvalidParameterError
+from engine.errors import InvalidParameterError, need
 from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
-from engine.multilabel.spanning_trees import LabelTrees, random_spanning_trees
+from engine.multilabel.spanning_trees import random_spanning_trees
 
 __all__ = ["RTAClassifier", "SCALINGS"]
 
@@ -262,6 +263,14 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
     callback : callable or None
         Called after every pass as ``callback(pass_index, info)`` with a dict of progress numbers
         (it may raise to stop training, e.g. ``RunCancelled``).
+
+    Examples
+    --------
+    >>> from engine.multilabel.data import synthetic_multilabel
+    >>> d = synthetic_multilabel(n_examples=120, n_labels=4, n_features=6, seed=0)
+    >>> clf = RTAClassifier(n_trees=3, max_passes=5, random_state=0).fit(d.X[:100], d.Y[:100])
+    >>> clf.predict(d.X[100:103]).tolist()
+    [[0, 0, 1, 1], [0, 0, 0, 0], [0, 0, 1, 1]]
     """
 
     def __init__(self, C=1.0, n_trees=10, max_k=32, kernel="linear", gamma=None, loss="hamming",
@@ -284,10 +293,6 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation and features
     def _check_params(self):
-        def need(cond, msg):
-            if not cond:
-                raise InvalidParameterError(msg)
-
         need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
         need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
         need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")

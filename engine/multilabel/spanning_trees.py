@@ -1,6 +1,7 @@
 """Uniform random spanning trees of the complete graph K_l on the labels.
 
-Marchand, Su, Morvant, Rousu and Shawe-Taylor (NIPS 2014), section 3: the score of the complete
+"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks"
+(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), section 3: the score of the complete
 output graph is the expectation of the scores of its spanning trees under the uniform
 distribution; RTA learns on a small sample of them. A uniformly random Prüfer sequence of length
 l-2 over l symbols decodes to a uniformly random labelled tree, i.e. a uniform spanning tree of

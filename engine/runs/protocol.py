@@ -35,7 +35,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Optional
 
-from engine.errors import EngineError, InvalidParameterError
+from engine.errors import EngineError, InvalidParameterError, need
 
 __all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress", "need", "is_int",
            "is_number"]
@@ -49,12 +49,6 @@ def no_progress(fraction: float, message: str) -> None:
 
 class RunCancelled(EngineError):
     """Raised by a progress callback to stop a run."""
-
-
-def need(condition: bool, message: str) -> None:
-    """The one check of the run configs: raise ``InvalidParameterError(message)`` unless ``condition``."""
-    if not condition:
-        raise InvalidParameterError(message)
 
 
 def is_int(x) -> bool:

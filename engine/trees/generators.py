@@ -1,7 +1,7 @@
 """Tree families for teaching and benchmarks, each seeded (int or ``numpy.random.Generator``).
 
-Seed 000 (section 3) uses the star of paths as the example whose optimal cover height grows like
-O(log log n); the path and the star are the extremes of the cover height.
+"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale, section 3) uses the star of paths as the
+example whose optimal cover height grows like O(log log n); the path and the star are the extremes of the cover height.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
+from engine.errors import need as _need
 from engine.limits import check_seed
 from engine.trees.model import Tree
 
@@ -33,11 +34,6 @@ __all__ = [
 
 def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
-
-
-def _need(cond: bool, msg: str) -> None:
-    if not cond:
-        raise InvalidParameterError(msg)
 
 
 def path_tree(n: int) -> Tree:
@@ -178,8 +174,11 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
     Every argument is checked first (whole numbers in range, a seed in ``0..2^63-1``), so a bad
     spec from a config or a scenario is one :class:`~engine.errors.InvalidParameterError` line.
 
-    >>> generate("path", 4).n
-    4
+    >>> from engine.trees import generate
+    >>> generate("path", 7).n, len(generate("star", 9).leaves)
+    (7, 8)
+    >>> generate("random", 1000, seed=1) == generate("random", 1000, seed=1)  # seeded: reproducible
+    True
     """
     _need(isinstance(kind, str), f"a tree family is a name, one of {', '.join(GENERATORS)}; got {str(kind)[:40]}")
     kind = kind.replace("_", "-").lower()

@@ -59,6 +59,13 @@ class Tree:
     positions : ndarray of int64, shape (n,) or None
         Optional positional slot of each vertex among its parent's children (1-based; 0 at the
         root), for positional trees such as those of hidden tree Markov models.
+
+    >>> from engine.trees import Tree
+    >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+    >>> t.n, t.name(t.root), [t.name(v) for v in t.leaves]
+    (5, '1', ['3', '4', '5'])
+    >>> t.index("4"), t.name(int(t.parent[t.index("4")]))
+    (3, '2')
     """
 
     __slots__ = ("n", "root", "parent", "order", "labels", "positions", "_names", "__dict__")

@@ -1,5 +1,6 @@
-"""Figures of the OFDE page: learning curves against the batch levels (the paper's Figure 2),
-a forest drawn next to the Chow-Liu tree with the differing edges marked, per-round times.
+"""Figures of the OFDE page: learning curves against the batch levels (Koriche, *Online Forest
+Density Estimation*, Figure 2), a forest drawn next to the Chow-Liu tree on one shared layout with
+the differing edges marked (colour, width and dash), per-round times.
 """
 
 from __future__ import annotations
@@ -9,38 +10,53 @@ import plotly.graph_objects as go
 
 from engine.trees import Tree
 from engine.trees.layout import tidy_layout
+from workbench.figures.style import CATEGORICAL, OKABE_ITO, SYMBOLS, Style, current
+from workbench.figures.tree_figure import fit_ranges, vertex_text
 
-__all__ = ["learning_curve_figure", "structure_figure", "round_time_figure", "forest_layout", "PALETTE"]
+__all__ = [
+    "OURS_ONLY",
+    "PALETTE",
+    "THEIRS_ONLY",
+    "forest_layout",
+    "learning_curve_figure",
+    "round_time_figure",
+    "structure_figure",
+]
 
-PALETTE = ["#1f77b4", "#e4572e", "#2a9d8f", "#9b5de5", "#f4a261", "#264653"]
-_LEVEL_COLOURS = {"Chow-Liu": "#222222", "CLT": "#6c757d"}
+PALETTE = CATEGORICAL
+#: the colour and dash of the edges one structure has and the other lacks
+OURS_ONLY = (OKABE_ITO["vermillion"], "solid")
+THEIRS_ONLY = (OKABE_ITO["orange"], "dash")
 
 
 def learning_curve_figure(curves: dict, levels: dict, *, title: str = "Average test log-likelihood",
-                          height: int = 420) -> go.Figure:
+                          height: int = 420, style: Style | None = None) -> go.Figure:
     """``curves``: label -> [[round, value], ...] drawn on a log round axis; ``levels``: label ->
     value, drawn as horizontal lines (the batch learners)."""
+    s = style or current()
     fig = go.Figure()
     for k, (label, pts) in enumerate(curves.items()):
         pts = np.asarray(pts, dtype=float).reshape(-1, 2)
         fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers", name=label,
-                                 line=dict(color=PALETTE[k % len(PALETTE)], width=2.2), marker=dict(size=5),
+                                 line=dict(color=PALETTE[k % len(PALETTE)], width=s.line(2.2)),
+                                 marker=dict(size=s.line(6), symbol=SYMBOLS[k % len(SYMBOLS)]),
                                  showlegend=True,
                                  hovertemplate="round %{x:,}<br>%{y:.4f} nats<extra>" + label + "</extra>"))
     for k, (label, value) in enumerate(levels.items()):
         if value is None:
             continue
-        colour = _LEVEL_COLOURS.get(label.split(" ")[0], "#444444")
-        fig.add_hline(y=value, line=dict(color=colour, width=1.6, dash="dash" if label.startswith("CLT") else "solid"),
+        colour = s.text if label.startswith("Chow-Liu") else s.muted
+        fig.add_hline(y=value, line=dict(color=colour, width=s.line(1.6), dash="dash" if label.startswith("CLT") else "solid"),
                       annotation_text=f"{label} {value:.3f}",
                       annotation_position="bottom right" if k % 2 == 0 else "bottom left",
-                      annotation_font=dict(color=colour))
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white",
+                      annotation_font=dict(color=colour, size=s.font("label")))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
                       hovermode="closest")
-    fig.update_xaxes(type="log", title="round t (log scale)", gridcolor="#eceff4")
-    fig.update_yaxes(title="nats per sample", gridcolor="#eceff4")
-    return fig
+    # whole powers of ten only: the default log ticks read "2 5 10 2 5" in small print
+    fig.update_xaxes(type="log", title="round t (log scale)", dtick=1)
+    fig.update_yaxes(title="nats per sample")
+    return s.apply(fig)
 
 
 def forest_layout(n: int, edges) -> tuple[np.ndarray, np.ndarray]:
@@ -64,15 +80,22 @@ def forest_layout(n: int, edges) -> tuple[np.ndarray, np.ndarray]:
     return x[:n], y[:n] - y[:n].max()
 
 
-def structure_figure(n: int, edges, *, names=None, marked=(), title: str = "", mark_colour: str = "#e4572e",
-                     height: int = 460) -> go.Figure:
-    """A forest on ``n`` variables; edges in ``marked`` (pairs) drawn thick in ``mark_colour``."""
+def structure_figure(n: int, edges, *, names=None, marked=(), title: str = "", mark_colour: str | None = None,
+                     mark_dash: str | None = None, layout=None, height: int = 460,
+                     style: Style | None = None) -> go.Figure:
+    """A forest on ``n`` variables; edges in ``marked`` (pairs) drawn thick in ``mark_colour``
+    with ``mark_dash``. To compare two structures, draw both on one ``layout`` (for instance
+    ``forest_layout`` of the reference tree), so every variable sits at the same place."""
+    s = style or current()
+    mark_colour = mark_colour or OURS_ONLY[0]
+    mark_dash = mark_dash or OURS_ONLY[1]
     e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    x, y = forest_layout(n, e)
+    x, y = forest_layout(n, e) if layout is None else (np.asarray(layout[0], float), np.asarray(layout[1], float))
     mk = {(min(a, b), max(a, b)) for a, b in marked}
     is_m = np.array([(min(a, b), max(a, b)) in mk for a, b in e], dtype=bool)
     fig = go.Figure()
-    for sel, colour, width, label in ((~is_m, "#9aa5b1", 1.8, "shared edges"), (is_m, mark_colour, 4.0, "differs")):
+    for sel, colour, width, dash, label in ((~is_m, s.edge, 1.8, "solid", "shared edges"),
+                                            (is_m, mark_colour, 4.0, mark_dash, "differs")):
         sub = e[sel]
         if not len(sub):
             continue
@@ -80,29 +103,39 @@ def structure_figure(n: int, edges, *, names=None, marked=(), title: str = "", m
         ey = np.full(3 * len(sub), np.nan)
         ex[0::3], ex[1::3] = x[sub[:, 0]], x[sub[:, 1]]
         ey[0::3], ey[1::3] = y[sub[:, 0]], y[sub[:, 1]]
-        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color=colour, width=width),
+        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color=colour, width=s.line(width), dash=dash),
                                  hoverinfo="skip", name=label, showlegend=bool(sel.any() and is_m.any())))
     names = list(names) if names is not None else [f"X{i}" for i in range(n)]
     small = n <= 40
+    size = s.marker(n) if small else 9
+    text = [str(i) for i in range(n)]
+    margin_y = 60 + 40
+    if small:
+        pos, colours, boxes = vertex_text(text, x, y, e, size, s.font("label"), [s.vertex] * n, style=s)
+    else:
+        pos, colours, boxes = "middle center", s.text, [(size / 2,) * 4] * n
     fig.add_trace(go.Scatter(
-        x=x, y=y, mode="markers+text" if small else "markers", text=[str(i) for i in range(n)] if small else None,
-        textposition="middle center", textfont=dict(color="white", size=10),
+        x=x, y=y, mode="markers+text" if small else "markers", text=text if small else None,
+        textposition=pos, textfont=dict(color=colours, size=s.font("label")),
         hovertext=[f"<b>{names[i]}</b> (variable {i})" for i in range(n)], hoverinfo="text",
-        marker=dict(size=20 if small else 9, color="#4c8bf5", line=dict(width=1, color="#33415c")),
+        marker=dict(size=size, color=s.vertex, line=dict(width=s.line(1), color=s.outline)),
         customdata=np.arange(n), showlegend=False, name="variables"))
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white",
-                      xaxis=dict(visible=False), yaxis=dict(visible=False),
+    xr, yr = fit_ranges(x, y, boxes, height=height, margin_y=margin_y) if n else (None, None)
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
+                      xaxis=dict(visible=False, range=xr), yaxis=dict(visible=False, range=yr),
                       legend=dict(orientation="h", yanchor="bottom", y=-0.08, xanchor="left", x=0))
-    return fig
+    return s.apply(fig)
 
 
-def round_time_figure(round_ms: list, *, height: int = 320) -> go.Figure:
+def round_time_figure(round_ms: list, *, height: int = 320, style: Style | None = None) -> go.Figure:
     """Median milliseconds per round over the rounds between evaluation points (log round axis)."""
+    s = style or current()
     pts = np.asarray(round_ms, dtype=float).reshape(-1, 2)
-    fig = go.Figure(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers", line=dict(color="#2a9d8f", width=2),
+    fig = go.Figure(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers",
+                               line=dict(color=OKABE_ITO["green"], width=s.line(2)),
                                hovertemplate="up to round %{x:,}<br>%{y:.3f} ms<extra></extra>"))
     fig.update_layout(title="Time per round (median over each stretch)", height=height,
-                      margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white")
-    fig.update_xaxes(type="log", title="round t (log scale)", gridcolor="#eceff4")
-    fig.update_yaxes(title="ms per round", rangemode="tozero", gridcolor="#eceff4")
-    return fig
+                      margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_xaxes(type="log", title="round t (log scale)", dtick=1)
+    fig.update_yaxes(title="ms per round", rangemode="tozero")
+    return s.apply(fig)

@@ -1,114 +1,184 @@
 """Figures of the inference pages: marginal bars, the decomposition tree D with the touched path,
-messages drawn on the edges of a tree, and elimination table sizes. Drawing only, no maths."""
+messages drawn on the edges of a tree, and elimination table sizes. Drawing only, no maths.
+
+Probabilities are coloured with the perceptually uniform viridis scale pinned to [0, 1], and the
+number is in the hover; labels have a colour and a bar pattern each."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
+from workbench.figures.style import (
+    CATEGORICAL,
+    NEUTRAL,
+    OKABE_ITO,
+    PROBABILITY_SCALE,
+    SELECT,
+    Style,
+    current,
+    rich,
+    text_width,
+)
 from workbench.figures.tree_figure import tree_figure
 
-__all__ = ["PROB_SCALE", "probability_colours", "marginal_bars", "difference_bars", "d_figure", "message_figure", "elimination_bars",
-           "work_bars"]
+__all__ = [
+    "PATTERNS",
+    "PROB_SCALE",
+    "d_figure",
+    "difference_bars",
+    "elimination_bars",
+    "marginal_bars",
+    "message_figure",
+    "probability_colours",
+    "work_bars",
+]
 
-_LABEL_COLOURS = ["#4c8bf5", "#f4a261", "#2a9d8f", "#e76f51", "#9b5de5"]
+#: the colour scale of probabilities (viridis; the same colour means the same number everywhere)
+PROB_SCALE = PROBABILITY_SCALE
+#: bar fill patterns paired with the label colours (a second cue besides colour)
+PATTERNS = ["", "/", "x", ".", "\\", "+"]
 
-#: a colour scale for probabilities dark enough at every point for white vertex labels
-PROB_SCALE = [[0.0, "#b5451b"], [0.5, "#6c5b7b"], [1.0, "#1d4e89"]]
+
+def _label_colour(a: int) -> str:
+    return CATEGORICAL[a % len(CATEGORICAL)]
 
 
 def probability_colours(fig: go.Figure, *, label: str = "P(label 0)") -> go.Figure:
     """Pin a tree figure's colour scale to [0, 1], so the same colour means the same probability
-    on every run (an auto-ranged scale paints 0.55 as "low")."""
+    on every run (an auto-ranged scale paints 0.55 as "low"), and put the number in the hover."""
     for trace in fig.data:
         if getattr(trace, "marker", None) is not None and trace.marker.colorscale is not None:
-            trace.marker.update(cmin=0.0, cmax=1.0, colorbar=dict(thickness=12, title=dict(text=label)))
+            trace.marker.update(cmin=0.0, cmax=1.0, colorbar=dict(title=dict(text=label, side="right")))
+            if trace.name == "vertices":
+                trace.hovertemplate = "%{hovertext}<br>" + label + " = %{marker.color:.3f}<extra></extra>"
     return fig
 
 
-def marginal_bars(posterior, prior=None, *, title="Marginal", height=300) -> go.Figure:
+def marginal_bars(posterior, prior=None, *, title="Marginal", height=300, style: Style | None = None) -> go.Figure:
+    s = style or current()
     k = len(posterior)
     labels = [f"label {a}" for a in range(k)]
     fig = go.Figure()
     if prior is not None:
-        fig.add_bar(x=labels, y=prior, name="prior (no evidence)", marker_color="#c9d3df")
-    fig.add_bar(x=labels, y=posterior, name="posterior", marker_color=_LABEL_COLOURS[:k],
-                text=[f"{p:.3f}" for p in posterior], textposition="outside")
-    fig.update_layout(title=title, barmode="group", height=height, yaxis=dict(range=[0, 1.12]),
+        fig.add_bar(x=labels, y=prior, name="prior (no evidence)", marker_color=s.faint,
+                    marker_pattern_shape="/", marker_pattern_fgcolor=s.muted,
+                    hovertemplate="%{x}: prior %{y:.4f}<extra></extra>")
+    fig.add_bar(x=labels, y=posterior, name="posterior", marker_color=[_label_colour(a) for a in range(k)],
+                text=[f"{p:.3f}" for p in posterior], textposition="outside",
+                hovertemplate="%{x}: posterior %{y:.4f}<extra></extra>")
+    fig.update_layout(title=rich(title), barmode="group", height=height, yaxis=dict(range=[0, 1.15]),
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.2))
-    return fig
+    return s.apply(fig)
 
 
-def difference_bars(names, diff, *, title="Posterior − prior, P(label)", height=300) -> go.Figure:
-    """diff: (n, k) posterior minus prior; one bar group per vertex."""
+def difference_bars(names, diff, *, title="Posterior − prior, P(label)", height=300,
+                    style: Style | None = None) -> go.Figure:
+    """diff: (n, k) posterior minus prior; one bar group per vertex, each label its colour and
+    pattern."""
+    s = style or current()
     diff = np.asarray(diff)
     fig = go.Figure()
     for a in range(diff.shape[1]):
-        fig.add_bar(x=list(names), y=diff[:, a], name=f"label {a}",
-                    marker_color=_LABEL_COLOURS[a % len(_LABEL_COLOURS)])
-    fig.update_layout(title=title, barmode="group", height=height,
+        fig.add_bar(x=list(names), y=diff[:, a], name=f"label {a}", marker_color=_label_colour(a),
+                    marker_pattern_shape=PATTERNS[a % len(PATTERNS)],
+                    hovertemplate="vertex %{x}<br>" + f"label {a}: " + "%{y:+.4f}<extra></extra>")
+    fig.update_layout(title=rich(title), barmode="group", height=height,
                       xaxis=dict(title="vertex", type="category"),   # names like "10", "2" stay names
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.35))
-    return fig
+    return s.apply(fig)
 
 
-def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None) -> go.Figure:
-    """D drawn as a tree; the nodes an operation touched are coloured and ringed."""
+def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None,
+             style: Style | None = None) -> go.Figure:
+    """D drawn as a tree; the nodes an operation touched are coloured and ringed; edge
+    components (the leaves of D) are squares."""
+    s = style or current()
     touched = [int(z) for z in touched]
-    colour = np.array(["#33415c"] * dtree.n, dtype=object)      # components split at a vertex
+    colour = np.array([s.vertex] * dtree.n, dtype=object)      # components split at a vertex
+    symbols = np.array(["circle"] * dtree.n, dtype=object)
     if kinds is not None:
-        colour[np.asarray(kinds) == 0] = "#6b7c93"   # edge components (leaves of D)
-    colour[touched] = "#e63946"
-    fig = tree_figure(dtree, color=list(colour), highlight=touched, title=title, height=height)
-    return fig
+        edge = np.asarray(kinds) == 0
+        colour[edge] = NEUTRAL   # edge components (leaves of D)
+        symbols[edge] = "square"
+    colour[touched] = SELECT
+    return tree_figure(dtree, color=list(colour), symbols=list(symbols), highlight=touched, title=title,
+                       height=height, style=s)
 
 
 def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,
-                   layout=None) -> go.Figure:
-    """``messages``: list of (sender, receiver, values). Each is an arrow along its edge, labelled
-    with its normalised values; ``current`` (an index into messages) is drawn in red."""
+                   layout=None, style: Style | None = None) -> go.Figure:
+    """``messages``: list of (sender, receiver, values). Each is an arrow along its edge on its own
+    side (the two directions of an edge never overlap), labelled with its normalised values; the
+    label sits beside the sender's end, joined to the arrow's tail by a thin leader line.
+    ``current`` (an index into messages) is drawn thicker in the selection colour."""
     from engine.trees.layout import tidy_layout
+    from workbench.figures.style import current as current_style
 
+    s = style or current_style()
     x, y = tidy_layout(tree) if layout is None else layout
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
     colour = None
     hover = None
     if beliefs is not None:
         colour = [float(b[0]) for b in beliefs]
         hover = ["P = [" + ", ".join(f"{p:.3f}" for p in b) + "]" for b in beliefs]
     fig = tree_figure(tree, layout=(x, y), color=colour, colorscale=PROB_SCALE, title=title,
-                      height=height, hover=hover)
+                      height=height, hover=hover, cmin=0.0, cmax=1.0, style=s)
     if beliefs is not None:
         probability_colours(fig)
-    for i, (s, r, vals) in enumerate(messages):
-        x0, y0, x1, y1 = x[s], y[s], x[r], y[r]
-        # arrow from 25% to 70% of the way, offset sideways by direction so both directions show
+    font = s.font("label")
+    # the plot's scale in px per unit (the width is the narrowest expected), to place labels
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    ppx = 600 / max(xr[1] - xr[0], 1e-9)
+    ppy = (height - (50 if title else 20)) / max(yr[1] - yr[0], 1e-9)
+    boxes = []
+    for i, (snd, rcv, vals) in enumerate(messages):
+        x0, y0, x1, y1 = x[snd], y[snd], x[rcv], y[rcv]
         dx, dy = x1 - x0, y1 - y0
-        norm = max(np.hypot(dx, dy), 1e-9)
-        ox, oy = -dy / norm * 0.12, dx / norm * 0.12
-        ax_, ay_ = x0 + 0.25 * dx + ox, y0 + 0.25 * dy + oy
-        hx, hy = x0 + 0.70 * dx + ox, y0 + 0.70 * dy + oy
+        # the perpendicular in screen px, to the left of the direction of travel
+        px_dx, px_dy = dx * ppx, dy * ppy
+        norm = max(np.hypot(px_dx, px_dy), 1e-9)
+        nx, ny = -px_dy / norm, px_dx / norm
+        off = 9 * s.scale
+        ox, oy = nx * off / ppx, ny * off / ppy
+        ax_, ay_ = x0 + 0.22 * dx + ox, y0 + 0.22 * dy + oy
+        hx, hy = x0 + 0.72 * dx + ox, y0 + 0.72 * dy + oy
         red = i == current
         fig.add_annotation(x=hx, y=hy, ax=ax_, ay=ay_, xref="x", yref="y", axref="x", ayref="y",
-                           showarrow=True, arrowhead=3, arrowwidth=3 if red else 1.6,
-                           arrowcolor="#e63946" if red else "#33415c", text="")
-        # the label sits a third of the way along, by the sender: two arrows that meet at a
-        # vertex from different edges then keep their labels apart
-        fig.add_annotation(x=(2 * ax_ + hx) / 3 + ox, y=(2 * ay_ + hy) / 3 + oy, xref="x", yref="y",
-                           showarrow=False, font=dict(size=11 if red else 9,
-                                                      color="#e63946" if red else "#33415c"),
-                           text="[" + ", ".join(f"{v:.2f}" for v in vals) + "]",
-                           bgcolor="rgba(255,255,255,0.7)")
+                           showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=s.line(3.2 if red else 1.8),
+                           arrowcolor=SELECT if red else s.text, text="")
+        text = "[" + ", ".join(f"{v:.2f}" for v in vals) + "]"
+        w = text_width(text, font) + 8
+        # the label: beside the arrow's tail, pushed outwards along the perpendicular
+        lx, ly = 26 * s.scale * nx + 0.5 * w * np.sign(nx) * (abs(nx) > 0.3), 22 * s.scale * ny
+        fig.add_annotation(x=ax_, y=ay_, xref="x", yref="y", ax=lx, ay=-ly, showarrow=True, arrowhead=0,
+                           arrowwidth=1, arrowcolor=s.muted, standoff=2,
+                           font=dict(size=font, color=SELECT if red else s.text),
+                           text=f"<b>{text}</b>" if red else text, bgcolor=s.label_bg,
+                           bordercolor=SELECT if red else s.faint, borderwidth=1, borderpad=2)
+        cx, cy = (ax_ - xr[0]) * ppx + lx, (ay_ - yr[0]) * ppy + ly
+        boxes.append((cx - w / 2, cx + w / 2, cy - font, cy + font))
+    if boxes:  # widen the ranges so no label leaves the plot
+        bx = np.array(boxes)
+        lo_x = min(0.0, bx[:, 0].min()) / ppx
+        hi_x = max(0.0, bx[:, 1].max() - (xr[1] - xr[0]) * ppx) / ppx
+        lo_y = min(0.0, bx[:, 2].min()) / ppy
+        hi_y = max(0.0, bx[:, 3].max() - (yr[1] - yr[0]) * ppy) / ppy
+        fig.update_layout(xaxis_range=[xr[0] + lo_x, xr[1] + hi_x], yaxis_range=[yr[0] + lo_y, yr[1] + hi_y])
     return fig
 
 
 def elimination_bars(series: dict, *, title="Size of the table created at each step", log=True,
-                     height=340) -> go.Figure:
+                     height=340, style: Style | None = None) -> go.Figure:
     """series: name -> list of (vertex name, table size). Bars grouped by step; each bar is
     labelled with its size, and its hover names the vertex eliminated."""
+    s = style or current()
     fig = go.Figure()
     for i, (name, steps) in enumerate(series.items()):
         fig.add_bar(x=[f"step {j + 1}" for j in range(len(steps))], y=[sz for _, sz in steps], name=name,
-                    marker_color=_LABEL_COLOURS[i % len(_LABEL_COLOURS)],
+                    marker_color=_label_colour(i), marker_pattern_shape=PATTERNS[i % len(PATTERNS)],
                     text=[f"{sz:,}" for _, sz in steps], textposition="outside",
                     hovertext=[f"eliminate vertex {v}: a table of {sz:,} entries" for v, sz in steps],
                     hoverinfo="text")
@@ -120,16 +190,18 @@ def elimination_bars(series: dict, *, title="Size of the table created at each s
     fig.update_layout(title=title, barmode="group", height=height, yaxis=yaxis,
                       xaxis=dict(title="elimination step", type="category"),
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.3))
-    return fig
+    return s.apply(fig)
 
 
-def work_bars(online_work: int, bp_work: int, ops: int, *, height=220) -> go.Figure:
+def work_bars(online_work: int, bp_work: int, ops: int, *, height=220, style: Style | None = None) -> go.Figure:
+    s = style or current()
     fig = go.Figure()
     fig.add_bar(y=["online (all ops so far)", f"{ops} BP passes"], x=[online_work, bp_work * max(ops, 1)],
-                orientation="h", marker_color=["#2a9d8f", "#c9d3df"],
+                orientation="h", marker_color=[OKABE_ITO["green"], s.faint],
+                marker_pattern_shape=["", "/"],
                 text=[f"{online_work:,}", f"{bp_work * max(ops, 1):,}"], textposition="auto")
     spread = bp_work * max(ops, 1) / max(online_work, 1)
     fig.update_layout(title="Multiply-adds: online model vs one BP pass per operation", height=height,
                       xaxis=dict(type="log" if spread > 50 or spread < 1 / 50 else "linear"),
                       margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+    return s.apply(fig)

@@ -1,5 +1,6 @@
 """Belief Propagation: the lecture's sum-product schedule step by step, the parallel schedule
-iteration by iteration, and why elimination order matters (lecture notes 001, sections 8.1-8.4)."""
+iteration by iteration, and why elimination order matters
+(the lecture notes "Inferences on trees: sum-product algorithm", sections 8.1-8.4)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from engine.inference.belief_propagation import belief_propagation, flooding, se
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
-from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
+from workbench.figures.inference_figures import elimination_bars, message_figure
 from workbench.state import _load_sample, current_tree
 from workbench.text import md
 
@@ -30,7 +31,8 @@ class BPParams:
 
 
 st.title("Belief Propagation")
-st.caption("Lecture notes 001, sections 8.1–8.4: the sum-product messages (eq. 5) and marginals (eq. 6).")
+st.caption('The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the sum-product messages '
+           '(eq. 5) and marginals (eq. 6).')
 st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
          r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
 

@@ -126,7 +126,7 @@ def paper_table(results: dict, task: str, source: str, states: int):
     """This session's runs beside the published numbers."""
     if task == "label":
         rows = []
-        for lab, (sp, tf, hsp, htf) in TABLE_III.items():
+        for lab, (sp, tf, _hsp, _htf) in TABLE_III.items():
             row = {"label (children)": lab, "paper SP acc. %": sp, "paper TF acc. %": tf}
             for model in ("sp", "tf"):
                 r = results.get(model)
@@ -225,7 +225,8 @@ def show(p: Params, cfg: BhtmmConfig, result):
 
 
 st.title("Hidden Tree Markov Models")
-st.caption("Bottom-up hidden tree Markov models (Castellana & Bacciu 2019): a node's hidden state depends "
+st.caption("\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models\" (Castellana & Bacciu "
+           "2019): a node's hidden state depends "
            "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
            "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
            "child position and is trained by EM.")

@@ -1,5 +1,6 @@
 """Cover Inspector: the optimal (2,s)-hierarchical cover of the current tree, round by round
-(seed 000, sections 2-3, Figure 1), its decomposition tree D and how far it is from optimal."""
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, sections 2-3, Figure 1), its
+decomposition tree D and how far it is from optimal."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
+from workbench.figures.style import Style
+from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
 from workbench.text import md
 
@@ -114,8 +117,8 @@ def cached_table(tree: Tree, root: int, rake_only: bool):
 
 
 @st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
-def cached_icicle(tree: Tree, root: int, rake_only: bool):
-    return icicle_figure(cached_cover(tree, root, rake_only))
+def cached_icicle(tree: Tree, root: int, rake_only: bool, style: Style):
+    return icicle_figure(cached_cover(tree, root, rake_only), style=style)
 
 
 @st.cache_data(show_spinner="Building covers of three families…")
@@ -417,7 +420,7 @@ with tab_opt:
 with tab_icicle:
     st.caption("Each block is a component; its width is its number of edges, its colour its kind "
                "(grey edge, blue rake, orange compress, purple root). Click to zoom into a subtree.")
-    st.plotly_chart(cached_icicle(tree, s, cover.rake_only), key="cover_icicle", width="stretch")
+    st.plotly_chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", width="stretch")
 
 with tab_growth:
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "

@@ -13,7 +13,8 @@ from engine.files import public_message
 from engine import datasets
 from engine.errors import EngineError
 from engine.forests.run import OfdeConfig, run
-from workbench.figures.forest_figures import learning_curve_figure, round_time_figure, structure_figure
+from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
+                                             structure_figure)
 from workbench.runner import launch
 
 BENCHMARKS = ("nltcs", "msnbc", "kdd", "plants")
@@ -55,7 +56,7 @@ def build_config(p: Params, train: str = "", test: str = "", valid: str = "") ->
 
 
 st.title("OFDE vs Chow-Liu")
-st.caption("Online forest density estimation (Koriche): Jeffreys estimates for the parameters, Follow the "
+st.caption("\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates for the parameters, Follow the "
            "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
            "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
            "the whole training set at once; OFDE sees one sample per round.")
@@ -164,14 +165,16 @@ with main:
             ours = {tuple(e) for e in m["edges"]}
             cl = {tuple(e) for e in a["chowliu_edges"]}
             left, right = st.columns(2)
+            shared = forest_layout(m["n_vars"], a["chowliu_edges"])  # one layout: same variable, same place
             left.plotly_chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
-                                               title="OFDE: heaviest component"),
+                                               title="OFDE: heaviest component", layout=shared),
                               use_container_width=True, key="ofde_forest")
             right.plotly_chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
-                                                title="Chow-Liu tree", mark_colour="#f4a261"),
+                                                title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0],
+                                                mark_dash=THEIRS_ONLY[1], layout=shared),
                                use_container_width=True, key="ofde_cl")
-            st.caption(f"Red: OFDE edges the Chow-Liu tree lacks ({len(ours - cl)}); orange: Chow-Liu edges OFDE "
-                       f"lacks ({len(cl - ours)}). Mixture weights: "
+            st.caption(f"Both drawn on the Chow-Liu tree's layout. Red, solid: OFDE edges the Chow-Liu tree lacks "
+                       f"({len(ours - cl)}); orange, dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
                        + ", ".join(f"{c['weight']:.3f}" for c in a["mixture"]))
         with tab_time:
             st.plotly_chart(round_time_figure(res.curves["round_ms"]), use_container_width=True, key="ofde_time")

@@ -1,6 +1,6 @@
 """Online Marginals: evidence arrives one vertex at a time; each update and each marginal walks one
 path of the cover's decomposition tree D instead of running a full belief-propagation pass
-(seed 000, section 4)."""
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,8 @@ def _evidence(kind, v, k):
 
 
 st.title("Online Marginals")
-st.caption("Seed 000, section 4: after one O(n) initialisation each piece of evidence and each "
+st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after'
+           " one O(n) initialisation each piece of evidence and each "
            "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
            "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
 

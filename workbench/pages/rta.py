@@ -1,5 +1,6 @@
 """RTA Multilabel: max-margin learning on random spanning trees with certified-exact inference
-(Marchand, Su, Morvant, Rousu, Shawe-Taylor, NIPS 2014)."""
+("Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks",
+Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def _save_upload(up) -> str:
 
 st.title("RTA: multilabel learning on random spanning trees")
 st.caption(
+    "\"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks\" "
+    "(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014). "
     "Instead of the intractable complete graph over the labels, RTA learns one max-margin model jointly on a "
     "small sample of uniformly random spanning trees. Each tree gives its K best labellings by dynamic "
     "programming; the best of their union is **provably** the best labelling of the whole ensemble whenever it "
@@ -135,7 +138,8 @@ with right:
         st.subheader("Results in the layout of the paper's Table 1")
         st.dataframe(results_table(m), use_container_width=True)
         st.caption(f"{m['dataset']}: {m['folds']}-fold cross-validation, {m['n_trees']} trees, K up to {m['max_k']}. "
-                   "Paper: Marchand et al. (NIPS 2014), Table 1, 5-fold CV, linear kernel.")
+                   "Paper: \"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov "
+                   "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), Table 1, 5-fold CV, linear kernel.")
         c1, c2 = st.columns(2)
         with c1:
             st.plotly_chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),

@@ -1,4 +1,5 @@
-"""TREE-HEDGE (seed 000, section 5): multi-task allocation on the current tree, against two baselines."""
+"""TREE-HEDGE ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5): multi-task allocation
+on the current tree, against two baselines."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ class HedgeParams:
 
 
 st.title("TREE-HEDGE")
-st.caption("Seed 000, section 5. Every vertex of the tree is a task; on each trial one task arrives, the "
+st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
+           "Every vertex of the tree is a task; on each trial one task arrives, the "
            "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
            "marginal of a tree model whose edges say *neighbouring tasks tend to share their best action*.")
 

@@ -17,7 +17,6 @@ from engine.errors import EngineError
 from engine.trees import GENERATORS, generate
 from engine.trees import editing
 from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_tree_text, read_tree_bytes, tree_to_bytes
-from engine.trees.generators import MAX_GENERATE
 from engine.trees.metrics import tree_info
 from workbench.figures.tree_figure import LABEL_LIMIT, tree_figure
 from workbench.state import _load_sample, can_undo, current_tree, list_samples, set_tree, undo

@@ -35,13 +35,14 @@ from engine.trees.formats.graphml import format_graphml, parse_graphml
 from engine.trees.formats.newick import format_newick, parse_newick, parse_newick_lengths
 from engine.trees.formats.nodelink import format_node_link, parse_node_link
 from engine.trees.formats.positional import format_positional, parse_positional, read_positional_stream
+from engine.trees.formats.tikz import format_tikz
 from engine.trees.formats.xmldoc import format_xml_document, parse_xml_document
 from engine.trees.formats.xmlsafe import root_tag
 from engine.trees.model import Tree
 
 __all__ = ["read_tree", "write_tree", "read_tree_bytes", "tree_to_bytes", "parse_tree_text",
            "format_tree_text", "sniff_format", "format_of", "FORMATS", "FORMAT_NAMES",
-           "WRITE_EXTENSIONS", "MAX_INPUT_BYTES", "parse_newick_lengths"]
+           "WRITE_EXTENSIONS", "MAX_INPUT_BYTES", "parse_newick_lengths", "format_newick", "format_tikz"]
 
 #: extension -> format name
 FORMATS = {".json": "json", ".csv": "edgelist", ".tsv": "edgelist", ".txt": "edgelist",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 
 from engine.errors import TreeFormatError
 from engine.trees.formats.common import LINE_BREAKS, refuse_unwritable, tree_from_names

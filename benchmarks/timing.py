@@ -1,0 +1,18 @@
+"""The one timer of the benchmark scripts: the best of a few runs of a call (the least disturbed by
+other work on a shared machine). Every table that uses it also prints the load average."""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["best_time"]
+
+
+def best_time(fn, repeat: int = 3) -> float:
+    """The smallest wall-clock time, in seconds, of ``repeat`` calls of ``fn()``."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best

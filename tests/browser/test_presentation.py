@@ -1,0 +1,77 @@
+"""Every page in a light and a dark browser: the app follows the browser's theme, no request
+leaves 127.0.0.1, no figure text is under 12 px, no Deploy button; presenter mode enlarges figures.
+Screenshots: tests/browser/screenshots/theme_<scheme>_<page>.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import shot, wait_for_app
+from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
+from workbench.navigation import PAGES, url_path
+
+pytestmark = pytest.mark.browser
+
+LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+
+FIGURE_FONTS = """() => [...document.querySelectorAll('.js-plotly-plot svg text')]
+    .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
+    .map(t => [parseFloat(getComputedStyle(t).fontSize), t.textContent.slice(0, 40)])"""
+
+
+def _rgb(hex_colour: str) -> str:
+    h = hex_colour.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(h[i:i + 2], 16) for i in (0, 2, 4)))
+
+
+@pytest.fixture
+def themed_page(browser, request):
+    scheme = request.param
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
+    pg = ctx.new_page()
+    outside: list[str] = []
+    pg.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
+    yield scheme, pg, outside
+    ctx.close()
+
+
+@pytest.mark.parametrize("themed_page", ["light", "dark"], indirect=True)
+@pytest.mark.parametrize("script", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])
+def test_page_in_light_and_dark(themed_page, app_url, script):
+    scheme, page, outside = themed_page
+    page.goto(f"{app_url}/{url_path(script)}")
+    wait_for_app(page)
+    if page.locator(".js-plotly-plot").count():
+        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(500)
+    assert page.locator("[data-testid='stException']").count() == 0
+    bg = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+    assert bg == _rgb(THEMES[scheme]["background"]), bg
+    for plot in range(page.locator(".js-plotly-plot").count()):  # figures drawn in the theme too
+        paper = page.evaluate(f"() => document.querySelectorAll('.js-plotly-plot')[{plot}]._fullLayout.paper_bgcolor")
+        assert paper.lower() in (THEMES[scheme]["background"].lower(), _rgb(THEMES[scheme]["background"])), paper
+    small = [(s, t) for s, t in page.evaluate(FIGURE_FONTS) if s < FONT_MIN]
+    assert not small, small[:10]
+    assert page.locator("[data-testid='stAppDeployButton']").count() == 0
+    shot(page, f"theme_{scheme}_{script.rsplit('/', 1)[-1].removesuffix('.py')}")
+    assert not outside, outside
+
+
+@pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
+def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
+    _, page, outside = themed_page
+    page.goto(app_url)
+    wait_for_app(page)
+    page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+    before = min(s for s, _ in page.evaluate(FIGURE_FONTS))
+    page.get_by_text("Presenter mode").click()
+    wait_for_app(page)
+    page.wait_for_function(f"""() => {{
+        const s = [...document.querySelectorAll('.js-plotly-plot svg text')].filter(t => t.textContent.trim())
+            .map(t => parseFloat(getComputedStyle(t).fontSize));
+        return s.length && Math.min(...s) >= {FONT_MIN * PRESENTER_SCALE - 0.5};
+    }}""", timeout=30_000)
+    after = min(s for s, _ in page.evaluate(FIGURE_FONTS))
+    assert after > before >= FONT_MIN
+    shot(page, "presenter_mode")
+    assert not outside, outside
