@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from engine.cli import main
+from engine.errors import EngineError
 from engine.runs.store import RunStore
 
 
@@ -171,5 +172,5 @@ def test_run_failure_is_one_stderr_line(here, capsys):
 
 def test_debug_shows_the_traceback(here, capsys):
     (here / "s.json").write_text("{")
-    with pytest.raises(Exception):
+    with pytest.raises(EngineError, match="invalid JSON"):
         main(["--debug", "replay", "s.json"])

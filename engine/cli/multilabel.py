@@ -30,8 +30,6 @@ def register(sub) -> None:
 
 
 def _rta(args) -> int:
-    import sys
-
     from engine.multilabel.run import RtaConfig, run
 
     labels = args.labels

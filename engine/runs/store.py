@@ -25,7 +25,6 @@ ordered list of steps; opening an older database applies the missing steps in on
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sqlite3

@@ -10,15 +10,14 @@ from __future__ import annotations
 from xml.sax.saxutils import escape as _escape, quoteattr
 
 from engine.errors import EmptyTreeError, TreeFormatError
-from engine.trees.formats.common import XML_ILLEGAL, refuse_unwritable
+from engine.trees.formats.common import XML_ILLEGAL, refuse_unwritable, tree_from_names
 from engine.trees.formats.xmlsafe import feed_safely, local
+from engine.trees.model import Tree
 
 
 def _escape_text(s: str) -> str:
     """Element text escaped so that it reads back exactly (a CR would be read as a line feed)."""
     return _escape(s, {"\r": "&#13;"})
-from engine.trees.formats.common import tree_from_names
-from engine.trees.model import Tree
 
 __all__ = ["parse_graphml", "format_graphml"]
 
