@@ -189,7 +189,7 @@ def _check_depth(text: str, raw: bytes, limit: int, where: str) -> None:
             depth += 1
             if depth > limit:
                 raise JSONFormatError(f"{where}: nested deeper than {limit} levels at "
-                                      f"{_position(text, m.start())}; {_how_to_raise(_DEPTH, limit)}")
+                                      f"{_position(text, m.start())}; {_how_to_raise(_DEPTH)}")
         elif c in "]}":
             depth -= 1
 
@@ -203,9 +203,9 @@ def _check_digits(text: str, raw: bytes, limit: int, where: str) -> None:
         if token[0] != '"' and long_run.search(token):
             digits = sum(c.isdigit() for c in token)
             raise JSONFormatError(f"{where}: a number of {digits} digits at {_position(text, m.start())} "
-                                  f"(at most {limit} digits in a row are read); {_how_to_raise(_DIGITS, limit)}")
+                                  f"(at most {limit} digits in a row are read); {_how_to_raise(_DIGITS)}")
 
 
-def _how_to_raise(key: str, limit: int) -> str:
+def _how_to_raise(key: str) -> str:
     env = limits.LIMITS[key].env
     return f"raise the limit with {env}=N or engine.limits.raised({key}=N)"

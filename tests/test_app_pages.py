@@ -7,7 +7,7 @@ from tests.conftest import open_app_page
 from workbench.navigation import PAGES
 
 
-def open_page(path: str, timeout: float = 60) -> AppTest:
+def open_page(path: str, timeout: float = 180) -> AppTest:  # a cold numba cache compiles on the first visit
     return open_app_page(path, timeout=timeout)
 
 

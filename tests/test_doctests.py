@@ -23,7 +23,7 @@ FRONT_DOORS = {  # module -> the front-door names whose docstrings must carry an
     "engine.multilabel.learner": ["RTAClassifier"],
     "engine.htmm.sp": ["SPBHTMM"],
 }
-OTHER_MODULES = ["engine.errors", "engine.datasets", "engine.jsonio", "engine.limits", "engine.trees.formats",
+OTHER_MODULES = ["engine.errors", "engine.shapes", "engine.datasets", "engine.jsonio", "engine.limits", "engine.trees.formats",
                  "engine.trees.formats.positional", "engine.inference.potentials", "engine.hedge.potentials",
                  "engine.inference.messages"]
 SLOW = {"engine.multilabel.learner"}  # compiles and trains RTA

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -93,10 +94,8 @@ def test_errors_are_engine_and_value_errors():
     ('{"a": 1} {"b": 2}', "cfg.json: invalid JSON at line 1, column 10: Extra data"),
 ])
 def test_invalid_json_names_the_position(text, message):
-    with pytest.raises(JSONFormatError) as exc:
+    with pytest.raises(JSONFormatError, match="^" + re.escape(message) + "[^\n]*$"):  # one line
         loads(text, where="cfg.json")
-    assert str(exc.value).startswith(message)
-    assert "\n" not in str(exc.value)
 
 
 def test_invalid_utf8_names_the_byte():

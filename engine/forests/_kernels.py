@@ -84,21 +84,16 @@ def _add(adj, deg, u, v):
 
 
 @njit(cache=True)
-def _link(inX, adj, deg, u, v):
-    """Put the edge (u, v) in the tree held as membership matrix ``inX`` and adjacency lists."""
-    inX[u, v] = True
-    inX[v, u] = True
-    _add(adj, deg, u, v)
-    _add(adj, deg, v, u)
-
-
-@njit(cache=True)
-def _unlink(inX, adj, deg, u, v):
-    """Take the edge (u, v) out of the tree (the inverse of :func:`_link`)."""
-    inX[u, v] = False
-    inX[v, u] = False
-    _remove(adj, deg, u, v)
-    _remove(adj, deg, v, u)
+def _set_edge(inX, adj, deg, u, v, present):
+    """Put the edge (u, v) in (``present``) or take it out of the tree held as membership matrix
+    ``inX`` and adjacency lists ``adj``/``deg``."""
+    inX[u, v] = present
+    inX[v, u] = present
+    for a, b in ((u, v), (v, u)):
+        if present:
+            _add(adj, deg, a, b)
+        else:
+            _remove(adj, deg, a, b)
 
 
 @njit(cache=True)
@@ -120,8 +115,8 @@ def merge_bases(ea, eb, pa, coins, V):
     degA = np.zeros(V, dtype=np.int64)
     degB = np.zeros(V, dtype=np.int64)
     for k in range(V - 1):
-        _link(inA, adjA, degA, ea[k, 0], ea[k, 1])
-        _link(inB, adjB, degB, eb[k, 0], eb[k, 1])
+        _set_edge(inA, adjA, degA, ea[k, 0], ea[k, 1], True)
+        _set_edge(inB, adjB, degB, eb[k, 0], eb[k, 1], True)
     parB = np.empty(V, dtype=np.int64)
     side = np.zeros(V, dtype=np.int64)
     queue = np.empty(V, dtype=np.int64)
@@ -171,11 +166,11 @@ def merge_bases(ea, eb, pa, coins, V):
         coin = coins[used]
         used += 1
         if coin < pa:  # B <- B - (x, y) + (a, b)
-            _unlink(inB, adjB, degB, x, y)
-            _link(inB, adjB, degB, a, b)
+            _set_edge(inB, adjB, degB, x, y, False)
+            _set_edge(inB, adjB, degB, a, b, True)
         else:  # A <- A - (a, b) + (x, y)
-            _unlink(inA, adjA, degA, a, b)
-            _link(inA, adjA, degA, x, y)
+            _set_edge(inA, adjA, degA, a, b, False)
+            _set_edge(inA, adjA, degA, x, y, True)
             A[k, 0] = min(x, y)
             A[k, 1] = max(x, y)
     for k in range(V - 1):

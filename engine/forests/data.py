@@ -23,6 +23,7 @@ from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.limits import check_seed
+from engine.shapes import dimension
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
            "sample_markov_tree", "synthetic_split", "benchmark_paths", "MAX_ALPHABET"]
@@ -46,13 +47,8 @@ class Dataset:
     names: tuple
     source: str = ""
 
-    @property
-    def n_samples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_vars(self) -> int:
-        return int(self.X.shape[1])
+    n_samples = dimension("X", 0, "Number of samples (rows of X).")
+    n_vars = dimension("X", 1, "Number of variables (columns of X).")
 
     def head(self, rows: int) -> "Dataset":
         """The first ``rows`` samples (a small slice for tests and previews)."""
@@ -184,13 +180,8 @@ class MarkovTreeSource:
     root_table: np.ndarray
     cond: np.ndarray
 
-    @property
-    def n(self) -> int:
-        return int(self.parent.shape[0])
-
-    @property
-    def m(self) -> int:
-        return int(self.root_table.shape[0])
+    n = dimension("parent", 0, "Number of variables.")
+    m = dimension("root_table", 0, "Alphabet size.")
 
     @property
     def edges(self) -> np.ndarray:

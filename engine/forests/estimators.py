@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.errors import InvalidParameterError
+from engine.shapes import dimension
 
 __all__ = ["pairs", "pair_id", "PairCounts", "Tables", "jeffreys_tables", "consistent_tables",
            "forest_loglik", "mixture_logloss", "mutual_information", "log_bayes_factor"]
@@ -131,13 +132,8 @@ class Tables:
     node_logp: np.ndarray
     pair_logp: np.ndarray
 
-    @property
-    def n(self) -> int:
-        return int(self.node_logp.shape[0])
-
-    @property
-    def m(self) -> int:
-        return int(self.node_logp.shape[1])
+    n = dimension("node_logp", 0, "Number of variables.")
+    m = dimension("node_logp", 1, "Alphabet size.")
 
     def edge_logratio(self) -> np.ndarray:
         """(E, m, m): ``log theta_ij(u,v) - log theta_i(u) - log theta_j(v)`` (= ``-phi_ij``)."""

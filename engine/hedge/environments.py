@@ -33,6 +33,7 @@ from engine.hedge.potentials import check_states
 from engine.jsonio import loads
 from engine.limits import check_seed
 from engine.trees import Tree
+from engine.shapes import dimension
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
            "switching_environment", "read_loss_file", "make_environment", "piecewise_labels"]
@@ -62,13 +63,8 @@ class LossStream:
     phase_start: np.ndarray | None = None
     name: str = ""
 
-    @property
-    def trials(self) -> int:
-        return int(self.vertices.shape[0])
-
-    @property
-    def k(self) -> int:
-        return int(self.losses.shape[1])
+    trials = dimension("vertices", 0, "Number of trials T.")
+    k = dimension("losses", 1, "Number of actions k.")
 
     def best_at(self, t: int) -> np.ndarray | None:
         """The true best action of every task during trial ``t`` (0-based), or None."""

@@ -24,6 +24,7 @@ from engine.errors import InvalidParameterError
 from engine.limits import check_seed
 from engine.trees.generators import prufer_to_parent
 from engine.trees.model import Tree
+from engine.shapes import dimension
 
 __all__ = ["LabelTrees", "random_spanning_trees", "label_trees_from_parents", "spanning_tree_key"]
 
@@ -45,13 +46,8 @@ class LabelTrees:
     child_idx: np.ndarray
     degree: np.ndarray
 
-    @property
-    def n_trees(self) -> int:
-        return int(self.parent.shape[0])
-
-    @property
-    def n_labels(self) -> int:
-        return int(self.parent.shape[1])
+    n_trees = dimension("parent", 0, "Number of spanning trees.")
+    n_labels = dimension("parent", 1, "Number of labels l.")
 
     def edges(self, t: int) -> np.ndarray:
         """Edges of tree ``t`` as rows ``(child, parent)``, int64 (l - 1, 2)."""
