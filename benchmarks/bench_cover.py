@@ -25,14 +25,25 @@ they are 0 at both sizes, so the wall-clock ratio left above 10 here comes from 
 (random gathers over 10^6-vertex arrays) and the machine's load, not from the work.
 
     python -m benchmarks.bench_cover [--repeat 7] [--small 100000] [--large 1000000]
+    python -m benchmarks.bench_cover --growth [--svg DIR]   # build time against n, 10^4 .. 10^6
+    python -m benchmarks.bench_cover --io [--large 1000000] # info and cover --json end to end
+
+``--io`` writes a random tree's edge list to a temporary folder and runs the command line on it as a
+user would (``info``, ``cover --json``, ``cover --format npz``), each in its own process: wall and
+CPU seconds and the peak resident memory of the process.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from engine.cover import optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, random_tree, star_of_paths
@@ -64,13 +75,87 @@ def faults(fn) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0
 
 
-def best_time(fn, repeat: int) -> tuple[float, object]:
+def best_time(fn, repeat: int, clock=time.perf_counter) -> tuple[float, object]:
     best, out = float("inf"), None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         out = fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, clock() - t0)
     return best, out
+
+
+def load_average() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+GROWTH_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)
+
+
+def growth(repeat: int, svg: str | None) -> None:
+    """Best build CPU time of the optimal cover against n, per family; ns per vertex; optional SVG.
+
+    CPU time (``time.process_time``), not wall time: on a shared machine the wall clock mostly
+    measures the other processes."""
+    optimal_cover(path_tree(10))
+    print(f"Optimal cover build, CPU time against n (best of {repeat}); load {load_average()}")
+    print("| tree | " + " | ".join(f"n = {n:.0e}".replace("+0", "") for n in GROWTH_SIZES) + " | ns/vertex at 10^6 |")
+    print("|---|" + "---:|" * (len(GROWTH_SIZES) + 1))
+    series = {}
+    for kind in ("random", "path", "star-of-paths"):
+        times = []
+        for n in GROWTH_SIZES:
+            t = family(kind, n)
+            optimal_cover(t)  # cached tree properties outside the timing
+            times.append(best_time(lambda: optimal_cover(t), repeat, time.process_time)[0])
+        series[kind] = ([family(kind, n).n for n in GROWTH_SIZES], times)
+        print(f"| {kind} | " + " | ".join(f"{x * 1e3:.1f} ms" for x in times) +
+              f" | {1e9 * times[-1] / series[kind][0][-1]:.0f} |", flush=True)
+    if svg:
+        ref = series["path"]
+        series["linear (slope 1)"] = ([ref[0][0], ref[0][-1]], [ref[1][0], ref[1][0] * ref[0][-1] / ref[0][0]])
+        from benchmarks.plots import line_plot, write_svg
+
+        path = write_svg(Path(svg) / "cover_growth.svg",
+                         line_plot(series, title="Optimal cover: build time against n", xlabel="vertices n",
+                                   ylabel="CPU seconds (best of repeats)", logx=True, logy=True,
+                                   dashed=("linear (slope 1)",)))
+        print(f"\nplot: {path}")
+
+
+def _run(cmd, stdout=None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MB) of one child process (its standard output to the file ``stdout``)."""
+    t0 = time.perf_counter()
+    with open(stdout or os.devnull, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out)
+        _, status, ru = os.wait4(proc.pid, 0)  # this child's own usage (RUSAGE_CHILDREN keeps the maximum of all)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def io_end_to_end(n: int) -> None:
+    """The command line on a random n-vertex edge list: info, cover --json, cover --format npz."""
+    py = [sys.executable, "-m", "engine"]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "random.csv"
+        subprocess.run(py + ["generate", "random", "--n", str(n), "--seed", "0", str(src)], check=True, timeout=600)
+        print(f"Command line end to end on a random tree of {n} vertices ({src.stat().st_size / 1e6:.0f} MB edge list)")
+        print("| command | load (1/5/15 min) | wall s | CPU s | peak RSS MB | output MB |")
+        print("|---|---|---:|---:|---:|---:|")
+        for label, args, out in (("info", ["info", str(src)], None),
+                                 ("cover --json", ["cover", str(src), "--json"], "c.json"),
+                                 ("cover --format npz", ["cover", str(src), "--format", "npz", "-o", f"{tmp}/c.npz"],
+                                  "c.npz")):
+            load0 = load_average()
+            try:
+                wall, cpu, rss = _run(py + args, f"{tmp}/{out}" if out and "--json" in args else None)
+            except subprocess.CalledProcessError:
+                print(f"| {label} | {load0} | failed | | | |", flush=True)
+                continue
+            size = f"{(Path(tmp) / out).stat().st_size / 1e6:.0f}" if out else "-"
+            print(f"| {label} | {load0} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {size} |", flush=True)
 
 
 def main(argv=None) -> None:
@@ -78,7 +163,14 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--small", type=int, default=100_000)
     ap.add_argument("--large", type=int, default=1_000_000)
+    ap.add_argument("--growth", action="store_true", help="only the build time against n")
+    ap.add_argument("--svg", default=None, metavar="DIR", help="write the growth plot into this folder")
+    ap.add_argument("--io", action="store_true", help="only info and cover --json end to end at --large")
     args = ap.parse_args(argv)
+    if args.growth:
+        return growth(args.repeat, args.svg)
+    if args.io:
+        return io_end_to_end(args.large)
     optimal_cover(path_tree(10))  # load the compiled kernels (numba cache) outside the timings
     rake_only_cover(path_tree(10))
     mid = int(math.sqrt(args.small * args.large))

@@ -1,7 +1,14 @@
 """RTA against the paper's Table 1 and the LinearSVC baseline, on emotions, yeast and scene.
 
     python benchmarks/bench_rta.py [--datasets emotions yeast scene] [--trees 10] [--k 32]
-                                   [--folds 5] [--passes 30] [--json out.json]
+                                   [--folds 5] [--passes 30] [--jobs 2] [--json out.json]
+    python benchmarks/bench_rta.py --timing [--datasets yeast medical-like]   # protocol time only
+    python benchmarks/bench_rta.py --growth [--svg docs/img]                  # cost against m x l
+
+``medical-like`` is a synthetic stand-in for Mulan's ``medical`` (not shipped with the benchmark
+data): the same shape and sparsity, 978 examples, 1,449 binary word features with about 16 words
+an example, 45 labels with about 1.25 labels an example, words drawn from each label's own
+vocabulary (:func:`medical_like`). It measures cost at medical's scale, not the paper's losses.
 
 For every data set: the paper's protocol (5-fold CV, C from {100, 50, 10, 1, 0.5, 0.1, 0.01} by
 inner validation on a third of the training set, K <= 32) with 10 trees, beside one-vs-rest LinearSVC (C per label by inner
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,12 +31,95 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.plots import line_plot, write_svg  # noqa: E402
 from engine.datasets import data_home  # noqa: E402
-from engine.multilabel.data import read_arff  # noqa: E402
+from engine.multilabel.data import MultilabelData, read_arff  # noqa: E402
 from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
+from engine.multilabel.learner import SPARSE_DENSITY, RTAClassifier  # noqa: E402
 from engine.multilabel.run import RtaConfig, run  # noqa: E402
 
 DATA = data_home("multilabel")
+
+
+def medical_like(m: int = 978, d: int = 1449, l: int = 45, words: int = 16, cardinality: float = 1.245,
+                 seed: int = 0) -> MultilabelData:
+    """Synthetic data of the shape and sparsity of Mulan's medical (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    freq = rng.zipf(1.6, size=l).astype(float)
+    freq /= freq.sum()
+    vocab = [rng.choice(d, size=30, replace=False) for _ in range(l)]
+    X = np.zeros((m, d))
+    Y = np.zeros((m, l), np.uint8)
+    for i in range(m):
+        labs = rng.choice(l, size=min(1 + rng.poisson(cardinality - 1), l), replace=False, p=freq)
+        Y[i, labs] = 1
+        for lab in labs:
+            X[i, rng.choice(vocab[lab], size=words // 2)] = 1
+        X[i, rng.integers(0, d, size=words - words // 2)] = 1
+    return MultilabelData(X, Y, tuple(f"w{j}" for j in range(d)), tuple(f"label {j}" for j in range(l)),
+                          "medical-like (synthetic)")
+
+
+def load(name: str) -> MultilabelData:
+    return medical_like() if name == "medical-like" else read_arff(DATA / f"{name}.arff.gz")
+
+
+def load_average() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def timing(names, args) -> None:
+    """The paper's protocol (C by inner validation, no baseline), wall and CPU seconds."""
+    print(f"RTA protocol ({args.folds}-fold, {args.trees} trees, K <= {args.k}, {args.passes} passes, "
+          f"jobs {args.jobs}); load average before each row")
+    print("| data | m | d | l | solver | load (1/5/15 min) | wall s | CPU s | micro % | 0/1 % | C per fold |")
+    print("|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|")
+    for name in names:
+        d = load(name)
+        load0 = load_average()
+        t0, c0 = time.perf_counter(), time.process_time()
+        folds = cross_validate(d.X, d.Y, n_trees=args.trees, max_k=args.k, folds=args.folds, seed=args.seed,
+                               max_passes=args.passes, n_jobs=args.jobs)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        solver = "sparse" if np.count_nonzero(d.X) <= SPARSE_DENSITY * d.X.size else "dense"
+        print(f"| {name} | {d.X.shape[0]} | {d.X.shape[1]} | {d.n_labels} | {solver} | {load0} | {wall:.0f} | "
+              f"{cpu:.0f} | {np.mean([f.microlabel_loss for f in folds]):.2f} | "
+              f"{np.mean([f.zero_one_loss for f in folds]):.2f} | {', '.join(f'{f.C:g}' for f in folds)} |", flush=True)
+
+
+def growth(args) -> None:
+    """Cost of training against examples x labels: one fit (C = 1, fixed passes) on growing slices."""
+    rows = []
+    sets = [("yeast", read_arff(DATA / "yeast.arff.gz")), ("medical-like", medical_like())]
+    print(f"One RTA fit ({args.trees} trees, K <= {args.k}, C = 1, {args.growth_passes} passes): "
+          "cost against examples m and labels l")
+    print("| data | m | l | m x l | load | seconds | us per example-pass | mean K |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    RTAClassifier(n_trees=2, max_k=4, max_passes=1).fit(sets[0][1].X[:40], sets[0][1].Y[:40])  # compile
+    for name, d in sets:
+        L = d.n_labels
+        for l in sorted({max(2, L // 3), max(2, 2 * L // 3), L}):
+            keep = np.flatnonzero(d.Y[:, :l].any(axis=0))  # labels seen at all
+            for m in (d.X.shape[0] // 4, d.X.shape[0] // 2, d.X.shape[0]):
+                model = RTAClassifier(C=1.0, n_trees=args.trees, max_k=args.k, max_passes=args.growth_passes,
+                                      tol=0.0, random_state=args.seed)
+                load0 = load_average()
+                t0 = time.process_time()
+                model.fit(d.X[:m], d.Y[:m][:, keep])
+                t = time.process_time() - t0
+                rows.append((name, m, len(keep), t, model.history_[-1]["mean_k"]))
+                print(f"| {name} | {m} | {len(keep)} | {m * len(keep)} | {load0} | {t:.2f} | "
+                      f"{1e6 * t / (m * model.n_passes_):.0f} | {model.history_[-1]['mean_k']:.1f} |", flush=True)
+    if args.svg:
+        series = {}
+        for name, m, l, t, _ in rows:
+            series.setdefault(f"{name}, l = {l}", ([], []))
+            series[f"{name}, l = {l}"][0].append(m * l)
+            series[f"{name}, l = {l}"][1].append(t)
+        path = write_svg(Path(args.svg) / "rta_growth.svg",
+                         line_plot(series, title="RTA: one fit against examples x labels", xlabel="examples x labels",
+                                   ylabel="CPU seconds", logx=True, logy=True))
+        print(f"\nplot: {path}")
 
 
 def main(argv=None):
@@ -47,7 +138,16 @@ def main(argv=None):
     ap.add_argument("--brute-force-check", type=int, default=0, metavar="N",
                     help="also compare N yeast test predictions (10 trees, C = 0.5, fold 1) with the brute-force argmax")
     ap.add_argument("--json", default=None, help="also write all results to this JSON file")
+    ap.add_argument("--jobs", type=int, default=2, help="outer folds at once (threads; same results)")
+    ap.add_argument("--timing", action="store_true", help="only time the protocol (no baseline, no exactness)")
+    ap.add_argument("--growth", action="store_true", help="only print the growth table (cost against m x l)")
+    ap.add_argument("--growth-passes", type=int, default=5)
+    ap.add_argument("--svg", default=None, metavar="DIR", help="write the growth plot into this folder")
     args = ap.parse_args(argv)
+    if args.growth:
+        return growth(args)
+    if args.timing:
+        return timing(args.datasets, args)
 
     rows, exact_rows, out = [], [], {}
     for name in args.datasets:
@@ -55,7 +155,7 @@ def main(argv=None):
         if args.only_exactness:
             m = {"C": [args.exact_C]}
         cfg = RtaConfig(data=str(path), n_trees=args.trees, max_k=args.k, folds=args.folds,
-                        max_passes=args.passes, baseline="svm", seed=args.seed)
+                        max_passes=args.passes, baseline="svm", seed=args.seed, jobs=args.jobs)
         t0 = time.perf_counter()
         res = None if args.only_exactness else run(cfg, lambda f, msg: print(f"\r  {name}: {100 * f:5.1f}% {msg:<50}", end="", file=sys.stderr, flush=True))
         if res is not None:
@@ -104,7 +204,7 @@ def main(argv=None):
     if "emotions" in args.datasets and not args.only_exactness:
         t0 = time.perf_counter()
         run(RtaConfig(data=str(DATA / "emotions.arff.gz"), n_trees=args.trees, max_k=args.k, folds=args.folds,
-                      max_passes=args.passes, seed=args.seed))
+                      max_passes=args.passes, seed=args.seed, jobs=args.jobs))
         t = time.perf_counter() - t0
         out["emotions_rta_only_seconds"] = t
         print()

@@ -24,12 +24,17 @@ def register(sub) -> None:
     p.add_argument("--passes", type=int, default=30, help="passes over the training set (default 30)")
     p.add_argument("--kernel", choices=("linear", "rbf"), default="linear")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=None,
+                   help="outer folds trained at once (default: the number of processors, at most the folds); "
+                        "the results do not depend on it")
     p.add_argument("--baseline", choices=("svm",), default=None, help="also score one-vs-rest LinearSVC")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_rta)
 
 
 def _rta(args) -> int:
+    import os
+
     from engine.multilabel.run import RtaConfig, run
 
     labels = args.labels
@@ -37,7 +42,8 @@ def _rta(args) -> int:
         labels = int(labels)
     config = RtaConfig(data=args.data, labels=labels, n_trees=args.trees, max_k=args.k, C=args.C,
                        folds=args.folds, inner_folds=args.inner_folds, inner_splits=args.inner_splits, max_passes=args.passes,
-                       kernel=args.kernel, baseline=args.baseline, seed=args.seed)
+                       kernel=args.kernel, baseline=args.baseline, seed=args.seed,
+                       jobs=args.jobs if args.jobs is not None else max(1, min(os.cpu_count() or 1, args.folds)))
 
     from engine.cli.runs import _StderrProgress
 

@@ -95,8 +95,8 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
     width = len(head)
     limits.check("columns", width, f"{source}: columns")
     limits.check("data_cells", len(rows) * width, f"{source}: {len(rows)} rows x {width} columns =")
-    X = None
-    if all(ln.count(",") == width - 1 for ln in rows):
+    X = _single_digit_block(rows, width)
+    if X is None and all(ln.count(",") == width - 1 for ln in rows):
         try:  # fast path: the whole block at once (codes are small: int8 after the checks below)
             X = np.array(",".join(rows).replace(" ", "").split(","), dtype=np.int64).reshape(len(rows), width)
         except (ValueError, OverflowError):
@@ -130,6 +130,21 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
         dup = next(nm for nm in names if names.count(nm) > 1)
         raise DataFormatError(f"{source}: line {first + 1}: column name {dup!r} appears twice")
     return Dataset(X.astype(np.int8), mm, names, source)
+
+
+def _single_digit_block(rows: list[str], width: int):
+    """The codes of rows that are exactly ``d,d,...,d`` (one digit each, the benchmark files), read
+    as one byte array; None for anything else (the general parser reads it)."""
+    if not rows or width < 1:
+        return None
+    body = "\n".join(rows) + "\n"
+    if len(body) != len(rows) * 2 * width or not body.isascii():
+        return None
+    a = np.frombuffer(body.encode("ascii"), np.uint8).reshape(len(rows), 2 * width)
+    digits = a[:, 0::2]
+    if (a[:, 1:-1:2] != ord(",")).any() or (a[:, -1] != ord("\n")).any() or (digits < 48).any() or (digits > 57).any():
+        return None
+    return (digits - 48).astype(np.int64)
 
 
 def _line_of(lines, start, row) -> int:

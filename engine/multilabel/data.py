@@ -161,7 +161,8 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
     # the data rows
     rows = []
     nominal = {j: {v: k for k, v in enumerate(a[1])} for j, a in enumerate(attrs) if a[1] is not None}
-    for i in range(data_at, len(lines)):
+    A = _dense_block(lines[data_at:], na, nominal)
+    for i in range(data_at, len(lines) if A is None else data_at):
         s = lines[i].strip()
         if not s or s.startswith("%"):
             continue
@@ -194,9 +195,10 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
                 for j, tok in enumerate(toks):
                     row[j] = _value(tok, j, nominal, path, i, names)
         rows.append(row)
-    if not rows:
-        raise DataFormatError(f"{path}: the @data section is empty")
-    A = np.vstack(rows)
+    if A is None:
+        if not rows:
+            raise DataFormatError(f"{path}: the @data section is empty")
+        A = np.vstack(rows)
     feat_idx = [j for j in range(na) if j not in set(label_idx)]
     Y = A[:, label_idx]
     if not np.all((Y == 0) | (Y == 1)):
@@ -210,6 +212,40 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
     title = re.sub(r"\s*:?\s*-C\s+-?\d+.*$", "", relation) or path.name
     return MultilabelData(np.ascontiguousarray(A[:, feat_idx]), Y.astype(np.uint8),
                           tuple(names[j] for j in feat_idx), tuple(names[j] for j in label_idx), title)
+
+
+def _dense_block(lines: list[str], na: int, nominal: dict):
+    """All dense data rows at once, read by pandas' C parser, each nominal column mapped through its
+    distinct values once; None when the block is not plain (sparse rows, comments, quotes, missing
+    values, a wrong count or value), for the line-by-line reader and its messages."""
+    rows = [s for s in (ln.strip() for ln in lines) if s]
+    if not rows or any(s[0] in "{%" for s in rows):
+        return None
+    body = "\n".join(rows)
+    if "'" in body or '"' in body or "?" in body or body.count(",") != len(rows) * (na - 1):
+        return None
+    import io
+
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(io.StringIO(body), header=None, names=range(na), dtype={j: str for j in nominal},
+                         na_filter=False, skipinitialspace=True, engine="c")
+        numeric = [j for j in range(na) if j not in nominal]
+        A = np.empty((len(rows), na))
+        if numeric:
+            A[:, numeric] = df[numeric].to_numpy(np.float64)
+    except (ValueError, pd.errors.ParserError):
+        return None
+    if len(df) != len(rows):
+        return None
+    for j, codes in nominal.items():
+        col, uniq = pd.factorize(df[j].to_numpy(str))
+        try:
+            A[:, j] = np.array([codes[u.strip()] for u in uniq.tolist()], np.float64)[col]
+        except KeyError:
+            return None
+    return A
 
 
 def _value(tok, j, nominal, path, i, names):

@@ -47,6 +47,17 @@ def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
     so every pair is pushed at most once and the search costs O(K log K)."""
     if na == 0 or nb == 0:
         return 0
+    if na == 1 or nb == 1:
+        # one list of one entry: the heap would pop the pairs along the other list in order
+        k = 0
+        while k < K and k < na * nb:
+            i = k if nb == 1 else 0
+            j = k if na == 1 else 0
+            out_val[k] = a[i] + b[j]
+            out_ia[k] = i
+            out_ib[k] = j
+            k += 1
+        return k
     size = 1
     hv[0] = a[0] + b[0]
     hi[0] = 0
@@ -98,7 +109,7 @@ def _heap_place(hv, hi, hj, c, size, v, i, j):
     hv[c], hi[c], hj[c] = v, i, j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _workspace(l, K):
     """Scratch arrays of one K-best pass on a tree of l labels with lists up to K long."""
     return (np.zeros((l, 2, K)), np.ones((l, 2), np.int64), np.zeros((l, 2, K, 2), np.int64),
@@ -108,7 +119,7 @@ def _workspace(l, K):
             np.empty(K + 2), np.empty(K + 2, np.int64), np.empty(K + 2, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
     """K best labellings of one tree; fills ``labs`` (K, l) uint8 and ``scores`` (K,); returns count.
 
@@ -206,11 +217,12 @@ def _labelling_score(S, parent, y):
     return tot / n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ensemble(S, parent, post, ptr, idx, K, exclude, use_exclude, ws):
     """Candidate set, best candidate, best candidate other than ``exclude`` and theta(K)."""
     n, l = parent.shape
     cand = np.empty((n * K, l), np.uint8)
+    candT = np.empty((l, n * K), np.uint8)  # the same, label-major, for the vectorised scoring
     labs = np.empty((K, l), np.uint8)
     sc = np.empty(K)
     theta = 0.0
@@ -223,14 +235,31 @@ def _ensemble(S, parent, post, ptr, idx, K, exclude, use_exclude, ws):
         else:
             theta += sc[K - 1]
         for q in range(c):
-            cand[nc] = labs[q]
+            for v in range(l):
+                cand[nc, v] = labs[q, v]
+                candT[v, nc] = labs[q, v]
             nc += 1
     theta = -np.inf if complete else theta / n
-    cscore = np.empty(nc)
+    # ensemble scores: every candidate's sum runs over (t, v) in the order of _labelling_score
+    # (identical rounding), all candidates at once
+    cscore = np.zeros(nc)
+    for t in range(n):
+        for v in range(l):
+            p = parent[t, v]
+            if p >= 0:
+                s0, s1, s2, s3 = S[t, v, 0], S[t, v, 1], S[t, v, 2], S[t, v, 3]
+                yv = candT[v]
+                yp = candT[p]
+                for q in range(nc):
+                    if yv[q]:
+                        cscore[q] += s3 if yp[q] else s2
+                    else:
+                        cscore[q] += s1 if yp[q] else s0
+    for q in range(nc):
+        cscore[q] /= n
     best = -1
     viol = -1
     for q in range(nc):
-        cscore[q] = _labelling_score(S, parent, cand[q])
         if best < 0 or cscore[q] > cscore[best]:
             best = q
         if use_exclude:
@@ -244,7 +273,7 @@ def _ensemble(S, parent, post, ptr, idx, K, exclude, use_exclude, ws):
     return cand[:nc], cscore, best, viol, theta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _certified(S, parent, post, ptr, idx, k_start, max_k, exclude, use_exclude, out):
     """Double K from k_start until Lemma 7 certifies the answer (or K reaches max_k).
 

@@ -33,12 +33,16 @@ of example k's polytope (or 0 when nothing violates) is the direction, and the s
 exact line-search optimum, clipped to [0, 1]. The dual variables are kept as marginals
 B[k, t, v, u] in [-1, 1] (mu/C of the paper: +1 on the true edge labelling, minus the mass of the
 competing ones), and for the linear kernel the primal weights
-W = C sum_k B_k (x) x_k are updated in place, so a step costs O(n l d).
+W = C sum_k B_k (x) x_k are updated in place, so a step costs O(n l d) (over sparse inputs the
+weights are kept factored, :class:`Factors`, and a step costs O(n l nnz(x_k))). The compiled pass
+takes its arguments in named bundles (:class:`Problem`, :class:`TreeArrays`, :class:`DualState`,
+:class:`Factors`, :class:`PassStats`).
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -52,25 +56,164 @@ from engine.errors import InvalidParameterError, need
 from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
 from engine.multilabel.spanning_trees import random_spanning_trees
 
-__all__ = ["RTAClassifier", "SCALINGS"]
+__all__ = ["SCALINGS", "SPARSE_DENSITY", "RTAClassifier"]
 
 #: Feature normalisations: ``minmax_unit`` (the paper's code: each feature to [0, 1] on the
 #: training data, then every example to unit L2 norm, i.e. a cosine kernel), ``standard``
 #: (zero mean, unit variance), ``standard_unit`` (standardise, then unit norm), ``none``.
 SCALINGS = ("minmax_unit", "standard", "standard_unit", "none")
 
+#: ``solver="auto"`` trains on factored weights when at most this fraction of X is non-zero.
+SPARSE_DENSITY = 0.2
 
-@njit(cache=True)
-def _edge_scores_linear(W, x, S):
-    P, d = W.shape
+
+#: How a pass computes edge scores and updates the weights (:attr:`Problem.mode`).
+DENSE, KERNEL, FACTORED = 0, 1, 2
+
+
+class Problem(NamedTuple):
+    """What one training run of :func:`_bcfw_pass` reads and never changes.
+
+    mode : DENSE (primal weights over the scaled inputs X), KERNEL (dual, Gram matrix Kmat) or
+    FACTORED (primal weights kept as :class:`Factors` over the raw sparse inputs); X : (m, d)
+    scaled inputs and Kmat : (m, m), the unused one a (1, 1) placeholder; xx : (m,) squared norm
+    of every scaled input; Y : uint8 (m, l); C the margin slack; hamming: Hamming-scaled margin
+    (else 0/1); loss_scale the margin per wrong microlabel; max_k the largest K-best list."""
+
+    mode: int
+    X: np.ndarray
+    Kmat: np.ndarray
+    xx: np.ndarray
+    Y: np.ndarray
+    C: float
+    hamming: bool
+    loss_scale: float
+    max_k: int
+
+
+class TreeArrays(NamedTuple):
+    """The sampled spanning trees as the kernels read them (:class:`LabelTrees`), with
+    ``deg_inv`` (n_trees, l), one over every label's degree (the Hamming loss spread over edges)."""
+
+    parent: np.ndarray
+    post: np.ndarray
+    child_ptr: np.ndarray
+    child_idx: np.ndarray
+    deg_inv: np.ndarray
+
+
+class DualState(NamedTuple):
+    """What a pass updates in place: ``Wt`` (d, P) the primal weights TRANSPOSED (linear kernel;
+    column p is edge slot p = (t*l + v)*4 + u, so that the scores of all slots are one vectorised
+    sweep over the features), ``B`` (m, P) the dual marginals, ``L`` (m,) the loss terms of the
+    dual and ``k_mem`` (m,) every example's current K."""
+
+    Wt: np.ndarray
+    B: np.ndarray
+    L: np.ndarray
+    k_mem: np.ndarray
+
+
+class Factors(NamedTuple):
+    """Primal weights over sparse inputs, kept factored so a step costs O(P * nnz(x_k)).
+
+    A scaled input is z_k = s_k * (a * x_k - c) (then a constant 1 when ``intercept``), with
+    ``a = 1/div``, ``c = shift/div`` and ``s`` (m,) the row scale (unit norm). The weights are
+    W[:, j] = a_j U[j] - c_j v and the intercept column w0; ``r = sum_j a_j c_j U[j]`` is kept up
+    to date, so that W z_k = s_k (sum_{j in x_k} a_j^2 x_kj U[j] - r - (alpha_k - gamma) v) + w0
+    with alpha_k = sum_j a_j c_j x_kj and gamma = sum_j c_j^2. The raw inputs are CSR
+    (``indptr``, ``indices``, ``values``); ``a2 = a**2``. Unused modes pass 1-element arrays."""
+
+    U: np.ndarray
+    v: np.ndarray
+    r: np.ndarray
+    w0: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    s: np.ndarray
+    alpha: np.ndarray
+    a2: np.ndarray
+    gamma: float
+    intercept: bool
+
+
+def _no_factors() -> Factors:
+    """Placeholder :class:`Factors` for the DENSE and KERNEL modes (never read)."""
+    one, i2 = np.zeros(1), np.zeros(2, np.int64)
+    return Factors(np.zeros((1, 1)), one, one, one, i2, i2[:1], one, one, one, one, 0.0, False)
+
+
+class PassStats(NamedTuple):
+    """Per-example results of the last pass: K used, certified (Lemma 7), Frank-Wolfe gap, and
+    whether the example violated its margin."""
+
+    k_used: np.ndarray
+    certified: np.ndarray
+    gaps: np.ndarray
+    violated: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _edge_scores_linear(Wt, x, S):
+    """S[p] = sum_j W[p, j] x[j], summed over j in order (the same rounding as a row-by-row dot
+    product), vectorised over the slots p."""
+    d, P = Wt.shape
+    S[:] = 0.0
+    for j in range(d):
+        xj = x[j]
+        for p in range(P):
+            S[p] += Wt[j, p] * xj
+
+
+@njit(cache=True, nogil=True)
+def _edge_scores_factored(f, k, S):
+    """Edge scores W z_k from :class:`Factors` (see there), O(P * nnz(x_k))."""
+    P = S.shape[0]
+    S[:] = 0.0
+    for q in range(f.indptr[k], f.indptr[k + 1]):
+        j = f.indices[q]
+        w = f.a2[j] * f.values[q]
+        for p in range(P):
+            S[p] += w * f.U[j, p]
+    sk = f.s[k]
+    cv = f.alpha[k] - f.gamma
     for p in range(P):
-        s = 0.0
-        for j in range(d):
-            s += W[p, j] * x[j]
-        S[p] = s
+        S[p] = sk * (S[p] - f.r[p] - cv * f.v[p])
+        if f.intercept:
+            S[p] += f.w0[p]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _update_factored(f, k, g):
+    """W += g (x) z_k on :class:`Factors`: U[j] += g s_k x_kj over the non-zeros of x_k."""
+    P = g.shape[0]
+    sk = f.s[k]
+    for q in range(f.indptr[k], f.indptr[k + 1]):
+        j = f.indices[q]
+        w = sk * f.values[q]
+        for p in range(P):
+            f.U[j, p] += g[p] * w
+    ra = sk * f.alpha[k]
+    for p in range(P):
+        f.r[p] += g[p] * ra
+        f.v[p] += g[p] * sk
+        f.w0[p] += g[p]
+
+
+@njit(cache=True, nogil=True)
+def _row_norms2(Z):
+    """Squared norm of every row, summed in order (the rounding of the pass's own sum)."""
+    out = np.empty(Z.shape[0])
+    for k in range(Z.shape[0]):
+        xx = 0.0
+        for j in range(Z.shape[1]):
+            xx += Z[k, j] * Z[k, j]
+        out[k] = xx
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _edge_scores_kernel(B, kcol, C, S):
     m, P = B.shape
     S[:] = 0.0
@@ -81,30 +224,35 @@ def _edge_scores_kernel(B, kcol, C, S):
                 S[p] += kj * B[j, p]
 
 
-@njit(cache=True)
-def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx, deg_inv,
-               hamming, loss_scale, k_mem, max_k, k_used, certified, gaps, violated):
+@njit(cache=True, nogil=True)
+def _bcfw_pass(prob, trees, state, factors, order, stats):
     """One pass of block-coordinate Frank-Wolfe over the examples in ``order`` (Algorithm 2).
 
-    ``k_mem[k]`` is example k's K (Algorithm 2 keeps it across passes: it starts at 2 and doubles
-    while the certificate fails)."""
+    ``prob`` is a :class:`Problem`, ``trees`` a :class:`TreeArrays`, ``state`` the
+    :class:`DualState` updated in place (and ``factors``, the :class:`Factors` of the FACTORED
+    mode) and ``stats`` the :class:`PassStats` filled in.
+    ``state.k_mem[k]`` is example k's K (Algorithm 2 keeps it across passes: it starts at 2 and
+    doubles while the certificate fails)."""
+    mode, X, Kmat, xxs, Y, C, hamming, loss_scale, max_k = prob
+    parent, post, ptr, idx, deg_inv = trees
+    Wt, B, L, k_mem = state
+    k_used, certified, gaps, violated = stats
     n, l = parent.shape
     P = n * l * 4
     S = np.empty(P)
     Bs = np.empty(P)
+    cstep = np.empty(P)
     ybar = np.empty(l, np.uint8)
     inv_n = 1.0 / n
     ws = _workspace(l, max_k)
     for k in order:
-        if use_kernel:
+        if mode == KERNEL:
             _edge_scores_kernel(B, Kmat[:, k], C, S)
-            xx = Kmat[k, k]
+        elif mode == DENSE:
+            _edge_scores_linear(Wt, X[k], S)
         else:
-            x = X[k]
-            _edge_scores_linear(W, x, S)
-            xx = 0.0
-            for j in range(x.shape[0]):
-                xx += x[j] * x[j]
+            _edge_scores_factored(factors, k, S)
+        xx = xxs[k]
         S3 = S.reshape((n, l, 4))
         yk = Y[k]
         Saug = S3.copy()
@@ -181,20 +329,23 @@ def _bcfw_pass(X, Kmat, use_kernel, Y, order, W, B, L, C, parent, post, ptr, idx
         den = C * xx * dd * inv_n
         if den > 0.0 and num > 0.0:
             gamma = num / den
-            if gamma > 1.0:
-                gamma = 1.0
+            gamma = min(gamma, 1.0)
             L[k] += gamma * (Ls - L[k])
             for p in range(P):
                 step = gamma * (Bs[p] - Bk[p])
-                if step != 0.0:
-                    Bk[p] += step
-                    if not use_kernel:
-                        cs = C * step
-                        for j in range(X.shape[1]):
-                            W[p, j] += cs * X[k, j]
+                Bk[p] += step
+                cstep[p] = C * step
+            if mode == DENSE:
+                # W[p] += C * step_p * x_k, one vectorised sweep over the slots per feature
+                for j in range(X.shape[1]):
+                    xj = X[k, j]
+                    for p in range(P):
+                        Wt[j, p] += cstep[p] * xj
+            elif mode == FACTORED:
+                _update_factored(factors, k, cstep)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _predict_all(Sall, parent, post, ptr, idx, k_start, max_k, out, k_used, certified, best_score, theta_out):
     m = Sall.shape[0]
     ex = np.zeros(parent.shape[1], np.uint8)
@@ -206,7 +357,7 @@ def _predict_all(Sall, parent, post, ptr, idx, k_start, max_k, out, k_used, cert
         theta_out[i] = theta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _exact_at_k(Sall, parent, post, ptr, idx, K, exact):
     ex = np.zeros(parent.shape[1], np.uint8)
     ws = _workspace(parent.shape[1], K)
@@ -215,7 +366,7 @@ def _exact_at_k(Sall, parent, post, ptr, idx, K, exact):
         exact[i] = cs[best] >= theta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _flip_margins(Sall, parent, Yhat, out):
     m, l = Yhat.shape
     y = np.empty(l, np.uint8)
@@ -263,6 +414,12 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
     callback : callable or None
         Called after every pass as ``callback(pass_index, info)`` with a dict of progress numbers
         (it may raise to stop training, e.g. ``RunCancelled``).
+    solver : "auto", "dense" or "sparse"
+        Linear kernel only: "dense" keeps the weights over the scaled inputs (a step costs
+        O(P d)); "sparse" keeps them factored over the raw inputs (:class:`Factors`, a step costs
+        O(P nnz(x)); the same model up to rounding); "auto" takes "sparse" when at most
+        :data:`SPARSE_DENSITY` of the inputs' entries are non-zero (bag-of-words sets such as
+        medical and enron).
 
     Examples
     --------
@@ -275,7 +432,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, C=1.0, n_trees=10, max_k=32, kernel="linear", gamma=None, loss="hamming",
                  loss_scale=1.0, scaling="standard_unit", fit_intercept=True, max_passes=30, tol=1e-3,
-                 warm_start=False, random_state=None, callback=None):
+                 warm_start=False, random_state=None, callback=None, solver="auto"):
         self.C = C
         self.n_trees = n_trees
         self.max_k = max_k
@@ -290,6 +447,7 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.random_state = random_state
         self.callback = callback
+        self.solver = solver
 
     # ------------------------------------------------------------------ validation and features
     def _check_params(self):
@@ -303,6 +461,8 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         need(int(self.max_passes) == self.max_passes and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes}")
         need(self.tol >= 0, f"tol must be >= 0, got {self.tol}")
         need(self.gamma is None or self.gamma > 0, f"gamma must be positive, got {self.gamma}")
+        need(self.solver in ("auto", "dense", "sparse"), f"solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
+        need(self.solver != "sparse" or self.kernel == "linear", "solver='sparse' needs the linear kernel")
 
     def _fit_scaler(self, X):
         if self.scaling == "minmax_unit":
@@ -323,6 +483,42 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         if self.fit_intercept:
             Z = np.hstack([Z, np.ones((Z.shape[0], 1))])
         return np.ascontiguousarray(Z, dtype=np.float64)
+
+    def _use_factored(self, X) -> bool:
+        if self.kernel != "linear" or self.solver == "dense":
+            return False
+        return self.solver == "sparse" or np.count_nonzero(X) <= SPARSE_DENSITY * X.size
+
+    def _row_scale(self, X):
+        if self.scaling not in ("minmax_unit", "standard_unit"):
+            return np.ones(X.shape[0])
+        Z = (X - self._shift_) / self._div_
+        nrm = np.sqrt((Z * Z).sum(axis=1))
+        return 1.0 / np.where(nrm > 0, nrm, 1.0)
+
+    def _factors(self, X, G, P):
+        """The :class:`Factors` of the raw inputs X (m, d); G = C * B (m, P) to warm-start, or None."""
+        csr = sparse.csr_matrix(X)
+        a = 1.0 / self._div_
+        c = self._shift_ / self._div_
+        s = self._row_scale(X)
+        alpha = np.asarray(csr @ (a * c)).ravel()
+        if G is None:
+            U, v, w0 = np.zeros((X.shape[1], P)), np.zeros(P), np.zeros(P)
+        else:
+            U = np.ascontiguousarray(csr.T @ (s[:, None] * G))
+            v, w0 = G.T @ s, G.sum(axis=0)
+        return Factors(U, v, (a * c) @ U, w0, csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+                       csr.data.astype(np.float64), s, alpha, a * a, float(c @ c), bool(self.fit_intercept))
+
+    def _weights_of(self, f):
+        """The weights (P, d') of :class:`Factors` f, as the DENSE mode holds them (transposed back)."""
+        a = 1.0 / self._div_
+        c = self._shift_ / self._div_
+        W = a[:, None] * f.U - c[:, None] * f.v[None, :]
+        if f.intercept:
+            W = np.vstack([W, f.w0[None, :]])
+        return np.ascontiguousarray(W.T)
 
     @staticmethod
     def _dense(X):
@@ -368,20 +564,26 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         n = int(self.n_trees)
         P = n * l * 4
         use_kernel = self.kernel == "rbf"
+        factored = self._use_factored(X)
+        mode = KERNEL if use_kernel else (FACTORED if factored else DENSE)
         if use_kernel:
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / (Z.shape[1] * max(Z.var(), 1e-300))
             Kmat = rbf_kernel(Z, Z, gamma=self.gamma_)
             W = np.zeros((1, 1))
+            xx = np.ascontiguousarray(np.diag(Kmat))
         else:
             Kmat = np.zeros((1, 1))
-            W = np.zeros((P, Z.shape[1]))
+            W = np.zeros((1, 1) if factored else (Z.shape[1], P))  # transposed: see DualState
+            xx = _row_norms2(Z)
         B = np.zeros((m, P))
         Lk = np.zeros(m)
         prev = getattr(self, "_dual_", None)
-        if self.warm_start and prev is not None and prev[0].shape == B.shape and prev[2] == Y.tobytes():
+        warm = self.warm_start and prev is not None and prev[0].shape == B.shape and prev[2] == Y.tobytes()
+        if warm:
             B, Lk = prev[0].copy(), prev[1].copy()
-            if not use_kernel:
-                W = float(self.C) * (B.T @ Z)
+            if mode == DENSE:
+                W = np.ascontiguousarray((float(self.C) * (B.T @ Z)).T)
+        factors = self._factors(X, float(self.C) * B if warm else None, P) if factored else _no_factors()
         tr = self.trees_
         deg_inv = 1.0 / tr.degree.astype(np.float64)
         k_used = np.zeros(m, np.int64)
@@ -390,17 +592,21 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         gaps = np.zeros(m)
         violated = np.zeros(m, np.bool_)
         C = float(self.C)
+        prob = Problem(mode, Z, Kmat, xx, Y, C, self.loss == "hamming", float(self.loss_scale), int(self.max_k))
+        trees = TreeArrays(tr.parent, tr.post, tr.child_ptr, tr.child_idx, deg_inv)
+        state = DualState(W, B, Lk, k_mem)
+        stats = PassStats(k_used, certified, gaps, violated)
         self.history_ = []
         start = time.perf_counter()
         for it in range(int(self.max_passes)):
             order = rng.permutation(m).astype(np.int64)
-            _bcfw_pass(Z, Kmat, use_kernel, Y, order, W, B, Lk, C, tr.parent, tr.post, tr.child_ptr,
-                       tr.child_idx, deg_inv, self.loss == "hamming", float(self.loss_scale), k_mem,
-                       int(self.max_k), k_used, certified, gaps, violated)
+            _bcfw_pass(prob, trees, state, factors, order, stats)
             if use_kernel:
                 wnorm2 = C * C * float(np.einsum("ip,ij,jp->", B, Kmat, B)) / n
             else:
-                wnorm2 = float((W * W).sum()) / n
+                # (P, d) C-ordered: the sum runs in the same order as always
+                Wp = self._weights_of(factors) if factored else np.ascontiguousarray(W.T)
+                wnorm2 = float((Wp * Wp).sum()) / n
             dual = C * Lk.sum() - 0.5 * wnorm2
             gap = C * float(np.maximum(gaps, 0).sum())
             primal = dual + gap
@@ -414,7 +620,11 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
                 break
         self.n_passes_ = len(self.history_)
         self._dual_ = (B, Lk, Y.tobytes())
-        self.W_ = W
+        if use_kernel:
+            self.W_ = W
+        else:
+            self.W_ = self._weights_of(factors) if factored else np.ascontiguousarray(W.T)  # (P, d)
+        self.solver_ = "kernel" if use_kernel else ("sparse" if factored else "dense")
         self.B_ = B if use_kernel else None
         self.Z_train_ = Z if use_kernel else None
         self.train_certified_ = float(certified.mean())

@@ -34,6 +34,7 @@ class RtaConfig(RunConfig):
     labels : label count (labels last), a Mulan XML path, or None (XML beside the file / MEKA header)
     C : margin slack, or None to choose it per outer fold from ``grid`` by inner validation
     baseline : "svm" to score one-vs-rest LinearSVC on the same folds
+    jobs : outer folds run at once (threads); the results do not depend on it
     """
 
     algorithm: ClassVar[str] = "rta"
@@ -51,6 +52,7 @@ class RtaConfig(RunConfig):
     max_passes: int = 30
     baseline: Optional[str] = None
     seed: int = 0
+    jobs: int = 1
 
     def validate(self) -> None:
         super().validate()
@@ -65,6 +67,7 @@ class RtaConfig(RunConfig):
              f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
         need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
+        need(is_int(self.jobs) and self.jobs >= 1, f"jobs must be a positive integer, got {self.jobs!r}")
         need(is_int(self.max_passes) and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes!r}")
         need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1
              and all(is_number(c) and c > 0 for c in self.grid), f"the C grid must hold positive numbers, got {self.grid!r}")
@@ -109,7 +112,7 @@ def run(config: RtaConfig, progress: Optional[ProgressCallback] = None) -> RunRe
                            folds=config.folds, inner_folds=config.inner_folds, inner_splits=config.inner_splits,
                            seed=config.seed,
                            baseline=config.baseline, progress=progress, model_hook=hook,
-                           kernel=config.kernel, max_passes=config.max_passes)
+                           kernel=config.kernel, max_passes=config.max_passes, n_jobs=config.jobs)
     ml = np.array([f.microlabel_loss for f in folds])
     zo = np.array([f.zero_one_loss for f in folds])
     metrics: dict[str, Any] = {

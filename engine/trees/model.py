@@ -75,15 +75,21 @@ class Tree:
         self.order = _frozen(np.asarray(order, dtype=np.int64))
         self.n = int(self.parent.shape[0])
         self.root = int(root)
-        self._names = None if names is None else tuple(names)
+        if isinstance(names, np.ndarray):  # one string array (large files): no Python string per vertex
+            self._names = _frozen(names)
+        else:
+            self._names = None if names is None else tuple(names)
         self.labels = None if labels is None else tuple(labels)
         self.positions = None if positions is None else _frozen(np.asarray(positions, np.int64))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_edges(cls, edges, n: int | None = None, *, names: Sequence[str] | None = None,
-                   root: int = 0, labels=None, positions=None) -> "Tree":
+                   root: int = 0, labels=None, positions=None, unique_names: bool = False) -> "Tree":
         """Validate integer edges on vertices ``0..n-1`` and build the tree rooted at ``root``.
+
+        ``names`` may be a sequence or one NumPy string array (kept as it is);
+        ``unique_names=True`` says they are known to be distinct (their check is skipped).
 
         Raises
         ------
@@ -101,7 +107,8 @@ class Tree:
         if names is not None:
             if len(names) != n:
                 raise ValueError(f"{len(names)} names given for {n} vertices")
-            _check_unique_names(names)
+            if not unique_names:
+                _check_unique_names(names)
         nm = (lambda v: str(names[v])) if names is not None else (lambda v: str(v))
         if e.size and (e.min() < 0 or e.max() >= n):
             bad = int(e[(e < 0) | (e >= n)][0])
@@ -197,14 +204,26 @@ class Tree:
         """Display names of the vertices (default: ``"0"``, ``"1"``, ...)."""
         if self._names is None:
             self._names = tuple(map(str, range(self.n)))
+        if isinstance(self._names, np.ndarray):
+            return self._names_tuple
         return self._names
+
+    @cached_property
+    def _names_tuple(self) -> tuple[str, ...]:
+        return tuple(self._names.tolist())
 
     @property
     def has_default_names(self) -> bool:
         return self._names is None
 
     def name(self, v: int) -> str:
-        return str(v) if self._names is None else self._names[v]
+        return str(v) if self._names is None else str(self._names[v])
+
+    def name_array(self) -> np.ndarray:
+        """The names as one NumPy string array (made once when the names are a tuple)."""
+        if isinstance(self._names, np.ndarray):
+            return self._names
+        return np.array(self.names, dtype=str) if self.n else np.zeros(0, "U1")
 
     @cached_property
     def _index(self) -> dict[str, int]:
@@ -291,7 +310,16 @@ class Tree:
         r = self.index(root)
         if r == self.root:
             return self
-        return Tree.from_edges(self.edges, self.n, names=self._names, root=r, labels=self.labels)
+        # the tree is valid already: one breadth-first search over the cached adjacency
+        order, pred = breadth_first_order(self._adjacency, r, directed=False, return_predecessors=True)
+        parent = pred.astype(np.int64)
+        parent[r] = -1
+        return Tree(parent, order, r, self._names, self.labels)
+
+    @cached_property
+    def _adjacency(self):
+        e = self.edges
+        return coo_matrix((np.ones(len(e), np.int8), (e[:, 0], e[:, 1])), shape=(self.n, self.n)).tocsr()
 
     def with_names(self, names: Sequence[str]) -> "Tree":
         if len(names) != self.n:
@@ -338,6 +366,12 @@ def _edge_key(t: Tree) -> frozenset:
 
 
 def _check_unique_names(names: Sequence[str]) -> None:
+    if isinstance(names, np.ndarray):
+        srt = np.sort(names.astype(str))
+        dup = np.flatnonzero(srt[1:] == srt[:-1])
+        if dup.size:
+            raise DuplicateNameError(f"two vertices are named {str(srt[dup[0]])!r}")
+        return
     seen: set[str] = set()
     for s in names:
         s = str(s)

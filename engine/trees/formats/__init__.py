@@ -29,7 +29,7 @@ from pathlib import Path
 from engine.errors import EngineError, LimitExceededError, TreeFormatError
 from engine.files import decode_text, decompress, open_input
 from engine.trees.formats.common import MAX_INPUT_BYTES
-from engine.trees.formats.edgelist import format_edge_list, parse_edge_list
+from engine.trees.formats.edgelist import fast_edge_list, format_edge_list, parse_edge_list
 from engine.trees.formats.gml import format_gml, parse_gml
 from engine.trees.formats.graphml import format_graphml, parse_graphml
 from engine.trees.formats.newick import format_newick, parse_newick, parse_newick_lengths
@@ -120,6 +120,10 @@ def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
         return parse_xml_document(data)
     if fmt == "jsonl":
         return read_positional_stream(io.BytesIO(data), index)
+    if fmt == "edgelist":
+        tree = fast_edge_list(data)  # None: not plain, the careful parser reads it (and names the line)
+        if tree is not None:
+            return tree
     text = decode_text(data, "", error=TreeFormatError)
     return parse_tree_text(text, fmt, index=index)
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 
 from engine.errors import TreeFormatError
 from engine.trees.formats.common import LINE_BREAKS, refuse_unwritable, tree_from_names
 from engine.trees.model import Tree
 
-__all__ = ["parse_edge_list", "format_edge_list"]
+__all__ = ["parse_edge_list", "fast_edge_list", "format_edge_list"]
 
 _HEADER_WORDS = {"u", "source", "from", "parent", "node1", "src"}
 _SPECIAL = set(',;\t"#\' ')
@@ -43,6 +44,94 @@ def _split(line: str, lineno: int = 0) -> list[str]:
     if len(parts) == 1 and parts[0] is not None and " " in parts[0]:
         parts = parts[0].split()
     return parts
+
+
+_SEP_TABLE = bytes.maketrans(b"\t;", b",,")
+
+
+def fast_edge_list(data: bytes) -> Tree | None:
+    """The tree of a plain edge list, parsed with array operations; None when the input is not plain.
+
+    Plain means: ASCII without control characters, quotes or ``#``; every non-blank line holds two
+    non-empty names separated by one ``,``, tab or ``;`` (names without blanks), or by one blank
+    (in a file without those separators); an optional header line. Anything else (and every
+    malformed input) goes to :func:`parse_edge_list`, whose messages name the line. The tree is the
+    one :func:`parse_edge_list` builds: vertices numbered by first appearance, names kept as one
+    NumPy string array.
+    """
+    parsed = _plain_edges(data)
+    if parsed is None:
+        return None
+    edges, names = parsed
+    return Tree.from_edges(edges, names.size, names=names, unique_names=True)
+
+
+def _plain_edges(data: bytes):
+    """(edges int64 (m, 2), names U-array) of a plain edge list (see :func:`fast_edge_list`), or None."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if not data or b'"' in data or b"#" in data:
+        return None
+    buf = np.frombuffer(data, np.uint8)
+    if ((buf >= 128) | ((buf < 32) & (buf != 10) & (buf != 9))).any():
+        return None
+    if b"," in data or b"\t" in data or b";" in data:
+        if b" " in data:
+            return None
+        buf = np.frombuffer(data.translate(_SEP_TABLE), np.uint8)
+        sep = ord(",")
+    else:
+        sep = ord(" ")
+    tokens = _tokens(buf, sep)
+    if tokens is None:
+        return None
+    tok_start, tok_len = tokens
+    first = bytes(buf[tok_start[0]:tok_start[0] + tok_len[0]]).decode("ascii").lower()
+    if first in _HEADER_WORDS:
+        tok_start, tok_len = tok_start[2:], tok_len[2:]
+        if tok_start.size == 0:
+            return None
+    width = int(tok_len.max())
+    mat = np.zeros((tok_start.size, max(width, 8)), np.uint8)
+    for k in range(width):  # column by column: memory stays O(tokens)
+        has = np.flatnonzero(tok_len > k)
+        mat[has, k] = buf[tok_start[has] + k]
+    del tok_start, tok_len, buf, data
+    keys = mat.view(np.uint64).ravel() if width <= 8 else mat.view(np.dtype((np.void, mat.shape[1]))).ravel()
+    uniq, first_at, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    del uniq, keys
+    by_appearance = np.argsort(first_at, kind="stable")
+    rank = np.empty(by_appearance.size, np.int64)
+    rank[by_appearance] = np.arange(by_appearance.size)
+    edges = rank[inverse.reshape(-1)].reshape(-1, 2)
+    del inverse, rank
+    names = np.ascontiguousarray(mat[first_at[by_appearance], :width]).view(f"S{width}").ravel().astype(f"U{width}")
+    return edges, names
+
+
+def _tokens(buf: np.ndarray, sep: int):
+    """(start, length) int32 of the two names of every non-blank line, or None when a line is not
+    exactly ``name SEP name``."""
+    ends = np.flatnonzero(buf == 10).astype(np.int32)
+    if buf[-1] != 10:
+        ends = np.append(ends, np.int32(buf.size))
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    keep = ends > starts  # blank lines are skipped
+    starts, ends = starts[keep], ends[keep]
+    if starts.size == 0:
+        return None
+    seps = np.flatnonzero(buf == sep).astype(np.int32)
+    if seps.size != starts.size or (seps <= starts).any() or (seps + 1 >= ends).any():
+        return None  # a line without a separator, with two, or with an empty name
+    if (seps[1:] <= ends[:-1]).any():
+        return None  # a separator landed on the line before: that line had two
+    tok_start = np.stack([starts, seps + 1], axis=1).reshape(-1)
+    tok_len = np.stack([seps - starts, ends - seps - 1], axis=1).reshape(-1)
+    return tok_start, tok_len
 
 
 def parse_edge_list(text: str) -> Tree:
