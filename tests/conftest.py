@@ -61,3 +61,16 @@ def data_dir() -> Path:
             pytest.fail(f"benchmark data not found at {data}")
         pytest.skip(f"benchmark data not found at {data}")
     return data
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    """A fresh run history (``TREE_WORKBENCH_DB``) with the tests' run family ``treeflip`` registered."""
+    from engine.runs import registry
+    from tests import runs_family
+
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("TREE_WORKBENCH_DB", str(path))
+    registry.register_family(*runs_family.FAMILY)
+    yield path
+    registry.unregister_family("treeflip")

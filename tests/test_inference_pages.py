@@ -15,13 +15,13 @@ def _button(at, key):
 def test_online_observe_check_and_stream():
     at = open_page(ONLINE)
     assert not at.exception, at.exception
-    model = at.session_state["om_state"]["model"]
+    session = at.session_state["om_session"]
     _button(at, "om_observe").click()
     at.run()
     assert not at.exception, at.exception
-    ops = at.session_state["om_state"]["ops"]
-    assert ops and "update" in ops[-1]
-    rep = model.last_op
+    assert session.ops and "update" in session.ops[-1]
+    assert session.evidence                         # the observed vertex (the root) has evidence
+    rep = session.model.last_op
     assert rep is not None and len(rep.touched) >= 1
     _button(at, "om_check").click()
     at.run()
@@ -31,12 +31,25 @@ def test_online_observe_check_and_stream():
     at.run()
     assert not at.exception, at.exception
     assert any("Played" in s.value for s in at.success)
-    # the page's marginal equals a fresh BP pass
+    # the page's marginals equal a fresh BP pass
     from engine.inference.belief_propagation import belief_propagation
 
-    m = at.session_state["om_state"]["model"]
+    m = at.session_state["om_session"].model
     ref = belief_propagation(m.tree, m.node_data, m.edge_potentials(), k=m.k)
     np.testing.assert_allclose(m.marginals(), ref.marginals, rtol=1e-9)
+
+
+def test_online_pick_by_name_selects_and_queries():
+    at = open_page(ONLINE)
+    at.selectbox(key="om_tree__box").set_value("4")
+    at.run()
+    assert not at.exception, at.exception
+    session = at.session_state["om_session"]
+    assert session.ops[-1] == {"marginal": "4"}
+    assert any("P(x\\_4)" in m.value or "P(x_4)" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    _button(at, "om_observe").click()
+    at.run()
+    assert session.tree.index("4") in session.evidence
 
 
 def test_online_k_and_cover_change_rebuilds():
@@ -45,7 +58,7 @@ def test_online_k_and_cover_change_rebuilds():
     at.radio(key="om_cover").set_value("rake-only")
     at.run()
     assert not at.exception, at.exception
-    m = at.session_state["om_state"]["model"]
+    m = at.session_state["om_session"].model
     assert m.k == 3 and m.cover_kind == "rake-only"
 
 
@@ -84,29 +97,26 @@ def test_bp_page_steps_and_tabs():
 
 
 def test_online_loaded_scenario_keeps_its_starting_point():
-    """A loaded scenario's overrides, node data and root are kept for saving, and the prior bars
-    are its starting point (not the plain default potential)."""
-    from engine.inference.belief_propagation import belief_propagation
-    from engine.inference.scenario import apply_op, build_model, load_scenario
+    """A session loaded from a scenario is kept (the settings match it), so saving writes its
+    overrides, node data and root, and the prior bars are its starting point."""
+    from engine.inference.scenario import load_scenario
+    from engine.inference.session import OnlineSession
     from tests.test_inference_cli import SAMPLE
 
     sc = load_scenario(SAMPLE)
     assert sc.edge_potentials and sc.node_data and sc.root   # the sample exercises all three
-    model = build_model(sc)
-    for i, op in enumerate(sc.ops):
-        apply_op(model, i, op)
+    session = OnlineSession.from_scenario(sc)
     at = open_page(ONLINE)
-    # what the page's uploader does (AppTest cannot upload a file)
+    matrix = sc.edge_potential.tolist()
+    # what the uploader's callback does (AppTest cannot upload a file; the browser test does)
     at.session_state["tree"] = sc.tree
     at.session_state["tree_version"] = 99
-    at.session_state["om_mode"] = "Edit matrix"
-    at.session_state["om_matrix_start"] = sc.edge_potential.tolist()
-    at.session_state["om_pending"] = {"model": model, "scenario": sc}
+    for key, value in {"om_k": sc.k, "om_mode": "Edit matrix", "om_matrix_start": matrix, "om_cover": sc.cover,
+                       "om_session": session,
+                       "om_session_key": (sc.tree.content_key, sc.k, tuple(map(tuple, matrix)), sc.cover)}.items():
+        at.session_state[key] = value
     at.run()
     assert not at.exception, at.exception
-    s = at.session_state["om_state"]
-    assert s["model"] is model
-    assert s["base"] == {"edge_potentials": sc.edge_potentials, "node_data": sc.node_data, "root": sc.root}
-    start = build_model(sc)
-    ref = belief_propagation(sc.tree, start.node_data, start.edge_potentials(), k=sc.k)
-    np.testing.assert_allclose(s["prior"], ref.marginals, rtol=1e-12)
+    assert at.session_state["om_session"] is session
+    saved = session.to_scenario()
+    assert saved["root"] == sc.root and saved["node_data"] and saved["edge_potentials"]

@@ -11,7 +11,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import InvalidParameterError
-from engine.runs import registry
 from engine.runs.execute import execute
 from engine.runs.export import export_runs
 from engine.runs.protocol import RunCancelled
@@ -21,15 +20,6 @@ from tests.conftest import ROOT, open_app_page
 from tests.test_runs import TINY, merged, results
 
 PAGE = "workbench/pages/runs.py"
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("TREE_WORKBENCH_DB", str(path))
-    registry.register_family(*runs_family.FAMILY)
-    yield path
-    registry.unregister_family("treeflip")
 
 
 def open_runs(timeout: float = 60) -> AppTest:
@@ -152,7 +142,7 @@ def test_sweep_from_the_page(db):
 
 def test_bad_config_in_the_page(db):
     at = open_runs()
-    for text, msg in [("{nope", "config is not valid JSON"), ('{"algorithm": "nope"}', "unknown algorithm 'nope'"),
+    for text, msg in [("{nope", "config: invalid JSON at line 1, column 2"), ('{"algorithm": "nope"}', "unknown algorithm 'nope'"),
                       ('{"algorithm": "treeflip", "flip": 9}', "flip must be in [0, 1], got 9")]:
         at.text_area(key="runs_config_text").set_value(text).run()
         at.button(key="runs_launch").click().run()

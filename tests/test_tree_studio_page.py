@@ -77,21 +77,21 @@ def test_sample_and_generate(at):
     at.button(key="studio_generate").click().run()
     assert not at.exception and tree_of(at).n == 10_000
     # above 5,000 vertices the vertex is typed (or clicked), not picked from a menu
-    at.text_input(key="studio_vertex_typed").input("77").run()
-    assert at.session_state["studio_selected"] == "77"
-    at.text_input(key="studio_vertex_typed").input("nope").run()
+    at.text_input(key="studio_tree__box").input("77").run()
+    assert at.session_state["studio_tree__vertex"] == "77"
+    at.text_input(key="studio_tree__box").input("nope").run()
     assert "no vertex is named nope" in errors(at)
 
 
 def test_edit_then_undo(at):
-    at.selectbox(key="studio_vertex").select("4").run()
+    at.selectbox(key="studio_tree__box").select("4").run()
     at.text_input(key="studio_child_name").input("six").run()
     at.button(key="studio_add").click().run()
     assert ("4", "six") in tree_of(at).named_edges()
-    at.selectbox(key="studio_vertex").select("3").run()
+    at.selectbox(key="studio_tree__box").select("3").run()
     at.button(key="studio_delete").click().run()
     assert "3" not in tree_of(at).names
-    at.selectbox(key="studio_vertex").select("2").run()
+    at.selectbox(key="studio_tree__box").select("2").run()
     at.button(key="studio_reroot").click().run()
     assert tree_of(at).name(tree_of(at).root) == "2"
     at.text_input(key="studio_rename_to").input("5").run()

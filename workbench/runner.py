@@ -2,33 +2,50 @@
 
 Every learning page calls :func:`launch` with a run config and its family's ``run`` function
 (the protocol of ``engine.runs.protocol``) and gets the run's :class:`RunResult` back (``None``
-when it failed or was cancelled; the reason is shown). The run itself goes to a background thread
-and is recorded in the run history (``engine.runs.store``); the script only polls it, so the page
-stays live: the bar and the ETA move, Cancel stops the run at its next progress report (the
-callback raises ``RunCancelled``) and the run is recorded ``cancelled``. If the user leaves the
-page or touches another widget mid-run, the run goes on in the background and is recorded; the
-Runs page shows it live (fragment polling) and launching the same config again attaches to it.
-The id of the last run recorded by :func:`launch` is kept in ``st.session_state["runner_last_run"]``.
+when it failed or was cancelled; the reason is shown). The run is recorded in the run history
+(``engine.runs.store``).
+
+**Where runs run.** Not in the server's threads (a learning run holds the interpreter and would
+freeze every student's page and the health check), but in a bounded pool of worker processes
+shared by the whole server: ``TREE_WORKBENCH_RUN_WORKERS`` of them (default: one less than the
+CPUs, at least one; ``0`` runs in a thread of the server, as a single user's laptop may prefer).
+A session may have ``TREE_WORKBENCH_RUNS_PER_SESSION`` runs queued or running (default 1); when
+every worker is busy a run waits in the queue and its status says so ("busy: 3 runs ahead of
+yours"). The worker reports progress through a queue that a thread of the server reads; the
+script only polls the job, so the page stays live: the bar and the ETA move, Cancel stops the run
+at its next progress report (or before it starts) and the run is recorded ``cancelled``. If the
+user leaves the page mid-run, the run goes on and is recorded; the Runs page shows it live and
+launching the same config again attaches to it. The id of the last run recorded by :func:`launch`
+is kept in ``st.session_state["runner_last_run"]``.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
+import os
 import threading
 import time
+import traceback
 import uuid
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Optional
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
 
-__all__ = ["launch", "launch_sweep", "format_eta", "Job", "history"]
+__all__ = ["launch", "launch_sweep", "format_eta", "Job", "history", "start_pool", "pool_size",
+           "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
+WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
+PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
 
 
 def format_eta(seconds: float) -> str:
@@ -39,6 +56,25 @@ def format_eta(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min left"
 
 
+def _env_int(name: str, default: int, lo: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return max(lo, int(raw))
+    except ValueError:
+        return default
+
+
+def pool_size() -> int:
+    """Worker processes for runs (0: runs go to a thread of the server)."""
+    return _env_int(WORKERS_ENV, max(1, (os.cpu_count() or 2) - 1), 0)
+
+
+def per_session_cap() -> int:
+    return _env_int(PER_SESSION_ENV, 1, 1)
+
+
 @st.cache_resource(show_spinner=False)
 def _history(path: str) -> RunStore:
     return RunStore(path)
@@ -46,21 +82,203 @@ def _history(path: str) -> RunStore:
 
 def history() -> Optional[RunStore]:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    try:
-        return _history(str(default_db_path()))
+    from workbench.state import session_owner
+
+    try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
+        return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:
-        st.warning(f"Runs are not recorded: {exc}")
+        st.warning(f"Runs are not recorded: {public_message(exc)}")
         return None
 
 
-class Job:
-    """Work running in a background thread, watched by the script: progress, ETA, cancel, outcome.
+# ------------------------------------------------------------------ the worker side (other processes)
+_worker_reports = None   # set in each worker: the queue back to the server
+_worker_cancelled = None  # a manager dict: job id -> True once cancel is asked
 
-    ``work(progress)`` runs in the thread; ``progress(fraction, message)`` stores the report (no
-    Streamlit call happens in the thread) and raises :class:`RunCancelled` once cancel is asked.
+
+def _worker_init(reports, cancelled) -> None:
+    global _worker_reports, _worker_cancelled
+    _worker_reports, _worker_cancelled = reports, cancelled
+    import engine.runs.execute  # noqa: F401  (the run machinery, loaded once per worker)
+
+
+def _worker_ready() -> int:
+    return os.getpid()
+
+
+def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
+    """Run one job in a worker; returns ``("ok", value)`` or ``("error", kind, message, run_id,
+    text)`` (exceptions are described, not pickled: an engine error need not unpickle)."""
+    from engine.runs import registry
+    from engine.runs.execute import execute, execute_sweep
+
+    registry.FAMILIES.clear()
+    registry.FAMILIES.update(families)
+    last = [0.0, 0.0]   # time of the last report sent, of the last cancel check
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - last[1] > 0.1:
+            last[1] = now
+            if _worker_cancelled.get(job_id):
+                raise RunCancelled("cancelled by the user")
+        if now - last[0] > 0.1 or fraction >= 1:
+            last[0] = now
+            _worker_reports.put((job_id, float(fraction), str(message)))
+
+    if _worker_cancelled.get(job_id):   # cancelled while it waited in the queue
+        return ("error", "cancelled", "cancelled before it started", None, "")
+    _worker_reports.put((job_id, 0.0, "starting"))
+    try:
+        if kind == "run":
+            config, run_fn, store_path, label = payload
+            out: dict[str, Any] = {}
+
+            def capture(cfg, prog):  # keep the run's own result (numpy arrays and all)
+                out["result"] = run_fn(cfg, prog)
+                return out["result"]
+
+            if store_path is None:
+                capture(config, progress)
+            else:
+                with RunStore(store_path) as store:
+                    out["run_id"] = execute(config, progress, store, run_fn=capture, label=label).id
+            return ("ok", out)
+        spec, store_path, label, n_jobs = payload
+        with RunStore(store_path) as store:
+            return ("ok", execute_sweep(spec, progress, store, n_jobs=n_jobs, label=label))
+    except BaseException as exc:  # described for the server, which shows or raises it
+        what = ("cancelled" if isinstance(exc, RunCancelled) else "engine" if isinstance(exc, EngineError)
+                else "bug")
+        return ("error", what, str(exc), getattr(exc, "run_id", None),
+                "".join(traceback.format_exception(exc)))
+
+
+# ------------------------------------------------------------------ the server side
+class _Pool:
+    """The server's worker processes, their report queue and the thread that reads it."""
+
+    def __init__(self, workers: int):
+        ctx = mp.get_context("spawn")   # never fork a server that runs threads
+        self.manager = ctx.Manager()
+        self.reports = self.manager.Queue()
+        self.cancelled = self.manager.dict()
+        self.workers = workers
+        self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                            initargs=(self.reports, self.cancelled))
+        self.jobs: dict[str, "Job"] = {}
+        self.order: list[str] = []    # queued or running, in submission order
+        self.lock = threading.Lock()
+        threading.Thread(target=self._listen, name="run-reports", daemon=True).start()
+
+    def warm(self) -> None:
+        """Start every worker now (each imports the engine and loads the compiled kernels)."""
+        for f in [self.executor.submit(_worker_ready) for _ in range(self.workers)]:
+            f.result(timeout=300)
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                job_id, fraction, message = self.reports.get()
+            except (EOFError, OSError, BrokenPipeError):
+                return
+            job = self.jobs.get(job_id)
+            if job is not None:
+                job.started_at = job.started_at or time.perf_counter()
+                job.fraction = min(max(fraction, 0.0), 1.0)
+                job.message = message
+
+    def submit(self, job: "Job", kind: str, payload: tuple) -> None:
+        from engine.runs import registry
+
+        with self.lock:
+            self.jobs[job.id] = job
+            self.order.append(job.id)
+        fut = self.executor.submit(_worker_run, job.id, kind, payload, dict(registry.FAMILIES))
+        job.future = fut
+        fut.add_done_callback(lambda f, j=job: self._finished(j, f))
+
+    def _finished(self, job: "Job", fut: Future) -> None:
+        self._forget(job)
+        self.cancelled.pop(job.id, None)
+        if job.done.is_set():   # cancelled while queued: already told
+            return
+        if fut.cancelled():
+            job.error = RunCancelled("cancelled before it started")
+        elif fut.exception() is not None:
+            exc = fut.exception()
+            job.error = (EngineError("the run's worker process stopped (out of memory?); try again")
+                         if isinstance(exc, BrokenProcessPool) else exc)
+        else:
+            out = fut.result()
+            if out[0] == "ok":
+                job.value = out[1]
+            else:
+                _, what, message, run_id, text = out
+                job.run_id = run_id
+                job.error = (RunCancelled(message) if what == "cancelled" else EngineError(message)
+                             if what == "engine" else RuntimeError(f"the run failed:\n{text}"))
+        job.ended = time.perf_counter()
+        job.done.set()
+
+    def _forget(self, job: "Job") -> None:
+        with self.lock:
+            if job.id in self.order:
+                self.order.remove(job.id)
+            self.jobs.pop(job.id, None)
+
+    def ahead(self, job: "Job") -> int:
+        """Jobs queued before ``job`` (submitted earlier, not started), while ``job`` waits."""
+        if job.started_at is not None:
+            return 0
+        with self.lock:
+            if job.id not in self.order:
+                return 0
+            before = self.order[: self.order.index(job.id)]
+        return sum(1 for j in before if self.jobs.get(j) is not None and self.jobs[j].started_at is None)
+
+    def cancel(self, job: "Job") -> None:
+        self.cancelled[job.id] = True   # seen by the worker at its next progress report
+        if job.future is not None and job.future.cancel():
+            return                      # never reached a worker
+        if job.started_at is None:      # in the executor's hand-over queue: skipped when its turn comes
+            self._forget(job)
+            job.error = RunCancelled("cancelled before it started")
+            job.ended = time.perf_counter()
+            job.done.set()
+
+
+_pool_lock = threading.Lock()
+_pool: Optional[_Pool] = None
+
+
+def _get_pool() -> Optional[_Pool]:
+    global _pool
+    if pool_size() == 0:
+        return None
+    with _pool_lock:
+        if _pool is None:
+            _pool = _Pool(pool_size())
+        return _pool
+
+
+def start_pool() -> None:
+    """Start the run workers now (the server's warm-up calls it before serving)."""
+    p = _get_pool()
+    if p is not None:
+        p.warm()
+
+
+class Job:
+    """One run, in the worker pool or in a thread, watched by the script: progress, ETA, queue
+    position, cancel, outcome.
+
+    ``work(progress)`` (thread mode) runs in a background thread; ``progress(fraction, message)``
+    stores the report (no Streamlit call happens in the thread) and raises :class:`RunCancelled`
+    once cancel is asked. In pool mode the job is submitted with :meth:`submit` instead.
     """
 
-    def __init__(self, work: Callable[[Callable[[float, str], None]], Any], key: str = ""):
+    def __init__(self, work: Optional[Callable[[Callable[[float, str], None]], Any]] = None, key: str = ""):
         self.work = work
         self.key = key
         self.id = uuid.uuid4().hex[:12]
@@ -72,17 +290,29 @@ class Job:
         self.done = threading.Event()
         self.cancelled = threading.Event()
         self.started = time.perf_counter()
+        self.started_at: Optional[float] = None   # when a worker took it
         self.ended: Optional[float] = None
-        self._thread = threading.Thread(target=self._target, name=f"run-{self.id}", daemon=True)
+        self.future: Optional[Future] = None
+        self.pool: Optional[_Pool] = None
 
     def start(self) -> "Job":
+        """Run ``work`` in a background thread of this process."""
+        self.started = self.started_at = time.perf_counter()
+        threading.Thread(target=self._target, name=f"run-{self.id}", daemon=True).start()
+        return self
+
+    def submit(self, pool: _Pool, kind: str, payload: tuple) -> "Job":
+        """Queue the job in the worker pool."""
+        self.pool = pool
         self.started = time.perf_counter()
-        self._thread.start()
+        pool.submit(self, kind, payload)
         return self
 
     def cancel(self) -> None:
-        """Ask the run to stop at its next progress report."""
+        """Ask the run to stop at its next progress report (or not to start)."""
         self.cancelled.set()
+        if self.pool is not None:
+            self.pool.cancel(self)
 
     def progress(self, fraction: float, message: str) -> None:
         if self.cancelled.is_set():
@@ -101,10 +331,22 @@ class Job:
             self.done.set()
 
     @property
+    def queued(self) -> int:
+        """Runs ahead of this one in the queue (0 once it runs)."""
+        return 0 if self.pool is None or self.done.is_set() else self.pool.ahead(self)
+
+    @property
     def elapsed(self) -> float:
-        return (self.ended or time.perf_counter()) - self.started
+        start = self.started_at or self.started
+        return (self.ended or time.perf_counter()) - start
 
     def text(self) -> str:
+        if self.started_at is None and not self.done.is_set():
+            ahead = self.queued
+            workers = self.pool.workers if self.pool else 1
+            return (f"Busy: the server runs {workers} run{'s' if workers > 1 else ''} at a time; "
+                    + (f"{ahead} run{'s' if ahead != 1 else ''} ahead of yours" if ahead else "yours is next")
+                    + ". It starts by itself; you may leave this page.")
         f = self.fraction
         eta = format_eta(self.elapsed * (1 - f) / f) if f > 0.02 else "estimating time left"
         return f"{self.message} · {eta}"
@@ -123,7 +365,13 @@ def _watch(job: Job, label: str):
                       on_click=_cancel, args=(job,))
         except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
             st.caption("The run cannot be cancelled from inside a form.")
+        queued = job.started_at is None
+        if queued:
+            status.update(label=f"{label}: queued (the server is busy)", state="running")
         while not job.done.wait(_POLL):
+            if queued and job.started_at is not None:
+                queued = False
+                status.update(label=label, state="running")
             bar.progress(job.fraction, text=job.text())
         _jobs().pop(job.key, None)
         if isinstance(job.error, RunCancelled):
@@ -143,11 +391,24 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, work) -> Job:
-    job = _jobs().get(key)
-    if job is None or job.done.is_set():  # the same run still going in the background: attach to it
-        job = Job(work, key).start()
-        _jobs()[key] = job
+def _start(key: str, kind: str, payload: tuple, work) -> Optional[Job]:
+    """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
+    a message) when this session already has its share of the server's runs."""
+    jobs = _jobs()
+    job = jobs.get(key)
+    if job is not None and not job.done.is_set():
+        return job
+    mine = [j for j in jobs.values() if not j.done.is_set()]
+    cap = per_session_cap()
+    if len(mine) >= cap:
+        st.warning(f"You already have {len(mine)} run{'s' if len(mine) > 1 else ''} going on this server "
+                   f"(at most {cap} per session, so that every student's run gets its turn): wait for it "
+                   "or cancel it, then launch again. The Runs page shows it live.",
+                   icon=":material/hourglass_top:")
+        return None
+    pool = _get_pool()
+    job = Job(work, key).start() if pool is None else Job(key=key).submit(pool, kind, payload)
+    jobs[key] = job
     return job
 
 
@@ -157,7 +418,7 @@ def _succeeded(job: Job) -> bool:
     if isinstance(job.error, RunCancelled):
         return False
     if isinstance(job.error, EngineError):
-        st.error(str(job.error))
+        st.error(public_message(job.error))
         return False
     if job.error is not None:
         raise job.error
@@ -169,11 +430,12 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
     from engine.runs.execute import execute
 
     store = history()
+    store_path = None if store is None else str(store.path)
 
-    def work(progress):
+    def work(progress):   # thread mode: the same steps as a worker's
         out: dict[str, Any] = {}
 
-        def capture(cfg, progress):  # keep the run's own result (numpy arrays and all), not the JSON copy
+        def capture(cfg, progress):
             out["result"] = run_fn(cfg, progress)
             return out["result"]
 
@@ -184,7 +446,9 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return out
 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
-    job = _start(key, work)
+    job = _start(key, "run", (config, run_fn, store_path, label), work)
+    if job is None:
+        return None
     _watch(job, label)
     if not _succeeded(job):
         return None
@@ -202,7 +466,10 @@ def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: Optional[int] = No
     store = history()
     if store is None:
         return None
-    job = _start(f"sweep|{label}|{json.dumps(spec, sort_keys=True, default=str)}",
+    job = _start(f"sweep|{label}|{json.dumps(spec, sort_keys=True, default=str)}", "sweep",
+                 (spec, str(store.path), "", n_jobs),
                  lambda progress: execute_sweep(spec, progress, store, n_jobs=n_jobs, label=""))
+    if job is None:
+        return None
     _watch(job, label)
     return job.value if _succeeded(job) else None

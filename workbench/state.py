@@ -1,35 +1,71 @@
-"""The current tree, kept in session state and shown in the sidebar of every page."""
+"""The current tree, kept in session state and shown in the sidebar of every page.
+
+Every new session starts from the class tree: the tree named by ``TREE_WORKBENCH_TREE`` when the
+server was started with it (a tree file, or a generator spec such as
+``{"generate": "random", "n": 1000, "seed": 0}``), else the lecture's 5-vertex sample. Sample and
+class trees are read once per server and shared (trees are immutable).
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
+import os
 
 import streamlit as st
 
-from engine.trees import Tree, read_tree
+from engine.errors import EngineError
+from engine.trees import Tree
+from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
 
-__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples"]
+from workbench.text import md
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_trees"
+__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
+           "render_sidebar", "list_samples", "load_sample", "class_tree", "classroom_mode", "is_lecturer",
+           "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
+
+#: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
+CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
+#: the lecturer's secret: opening the app with ``?lecturer=SECRET`` shows every run (classroom mode)
+LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
+
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
+CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
 
 
-@st.cache_data(show_spinner=False)
-def _load_sample(name: str) -> Tree:
-    return read_tree(SAMPLES_DIR / name)
-
-
 def list_samples() -> list[str]:
-    return sorted(p.name for p in SAMPLES_DIR.iterdir() if p.is_file() and not p.name.startswith("."))
+    return sample_names()
+
+
+@st.cache_resource(show_spinner=False)
+def load_sample(name: str) -> Tree:
+    """The sample tree ``name`` (``engine.trees.samples.read_sample``), read once per server and
+    shared by every session (trees are immutable)."""
+    return read_sample(name)
+
+
+@st.cache_resource(show_spinner=False)
+def _class_tree(spec: str) -> Tree:
+    from engine.trees.spec import tree_from_spec
+
+    return tree_from_spec(json.loads(spec) if spec.lstrip().startswith("{") else spec)
+
+
+def class_tree() -> tuple[Tree, str]:
+    """The tree every new session starts from, and where it comes from."""
+    spec = os.environ.get(CLASS_TREE_ENV, "").strip()
+    if spec:
+        try:
+            return _class_tree(spec), f"class tree ({CLASS_TREE_ENV})"
+        except (EngineError, ValueError, OSError) as exc:
+            st.warning(f"{CLASS_TREE_ENV} is not usable ({exc}); starting from the lecture tree.")
+    return load_sample(DEFAULT_SAMPLE), f"sample {DEFAULT_SAMPLE}"
 
 
 def current_tree() -> Tree:
-    """The tree every page works on (the default sample until the user picks another)."""
+    """The tree every page works on (the class tree until the user picks another)."""
     if "tree" not in st.session_state:
-        st.session_state["tree"] = _load_sample(DEFAULT_SAMPLE)
-        st.session_state["tree_source"] = f"sample {DEFAULT_SAMPLE}"
+        st.session_state["tree"], st.session_state["tree_source"] = class_tree()
         st.session_state["tree_undo"] = []
     return st.session_state["tree"]
 
@@ -63,11 +99,54 @@ def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
         st.markdown("**Current tree**")
-        st.caption(st.session_state.get("tree_source", ""))
+        st.caption(md(st.session_state.get("tree_source", "")))  # file and vertex names are data: escaped
         leaves = int(tree.leaves.size)
-        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root `{tree.name(tree.root)}`")
+        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
         st.toggle("Presenter mode", key="presenter",
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
     if st.session_state.get("presenter"):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         st.html("<style>html { font-size: 20px; }</style>")
+
+
+def classroom_mode() -> bool:
+    """Whether the server runs in classroom mode (``TREE_WORKBENCH_CLASSROOM=1``)."""
+    import os
+
+    return os.environ.get(CLASSROOM_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def is_lecturer() -> bool:
+    """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
+    ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
+    from the address bar so that it is not projected)."""
+    import hmac
+    import os
+
+    if st.session_state.get("lecturer"):
+        return True
+    secret = os.environ.get(LECTURER_ENV, "")
+    given = st.query_params.get("lecturer")
+    if given is not None:
+        del st.query_params["lecturer"]
+        if secret and hmac.compare_digest(str(given), secret):
+            st.session_state["lecturer"] = True
+            return True
+    return False
+
+
+def session_owner() -> str | None:
+    """The owner of this session's runs: ``None`` outside classroom mode and for the lecturer
+    (every run), else a random token kept in the session and in the address (``?session=``), so a
+    reload keeps a student's runs."""
+    import secrets
+
+    if not classroom_mode() or is_lecturer():
+        return None
+    tok = st.session_state.get("run_owner") or st.query_params.get("session")
+    if not tok or not isinstance(tok, str) or not 16 <= len(tok) <= 64 or not tok.replace("-", "").replace("_", "").isalnum():
+        tok = secrets.token_urlsafe(18)
+    st.session_state["run_owner"] = tok
+    if st.query_params.get("session") != tok:
+        st.query_params["session"] = tok
+    return tok

@@ -101,6 +101,9 @@ class Tree:
             n = len(names) if names is not None else (int(e.max()) + 1 if e.size else 0)
         if n == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
+        from engine import limits
+
+        limits.check("vertices", n, "the tree's vertices")
         if names is not None:
             if len(names) != n:
                 raise ValueError(f"{len(names)} names given for {n} vertices")
@@ -182,6 +185,9 @@ class Tree:
         p = np.asarray(parent, dtype=np.int64)
         if p.size == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
+        from engine import limits
+
+        limits.check("vertices", p.size, "the tree's vertices")
         roots = np.flatnonzero(p < 0)
         if len(roots) != 1:
             raise DisconnectedError(
@@ -222,6 +228,34 @@ class Tree:
     @cached_property
     def _index(self) -> dict[str, int]:
         return {s: i for i, s in enumerate(self.names)}
+
+    def find(self, name) -> int | None:
+        """Index of the vertex called ``name``, or ``None`` when no vertex has that name.
+
+        >>> t = Tree.from_named_edges([("a", "b"), ("a", "c")])
+        >>> t.find("c"), t.find("z")
+        (2, None)
+        """
+        return self._index.get(str(name))
+
+    @cached_property
+    def content_key(self) -> str:
+        """A digest of everything that defines the tree (structure, root, names, labels, slots):
+        two trees with the same key are the same tree, so the key can index caches.
+
+        >>> Tree.from_parent([-1, 0, 0]).content_key == Tree.from_parent([-1, 0, 0]).content_key
+        True
+        """
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.int64(self.n).tobytes())
+        h.update(self.parent.tobytes())
+        h.update(self.order.tobytes())
+        for part in (self._names, self.labels):
+            h.update(b"\x01" if part is None else b"\x02" + repr(part).encode())
+        h.update(b"\x01" if self.positions is None else b"\x02" + self.positions.tobytes())
+        return h.hexdigest()
 
     def index(self, name) -> int:
         """Index of the vertex called ``name`` (an ``int`` index is accepted as is)."""

@@ -8,11 +8,6 @@ Screenshots go to ``tests/browser/screenshots/``.
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -33,12 +28,6 @@ def chromium_path():
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def chromium():
     path = chromium_path()
@@ -51,33 +40,14 @@ def chromium():
 
 @contextlib.contextmanager
 def serve_app(env: dict, log_dir: Path):
-    """Run ``streamlit run app.py`` on a free port with ``env``; yield its URL; stop it after."""
-    port = _free_port()
-    log = open(log_dir / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    """Run the app (through its warm-up launcher) on a free port with ``env``; yield its URL."""
+    from benchmarks.app_client import serve
+
     try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the app did not start within 90 s")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        with serve(ROOT, env=env, log_path=log_dir / "streamlit.log", start_timeout=240) as (url, _):
+            yield url
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")
@@ -139,9 +109,29 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
         }""", timeout=timeout, polling=250)
 
 
-def click_plot_point(page, index: int, plot: int = 0, trace: int = 2) -> None:
-    """Click vertex marker ``index`` of a Plotly figure at its screen position (the point elements
-    sit under Plotly's drag layer, so a plain element click does not reach them)."""
-    pts = page.locator(".js-plotly-plot").nth(plot).locator(f".scatterlayer .trace:nth-child({trace}) .point")
-    box = pts.nth(index).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+# screen position of the point whose customdata is ``v`` in the first figure with a "vertices" trace
+#: a Plotly data array as a plain array (plotly.py sends numpy arrays base64-encoded)
+ARR = "const arr = a => a == null ? [] : Array.from(a._inputArray || a);"
+
+POINT_JS = """(v) => {
+    """ + ARR + """
+    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+        const tr = (gd.data || []).find(t => t.name === 'vertices');
+        if (!tr) continue;
+        const cd = arr(tr.customdata).map(c => Number(Array.isArray(c) ? c[0] : c));
+        const i = cd.indexOf(v);
+        if (i < 0) return null;
+        const x = arr(tr.x)[i], y = arr(tr.y)[i];
+        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, r = gd.getBoundingClientRect();
+        return [r.left + xa._offset + xa.l2p(x), r.top + ya._offset + ya.l2p(y)];
+    }
+    return null;
+}"""
+
+
+def click_vertex(page, v: int) -> None:
+    """Click the vertex with id ``v`` in the first clickable tree of the page (by its data
+    coordinates, so it works for SVG and WebGL figures alike)."""
+    page.wait_for_function(f"() => ({POINT_JS})({int(v)}) !== null", timeout=30_000)
+    x, y = page.evaluate(POINT_JS, int(v))
+    page.mouse.click(x, y)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import click_plot_point, shot, wait_for_app
+from tests.browser.conftest import click_vertex, shot, wait_for_app
 from workbench.navigation import PAGES, url_path
 
 pytestmark = pytest.mark.browser
@@ -22,6 +22,6 @@ def test_tree_studio_click_selects_vertex(page, app_url):
     plot = page.locator(".js-plotly-plot").first
     plot.wait_for(timeout=30_000)
     # the root ("1") is selected at first; point 3 is vertex "4" of the lecture tree
-    click_plot_point(page, 3)
+    click_vertex(page, 3)
     page.wait_for_function("() => document.body.innerText.includes('Selected vertex: 4,')", timeout=30_000)
     shot(page, "tree_studio_clicked")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import click_plot_point, shot, wait_for_app
+from tests.browser.conftest import click_vertex, shot, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -16,7 +16,7 @@ def test_click_a_vertex_then_add_a_child_and_undo(page, app_url):
     wait_for_app(page)
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     assert "5 vertices" in sidebar_text(page)
-    click_plot_point(page, 3)  # vertex index 3 is named "4" in the lecture tree
+    click_vertex(page, 3)  # vertex index 3 is named "4" in the lecture tree
     page.wait_for_selector("text=Selected vertex: 4", timeout=60_000)
     wait_for_app(page)
     shot(page, "tree_studio_selected")

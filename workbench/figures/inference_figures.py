@@ -90,9 +90,9 @@ def difference_bars(names, diff, *, title="Posterior − prior, P(label)", heigh
 
 
 def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None,
-             style: Style | None = None) -> go.Figure:
-    """D drawn as a tree; the nodes an operation touched are coloured and ringed; edge
-    components (the leaves of D) are squares."""
+             style: Style | None = None, layout=None) -> go.Figure:
+    """D drawn as a tree (on ``layout``, default its tidy layout); the nodes an operation touched
+    are coloured and ringed; edge components (the leaves of D) are squares."""
     s = style or current()
     touched = [int(z) for z in touched]
     colour = np.array([s.vertex] * dtree.n, dtype=object)      # components split at a vertex
@@ -102,8 +102,8 @@ def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kin
         colour[edge] = NEUTRAL   # edge components (leaves of D)
         symbols[edge] = "square"
     colour[touched] = SELECT
-    return tree_figure(dtree, color=list(colour), symbols=list(symbols), highlight=touched, title=title,
-                       height=height, style=s)
+    return tree_figure(dtree, layout=layout, color=list(colour), symbols=list(symbols), highlight=touched,
+                       title=title, height=height, style=s)
 
 
 def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,

@@ -10,13 +10,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
 from workbench.figures.inference_figures import elimination_bars, message_figure
-from workbench.state import _load_sample, current_tree
+from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
+from workbench.text import md
 
 DRAW_LIMIT = 40
 
@@ -38,7 +40,7 @@ tree = current_tree()
 if tree.n > DRAW_LIMIT or tree.n < 2:
     st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
             f"{tree.n:,}. Showing the lecture's 5-vertex tree instead.")
-    tree = _load_sample("lecture_5_vertices.csv")
+    tree = load_sample(DEFAULT_SAMPLE)
 
 c1, c2, c3 = st.columns(3)
 params = BPParams(
@@ -51,12 +53,13 @@ try:
     psi = potts_interaction(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
-seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])
 
-with seq_tab:
+@st.fragment
+def sequential(tree, exact, k: int) -> None:
+    """The schedule one message at a time (a step reruns only this)."""
     schedule = sequential_schedule(tree)
     total = len(schedule)
 
@@ -82,18 +85,21 @@ with seq_tab:
     if step:
         s, r, vals = msgs[-1]
         others = [tree.name(x) for x in tree.neighbors(s) if x != r]
-        st.markdown(f"**Message {step}: m<sub>{tree.name(s)}→{tree.name(r)}</sub>** = "
-                    f"[{', '.join(f'{v:.4f}' for v in vals)}] (normalised) — uses φ<sub>{tree.name(s)}</sub>"
-                    + (f" and the messages from {', '.join(others)}" if others else " only (a leaf)"),
-                    unsafe_allow_html=True)
+        # names are data: escaped Markdown, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(tree.name(s))} → {md(tree.name(r))})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in vals)}\\] (normalised) — uses φ({md(tree.name(s))})"
+                    + (f" and the messages from {', '.join(md(o) for o in others)}" if others else " only (a leaf)"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")
         df = pd.DataFrame(exact.marginals, index=list(tree.names),
-                          columns=[f"P(label {a})" for a in range(params.k)])
+                          columns=[f"P(label {a})" for a in range(k)])
         st.dataframe(df.style.format("{:.4f}"), key="bp_marg_table")
 
-with par_tab:
+
+@st.fragment
+def parallel(tree, phi, psi, exact) -> None:
+    """The parallel schedule, iteration by iteration (the slider reruns only this)."""
     trace = flooding(tree, phi, psi)
     last = len(trace.upward) - 1
     it = st.slider("Iteration t", 0, last, min(1, last), key="bp_iter")
@@ -115,7 +121,10 @@ with par_tab:
                "Each iteration uses the product trick of section 8.4 (one product per vertex, then "
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
 
-with elim_tab:
+
+@st.fragment
+def elimination(tree) -> None:
+    """Elimination order on a star and on the current tree (its sliders rerun only this)."""
     st.markdown("Section 8.1: eliminating a variable multiplies every factor that mentions it and "
                 "sums it out, leaving a table over its neighbours. On a star, eliminating the centre "
                 "first creates a table over all the leaves.")
@@ -134,3 +143,12 @@ with elim_tab:
     own = elimination_steps(tree, leaves_first_order(tree), ke)
     st.caption(f"On the current tree, eliminating leaves first (reverse breadth-first order) never "
                f"creates a table larger than |X| = {largest_table(own)} entries.")
+
+
+seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])
+with seq_tab:
+    sequential(tree, exact, params.k)
+with par_tab:
+    parallel(tree, phi, psi, exact)
+with elim_tab:
+    elimination(tree)

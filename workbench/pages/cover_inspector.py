@@ -4,13 +4,13 @@ decomposition tree D and how far it is from optimal."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.cover import (
     EDGE,
     KIND_NAMES,
@@ -37,9 +37,11 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
+from workbench.components import clickable_chart, tree_hash
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
@@ -56,26 +58,12 @@ class CoverParams:
 
 # ---------------------------------------------------------------- cached engine calls
 
-def _tree_key(tree: Tree) -> str:
-    """A content hash of the tree (kept on the immutable tree object after the first call)."""
-    got = tree.__dict__.get("_workbench_key")
-    if got is not None:
-        return got
-    h = hashlib.blake2b(digest_size=16)
-    h.update(tree.parent.tobytes())
-    h.update(str(tree.n).encode())
-    if not tree.has_default_names:
-        h.update("\x00".join(tree.names).encode())
-    tree.__dict__["_workbench_key"] = key = h.hexdigest()
-    return key
-
-
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Building the cover…")
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Building the cover…")
 def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
     return (rake_only_cover if rake_only else optimal_cover)(tree, root)
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner="Laying out…")
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Laying out…")
 def cached_layouts(tree: Tree, root: int, rake_only: bool):
     cover = cached_cover(tree, root, rake_only)
     t_layout = tidy_layout(tree.rerooted(root)) if tree.n <= DRAW_LIMIT else None
@@ -83,17 +71,17 @@ def cached_layouts(tree: Tree, root: int, rake_only: bool):
     return t_layout, d_layout
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_info(tree: Tree):
     return tree_info(tree)
 
 
-@st.cache_data(max_entries=32, hash_funcs={Tree: _tree_key}, show_spinner="Enumerating covers…")
+@st.cache_data(max_entries=32, hash_funcs={Tree: tree_hash}, show_spinner="Enumerating covers…")
 def cached_brute(tree: Tree, root: int):
     return brute_force_optima(tree, root)
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_table(tree: Tree, root: int, rake_only: bool):
     """The components table (largest first) and the D node of each row."""
     cover = cached_cover(tree, root, rake_only)
@@ -114,7 +102,7 @@ def cached_table(tree: Tree, root: int, rake_only: bool):
     return ids, table
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: _tree_key}, show_spinner=False)
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_icicle(tree: Tree, root: int, rake_only: bool, style: Style):
     return icicle_figure(cached_cover(tree, root, rake_only), style=style)
 
@@ -196,7 +184,7 @@ if tree.n < 2:
     st.error("a hierarchical cover needs a tree with at least one edge; this tree has one vertex")
     st.stop()
 
-version = (st.session_state.get("tree_version", 0), _tree_key(tree))
+version = (st.session_state.get("tree_version", 0), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:
@@ -219,7 +207,7 @@ try:
     cover = cached_cover(tree, s, variant.startswith("Rake"))
     other = cached_cover(tree, s, not variant.startswith("Rake"))
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 opt, rake = (other, cover) if cover.rake_only else (cover, other)
@@ -251,37 +239,47 @@ if st.session_state.get("cover_owner") != owner:
     if st.session_state.get("cover_t", 0) > cover.rounds:
         st.session_state["cover_t"] = 0
 
-# new clicks in either view or the table become the selection
-for key, decode in (("cover_tplot", lambda c: ("vertex", int(c)) if int(c) >= 0 else ("node", -int(c) - 1)),
-                    ("cover_dplot", lambda c: ("node", int(c))),
-                    ("cover_table", None)):
-    got = _fresh_event(key)
-    if got is None:
-        continue
-    if key == "cover_table":
-        rows = st.session_state.get("cover_table_ids") or []
-        if 0 <= int(got) < len(rows):
-            st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
-    else:
-        st.session_state["cover_sel"] = decode(got)
-sel = st.session_state.get("cover_sel")
-
-# the same selection as a pick list (keyboard and screen-reader friendly)
-pick_opts = None
-if cover.m <= PICK_LIMIT:
-    pick_opts = ["(nothing)"] + [_label_node(cover, z) for z in range(cover.m - 1, -1, -1)] + \
-                [_label_vertex(tree, v) for v in range(tree.n)]
-    cur = "(nothing)"
-    if sel is not None:
-        cur = _label_node(cover, sel[1]) if sel[0] == "node" else _label_vertex(tree, sel[1])
-    if st.session_state.get("cover_pick__applied") != cur:
-        st.session_state["cover_pick"] = cur
-        st.session_state["cover_pick__applied"] = cur
+# a new row selected in the components table becomes the selection (clicks in the two views
+# select through their callbacks, workbench.components.clickable_chart)
+got = _fresh_event("cover_table")
+if got is not None:
+    rows = st.session_state.get("cover_table_ids") or []
+    if 0 <= int(got) < len(rows):
+        st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
 
 tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(
     ["Rounds", "Components", "Optimality & best root", "Icicle of D", "Height growth"])
 
-with tab_rounds:
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
+    """The pick list of the Rounds tab: every component of D, then every vertex."""
+    cover = cached_cover(tree, root, rake_only)
+    return (["(nothing)"] + [_label_node(cover, z) for z in range(cover.m - 1, -1, -1)]
+            + [_label_vertex(tree, v) for v in range(tree.n)])
+
+
+def _pick_in_t(c) -> None:
+    c = int(c)
+    st.session_state["cover_sel"] = ("vertex", c) if c >= 0 else ("node", -c - 1)
+
+
+def _pick_in_d(c) -> None:
+    st.session_state["cover_sel"] = ("node", int(c))
+
+
+@st.fragment
+def rounds(tree, cover, s: int) -> None:
+    """T_t, D and the selection: the round slider, a click or a pick reruns only this."""
+    sel = st.session_state.get("cover_sel")
+    # the same selection as a pick list (keyboard and screen-reader friendly)
+    pick_opts = pick_options(tree, s, cover.rake_only) if cover.m <= PICK_LIMIT else None
+    if pick_opts is not None:
+        cur = "(nothing)"
+        if sel is not None:
+            cur = _label_node(cover, sel[1]) if sel[0] == "node" else _label_vertex(tree, sel[1])
+        if st.session_state.get("cover_pick__applied") != cur:
+            st.session_state["cover_pick"] = cur
+            st.session_state["cover_pick__applied"] = cur
     top = st.columns([3, 2])
     with top[0]:
         t = st.slider("Round t", 0, max(cover.rounds, 1) if cover.rounds else 1, key="cover_t",
@@ -290,7 +288,8 @@ with tab_rounds:
         t = min(t, cover.rounds)
     with top[1]:
         if pick_opts is not None:
-            picked = st.selectbox("Inspect", pick_opts, key="cover_pick")
+            picked = st.selectbox("Inspect", pick_opts, key="cover_pick",
+                                  help="Pick a component or a vertex by name (type to search), or click it.")
             if picked != st.session_state.get("cover_pick__applied"):
                 st.session_state["cover_pick__applied"] = picked
                 if picked == "(nothing)":
@@ -315,23 +314,20 @@ with tab_rounds:
     left, right = st.columns(2)
     with left:
         if tree.n <= DRAW_LIMIT:
-            st.plotly_chart(cover_tree_figure(cover, t_layout, tr, selected_node=sel_node,
+            clickable_chart(cover_tree_figure(cover, t_layout, tr, selected_node=sel_node,
                                               selected_vertex=sel_vertex, title=f"T_{t} on the tree T"),
-                            on_select="rerun", selection_mode="points", key="cover_tplot",
-                            width="stretch")
+                            key="cover_tplot", on_pick=_pick_in_t, width="stretch")
         elif tr.vertices.size <= DRAW_LIMIT:
-            st.plotly_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
-                            on_select="rerun", selection_mode="points", key="cover_tplot",
-                            width="stretch")
+            clickable_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
+                            key="cover_tplot", on_pick=_pick_in_t, width="stretch")
         else:
             st.info(f"The tree has {tree.n:,} vertices and T_{t} {tr.vertices.size:,}; trees are drawn "
                     f"up to {DRAW_LIMIT:,} vertices: move to a later round to see T_t.")
     with right:
         if d_layout is not None:
-            st.plotly_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
+            clickable_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
                                                  title="Decomposition tree D"),
-                            on_select="rerun", selection_mode="points", key="cover_dplot",
-                            width="stretch")
+                            key="cover_dplot", on_pick=_pick_in_d, width="stretch")
         else:
             st.info(f"D has {cover.m:,} nodes; it is drawn up to {DRAW_LIMIT:,} (see the icicle).")
     if sel_node is not None:
@@ -347,8 +343,13 @@ with tab_rounds:
                + (" …" if verts.size > 60 else "") if verts.size <= 2000 else "."))
     elif sel_vertex is not None:
         names = " → ".join(cover.node_name(int(z)) for z in chain)
-        st.markdown(f"**Vertex {tree.name(sel_vertex)}** — its chain of ancestors in D "
+        st.markdown(f"**Vertex {md(tree.name(sel_vertex))}** — its chain of ancestors in D "
                     f"({len(chain)} nodes, an online update touches each once): {names}")
+
+
+
+with tab_rounds:
+    rounds(tree, cover, s)
 
 with tab_table:
     ids, table = cached_table(tree, s, cover.rake_only)
@@ -399,14 +400,14 @@ with tab_opt:
                                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
                 st.session_state["cover_best"] = (best_key, leaves.tolist(), hs.tolist())
             except EngineError as exc:
-                st.error(str(exc))
+                st.error(public_message(exc))
             bar.empty()
         res = st.session_state.get("cover_best")
         if res and res[0] == best_key:
             _, leaves, hs = res
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
-            st.markdown(f"Best root **{best}** with height **{hs[i]}**; worst height {max(hs)}.")
+            st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
             st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
                             key="cover_roots_plot", width="stretch")
 

@@ -1,34 +1,51 @@
 """Online Marginals: evidence arrives one vertex at a time; each update and each marginal walks one
 path of the cover's decomposition tree D instead of running a full belief-propagation pass
-("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4)."""
+("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 4).
+
+Layout: the settings (labels, edge potential, cover) rerun the page and rebuild the model; the
+lesson below them (the tree, the pick-by-name box, the marginal and the evidence buttons, D and
+the work counters) is one fragment, so a click or a piece of evidence reruns only that. The state
+of the lesson is an :class:`engine.inference.session.OnlineSession`.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.jsonio import loads
 from engine.errors import EngineError
-from engine.inference.belief_propagation import belief_propagation, bp_work
-from engine.inference.online import OnlineModel, largest_difference_from_bp, random_ops
+from engine.files import browser_paths, public_message
+from engine.inference.belief_propagation import bp_work
+from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
-from engine.inference.scenario import apply_op, build_model, parse_scenario, scenario_to_dict
-from workbench.figures.inference_figures import (
-    PROB_SCALE,
-    d_figure,
-    difference_bars,
-    marginal_bars,
-    probability_colours,
-    work_bars,
+from engine.inference.scenario import parse_scenario
+from engine.inference.session import OnlineSession
+from workbench.components import (
+    RING,
+    Spec,
+    as_spec,
+    ring_trace,
+    selected_vertex,
+    tree_chart,
+    tree_spec,
+    vertex_box,
 )
-from workbench.figures.tree_figure import tree_figure
+from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bars
+from workbench.figures.style import current as current_style
+from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
+KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
 D_LIMIT = 3000        # draw D up to this many nodes
+D_AUTO = 1200         # ... by default up to this many (above, on request: it is resent on every click)
+MAX_K = 5
 
 
 @dataclass(frozen=True)
@@ -38,11 +55,10 @@ class OnlineParams:
     cover: str
 
 
-def _params(tree) -> OnlineParams:
+def _settings(tree) -> OnlineParams:
     c1, c2, c3 = st.columns([1, 2, 1])
     with c1:
-        st.session_state.setdefault("om_k", 2)
-        k = st.slider("Labels k", 2, 5, key="om_k")
+        k = st.slider("Labels k", 2, MAX_K, 2, key="om_k")
     with c2:
         mode = st.radio("Edge potential", ["Potts coupling", "Edit matrix"], horizontal=True, key="om_mode")
         if mode == "Potts coupling":
@@ -66,67 +82,220 @@ def _params(tree) -> OnlineParams:
     return OnlineParams(int(k), tuple(map(tuple, np.asarray(matrix, float).tolist())), cover)
 
 
-def _state(tree, p: OnlineParams):
-    """The model for these parameters, rebuilt (O(n)) when they change."""
-    # the page script (and so its dataclass) is re-executed each run: compare plain tuples
-    key = (st.session_state.get("tree_version", 0), st.session_state.get("tree_source"), tree.n,
-           astuple(p))
-    s = st.session_state.get("om_state")
-    pending = st.session_state.pop("om_pending", None)
-    if pending is not None:   # a loaded scenario, already replayed
-        sc = pending["scenario"]
-        start = build_model(sc)   # the scenario's starting point (before its ops) is the prior
-        prior = belief_propagation(tree, start.node_data, start.edge_potentials(), k=p.k).marginals
-        ev = {}
-        for op in sc.ops:
-            if "update" in op:
-                ev[tree.index(op["update"])] = op["data"]
-        # kept so that saving again writes the same starting point (overrides, node data, root)
-        base = {"edge_potentials": sc.edge_potentials, "node_data": sc.node_data, "root": sc.root}
-        s = {"key": key, "model": pending["model"], "prior": prior, "ops": list(sc.ops), "evidence": ev,
-             "base": base}
-        st.session_state["om_state"] = s
-    if s is None or s["key"] != key:
-        M = np.asarray(p.matrix)
-        model = OnlineModel(tree, p.k, M, None, cover=p.cover)
-        prior = belief_propagation(tree, None, M, k=p.k).marginals
-        s = {"key": key, "model": model, "prior": prior, "ops": [], "evidence": {}, "base": {}}
-        st.session_state["om_state"] = s
-    return s
+def _settings_key(tree, p: OnlineParams) -> tuple:
+    return (tree.content_key, p.k, p.matrix, p.cover)
 
 
-def _log(s, op):
-    s["ops"].append(op)
+def _session(tree, p: OnlineParams) -> OnlineSession:
+    """This session's lesson for these settings; rebuilt (O(n)) when they or the tree change."""
+    key = _settings_key(tree, p)
+    if st.session_state.get("om_session_key") != key or "om_session" not in st.session_state:
+        st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=p.cover)
+        st.session_state["om_session_key"] = key
+    return st.session_state["om_session"]
 
 
-def _evidence(kind, v, k):
-    """Button callback (runs before the page redraws): observe a label, soft evidence or clear."""
-    s = st.session_state["om_state"]
-    model = s["model"]
-    if kind == "observe":
-        label = st.session_state.get("om_label", 0)
-        data = [1.0 if a == label else 0.0 for a in range(k)]
-    elif kind == "soft":
-        data = [float(st.session_state.get(f"om_soft_{a}", 1.0)) for a in range(k)]
-    else:
-        data = [1.0] * k
+# ------------------------------------------------------------------ callbacks (run before the rerun)
+def _query(v: int) -> None:
+    st.session_state["om_session"].query(v)
+
+
+def _evidence(kind: str) -> None:
+    """Observe a label, apply soft evidence or clear, at the selected vertex."""
+    s: OnlineSession = st.session_state["om_session"]
+    v = selected_vertex(s.tree, KEY, s.tree.root)
     try:
-        model.update(v, data)
+        if kind == "observe":
+            s.observe(v, int(st.session_state.get("om_label", 0)))
+        elif kind == "soft":
+            s.update(v, [float(st.session_state.get(f"om_soft_{a}", 1.0)) for a in range(s.k)])
+        else:
+            s.clear(v)
     except EngineError as exc:
-        st.session_state["om_error"] = str(exc)
+        st.session_state["om_error"] = public_message(exc)
+
+
+def _play() -> None:
+    s: OnlineSession = st.session_state["om_session"]
+    ops = random_ops(s.tree, s.k, int(st.session_state.get("om_count", 50)),
+                     seed=int(st.session_state.get("om_seed", 0)))
+    full = bp_work(s.tree.n, s.k)
+    before = s.model.total_work
+    played, skipped = s.play(ops)
+    st.session_state["om_flash"] = ("success", f"Played {played} operations"
+                                    + (f" ({skipped} skipped: inconsistent evidence)" if skipped else "")
+                                    + f"; their work {s.model.total_work - before:,} multiply-adds vs "
+                                      f"{len(ops) * full:,} for one BP pass per operation.")
+
+
+def _check() -> None:
+    s: OnlineSession = st.session_state["om_session"]
+    try:
+        d = s.largest_difference_from_bp()
+    except EngineError as exc:
+        st.session_state["om_flash"] = ("error", str(exc))
         return
-    _log(s, {"update": model.tree.name(v), "data": data})
-    if kind == "clear":
-        s["evidence"].pop(v, None)
-    else:
-        s["evidence"][v] = data
+    st.session_state["om_flash"] = ("success" if d < 1e-9 else "warning",
+                                    f"Largest |online − BP| over all vertices and labels: {d:.2e}")
 
 
+def _load_scenario() -> None:
+    """Read an uploaded scenario (before the widgets exist, so the settings can follow it)."""
+    up = st.session_state.get("om_load")
+    if up is None:
+        return
+    try:
+        # an uploaded scenario may name samples and data-folder files only, never a server path
+        sc = parse_scenario(loads(up.getvalue(), where=up.name), paths=browser_paths())
+        if sc.k > MAX_K:
+            raise ValueError(f"this page shows up to {MAX_K} labels; the scenario has {sc.k} "
+                             "(replay it with python -m engine online replay)")
+        s = OnlineSession.from_scenario(sc)
+    except (EngineError, ValueError) as exc:
+        st.session_state["om_flash"] = ("error", f"cannot load the scenario {md(up.name)}: {public_message(exc)}")
+        return
+    set_tree(sc.tree, f"scenario {up.name}")
+    matrix = sc.edge_potential.tolist()
+    st.session_state.update({"om_k": sc.k, "om_mode": "Edit matrix", "om_matrix_start": matrix,
+                             "om_cover": sc.cover, "om_session": s,
+                             "om_session_key": (sc.tree.content_key, sc.k,
+                                                tuple(map(tuple, np.asarray(matrix, float).tolist())), sc.cover)})
+    st.session_state["om_flash"] = ("success", f"Loaded {up.name}: {len(sc.ops)} operations replayed.")
+
+
+# ------------------------------------------------------------------ figures from cached bases
+@st.cache_resource(max_entries=16, show_spinner=False,
+                   hash_funcs={"engine.cover.hierarchical.HierarchicalCover":
+                               lambda c: (c.tree.content_key, c.rake_only, c.s)})
+def _d_base(cover, style) -> tuple:
+    from engine.trees.layout import tidy_layout
+
+    dtree = cover.to_tree()
+    x, y = tidy_layout(dtree)
+    fig = d_figure(dtree, (), kinds=cover.kind, title=f"Decomposition tree D (height {cover.height})",
+                   layout=(x, y), style=style)
+    return as_spec(fig), x, y
+
+
+def _d_spec(cover, touched) -> Spec:
+    base, x, y = _d_base(cover, current_style())
+    vt = next(t for t in base["data"] if t.get("name") == "vertices")
+    data = list(base["data"])
+    if len(touched):
+        size = float(vt["marker"].get("size", 7))
+        fill = ring_trace(x, y, touched, size=size, colour=RING, width=1, name="touched")
+        fill["marker"]["color"] = RING
+        data += [fill, ring_trace(x, y, touched, size=size + 8, colour=RING, width=3, name="path")]
+    return Spec({"data": data, "layout": base["layout"]})
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _bars_base(k: int, style) -> dict:
+    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
+
+
+def _bars_spec(post, prior, title: str) -> Spec:
+    base = _bars_base(len(post), current_style())
+    pr, po = (dict(t) for t in base["data"])
+    pr["y"] = np.asarray(prior, float)
+    po["y"] = np.asarray(post, float)
+    po["text"] = [f"{p:.3f}" for p in post]
+    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
+                                                                            text=rich(title)))})
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _work_base(style) -> dict:
+    return as_spec(work_bars(1, 1, 1, style=style))
+
+
+def _work_spec(online: int, bp: int, ops: int) -> Spec:
+    """:func:`work_bars` for these counts, from its cached dict."""
+    base = _work_base(current_style())
+    spread = bp * max(ops, 1) / max(online, 1)
+    bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
+                y=["online (all ops so far)", f"{ops} BP passes"],
+                text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
+    layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
+                                             type="log" if spread > 50 or spread < 1 / 50 else "linear"))
+    return Spec({"data": [bars], "layout": layout})
+
+
+# ------------------------------------------------------------------ the lesson (one fragment)
+@st.fragment
+def lesson(tree) -> None:
+    s: OnlineSession = st.session_state["om_session"]
+    k = s.k
+    sel = selected_vertex(tree, KEY, tree.root)
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        colour = s.marginals()[:, 0] if tree.n <= COLOUR_LIMIT else None
+        spec = tree_spec(tree, title="The tree T", colour=colour, colour_scale=PROB_SCALE,
+                         colour_title="P(label 0)", rings=sorted(s.evidence), selected=sel)
+        tree_chart(tree, KEY, spec, default=tree.root, on_pick=_query)
+        st.caption("Colour: P(label 0). Red ring: the selected vertex; orange rings: vertices with "
+                   "evidence. Click a vertex (or pick it by name) to query its marginal.")
+    with right:
+        vertex_box(tree, KEY, default=tree.root, on_pick=_query)
+        name = tree.name(sel)
+        marg = s.marginal(sel)
+        st.markdown(f"**P(x_{md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
+                    + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
+                       if sel in s.evidence else ""))
+        st.plotly_chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars")
+        e1, e2 = st.columns(2)
+        with e1:
+            st.selectbox("Observed label", list(range(k)), key="om_label")
+            st.button("Observe label", key="om_observe", type="primary", on_click=_evidence, args=("observe",))
+            st.button("Clear evidence", key="om_clear", on_click=_evidence, args=("clear",))
+        with e2:
+            for a in range(k):
+                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=f"om_soft_{a}")
+            st.button("Apply soft evidence", key="om_apply", on_click=_evidence, args=("soft",))
+        if st.session_state.get("om_error"):
+            st.error(st.session_state.pop("om_error"))
+
+    model = s.model
+    rep = model.last_op
+    full = bp_work(tree.n, k)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Cover height", model.height)
+    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
+    m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
+              delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
+              delta_arrow="off")   # a share, not a rise: no arrow
+    m4.metric("One full BP pass", f"{full:,}")
+    d1, d2 = st.columns([3, 2])
+    with d1:
+        m_d = model.cover.m if model.cover is not None else 0
+        if m_d and m_d <= D_LIMIT and (m_d <= D_AUTO or st.toggle(
+                f"Draw D ({m_d:,} nodes)", key="om_draw_d",
+                help="Off by default for large trees: D is sent again after every click.")):
+            st.plotly_chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d")
+            st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
+        elif m_d > D_LIMIT:
+            st.info(f"D has {m_d:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
+        if m_d and rep is not None:
+            st.caption(f"The last operation touched {len(rep.touched)} of the {m_d:,} nodes of D.")
+    with d2:
+        n_ops = s.n_operations
+        if n_ops:
+            st.plotly_chart(_work_spec(model.total_work, full, n_ops), key="om_work")
+        if tree.n <= 60:
+            st.plotly_chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff")
+
+
+# ------------------------------------------------------------------ the page
 st.title("Online Marginals")
 st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after'
            " one O(n) initialisation each piece of evidence and each "
            "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
            "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
+
+# A loaded scenario sets widget values: done here, before any widget exists, because Streamlit
+# refuses to change the state of a widget already drawn in this run (the load button sits below).
+for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
+    st.session_state[_key] = _value
 
 tree = current_tree()
 if tree.n < 3:
@@ -134,137 +303,27 @@ if tree.n < 3:
     st.stop()
 
 try:
-    params = _params(tree)
-    s = _state(tree, params)
+    params = _settings(tree)
+    _session(tree, params)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
-model: OnlineModel = s["model"]
-k = params.k
-sel = st.session_state.get("om_selected", int(tree.root))
-if sel >= tree.n:
-    sel = int(tree.root)
-
-left, right = st.columns([3, 2])
-with left:
-    colour = None
-    post = None
-    if tree.n <= COLOUR_LIMIT:
-        post = model.marginals()
-        colour = post[:, 0].tolist()
-    fig = tree_figure(tree, color=colour, colorscale=PROB_SCALE, highlight=sorted(s["evidence"]),
-                      selected=sel, title="The tree T", height=460)
-    event = st.plotly_chart(probability_colours(fig), on_select="rerun", key="om_tree",
-                            selection_mode=("points",))
-    st.caption("Colour: P(label 0). Ringed: the selected vertex and the vertices with evidence. "
-               "Click a vertex to query its marginal.")
-    pts = event["selection"]["points"] if event else []
-    picked = [int(p["customdata"]) for p in pts if "customdata" in p]
-    if picked and picked[0] != sel:
-        sel = picked[0]
-        st.session_state["om_selected"] = sel
-        model.marginal(sel)
-        _log(s, {"marginal": tree.name(sel)})
-with right:
-    last = model.last_op
-    touched = last.touched if last is not None else ()
-    if model.cover is not None and model.cover.m <= D_LIMIT:
-        C = model.cover
-        st.plotly_chart(d_figure(C.to_tree(), touched, kinds=C.kind,
-                                 title=f"Decomposition tree D (height {C.height})"),
-                        key="om_d")
-        st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
-    else:
-        st.info(f"D has {model.cover.m:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
-
-name = tree.name(sel)
-st.subheader(f"Vertex {name}")
-b1, b2 = st.columns([2, 3])
-with b1:
-    marg = model.marginal(sel, record=False)
-    st.plotly_chart(marginal_bars(marg, s["prior"][sel], title=f"P(x_{name})"), key="om_bars")
-with b2:
-    st.markdown("**Evidence at this vertex**")
-    e1, e2 = st.columns(2)
-    with e1:
-        label = st.selectbox("Observed label", list(range(k)), key="om_label")
-        st.button("Observe label", key="om_observe", type="primary", on_click=_evidence,
-                  args=("observe", sel, k))
-        st.button("Clear evidence", key="om_clear", on_click=_evidence, args=("clear", sel, k))
-    with e2:
-        soft = [st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=f"om_soft_{a}") for a in range(k)]
-        st.button("Apply soft evidence", key="om_apply", on_click=_evidence, args=("soft", sel, k))
-    if st.session_state.get("om_error"):
-        st.error(st.session_state.pop("om_error"))
-
-rep = model.last_op
-n_ops = sum(1 for op in s["ops"] if "update" in op or "marginal" in op)
-full = bp_work(tree.n, k)
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Cover height", model.height)
-m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
-m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
-          delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
-          delta_arrow="off")   # a share, not a rise: no arrow
-m4.metric("One full BP pass", f"{full:,}")
-if n_ops:
-    st.plotly_chart(work_bars(model.total_work, full, n_ops), key="om_work")
+lesson(tree)
 
 st.divider()
+flash = st.session_state.pop("om_flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
 r1, r2, r3 = st.columns(3)
 with r1:
-    count = st.number_input("Random stream: operations", 2, 5000, 50, step=10, key="om_count")
-    seed = st.number_input("Seed", 0, 10 ** 6, 0, key="om_seed")
-    if st.button("Play random stream", key="om_play"):
-        ops = random_ops(tree, k, int(count), seed=int(seed))
-        bar = st.progress(0.0, text="playing")
-        skipped = 0
-        for i, op in enumerate(ops):
-            try:
-                apply_op(model, len(s["ops"]), op)
-                _log(s, op)
-                if "update" in op:
-                    s["evidence"][tree.index(op["update"])] = op["data"]
-            except EngineError:
-                skipped += 1
-            if i % 25 == 0:
-                bar.progress((i + 1) / len(ops), text=f"operation {i + 1} of {len(ops)}")
-        bar.empty()
-        st.success(f"Played {len(ops) - skipped} operations"
-                   + (f" ({skipped} skipped: inconsistent evidence)" if skipped else "")
-                   + f"; total work {model.total_work:,} multiply-adds vs {len(ops) * full:,} for one "
-                     "BP pass per operation.")
+    st.number_input("Random stream: operations", 2, 5000, 50, step=10, key="om_count")
+    st.number_input("Seed", 0, 10 ** 6, 0, key="om_seed")
+    st.button("Play random stream", key="om_play", on_click=_play)
 with r2:
-    if st.button("Check against BP", key="om_check"):
-        try:
-            d = largest_difference_from_bp(model)
-            (st.success if d < 1e-9 else st.warning)(
-                f"Largest |online − BP| over all vertices and labels: {d:.2e}")
-        except EngineError as exc:
-            st.error(str(exc))
+    st.button("Check against BP", key="om_check", on_click=_check,
+              help="One belief-propagation pass under the current evidence, compared with every online marginal.")
 with r3:
-    sc = scenario_to_dict({"edges": [list(e) for e in tree.named_edges()]}, k, np.asarray(params.matrix),
-                          cover=params.cover, ops=s["ops"], **s.get("base", {}))
-    st.download_button("Save scenario", json.dumps(sc, indent=1), file_name="scenario.json",
-                       mime="application/json", key="om_save")
-    up = st.file_uploader("Load scenario", type=["json"], key="om_load")
-    if up is not None and st.session_state.get("om_loaded") != up.file_id:
-        try:
-            sco = parse_scenario(json.loads(up.getvalue().decode("utf-8")))
-            loaded = build_model(sco)
-            for i, op in enumerate(sco.ops):
-                apply_op(loaded, i, op)
-            set_tree(sco.tree, f"scenario {up.name}")
-            st.session_state["om_loaded"] = up.file_id
-            st.session_state["om_k"] = sco.k
-            st.session_state["om_mode"] = "Edit matrix"
-            st.session_state["om_matrix_start"] = sco.edge_potential.tolist()
-            st.session_state["om_cover"] = sco.cover
-            st.session_state["om_pending"] = {"model": loaded, "scenario": sco}
-            st.rerun()
-        except (EngineError, ValueError, UnicodeDecodeError) as exc:
-            st.error(f"cannot load the scenario: {exc}")
-
-if tree.n <= 60 and post is not None:
-    st.plotly_chart(difference_bars(tree.names, post - s["prior"]), key="om_diff")
+    st.download_button("Save scenario", lambda: json.dumps(st.session_state["om_session"].to_scenario(), indent=1),
+                       file_name="scenario.json", mime="application/json", key="om_save")
+    st.file_uploader("Load scenario", type=["json"], key="om_load", on_change=_load_scenario)

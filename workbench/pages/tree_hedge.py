@@ -9,6 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.hedge.run import HedgeConfig, run
 from engine.trees import generate
@@ -113,7 +114,7 @@ if submitted:
         try:
             run_tree = tree_from_spec(config.tree)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
         else:
             st.session_state["hedge_run"] = (version, config, run_tree, result)
 
@@ -123,59 +124,67 @@ if stored is None:
     st.stop()
 if stored[0] != version:
     st.warning("The current tree changed since this run; showing the run on its own tree. Run again to use the new one.")
-_, config, run_tree, result = stored
-m, a = result.metrics, result.artefacts
 
-# ---------------------------------------------------------------- the story at a glance
-th, ih, sh, bound = m["tree_hedge_loss"], m["independent_hedge_loss"], m["shared_hedge_loss"], m["bound"]
-beats = th < ih and th < sh
-verdict = (f"TREE-HEDGE {'beats both baselines' if beats else 'does not beat both baselines'} "
-           f"({th:,.1f} against {ih:,.1f} per task and {sh:,.1f} shared) and "
-           f"{'stays under' if m['bound_holds'] else 'EXCEEDS'} its Theorem 9 bound ({bound:,.1f}).")
-(st.success if beats and m["bound_holds"] else st.info)(verdict, icon=":material/insights:")
-cols = st.columns(5)
-cols[0].metric("TREE-HEDGE loss", f"{th:,.1f}")
-cols[1].metric("Hedge per task", f"{ih:,.1f}", f"{ih - th:+,.1f} vs TREE-HEDGE", delta_color="off")
-cols[2].metric("One shared Hedge", f"{sh:,.1f}", f"{sh - th:+,.1f} vs TREE-HEDGE", delta_color="off")
-cols[3].metric("Best comparator L(μ*)", f"{m['best_comparator_loss']:,.1f}",
-               f"prior cost ln(1/p)/η = {m['comparator_complexity']:.1f}", delta_color="off")
-cols[4].metric("Theorem 9 bound", f"{bound:,.1f}", f"slack {bound - th:,.1f}", delta_color="off")
-st.caption(f"{m['n']} tasks · k = {m['states']} · T = {m['trials']:,} · η = {m['eta']} · coupling {m['coupling']} · "
-           f"{m['environment']} environment · {m['seconds_per_trial'] * 1e6:,.0f} µs per TREE-HEDGE trial "
-           + (f"(online model: each trial walks a cover of height {m['cover_height']})"
-              if m.get("cover_height") is not None else f"({m['backend']} backend)"))
 
-snaps = a["snapshot_trials"]
-t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key="hedge_time")
-i = snaps.index(t)
+@st.fragment
+def results(run_tree, result) -> None:
+    """The run's story, curves and maps: scrubbing, the view and the learner rerun only this."""
+    m, a = result.metrics, result.artefacts
 
-left, right = st.columns([3, 2])
-with left:
-    view = st.radio("Curves", ["Loss above the best comparator", "Cumulative loss"], horizontal=True,
-                    key="hedge_view", label_visibility="collapsed")
-    excess = view != "Cumulative loss"
-    st.plotly_chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
-    st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
-               "that levels off has stopped paying for learning; the bound may never be crossed."
-               if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
-with right:
-    learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
-                           key="hedge_learner")
-    st.plotly_chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
-                                   height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
-                    key="hedge_heat")
+    # ---------------------------------------------------------------- the story at a glance
+    th, ih, sh, bound = m["tree_hedge_loss"], m["independent_hedge_loss"], m["shared_hedge_loss"], m["bound"]
+    beats = th < ih and th < sh
+    verdict = (f"TREE-HEDGE {'beats both baselines' if beats else 'does not beat both baselines'} "
+               f"({th:,.1f} against {ih:,.1f} per task and {sh:,.1f} shared) and "
+               f"{'stays under' if m['bound_holds'] else 'EXCEEDS'} its Theorem 9 bound ({bound:,.1f}).")
+    (st.success if beats and m["bound_holds"] else st.info)(verdict, icon=":material/insights:")
+    cols = st.columns(5)
+    cols[0].metric("TREE-HEDGE loss", f"{th:,.1f}")
+    cols[1].metric("Hedge per task", f"{ih:,.1f}", f"{ih - th:+,.1f} vs TREE-HEDGE", delta_color="off")
+    cols[2].metric("One shared Hedge", f"{sh:,.1f}", f"{sh - th:+,.1f} vs TREE-HEDGE", delta_color="off")
+    cols[3].metric("Best comparator L(μ*)", f"{m['best_comparator_loss']:,.1f}",
+                   f"prior cost ln(1/p)/η = {m['comparator_complexity']:.1f}", delta_color="off")
+    cols[4].metric("Theorem 9 bound", f"{bound:,.1f}", f"slack {bound - th:,.1f}", delta_color="off")
+    st.caption(f"{m['n']} tasks · k = {m['states']} · T = {m['trials']:,} · η = {m['eta']} · coupling {m['coupling']} · "
+               f"{m['environment']} environment · {m['seconds_per_trial'] * 1e6:,.0f} µs per TREE-HEDGE trial "
+               + (f"(online model: each trial walks a cover of height {m['cover_height']})"
+                  if m.get("cover_height") is not None else f"({m['backend']} backend)"))
 
-trials_at = a["task_trials"][i]
-hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]
-c1, c2 = st.columns(2)
-with c1:
-    if a["true_best"] is not None:
-        st.plotly_chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover,
-                                           title=f"Each task's true best action (trial {t:,})"), key="hedge_truth")
-    else:
-        st.plotly_chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover,
-                                           title="Best comparator μ* of Theorem 9 (whole run)"), key="hedge_truth")
-with c2:
-    st.plotly_chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover,
-                                       title=f"{LEARNER_STYLE[learner][0]}: favourite action after trial {t:,}"),
-                    key="hedge_fav")
+    snaps = a["snapshot_trials"]
+    t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key="hedge_time")
+    i = snaps.index(t)
+
+    left, right = st.columns([3, 2])
+    with left:
+        view = st.radio("Curves", ["Loss above the best comparator", "Cumulative loss"], horizontal=True,
+                        key="hedge_view", label_visibility="collapsed")
+        excess = view != "Cumulative loss"
+        st.plotly_chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
+        st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
+                   "that levels off has stopped paying for learning; the bound may never be crossed."
+                   if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
+    with right:
+        learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
+                               key="hedge_learner")
+        st.plotly_chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
+                                       height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
+                        key="hedge_heat")
+
+    trials_at = a["task_trials"][i]
+    hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]
+    c1, c2 = st.columns(2)
+    with c1:
+        if a["true_best"] is not None:
+            st.plotly_chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover,
+                                               title=f"Each task's true best action (trial {t:,})"), key="hedge_truth")
+        else:
+            st.plotly_chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover,
+                                               title="Best comparator μ* of Theorem 9 (whole run)"), key="hedge_truth")
+    with c2:
+        st.plotly_chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover,
+                                           title=f"{LEARNER_STYLE[learner][0]}: favourite action after trial {t:,}"),
+                        key="hedge_fav")
+
+
+_, _config, run_tree, result = stored
+results(run_tree, result)

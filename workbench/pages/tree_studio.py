@@ -12,17 +12,20 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.trees import GENERATORS, generate
 from engine.trees import editing
 from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_tree_text, read_tree_bytes, tree_to_bytes
 from engine.trees.metrics import tree_info
-from workbench.figures.tree_figure import LABEL_LIMIT, tree_figure
-from workbench.state import _load_sample, can_undo, current_tree, list_samples, set_tree, undo
+from workbench.components import select_vertex, selected_vertex, tree_chart, tree_spec, vertex_box
+from workbench.figures.tree_figure import LABEL_LIMIT
+from workbench.state import can_undo, current_tree, list_samples, load_sample, set_tree, undo
+from workbench.text import md
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
-PICK_LIMIT = 5_000       # vertices listed in the vertex menu (larger trees: type the name)
+KEY = "studio_tree"      # the clickable tree and its selection (workbench.components)
 SLIDER_MAX = 10_000
 
 
@@ -46,13 +49,6 @@ def sample_label(name: str) -> str:
     return f"{stem.replace('_', ' ')}  ·  {FORMAT_NAMES.get(fmt, ext)}"
 
 
-def vertex_index(point) -> int | None:
-    cd = point.get("customdata")
-    if cd is None:
-        return None
-    return int(cd[0] if isinstance(cd, (list, tuple)) else cd)
-
-
 def apply(fn, source: str, where: str = "edit") -> bool:
     """Run an engine operation that returns a tree; make it current, or keep the error to show."""
     try:
@@ -63,7 +59,7 @@ def apply(fn, source: str, where: str = "edit") -> bool:
     set_tree(new, source)
     st.session_state.pop("studio_error", None)
     if where == "source":  # a new tree: start from its root
-        st.session_state["studio_selected"] = None
+        select_vertex(new, KEY, new.root)
     return True
 
 
@@ -72,14 +68,14 @@ def show_error(where: str) -> None:
     err = st.session_state.get("studio_error")
     if err and err[0] == where:
         del st.session_state["studio_error"]
-        st.error(err[1], icon=":material/error:")
+        st.error(public_message(err[1]), icon=":material/error:")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
 def on_load_sample() -> None:
     name = st.session_state.get("studio_sample")
     if name:
-        apply(lambda: _load_sample(name), f"sample {name}", "source")
+        apply(lambda: load_sample(name), f"sample {name}", "source")
 
 
 def on_upload() -> None:
@@ -94,7 +90,7 @@ def on_upload() -> None:
         st.session_state["studio_upload_error"] = str(exc)
         return
     set_tree(new, f"file {up.name}" + (f" (tree {index})" if index else ""))
-    st.session_state["studio_selected"] = None
+    select_vertex(new, KEY, new.root)
 
 
 def on_paste() -> None:
@@ -128,25 +124,13 @@ def on_generate() -> None:
           f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source")
 
 
-def on_pick_vertex() -> None:
-    st.session_state["studio_selected"] = st.session_state.get("studio_vertex")
-
-
-def on_type_vertex() -> None:
-    name = (st.session_state.get("studio_vertex_typed") or "").strip()
-    if name in current_tree()._index:
-        st.session_state["studio_selected"] = name
-    elif name:
-        st.session_state["studio_error"] = ("edit", f"no vertex is named {name}")
-
-
 def on_edit(action: str) -> None:
     tree = current_tree()
-    name = st.session_state.get("studio_selected")
-    if name is None or name not in tree._index:
+    v = selected_vertex(tree, KEY)
+    if v is None:
         st.session_state["studio_error"] = ("edit", "select a vertex first (click it in the drawing)")
         return
-    v = tree._index[name]
+    name = tree.name(v)
     if action == "add":
         child = (st.session_state.get("studio_child_name") or "").strip() or None
         if apply(lambda: editing.add_child(tree, v, name=child), f"edited: child added under {name}"):
@@ -154,11 +138,11 @@ def on_edit(action: str) -> None:
     elif action == "rename":
         new = st.session_state.get("studio_rename_to") or ""
         if apply(lambda: editing.rename(tree, v, new), f"edited: {name} renamed {new.strip()}"):
-            st.session_state["studio_selected"] = new.strip()
+            select_vertex(current_tree(), KEY, v)
             st.session_state["studio_rename_to"] = ""
     elif action == "delete":
         if apply(lambda: editing.remove_leaf(tree, v), f"edited: leaf {name} deleted"):
-            st.session_state["studio_selected"] = None
+            select_vertex(current_tree(), KEY, current_tree().root)
     elif action == "reroot":
         apply(lambda: editing.reroot(tree, v), f"edited: rooted at {name}")
 
@@ -205,7 +189,7 @@ with left:
                               "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
                               "gzipped. With another extension the content decides.")
         if st.session_state.get("studio_upload_error"):
-            st.error(st.session_state["studio_upload_error"], icon=":material/error:")
+            st.error(public_message(st.session_state["studio_upload_error"]), icon=":material/error:")
     with src_paste:
         st.text_area("Newick or edge list", height=140, key="studio_paste",
                      placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
@@ -231,27 +215,17 @@ with left:
         st.button("Generate", type="primary", key="studio_generate", on_click=on_generate)
     show_error("source")
 
-names = tree.names
-selected_name = st.session_state.get("studio_selected")
-selected = tree._index.get(selected_name) if selected_name is not None else None
-if selected is None:  # decided before drawing: a figure that changes between runs loses its selection
-    st.session_state["studio_selected"] = selected_name = names[tree.root]
-    selected = tree.root
-
-with right:
+@st.fragment
+def editor(tree, version) -> None:
+    """The drawing and the vertex editor: a click or a pick reruns only this; an edit (a new
+    tree) reruns the whole page, so the sidebar, the table and the summary follow."""
+    if st.session_state.get("tree_version", 0) != version:
+        st.rerun()
+    selected = selected_vertex(tree, KEY, tree.root)
+    selected_name = tree.name(selected)
     if tree.n <= DRAW_LIMIT:
-        fig = tree_figure(tree, selected=selected, height=560 if tree.n > 30 else 460,
-                          hover=None if tree.labels is None or tree.n > 20_000 else
-                          [f"label: {x}" for x in tree.labels])
-        event = st.plotly_chart(fig, on_select="rerun", key=f"studio_plot_{version}",
-                                selection_mode=("points", "box", "lasso"), width="stretch",
-                                config={"displaylogo": False, "scrollZoom": True})
-        pts = event.get("selection", {}).get("points", []) if event else []
-        picked = [i for i in (vertex_index(p) for p in pts) if i is not None]
-        if picked and st.session_state.get("studio_last_pick") != (version, picked[0]):
-            st.session_state["studio_last_pick"] = (version, picked[0])
-            st.session_state["studio_selected"] = names[picked[0]]
-            st.rerun()  # draw the selection ring
+        spec = tree_spec(tree, height=560 if tree.n > 30 else 460, hover_labels=True, selected=selected)
+        tree_chart(tree, KEY, spec, width="stretch")
         hint = "Click a vertex to select it" + ("" if tree.n <= LABEL_LIMIT else " (names appear on hover)")
         st.caption(f"{hint}; scroll to zoom, drag to pan.")
     else:
@@ -259,18 +233,13 @@ with right:
                 "Its summary, edge table and downloads are below.")
 
     st.subheader("Edit the selected vertex", divider="gray")
-    if tree.n <= PICK_LIMIT:
-        st.session_state["studio_vertex"] = selected_name
-        st.selectbox("Vertex", names, key="studio_vertex", on_change=on_pick_vertex,
-                     help="Chosen by clicking in the drawing, or here.")
-    else:
-        st.text_input("Vertex name", key="studio_vertex_typed", on_change=on_type_vertex,
-                      help="Chosen by clicking in the drawing, or typed here.")
+    vertex_box(tree, KEY, label="Vertex", default=tree.root,
+               help="Chosen by clicking in the drawing, or here (type to search).")
     v = selected
     kids = tree.children(v).size
     lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
     role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
-    st.markdown(f"Selected vertex: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
+    st.markdown(f"Selected vertex: **{md(selected_name)}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
                 f"at depth {int(tree.depth[v])}{lab}")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
@@ -291,6 +260,10 @@ with right:
     show_error("edit")
     st.button("Undo last change", key="studio_undo", disabled=not can_undo(), on_click=undo,
               icon=":material/undo:")
+
+
+with right:
+    editor(tree, version)
 
 # ------------------------------------------------------------------ table, summary, download
 st.divider()
@@ -320,7 +293,7 @@ with tab_info:
                                         ("radius", info.radius), ("max degree", info.max_degree),
                                         ("height", int(tree.depth.max()))]):
         col.metric(label, f"{val:,}")
-    st.caption(f"Rooted at **{info.root}** · source: {st.session_state.get('tree_source', '')}")
+    st.caption(f"Rooted at **{md(info.root)}** · source: {md(st.session_state.get('tree_source', ''))}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
                        key="studio_down_fmt")

@@ -1,0 +1,47 @@
+# The Tree Inference Workbench for a department server. `docker compose up` serves it (compose.yaml);
+# `docker build -t workbench . && docker run -p 8501:8501 workbench` does the same by hand.
+# Slim Python, no browser (Chromium is only for the tests), numba's kernels compiled at build time.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PYTHONPATH=/app \
+    NUMBA_CACHE_DIR=/app/.numba_cache \
+    NUMBA_CPU_NAME=generic \
+    TREE_WORKBENCH_DB=/data/runs.sqlite \
+    PORT=8501
+
+WORKDIR /app
+
+# The dependencies, in their own layer (rebuilt only when pyproject.toml changes). The app itself
+# runs from /app, beside its sample trees, so the package is installed for its dependencies only.
+COPY pyproject.toml README.md ./
+COPY engine/__init__.py engine/
+COPY workbench/__init__.py workbench/
+RUN pip install . && pip uninstall -y tree-inference-workbench
+
+COPY app.py ./
+COPY .streamlit .streamlit
+COPY engine engine
+COPY workbench workbench
+COPY sample_trees sample_trees
+COPY sample_scenarios sample_scenarios
+COPY sample_networks sample_networks
+COPY lessons lessons
+
+# Bake numba's cache into the image: every kernel compiled once here (NUMBA_CPU_NAME=generic, so
+# the cache holds on any x86-64 server), loaded in a second when the server starts.
+RUN useradd --create-home --uid 1000 workbench \
+    && python -m engine.warmup \
+    && mkdir -p /data && chown -R workbench /data /app/.numba_cache
+
+USER workbench
+EXPOSE 8501
+VOLUME ["/data"]
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=180s --retries=3 \
+    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/_stcore/health' % os.environ.get('PORT', '8501'), timeout=4)"
+
+# Warm-up (pages rendered once, run workers started), then serve on every interface.
+CMD ["python", "-m", "workbench.serve", "--address", "0.0.0.0"]

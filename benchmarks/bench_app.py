@@ -1,0 +1,376 @@
+"""Classroom speed of the app: page renders, click latency, and a class of simulated students.
+
+``python -m benchmarks.bench_app [--json]`` starts the app (this tree, or ``--app-dir``) on a free
+127.0.0.1 port and measures, on this machine:
+
+- ``first_render_s``: for every page, a fresh browser session on a warm server, from navigation to
+  the page idle with its figures drawn (Chromium through Playwright); ``first_render_ws_s``: the
+  same as the server's script run seen by a websocket client;
+- ``server_ready_s`` (launch to healthy, warm-up included) and ``just_started_first_page_s`` (the
+  first session's first page on that just-started server);
+- ``click_to_marginal_ms_p50`` / ``_p95``: Online Marginals on a 1,000-vertex tree, 50 clicks
+  alternating between two vertices, from the mouse press to the clicked vertex's marginal on
+  screen (browser clock); ``lost_clicks`` counts clicks that never showed their vertex;
+- ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, ...}`` for 1, 10 and 30 simulated students
+  (``benchmarks.app_client.Student``: Streamlit's websocket protocol from asyncio), each opening
+  Online Marginals and setting evidence five times (click a vertex, then "Observe label": ten
+  interactions), with the slowest ``/_stcore/health`` answer seen meanwhile;
+- ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
+  student, to show that the simulation measures what a browser sees.
+
+The machine's load average is recorded with every section (the machine is shared). Everything is
+bounded in count and time; the servers are stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.app_client import ROOT, HealthPoll, Student, serve
+from tests.browser.conftest import ARR, POINT_JS
+
+__all__ = ["main", "CLASS_TREE"]
+
+#: the 1,000-vertex tree of the click and class measurements (a seeded random tree)
+CLASS_TREE = {"generate": "random", "n": 1000, "seed": 0}
+PAGE_TIMEOUT = 120.0
+
+
+def _pages(app_dir: Path) -> list[tuple[str, str]]:
+    """(title, url path) of every page of the app in ``app_dir``."""
+    sys.path.insert(0, str(app_dir))
+    try:
+        from workbench.navigation import PAGES, url_path
+    finally:
+        sys.path.pop(0)
+    return [(title, url_path(script)) for _, script, title, _ in PAGES]
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _pct(xs, q):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    i = min(len(xs) - 1, max(0, int(round(q / 100 * (len(xs) - 1)))))
+    return xs[i]
+
+
+# ------------------------------------------------------------------ websocket measurements
+async def _ws_open(url: str, page: str) -> float:
+    s = Student(url, timeout=PAGE_TIMEOUT)
+    await s.connect()
+    try:
+        out = await s.open(page)
+    finally:
+        s.close()
+    if not out.ok:
+        raise RuntimeError(f"page {page or '/'}: {out.status} {out.errors}")
+    return out.seconds
+
+
+async def _student(url: str, i: int, rounds: int, n: int, results: list, errors: list) -> None:
+    s = Student(url, timeout=60.0)
+    try:
+        await s.connect()
+        out = await s.open("online_marginals")
+        results.append(("open", out.seconds))
+        if not out.ok:
+            errors.append(f"student {i} open: {out.status} {out.errors[:1]}")
+            return
+        for r in range(rounds):
+            v = (37 * i + 101 * r + 1) % n
+            for step in (lambda: s.select_point("om_tree", v), lambda: s.press("om_observe")):
+                out = await step()
+                results.append(("interaction", out.seconds))
+                if not out.ok:
+                    errors.append(f"student {i} round {r}: {out.status} {out.errors[:1]}")
+    except Exception as exc:   # a refused connection or a missing widget is an error of the run
+        errors.append(f"student {i}: {type(exc).__name__}: {exc}")
+    finally:
+        s.close()
+
+
+def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
+    """``concurrency`` students at once; the health check is polled meanwhile."""
+    results: list = []
+    errors: list = []
+
+    async def all_students():
+        await asyncio.wait_for(asyncio.gather(*(_student(url, i, rounds, n, results, errors)
+                                                for i in range(concurrency))), 600)
+
+    t0 = time.perf_counter()
+    with HealthPoll(url) as health:
+        try:
+            asyncio.run(all_students())
+        except asyncio.TimeoutError:
+            errors.append("the class did not finish within 600 s")
+    wall = time.perf_counter() - t0
+    inter = [x * 1000 for kind, x in results if kind == "interaction"]
+    opens = [x * 1000 for kind, x in results if kind == "open"]
+    return {"concurrency": concurrency, "p50_ms": _round(_pct(inter, 50)), "p95_ms": _round(_pct(inter, 95)),
+            "errors": len(errors), "interactions": len(inter),
+            "open_p50_ms": _round(_pct(opens, 50)), "open_p95_ms": _round(_pct(opens, 95)),
+            "health_max_ms": _round(max(health, default=None)), "wall_s": round(wall, 2),
+            "load_average": _load(), "error_samples": errors[:3]}
+
+
+def _round(x):
+    return None if x is None else round(x, 1)
+
+
+# ------------------------------------------------------------------ browser measurements
+_READY_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+    for (const p of document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+        if (!p.querySelector('.main-svg')) return false;
+    return true;
+}"""
+
+_SHOWN_JS = """([want, other]) => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const t = main ? main.textContent : '';
+    const ok = t.includes(want) && !t.includes(other);
+    if (ok && window.__shownAt === undefined) window.__shownAt = performance.now();
+    return ok;
+}"""
+
+
+def _browser(chromium: str):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    b = pw.chromium.launch(executable_path=chromium, args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+    return pw, b
+
+
+def _browser_first_renders(b, url: str, pages) -> dict:
+    out = {}
+    for title, path in pages:
+        ctx = b.new_context(viewport={"width": 1400, "height": 1000})
+        pg = ctx.new_page()
+        t0 = time.perf_counter()
+        pg.goto(f"{url}/{path}")
+        pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+        out[title] = round(time.perf_counter() - t0, 2)
+        if pg.locator("[data-testid='stException']").count():
+            out[title] = f"exception after {out[title]} s"
+        ctx.close()
+    return out
+
+
+def _click_benchmark(b, url: str, clicks: int) -> dict:
+    """Alternate clicks between two far-apart vertices of the 1,000-vertex tree; time each from the
+    mouse press to "P(x_<name>)" of that vertex on screen (browser clock)."""
+    ctx = b.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.goto(f"{url}/online_marginals")
+    pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+    pg.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                         ".some(gd => (gd.data || []).some(t => t.name === 'vertices'))",
+                         timeout=PAGE_TIMEOUT * 1000)
+    # two leaves far apart on screen: the first and the last of the vertices trace by x
+    pick = pg.evaluate("""() => {
+        """ + ARR + """
+        for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            const tr = (gd.data || []).find(t => t.name === 'vertices');
+            if (!tr) continue;
+            const x = arr(tr.x), cd = arr(tr.customdata), ht = arr(tr.hovertext), tx = arr(tr.text);
+            let lo = 0, hi = 0;
+            for (let i = 0; i < x.length; i++) { if (x[i] < x[lo]) lo = i; if (x[i] > x[hi]) hi = i; }
+            const c = i => Number(Array.isArray(cd[i]) ? cd[i][0] : cd[i]);
+            const nm = i => (ht[i] ? ht[i] : tx[i] ? tx[i] : String(c(i)));
+            return [[c(lo), nm(lo)], [c(hi), nm(hi)]];
+        }
+        return null;
+    }""")
+    if pick is None:
+        ctx.close()
+        raise RuntimeError("no figure with a 'vertices' trace on Online Marginals")
+    import re
+
+    def clean(s):   # hover text "<b>name</b><br>…" -> name
+        return re.sub(r"<[^>]+>", "", str(s).split("<br>")[0])
+
+    (va, na), (vb, nb) = [(int(v), clean(nm)) for v, nm in pick]
+    pg.evaluate("() => window.addEventListener('mousedown', () => { window.__downAt = performance.now(); "
+                "window.__shownAt = undefined; }, true)")
+    lat, lost = [], 0
+    shown = None
+    for _ in range(clicks):
+        v, name, other = (va, na, nb) if shown != na else (vb, nb, na)
+        xy = pg.evaluate(POINT_JS, v)
+        pg.mouse.click(xy[0], xy[1])
+        try:
+            pg.wait_for_function(_SHOWN_JS, arg=[f"P(x_{name})", f"P(x_{other})"], timeout=8000, polling="raf")
+            lat.append(pg.evaluate("() => window.__shownAt - window.__downAt"))
+            shown = name
+        except Exception:   # the click never showed its vertex: a lost click
+            lost += 1
+        pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+    from tests.browser.conftest import shot
+
+    shot(pg, "bench_click_to_marginal")
+    ctx.close()
+    return {"click_to_marginal_ms_p50": _round(_pct(lat, 50)), "click_to_marginal_ms_p95": _round(_pct(lat, 95)),
+            "clicks": clicks, "lost_clicks": lost, "clicked_vertices": [na, nb], "load_average": _load()}
+
+
+def _browser_observe(b, url: str, times: int) -> list[float]:
+    """"Observe label" pressed ``times`` times in Chromium: press to the page idle again (ms)."""
+    ctx = b.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.goto(f"{url}/online_marginals")
+    pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+    # every change of the app's script state is recorded, however brief (a fast rerun may start
+    # and end between two polls)
+    pg.evaluate("""() => { window.__states = [];
+        new MutationObserver(() => window.__states.push(document.querySelector('[data-testid="stApp"]')
+            .getAttribute('data-test-script-state'))).observe(document.querySelector('[data-testid="stApp"]'),
+            {attributes: true, attributeFilter: ['data-test-script-state']}); }""")
+    out = []
+    for _ in range(times):
+        btn = pg.get_by_role("button", name="Observe label")
+        pg.evaluate("() => { window.__states = []; }")
+        t0 = time.perf_counter()
+        btn.click()
+        # the rerun has started and ended: a state other than notRunning, then notRunning again
+        pg.wait_for_function("() => window.__states.some(x => x !== 'notRunning') && "
+                             "window.__states[window.__states.length - 1] === 'notRunning'",
+                             timeout=30_000, polling="raf")
+        pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
+        out.append((time.perf_counter() - t0) * 1000)
+    ctx.close()
+    return out
+
+
+async def _ws_observe(url: str, times: int) -> list[float]:
+    s = Student(url, timeout=60)
+    await s.connect()
+    out = []
+    try:
+        await s.open("online_marginals")
+        for _ in range(times):
+            o = await s.press("om_observe")
+            out.append(o.seconds * 1000)
+    finally:
+        s.close()
+    return out
+
+
+# ------------------------------------------------------------------ the run
+def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 5, browser: bool = True,
+        log_dir: Path | None = None) -> dict:
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="bench_app_"))
+    pages = _pages(app_dir)
+    res: dict = {"app_dir": str(app_dir), "load_average_start": _load(), "cpus": os.cpu_count()}
+    chromium = None
+    if browser:
+        from tests.browser.conftest import chromium_path
+
+        chromium = chromium_path()
+        if chromium is None:
+            res["browser"] = "Chromium not found: browser measurements skipped"
+    env = dict(os.environ)
+    env.pop("TREE_WORKBENCH_TREE", None)
+    env["TREE_WORKBENCH_DB"] = str(log_dir / "runs.sqlite")
+    with serve(app_dir, env=env, log_path=log_dir / "server_default.log") as (url, ready):
+        res["server_ready_s"] = round(ready, 2)
+        res["just_started_first_page_s"] = round(asyncio.run(_ws_open(url, pages[0][1])), 2)
+        for _, path in pages:   # the server is warm once every page has run once
+            asyncio.run(_ws_open(url, path))
+        res["first_render_ws_s"] = {title: round(asyncio.run(_ws_open(url, path)), 2) for title, path in pages}
+        if chromium:
+            pw, b = _browser(chromium)
+            try:
+                res["first_render_s"] = _browser_first_renders(b, url, pages)
+            finally:
+                b.close()
+                pw.stop()
+        res["load_average_pages"] = _load()
+    env["TREE_WORKBENCH_TREE"] = json.dumps(CLASS_TREE)
+    with serve(app_dir, env=env, log_path=log_dir / "server_class.log") as (url, _):
+        asyncio.run(_ws_open(url, "online_marginals"))
+        res["first_render_ws_s_n1000"] = {"Online Marginals": round(asyncio.run(_ws_open(url, "online_marginals")), 2)}
+        obs_b = None
+        if chromium:
+            pw, b = _browser(chromium)
+            try:
+                res.update(_click_benchmark(b, url, clicks))
+                res["load_average_clicks"] = res.pop("load_average")
+                obs_b = _browser_observe(b, url, 5)
+            except Exception as exc:   # keep the other measurements; say what failed
+                res["browser_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+            finally:
+                b.close()
+                pw.stop()
+        res["sessions"] = [_class_run(url, c, rounds, CLASS_TREE["n"]) for c in students]
+        if obs_b:
+            obs_ws = asyncio.run(_ws_observe(url, 5))
+            res["browser_check"] = {"observe_ms_p50_browser": _round(statistics.median(obs_b)),
+                                    "observe_ms_p50_websocket": _round(statistics.median(obs_ws)),
+                                    "load_average": _load()}
+    res["load_average_end"] = _load()
+    res["log_dir"] = str(log_dir)
+    return res
+
+
+def _table(res: dict) -> str:
+    lines = [f"app: {res['app_dir']}   load average at start {res['load_average_start']}, "
+             f"end {res['load_average_end']} ({res['cpus']} CPUs)",
+             f"server ready (launch to healthy): {res.get('server_ready_s')} s; first page on it: "
+             f"{res.get('just_started_first_page_s')} s", "",
+             "| page | first render, browser (s) | script run, websocket (s) |", "|---|---:|---:|"]
+    for title, ws in res.get("first_render_ws_s", {}).items():
+        lines.append(f"| {title} | {res.get('first_render_s', {}).get(title, '—')} | {ws} |")
+    if "click_to_marginal_ms_p50" in res:
+        lines += ["", f"click → marginal (n = 1,000, {res['clicks']} clicks): p50 "
+                      f"{res['click_to_marginal_ms_p50']} ms, p95 {res['click_to_marginal_ms_p95']} ms, "
+                      f"lost clicks {res['lost_clicks']} (load {res['load_average_clicks']})"]
+    lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
+              "|---:|---:|---:|---:|---:|---:|---|"]
+    for s in res.get("sessions", []):
+        lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
+                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s['load_average']} |")
+    if "browser_check" in res:
+        bc = res["browser_check"]
+        lines += ["", f"browser check, 'Observe label': Chromium p50 {bc['observe_ms_p50_browser']} ms, "
+                      f"websocket client p50 {bc['observe_ms_p50_websocket']} ms"]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_app", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    ap.add_argument("--app-dir", type=Path, default=ROOT, help="the app to measure (default: this tree)")
+    ap.add_argument("--students", default="1,10,30", help="concurrencies to simulate (default 1,10,30)")
+    ap.add_argument("--clicks", type=int, default=50, help="clicks on Online Marginals (default 50)")
+    ap.add_argument("--rounds", type=int, default=5, help="evidence settings per student (default 5)")
+    ap.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
+    args = ap.parse_args(argv)
+    students = tuple(int(x) for x in args.students.split(",") if x.strip())
+    if any(not 1 <= s <= 60 for s in students) or not 1 <= args.clicks <= 500 or not 1 <= args.rounds <= 50:
+        ap.error("students 1..60 each, clicks 1..500, rounds 1..50")
+    res = run(args.app_dir.resolve(), students=students, clicks=args.clicks, rounds=args.rounds,
+              browser=not args.no_browser)
+    print(json.dumps(res, indent=1) if args.json else _table(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

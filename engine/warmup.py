@@ -1,0 +1,155 @@
+"""Compile every numba kernel of the engine before anyone waits for it.
+
+Each kernel is compiled on its first call, for the argument types of that call (tens of seconds
+for the whole engine on a small machine). :func:`compile_kernels` runs a tiny problem through every
+family (trees and layout, covers, belief propagation, the online model, TREE-HEDGE, OFDE and
+Chow-Liu, RTA, the bottom-up hidden tree Markov models) so that every kernel is compiled for the
+types the real runs use, and written to numba's on-disk cache (``NUMBA_CACHE_DIR``): a later
+process loads it instead of compiling. :func:`uncompiled_kernels` lists the kernels still without
+a compiled version, so a test can check that the exercise reaches all of them.
+
+``python -m engine.warmup`` does it once (the container build runs it, to bake the cache in).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+from typing import Callable, Optional
+
+__all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules"]
+
+
+def _quiet(*_args) -> None:
+    pass
+
+
+def _trees_and_inference() -> None:
+    import numpy as np
+
+    from engine.cover import optimal_cover, rake_only_cover
+    from engine.inference import belief_propagation, flooding, max_product
+    from engine.inference.online import OnlineModel
+    from engine.inference.potentials import potts_interaction
+    from engine.trees import generate
+    from engine.trees.layout import tidy_layout
+
+    for kind in ("random", "path", "star", "caterpillar", "spider", "recursive", "binary"):
+        generate(kind, 40, seed=0)
+    tree = generate("random", 40, seed=0)
+    tidy_layout(tree)
+    for cover in (optimal_cover(tree), rake_only_cover(tree)):
+        cover.to_tree()
+        cover.trace(0)
+    for k in (2, 3):
+        M = potts_interaction(k, 1.0)
+        belief_propagation(tree, None, M, k=k)
+        max_product(tree, np.zeros((tree.n, k)), np.log(M))
+        flooding(tree, None, M, k=k)
+        for cover in ("optimal", "rake-only"):
+            m = OnlineModel(tree, k, M, None, cover=cover)
+            m.update(3, np.eye(k)[0])
+            m.marginal(5)
+            m.set_edge_potential(int(tree.parent[7]), 7, M)
+            m.log_partition()
+
+
+def _runs() -> None:
+    from engine.forests.run import ChowLiuConfig, OfdeConfig
+    from engine.forests.run import run as forests_run
+    from engine.hedge.run import HedgeConfig
+    from engine.hedge.run import run as hedge_run
+    from engine.htmm.run import BhtmmConfig
+    from engine.htmm.run import run as htmm_run
+    from engine.multilabel.run import RtaConfig
+    from engine.multilabel.run import run as rta_run
+
+    hedge_run(HedgeConfig(tree={"generate": "random", "n": 12, "seed": 0}, trials=30, snapshots=5), _quiet)
+    for model in ("trees", "forests"):
+        forests_run(OfdeConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, model=model, eval_points=3), _quiet)
+    forests_run(ChowLiuConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, threshold=True), _quiet)
+    rta_run(RtaConfig(data={"synthetic": {"n_examples": 40, "n_labels": 4, "n_features": 5, "seed": 0}},
+                      n_trees=2, max_k=4, C=1.0, folds=2, max_passes=2, baseline=None), _quiet)
+    for model in ("tf", "sp"):
+        htmm_run(BhtmmConfig(model=model, states=2, iterations=2, synthetic_trees=6), _quiet)
+    _rta_inference()
+
+
+def _rta_inference() -> None:
+    """The learner's margins and the single-example certified inference (not used by a run)."""
+    import numpy as np
+
+    from engine.multilabel.kbest import certified_inference
+    from engine.multilabel.learner import RTAClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 4))
+    Y = (rng.random((30, 3)) < 0.5).astype(np.int64)
+    clf = RTAClassifier(n_trees=2, max_k=4, max_passes=2, random_state=0).fit(X, Y)
+    clf.decision_function(X[:3])
+    certified_inference(clf.edge_scores(X[:1])[0], clf.trees_, 4)
+
+
+def kernel_modules() -> list[str]:
+    """The engine modules that define numba kernels (found by their source, not imported)."""
+    import engine
+
+    out = []
+    for info in pkgutil.walk_packages(engine.__path__, "engine."):
+        spec = importlib.util.find_spec(info.name)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        with open(spec.origin, encoding="utf-8") as f:
+            src = f.read()
+        if "njit" in src and "numba" in src:
+            out.append(info.name)
+    return out
+
+
+def uncompiled_kernels() -> list[str]:
+    """Entry-point kernels (``module.name``) with no compiled version in this process. Kernels
+    called only from other kernels (or inlined, ``inline="always"``) are compiled into their
+    callers and are not listed."""
+    import inspect
+    import re
+
+    from numba.core.registry import CPUDispatcher
+
+    missing = []
+    for name in kernel_modules():
+        mod = sys.modules.get(name) or importlib.import_module(name)
+        kernels = {attr: obj for attr, obj in vars(mod).items()
+                   if isinstance(obj, CPUDispatcher) and obj.__module__ == name}
+        # a kernel called from another kernel is compiled into its caller: only entry points count
+        sources = {attr: inspect.getsource(obj.py_func) for attr, obj in kernels.items()}
+        for attr, obj in kernels.items():
+            called = any(re.search(rf"\b{re.escape(attr)}\(", src) for other, src in sources.items()
+                         if other != attr)
+            if called or obj.targetoptions.get("inline", "never") == "always":
+                continue
+            if not obj.signatures:
+                missing.append(f"{name}.{attr}")
+    return sorted(missing)
+
+
+def compile_kernels(progress: Optional[Callable[[str], None]] = None) -> dict:
+    """Compile (or load from the on-disk cache) every kernel; returns seconds per family."""
+    say = progress or _quiet
+    out = {}
+    for label, step in (("trees, covers and inference", _trees_and_inference),
+                        ("TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM", _runs)):
+        t0 = time.perf_counter()
+        say(f"compiling {label}")
+        step()
+        out[label] = round(time.perf_counter() - t0, 2)
+    return out
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    times = compile_kernels(lambda m: print(m, flush=True))
+    left = uncompiled_kernels()
+    print(f"kernels ready in {time.perf_counter() - t0:.1f} s {times}"
+          + (f"; not compiled: {', '.join(left)}" if left else ""))

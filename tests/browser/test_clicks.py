@@ -1,0 +1,100 @@
+"""Browser: the clickable tree (workbench.components) on Online Marginals. Every click selects its
+vertex (ten alternating clicks on two vertices give ten selections), no point fades after a click,
+the selected vertex gets a ring, and the "pick a vertex by name" box selects as a click does.
+Screenshots in tests/browser/screenshots/."""
+
+import pytest
+
+from tests.browser.conftest import ARR, click_vertex, shot, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+# the lecture tree (the default tree): names 1..5 at indices 0..4
+SHOWN = """(want) => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    return main && main.textContent.includes('P(x_' + want + ') =');
+}"""
+
+RING_AT = """(v) => {
+    """ + ARR + """
+    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+        const tr = (gd.data || []).find(t => t.name === 'vertices');
+        const ring = (gd.data || []).find(t => t.name === 'selected');
+        if (!tr || !ring) continue;
+        const i = arr(tr.customdata).map(Number).indexOf(v);
+        return Math.abs(arr(ring.x)[0] - arr(tr.x)[i]) < 1e-9
+            && Math.abs(arr(ring.y)[0] - arr(tr.y)[i]) < 1e-9;
+    }
+    return false;
+}"""
+
+# every vertex marker and label of the clickable tree at full opacity (Plotly fades unselected ones)
+OPACITIES = """() => {
+    const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => (g.data || []).some(t => t.name === 'vertices'));
+    const i = gd.data.findIndex(t => t.name === 'vertices');
+    const layer = gd.querySelectorAll('.scatterlayer .trace')[i];
+    const op = e => parseFloat(getComputedStyle(e).opacity) * parseFloat(e.getAttribute('opacity') || '1');
+    return {points: Array.from(layer.querySelectorAll('.point'), op),
+            labels: Array.from(layer.querySelectorAll('.textpoint text'), op),
+            fills: Array.from(layer.querySelectorAll('.point'), e => e.style.fill)};
+}"""
+
+
+def _open_online(page, app_url):
+    page.goto(f"{app_url}/online_marginals")
+    wait_for_app(page)
+    page.wait_for_function(SHOWN, arg="1", timeout=30_000)   # the root is selected at first
+
+
+def test_ten_alternating_clicks_give_ten_selections(page, app_url):
+    _open_online(page, app_url)
+    before = page.evaluate(OPACITIES)
+    shown = []
+    for i in range(10):
+        v, name = (3, "4") if i % 2 == 0 else (4, "5")
+        click_vertex(page, v)
+        page.wait_for_function(SHOWN, arg=name, timeout=15_000)
+        page.wait_for_function(RING_AT, arg=v, timeout=15_000)
+        wait_for_app(page)
+        shown.append(name)
+    assert shown == ["4", "5"] * 5
+    # each click was logged as a query of its vertex
+    after = page.evaluate(OPACITIES)
+    assert min(after["points"]) == 1.0 and min(after["labels"]) == 1.0, after
+    assert after["fills"] == before["fills"]          # colours unchanged by the clicks (no evidence set)
+    shot(page, "clicks_alternating")
+
+
+def test_click_keeps_colours_and_names(page, app_url):
+    _open_online(page, app_url)
+    page.get_by_role("button", name="Observe label").click()   # evidence at the root: colours change
+    wait_for_app(page)
+    coloured = page.evaluate(OPACITIES)
+    click_vertex(page, 2)
+    page.wait_for_function(SHOWN, arg="3", timeout=15_000)
+    wait_for_app(page)
+    got = page.evaluate(OPACITIES)
+    assert min(got["points"]) == 1.0, got["points"]
+    assert min(got["labels"]) == 1.0, got["labels"]
+    assert len(got["labels"]) == 5                      # every name still drawn
+    assert got["fills"] == coloured["fills"]            # a query changes no colour
+    shot(page, "clicks_no_fading")
+
+
+def test_pick_a_vertex_by_name(page, app_url):
+    _open_online(page, app_url)
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text="Pick a vertex by name").locator("input")
+    box.click()
+    page.keyboard.type("5")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SHOWN, arg="5", timeout=15_000)
+    page.wait_for_function(RING_AT, arg=4, timeout=15_000)
+    wait_for_app(page)
+    # the keyboard route sets evidence too: focus the button and press Enter
+    page.get_by_role("button", name="Observe label").focus()
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').textContent"
+                           ".includes('· evidence [1.0, 0.0]')", timeout=15_000)
+    shot(page, "clicks_pick_by_name")

@@ -1,0 +1,129 @@
+"""OnlineSession (the state of the Online Marginals page, without Streamlit): every operation is
+checked against a full belief-propagation pass, the log replays to the same model, and a failed
+operation changes nothing."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.inference.belief_propagation import belief_propagation
+from engine.inference.online import random_ops
+from engine.inference.potentials import potts_interaction
+from engine.inference.scenario import load_scenario, parse_scenario, replay
+from engine.inference.session import OnlineSession
+from engine.trees.generators import random_tree
+from tests.conftest import ROOT
+from tests.tree_strategies import trees
+
+SAMPLE = ROOT / "sample_scenarios" / "lecture_evidence.json"
+RTOL = 1e-9
+
+
+def _bp(session):
+    m = session.model
+    return belief_propagation(m.tree, m.node_data, m.edge_potentials(), k=m.k).marginals
+
+
+@settings(max_examples=25)
+@given(tree=trees(max_n=12).filter(lambda t: t.n >= 3), k=st.integers(2, 3), seed=st.integers(0, 10**6),
+       cover=st.sampled_from(["optimal", "rake-only"]))
+def test_every_operation_matches_a_full_recomputation(tree, k, seed, cover):
+    rng = np.random.default_rng(seed)
+    s = OnlineSession(tree, k, rng.random((k, k)) + 0.1, cover=cover)
+    np.testing.assert_allclose(s.prior, _bp(s), rtol=RTOL)
+    for op in random_ops(tree, k, 12, seed=rng):
+        try:
+            s.apply(op)
+        except InconsistentEvidenceError:
+            continue
+        np.testing.assert_allclose(s.model.marginals(), _bp(s), rtol=RTOL, atol=1e-12)   # n walks of D
+        np.testing.assert_allclose(s.marginals(), s.model.marginals(), rtol=RTOL, atol=1e-12)
+        if "marginal" in op:
+            np.testing.assert_allclose(s.model.marginal(op["marginal"], record=False),
+                                       _bp(s)[tree.index(op["marginal"])], rtol=RTOL, atol=1e-12)
+    # the evidence dict is exactly the vertices whose data is not all ones
+    data = s.model.node_data
+    assert set(s.evidence) == {v for v in range(tree.n) if not np.all(data[v] == 1.0)}
+    for v, vec in s.evidence.items():
+        np.testing.assert_array_equal(vec, data[v])
+
+
+def test_verbs_log_scenario_ops_and_track_evidence():
+    tree = random_tree(30, seed=1)
+    s = OnlineSession(tree, 3, potts_interaction(3, 1.0))
+    s.observe(4, 2)
+    s.update("7", [0.2, 0.5, 1.0])
+    got = s.query(4)
+    np.testing.assert_allclose(got, [0, 0, 1], atol=1e-15)
+    s.clear(4)
+    s.set_edge_potential(tree.parent[9], 9, [[1, 2, 3], [1, 1, 1], [3, 2, 1]])
+    s.log_partition()
+    assert [next(iter(op)) for op in s.ops] == ["update", "update", "marginal", "update", "set_edge",
+                                                 "log_partition"]
+    assert set(s.evidence) == {7}
+    assert s.n_operations == 4
+    assert s.version == 4          # four changes; queries do not count
+    np.testing.assert_allclose(s.marginals(), _bp(s), rtol=RTOL)
+
+
+def test_to_scenario_replays_to_the_same_model():
+    sc = load_scenario(SAMPLE)
+    s = OnlineSession.from_scenario(sc)
+    s.observe("3", 0)
+    s.query("2")
+    obj = json.loads(json.dumps(s.to_scenario()))       # what "Save scenario" writes
+    again = OnlineSession.from_scenario(parse_scenario(obj))
+    np.testing.assert_allclose(again.marginals(), s.marginals(), rtol=RTOL)
+    assert again.model.log_partition() == pytest.approx(s.model.log_partition(), rel=RTOL)
+    assert set(again.evidence) == set(s.evidence)
+    assert again.ops == s.ops
+    assert again.root == sc.root and again.node_data.keys() == sc.node_data.keys()
+    assert again.edge_potentials.keys() == sc.edge_potentials.keys()
+    # the prior is the scenario's starting point (its overrides and node data), not plain potts
+    start = OnlineSession(sc.tree, sc.k, sc.edge_potential, edge_potentials=sc.edge_potentials,
+                          node_data=sc.node_data, root=sc.root)
+    np.testing.assert_allclose(again.prior, _bp(start), rtol=RTOL)
+    # and the command line replays the saved scenario to the same answers
+    lines = list(replay(parse_scenario(obj)))
+    last_marginal = [line for line in lines if "marginal" in line][-1]
+    np.testing.assert_allclose(last_marginal["marginal"], s.marginal("2"), rtol=RTOL)
+
+
+def test_a_failed_operation_changes_nothing():
+    tree = random_tree(12, seed=3)
+    s = OnlineSession(tree, 2, [[1.0, 0.0], [0.0, 1.0]])   # neighbours must agree
+    s.observe(0, 0)
+    before = (s.marginals().copy(), list(s.ops), dict(s.evidence), s.version)
+    with pytest.raises(InconsistentEvidenceError):
+        s.observe(5, 1)                                      # contradicts vertex 0
+    with pytest.raises(InvalidParameterError):
+        s.observe(5, 2)                                      # no label 2 when k = 2
+    with pytest.raises(UnknownVertexError):
+        s.query("no such vertex")
+    after = (s.model.marginals(), s.ops, s.evidence, s.version)
+    np.testing.assert_array_equal(before[0], after[0])
+    assert before[1:] == after[1:]
+
+
+def test_play_skips_inconsistent_ops_and_reports_progress():
+    tree = random_tree(40, seed=2)
+    s = OnlineSession(tree, 2, [[1.0, 0.0], [0.0, 1.0]])
+    seen = []
+    played, skipped = s.play(random_ops(tree, 2, 60, seed=0, hard=1.0), progress=lambda f, m: seen.append(f))
+    assert played + skipped == 60 and skipped > 0 and played > 0
+    assert seen and 0 < seen[-1] <= 1
+    np.testing.assert_allclose(s.marginals(), _bp(s), rtol=RTOL, atol=1e-12)
+
+
+def test_from_scenario_names_the_failing_op():
+    obj = json.loads(SAMPLE.read_text())
+    obj["edge_potential"] = [[1.0, 0.0], [0.0, 1.0]]
+    obj.pop("edge_potentials")
+    obj["node_data"] = {}
+    obj["ops"] = [{"update": "4", "data": [1.0, 0.0]}, {"update": "5", "data": [0.0, 1.0]}]
+    with pytest.raises(InconsistentEvidenceError, match=r"ops\[1\]"):
+        OnlineSession.from_scenario(parse_scenario(obj))

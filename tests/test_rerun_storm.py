@@ -1,0 +1,65 @@
+"""A rerun storm cannot freeze the server: five students hold an arrow key on a slider (60 value
+changes each, as fast as the keyboard repeats) while the health check is polled; it must answer
+within a second throughout (bounded: 5 sessions, 300 changes, 120 s), and every session must end
+on the last value without an error."""
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from benchmarks.app_client import ROOT, HealthPoll, Student, run_async, serve
+
+pytestmark = pytest.mark.slow
+
+SESSIONS, CHANGES = 5, 60
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    env = dict(os.environ, TREE_WORKBENCH_TREE='{"generate": "random", "n": 1000, "seed": 0}',
+               TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("db") / "runs.sqlite"))
+    with serve(ROOT, env=env, log_path=tmp_path_factory.mktemp("log") / "app.log", start_timeout=300) as (url, _):
+        yield url
+
+
+async def _hold_key(url: str, i: int) -> dict:
+    s = Student(url, timeout=120)
+    await s.connect()
+    try:
+        opened = await s.open("online_marginals")
+        assert opened.ok, opened.errors
+        values = [round(-3.0 + 0.1 * ((j + 7 * i) % 60), 1) for j in range(CHANGES)]
+        for v in values:            # a held key repeats about every 30 ms
+            await s.fire("om_coupling", v)
+            await asyncio.sleep(0.03)
+        out = await s.drain(quiet=2.0, limit=120)
+        last = await s.set_value("om_coupling", values[-1])   # the page still answers, on that value
+        out["last_ok"] = last.ok
+        out["last_errors"] = last.errors
+        return out
+    finally:
+        s.close()
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "not reached yet on the shared 2-core test machine (load average 10-15): during the storm the "
+    "health check waited past its 10 s timeout while five script threads rebuilt the 1,000-vertex "
+    "model and its figures (numba kernels hold the interpreter); see docs/benchmarks.md, Classroom "
+    "speed. The test stays to say when it is reached (it then passes as XPASS)."))
+def test_health_answers_within_a_second_during_a_rerun_storm(app):
+    async def storm():
+        return await asyncio.gather(*(_hold_key(app, i) for i in range(SESSIONS)))
+
+    t0 = time.perf_counter()
+    with HealthPoll(app, every=0.1) as health:
+        results = run_async(storm, timeout=300)
+    wall = time.perf_counter() - t0
+    assert health, "the health check was never polled"
+    assert max(health) < 1000, f"slowest health answer {max(health):.0f} ms over {len(health)} polls ({wall:.0f} s)"
+    for r in results:
+        assert not r["errors"] and r["last_ok"] and not r["last_errors"], r
+    # the storm was coalesced: far fewer complete runs than value changes
+    finished = sum(r["runs"].get("FINISHED_SUCCESSFULLY", 0) for r in results)
+    assert finished < SESSIONS * CHANGES, results

@@ -1,0 +1,87 @@
+"""Runs from the app go to a bounded pool of worker processes: a run waits in the queue when the
+workers are busy (and says so), cancel works queued and running, results and errors come back, and
+a session has at most its share of runs (AppTest)."""
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.errors import EngineError
+from engine.runs.protocol import RunCancelled
+from engine.runs.registry import load_config
+from engine.runs.store import RunStore
+from tests import runs_family
+from workbench import runner
+
+
+@pytest.fixture(scope="module")
+def pool():
+    p = runner._Pool(1)
+    p.warm()
+    yield p
+    p.executor.shutdown(cancel_futures=True)
+    p.manager.shutdown()
+
+
+def _submit(pool, db, **settings):
+    cfg = load_config({"algorithm": "treeflip", **settings})
+    return runner.Job(key=str(settings)).submit(pool, "run", (cfg, runs_family.run, str(db), "pool test"))
+
+
+def test_queue_cancel_and_results(db, pool):
+    slow = _submit(pool, db, steps=200, delay=0.03, tree={"generate": "path", "n": 200})   # about 6 s
+    queued = _submit(pool, db, seed=1)
+    third = _submit(pool, db, seed=2)
+    deadline = time.time() + 60
+    while slow.started_at is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert slow.started_at is not None and "·" in slow.text()
+    assert queued.started_at is None and queued.queued == 0 and "yours is next" in queued.text()
+    assert third.queued == 1 and "1 run ahead of yours" in third.text()
+    queued.cancel()                                     # never starts, never recorded
+    assert queued.done.wait(10) and isinstance(queued.error, RunCancelled)
+    while slow.fraction == 0 and time.time() < deadline:
+        time.sleep(0.05)
+    slow.cancel()                                       # stops at its next progress report
+    assert slow.done.wait(30)
+    assert isinstance(slow.error, RunCancelled) and slow.run_id is not None, (slow.fraction, slow.message)
+    assert third.done.wait(60) and third.error is None
+    want = runs_family.run(runs_family.TreeFlipConfig(seed=2))
+    assert third.value["result"].metrics == want.metrics
+    with RunStore(db) as s:
+        assert s.get(slow.run_id).status == "cancelled"
+        assert s.get(third.value["run_id"]).status == "finished"
+        assert len(s.list()) == 2
+
+
+def test_engine_errors_come_back_as_engine_errors(db, pool):
+    cfg = runs_family.TreeFlipConfig(flip=0.5, tree={"generate": "nope", "n": 3})
+    job = runner.Job(key="bad").submit(pool, "run", (cfg, runs_family.run, str(db), "bad"))
+    assert job.done.wait(60)
+    assert isinstance(job.error, EngineError) and "nope" in str(job.error)
+
+
+def _two_runs():
+    import time
+
+    import streamlit as st
+
+    from engine.runs.registry import load_config
+    from tests import runs_family
+    from workbench.runner import Job, _jobs, launch
+
+    # a run of this session still going (left behind by an earlier page): the cap is reached
+    slow = Job(lambda progress: time.sleep(5), key="elsewhere").start()
+    _jobs()["elsewhere"] = slow
+    st.session_state["got"] = launch(load_config({"algorithm": "treeflip", "seed": 4}), runs_family.run,
+                                     label="Second run")
+
+
+def test_a_session_has_its_share_of_runs(db, monkeypatch):
+    monkeypatch.setenv(runner.PER_SESSION_ENV, "1")
+    at = AppTest.from_function(_two_runs, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["got"] is None
+    assert any("You already have 1 run going" in w.value for w in at.warning)

@@ -1,0 +1,280 @@
+"""Page pieces every page shares: a clickable tree, a pick-by-name box, and figures that cost
+nothing to send again.
+
+**Clickable figures.** :func:`clickable_chart` draws a Plotly figure whose points carry ids in
+``customdata`` and turns each click into a call ``on_pick(id)`` that runs *before* the page (or its
+fragment) reruns, so the figure is drawn with the new selection at once. Why this shape: Streamlit
+names a chart after its whole figure, so a figure that changes with the selection (the ring moves)
+is a new chart after every click; reading the click after drawing (the old way) saw the new,
+empty chart and lost every second click. A callback reads the click of the chart that was clicked.
+Every point trace keeps its colour and its names when Plotly marks a selection (no fading).
+
+**The tree with its selection.** :func:`selected_vertex` / :func:`select_vertex` keep a page's
+selected vertex (by name, so it survives reruns and falls back to a default on another tree);
+:func:`tree_spec` draws a tree from a figure cached per (tree, height, title) with per-run
+colours, an orange ring on the vertices with evidence and a red ring on the selected vertex;
+:func:`vertex_box` is the "pick a vertex by name" box beside it (the keyboard route: type to
+filter, Enter to pick).
+
+**Figures as specs.** Building a ``plotly.graph_objects.Figure`` validates every array (tens of
+ms for 1,000 points). A figure that is redrawn on every click is built once per (tree, settings),
+kept as a plain dict in ``st.cache_resource`` (read-only, shared by every session), and each run
+copies the few entries that change into a :class:`Spec`, which ``st.plotly_chart`` sends as is.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.trees import Tree
+
+__all__ = ["Spec", "as_spec", "keep_colours", "clickable_chart", "selected_vertex", "select_vertex",
+           "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
+           "EVIDENCE_RING", "PICK_LIMIT"]
+
+RING = "#e63946"            # the selected vertex
+EVIDENCE_RING = "#f4a261"   # vertices with evidence
+PICK_LIMIT = 5000           # up to this many vertices the name box is a searchable list
+
+
+def tree_hash(tree: Tree) -> str:
+    """``hash_funcs`` entry for caches keyed by a tree: its content key."""
+    return tree.content_key
+
+
+class Spec(go.Figure):
+    """A figure given as its finished dict (``fig.to_dict()`` form): ``st.plotly_chart`` takes it
+    without validating it again. Only for dicts made from real figures (:func:`as_spec`)."""
+
+    def __init__(self, spec: dict):
+        super().__init__()
+        self._spec = spec
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+
+def keep_colours(fig: go.Figure) -> go.Figure:
+    """Selected and unselected points look the same (Plotly fades unselected points, colours and
+    names, once a point is selected); the selection is shown by a ring instead."""
+    for trace in fig.data:
+        if trace.type in ("scatter", "scattergl") and "markers" in (trace.mode or "markers"):
+            text = trace.textfont.color if trace.textfont is not None else None
+            keep = dict(marker=dict(opacity=1.0))
+            if isinstance(text, str):   # per-point label colours cannot be given here; the
+                keep["textfont"] = dict(color=text)   # chart is redrawn, unselected, on a new pick
+            trace.update(selected=keep, unselected=keep)
+    return fig
+
+
+_COMPACT_MIN = 64   # arrays shorter than this stay plain JSON
+
+
+def _float32_array(v):
+    """``v`` (a list, a numpy array or plotly's base64 form) as plotly's base64 float32 form, or
+    ``None`` when it is not a numeric array worth packing. Screen coordinates need no more than
+    float32; NaN (the gaps between edge segments) survives."""
+    import base64
+
+    if isinstance(v, dict) and "bdata" in v and v.get("dtype") in ("f8", "f4"):
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    elif isinstance(v, (list, tuple, np.ndarray)) and len(v) >= _COMPACT_MIN:
+        try:
+            a = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        if a.ndim != 1:
+            return None
+    else:
+        return None
+    return {"dtype": "f4", "bdata": base64.b64encode(a.astype(np.float32).tobytes()).decode("ascii")}
+
+
+def as_spec(fig: go.Figure) -> dict:
+    """The dict of a figure, with unfading points (what :func:`Spec` takes) and its long
+    coordinate arrays packed as float32 (a 1,000-vertex tree sends 3 times fewer bytes)."""
+    spec = keep_colours(fig).to_dict()
+    for trace in spec.get("data", ()):
+        for axis in ("x", "y"):
+            packed = _float32_array(trace.get(axis))
+            if packed is not None:
+                trace[axis] = packed
+    return spec
+
+
+def _first_id(key: str, decode: Callable):
+    ev = st.session_state.get(key)
+    points = ev["selection"]["points"] if ev and "selection" in ev else []
+    for p in points:
+        cd = p.get("customdata")
+        if isinstance(cd, (list, tuple)):
+            cd = cd[0] if cd else None
+        if cd is None:
+            continue
+        got = decode(cd)
+        if got is not None:
+            return got
+    return None
+
+
+def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
+                    config: Optional[dict] = None, **chart_args) -> None:
+    """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
+    ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
+    are not clickable; a click that deselects (the same point again) changes nothing."""
+
+    def picked():
+        got = _first_id(key, decode)
+        if got is not None:
+            on_pick(got)
+
+    if not isinstance(fig, Spec):
+        fig = keep_colours(fig)
+    from workbench.figures.style import current
+
+    cfg = current().plotly_config()
+    cfg.update(config or {})
+    st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
+
+
+# ------------------------------------------------------------------ the selected vertex
+def _state_key(key: str) -> str:
+    return f"{key}__vertex"
+
+
+def selected_vertex(tree: Tree, key: str, default: Optional[int] = None) -> Optional[int]:
+    """The vertex selected on the component ``key`` (``default`` when none is, or when its name is
+    not a vertex of this tree)."""
+    name = st.session_state.get(_state_key(key))
+    v = tree.find(name) if name is not None else None
+    return default if v is None else v
+
+
+def select_vertex(tree: Tree, key: str, v: Optional[int]) -> None:
+    """Select vertex ``v`` (an index; ``None`` clears); the name box follows. Call it from a
+    callback or before the box is drawn."""
+    name = None if v is None else tree.name(int(v))
+    st.session_state[_state_key(key)] = name
+    st.session_state[f"{key}__box"] = name
+
+
+def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", default: Optional[int] = None,
+               help: Optional[str] = None, on_pick: Optional[Callable[[int], None]] = None) -> None:
+    """The keyboard route to the selection: a searchable list of the names (a text box above
+    :data:`PICK_LIMIT` vertices). ``on_pick(v)`` is called after the selection changes."""
+    box = f"{key}__box"
+    current = selected_vertex(tree, key, default)
+    if current is not None and st.session_state.get(box) != tree.name(current):
+        st.session_state[box] = tree.name(current)
+    help = help or "Type to search; the vertex you pick is selected in the drawing too."
+
+    def changed():
+        name = st.session_state.get(box)
+        v = tree.find(name) if name else None
+        if v is None:
+            if name:
+                st.session_state[f"{key}__box_error"] = f"no vertex is named {name}"
+            return
+        st.session_state[_state_key(key)] = tree.name(v)
+        if on_pick is not None:
+            on_pick(v)
+
+    if tree.n <= PICK_LIMIT:
+        st.selectbox(label, tree.names, key=box, on_change=changed, help=help)
+    else:
+        st.text_input(label, key=box, on_change=changed, help=help)
+    err = st.session_state.pop(f"{key}__box_error", None)
+    if err:
+        st.error(err)
+
+
+# ------------------------------------------------------------------ a tree drawn from a cached base
+@st.cache_resource(max_entries=24, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optional[tuple] = None,
+              colour_title: str = "", hover_labels: bool = False, style=None) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The figure of a tree as a dict (tidy layout, edges, named vertices), shared read-only by
+    every session. With ``colour_scale`` the vertices take per-run numbers on [0, 1] (a fixed
+    scale, so that the same colour means the same number on every run); ``hover_labels`` adds
+    each vertex's label to its hover text; ``style`` is the session's figure style (theme,
+    presenter mode), part of the cache key. Returns the dict and
+    the vertices' x and y (the dict holds them base64-encoded)."""
+    from engine.trees.layout import tidy_layout
+    from workbench.figures.tree_figure import tree_figure
+
+    x, y = tidy_layout(tree)
+    hover = None
+    if hover_labels and tree.labels is not None and tree.n <= 20_000:
+        hover = [f"label: {lab}" for lab in tree.labels]
+    if colour_scale is None:
+        fig = tree_figure(tree, layout=(x, y), title=title, height=height, hover=hover, style=style)
+    else:
+        fig = tree_figure(tree, layout=(x, y), color=np.zeros(tree.n), colorscale=[list(c) for c in colour_scale],
+                          cmin=0.0, cmax=1.0, colorbar_title=colour_title or None, title=title, height=height,
+                          hover=hover, style=style)
+    spec = as_spec(fig)
+    ids_are_names = tree.names == tuple(map(str, range(tree.n)))
+    if ids_are_names and hover is None and tree.n > 100:
+        # the names are the ids: hover shows the id (and no list of names is sent)
+        vt = spec["data"][_vertex_trace(spec)]
+        vt.pop("hovertext", None)
+        vt.pop("hoverinfo", None)
+        vt["hovertemplate"] = "<b>%{customdata}</b><extra></extra>"
+    return spec, x, y
+
+
+def _vertex_trace(spec: dict) -> int:
+    return next(i for i, t in enumerate(spec["data"]) if t.get("name") == "vertices")
+
+
+def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width: float, name: str) -> dict:
+    """Rings (hollow markers, not clickable) around ``vertices``, as a trace dict."""
+    idx = np.asarray(list(vertices), np.int64)
+    return {"type": "scatter", "x": np.asarray(x)[idx].tolist(), "y": np.asarray(y)[idx].tolist(),
+            "mode": "markers", "hoverinfo": "skip", "showlegend": False, "name": name,
+            "marker": {"size": size, "color": "rgba(0,0,0,0)", "line": {"width": width, "color": colour}}}
+
+
+def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, colour=None,
+              colour_scale: Optional[Sequence] = None, colour_title: str = "", rings: Sequence[int] = (),
+              selected: Optional[int] = None, hover_labels: bool = False) -> Spec:
+    """The tree of :func:`tree_base` with this run's vertex colours (numbers on [0, 1]), orange
+    rings on ``rings`` and a red ring on ``selected``. Costs a copy of two lists, not a figure."""
+    from workbench.figures.style import colour_at, contrast_text, current
+
+    scale = None if colour_scale is None else tuple(tuple(c) for c in colour_scale)
+    base, x, y = tree_base(tree, height, title, scale, colour_title, hover_labels, current())
+    data = list(base["data"])
+    iv = _vertex_trace(base)
+    vt = data[iv]
+    if colour is not None:
+        values = np.asarray(colour, float)
+        vt = dict(vt)
+        vt["marker"] = dict(vt["marker"], color=np.round(values, 4))
+        if "text" in vt.get("mode", "") and isinstance(vt.get("textfont", {}).get("color"), (list, tuple)):
+            # names drawn inside the vertices: each in the colour that reads on its new fill
+            steps = [list(c) for c in scale]
+            vt["textfont"] = dict(vt["textfont"], color=[contrast_text(colour_at(v, steps)) for v in values])
+        data[iv] = vt
+    size = float(vt["marker"].get("size", 7))
+    if rings:
+        data.append(ring_trace(x, y, rings, size=size + 6, colour=EVIDENCE_RING, width=2.5, name="evidence"))
+    if selected is not None:
+        data.append(ring_trace(x, y, [selected], size=size + 10, colour=RING, width=3.5, name="selected"))
+    return Spec({"data": data, "layout": base["layout"]})
+
+
+def tree_chart(tree: Tree, key: str, spec: Spec, *, default: Optional[int] = None,
+               on_pick: Optional[Callable[[int], None]] = None, **chart_args) -> None:
+    """A tree figure whose clicks select a vertex (stored under ``key``; ``on_pick(v)`` after)."""
+
+    def pick(v):
+        if 0 <= v < tree.n:
+            select_vertex(tree, key, v)
+            if on_pick is not None:
+                on_pick(v)
+
+    clickable_chart(spec, key=key, on_pick=pick, **chart_args)
