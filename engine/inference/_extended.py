@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
-           "pure_module"]
+           "load_pure", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -110,16 +110,22 @@ def to_doubles(xm, xe, out, k):
         out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
 
 
-def pure_module():
-    """This file loaded again as plain Python (no numba): the reference build."""
+def load_pure(name: str, path: str):
+    """The module at ``path`` loaded again (once) as ``name + "_pure"``: its ``_jit`` is then the
+    identity, so its functions run as plain Python on NumPy arrays (the reference build)."""
     import importlib.util
     import sys
 
-    name = __name__ + "_pure" if not _PURE else __name__
+    name = name if name.endswith("_pure") else name + "_pure"
     mod = sys.modules.get(name)
     if mod is None:
-        spec = importlib.util.spec_from_file_location(name, __file__)
+        spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
     return mod
+
+
+def pure_module():
+    """This file loaded again as plain Python (no numba): the reference build."""
+    return load_pure(__name__, __file__)

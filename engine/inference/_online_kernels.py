@@ -677,14 +677,4 @@ def log_partition_packed(F, L):
 
 def pure_module():
     """This file loaded again as plain Python (no numba): the reference build."""
-    import importlib.util
-    import sys
-
-    name = __name__ + "_pure"
-    mod = sys.modules.get(name)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location(name, __file__)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return mod
+    return _X.load_pure(__name__, __file__)
