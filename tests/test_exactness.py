@@ -338,3 +338,17 @@ def test_max_product_refuses_log_potentials_beyond_1e300():
     lphi[2, 0] = -np.inf      # -inf is a legal zero
     labels, value = max_product(t, lphi, np.zeros((2, 2)))
     assert labels[2] == 1 and value == 0.0
+
+
+def test_tree_hedge_stores_a_weight_below_the_normal_range_as_zero():
+    """e^-720 is subnormal: the learner keeps its exact logarithm and gives the model 0 (the
+    inference code refuses subnormal entries), on every backend."""
+    from engine.hedge.learner import TreeHedge
+
+    t = path_tree(3)
+    for backend in ("online", "bp", "brute"):
+        h = TreeHedge(t, 2, eta=720.0, coupling=0.9, backend=backend)
+        h.learn_one(1, [1.0, 0.0])
+        assert h.data[1].tolist() == [0.0, 1.0]
+        assert h._log_data[1, 0] == pytest.approx(-720.0)
+        np.testing.assert_allclose(h.predict_one(1), [0.0, 1.0])
