@@ -1,23 +1,30 @@
 """Compiled sequential sweeps for belief propagation and max-product (numba, cached on disk).
 
-Imported only when a sweep runs, so importing the engine never compiles anything. Arrays are
-indexed by breadth-first rank (rank 0 the root; the children of rank i are ranks
-``ch_ptr[i]..ch_ptr[i+1]-1``), so the sweeps read memory in order.
+Imported only when a sweep runs, so importing the engine never compiles anything. The sweeps run
+over the tree renumbered in breadth-first order (``Tree.bfs_parent``, ``Tree.bfs_children_ptr``:
+rank 0 the root, the children of rank i are ranks ``ch_ptr[i]..ch_ptr[i+1]-1``), so every
+message array is read and written in order. Node potentials come in and marginals go out in the
+caller's vertex order (``order[i]`` is the vertex of rank i): one gather and one scatter, done
+inside the sweep. Edge potentials need no renumbering: the rows of ``tree.edges`` are already
+in breadth-first order, so rank c's edge is row c - 1 (or one shared matrix).
 
-Sum-product runs in two steps (lecture notes on the sum-product algorithm, sections 8.2 and 8.4):
+Sum-product runs in two steps (lecture notes "Inferences on trees: sum-product algorithm",
+sections 8.2 and 8.4):
 
-- :func:`sum_product_kernel`, the fast pass, in plain doubles: every vector is divided by its
-  largest entry as it is formed and the logarithm of the factor is added to log Z. It is exact
-  whenever no product can underflow, and it checks that as it goes: every normalised vector
-  must have its non-zero entries at least ``TAU`` = 2^-480 (so a product of two is at least
-  2^-960, a normal double), and every edge potential's non-zero entries must lie in
-  [``P_LO``, ``P_HI``] (so a potential times a message stays normal). A violated check
-  returns ``BAIL`` at once — never an answer that might be wrong.
+- :func:`sum_product_kernel`, the fast pass, in plain doubles: every vector is scaled to a
+  largest entry of 1 as it is formed and the factors are multiplied into log Z (one logarithm
+  per many factors). It is exact whenever no product can underflow, which it makes sure of:
+  the potentials' non-zero entries must lie in [2^-300, 2^300] (checked by :func:`scan` before
+  it starts) and every scaled vector must keep its non-zero entries at least ``TAU`` = 2^-300
+  (checked as it goes), so every product formed (of at most three such numbers) is a normal
+  double. A failed check returns ``BAIL`` at once — never an answer that might be wrong.
 - :func:`sum_product_wide`, the exact pass for the models the fast one gives up on: every entry
   is a mantissa and an exponent (``engine.inference._extended``), exact at any magnitude.
 
 Both exclude a child's message from its parent's product with prefix and suffix products
-(division-free, so zeros are exact), and a mass is zero only when it is exactly zero.
+(division-free, so zeros are exact), and a mass is zero only when it is exactly zero. Helpers
+take an array and a row index rather than a row view: views in the per-vertex loops cost
+reference counting.
 """
 
 from __future__ import annotations
@@ -27,45 +34,56 @@ from numba import njit
 
 from engine.inference._extended import ZERO_E, norm, pow2, split, to_doubles, to_log
 
-__all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "OK", "ZERO", "BAIL"]
+__all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "lean_sweep", "scan",
+           "OK", "ZERO", "BAIL", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
 
 #: Return codes of the sum-product kernels.
 OK, ZERO, BAIL = 0, 1, 2
-#: Smallest non-zero entry of a normalised vector in the fast pass.
-TAU = 2.0 ** -480
-#: Range of the non-zero entries of an edge potential in the fast pass.
-P_LO = 2.0 ** -540
-P_HI = 2.0 ** 1000
+#: Smallest non-zero entry of a scaled vector in the fast pass.
+TAU = 2.0 ** -300
+#: Range of the non-zero entries of node and of edge potentials in the fast pass (checked by
+#: :func:`scan` before it starts).
+PHI_LO = 2.0 ** -300
+PHI_HI = 2.0 ** 300
+P_LO = 2.0 ** -300
+P_HI = 2.0 ** 300
+_TINY = 2.2250738585072014e-308
+_HUGE = 1.7976931348623157e308
 
 
 @njit(cache=True)
-def _normalise(vec, k):
-    """vec /= max vec. Returns (max, ok): max 0 means all zero; ok is False when a non-zero
-    entry falls below TAU after the division (the fast pass must give up)."""
+def scan(a, lo, hi):
+    """One pass over ``a``: (flat index of the first entry that is not 0 or a normal double in
+    [2.2e-308, 1.8e308] — negative, NaN, infinite or subnormal — or -1; whether every non-zero
+    entry lies in [lo, hi]). Validation at the boundary and the fast pass's range check at once."""
+    f = a.ravel()
+    inside = True
+    for i in range(f.shape[0]):
+        x = f[i]
+        if not (x == 0.0 or (x >= _TINY and x <= _HUGE)):
+            return i, False
+        inside &= (x == 0.0) | ((x >= lo) & (x <= hi))
+    return -1, inside
+
+
+@njit(cache=True)
+def _scale_row(A, i, k):
+    """A[i] *= 1 / max A[i]. Returns (max, ok): max 0 means all zero; ok is False when a non-zero
+    entry falls below TAU (the fast pass must give up)."""
     m = 0.0
     for a in range(k):
-        if vec[a] > m:
-            m = vec[a]
+        if A[i, a] > m:
+            m = A[i, a]
     if m == 0.0:
         return 0.0, True
-    ok = True
+    r = 1.0 / m
+    bad = False
     for a in range(k):
-        x = vec[a] / m
-        if vec[a] != 0.0 and x < TAU:   # the quotient itself may have underflowed to 0
-            ok = False
-        vec[a] = x
-    return m, ok
-
-
-@njit(cache=True)
-def _potential_ok(P, v, k):
-    """Every non-zero entry of P[v] lies in [P_LO, P_HI]."""
-    for a in range(k):
-        for b in range(k):
-            x = P[v, a, b]
-            if x != 0.0 and (x < P_LO or x > P_HI):
-                return False
-    return True
+        y = A[i, a]
+        x = y * r
+        bad |= (x < TAU) & (y != 0.0)     # the product itself may have underflowed to 0
+        A[i, a] = x
+    return m, not bad
 
 
 @njit(cache=True)
@@ -81,164 +99,224 @@ def _carry(m, acc, logz):
 
 
 @njit(cache=True)
-def sum_product_kernel(parent, ch_ptr, phi, P, inner, up, down, marg):
-    """The fast pass. Returns (status, log Z); status OK, ZERO (total mass 0) or BAIL.
-
-    ``phi`` is overwritten by its rows divided by their largest entries."""
+def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg):
+    """The fast pass, for potentials whose non-zero entries :func:`scan` found within
+    [PHI_LO, PHI_HI] and [P_LO, P_HI]. ``order`` maps ranks to vertices, ``rank`` vertices to
+    ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or (n - 1, k, k)
+    by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank. Returns (status,
+    log Z); status OK, ZERO (total mass 0) or BAIL."""
     n, k = phi.shape
+    shared = E.shape[0] == 1
     acc = 1.0
     logz = 0.0
-    tmp = np.empty(k)
-    suf = np.empty(k)
-    for i in range(n):
-        m, ok = _normalise(phi[i], k)
-        if m == 0.0:
-            return ZERO, 0.0
-        if not ok:
-            return BAIL, 0.0
-        acc, logz = _carry(m, acc, logz)
+    for v in range(n):              # φ in rank order: sequential reads, scattered writes
+        i = rank[v]                 # (cheaper than gathering with random reads)
         for a in range(k):
-            inner[i, a] = phi[i, a]
-    # collect: inner[v] = phi[v] * prod_children up[c] (kept normalised); up[v] = P[v] @ inner[v]
+            phin[i, a] = phi[v, a]
+    # collect: inner[v] = phi[v] * prod_children up[c], scaled after each product (a leaf's is
+    # φ itself, read from phin: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
     for v in range(n - 1, 0, -1):
         p = parent[v]
-        if not _potential_ok(P, v, k):
-            return BAIL, 0.0
-        for a in range(k):
-            s = 0.0
-            for b in range(k):
-                s += P[v, a, b] * inner[v, b]
-            up[v, a] = s
-        m, ok = _normalise(up[v], k)
+        j = 0 if shared else v - 1
+        if ch_ptr[v] == ch_ptr[v + 1]:     # (no array variable: that would cost refcounts)
+            for a in range(k):
+                s = 0.0
+                for b in range(k):
+                    s += E[j, a, b] * phin[v, b]
+                up[v, a] = s
+        else:
+            for a in range(k):
+                s = 0.0
+                for b in range(k):
+                    s += E[j, a, b] * inner[v, b]
+                up[v, a] = s
+        m, ok = _scale_row(up, v, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
-        for a in range(k):
-            inner[p, a] *= up[v, a]
-        m, ok = _normalise(inner[p], k)
+        if v == ch_ptr[p + 1] - 1:          # p's first child to report: start its product
+            for a in range(k):
+                inner[p, a] = phin[p, a] * up[v, a]
+        else:
+            for a in range(k):
+                inner[p, a] *= up[v, a]
+        m, ok = _scale_row(inner, p, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
+    if n == 1:
+        for a in range(k):
+            inner[0, a] = phin[0, a]
     s = 0.0
     for a in range(k):
         s += inner[0, a]
     logz += np.log(acc) + np.log(s)
-    # distribute: down[c] = P[c]^T (phi[p] down[p] prod_{siblings s != c} up[s])
+    # distribute: down[c] = E_c^T (phi[p] down[p] prod_{siblings s != c} up[s]); each child's
+    # belief is written as soon as its message is final
     for a in range(k):
         down[0, a] = 1.0
+    tmp = np.empty((1, k))
     for p in range(n):
         lo = ch_ptr[p]
         hi = ch_ptr[p + 1]
         if lo == hi:
             continue
         for a in range(k):
-            tmp[a] = phi[p, a] * down[p, a]
-        m, ok = _normalise(tmp, k)
+            phin[p, a] *= down[p, a]         # phi[p] down[p] (phin[p] is not needed again)
+        if hi - lo == 1:                     # one child (paths): no exclusion; φ down >= 2^-600
+            _push_down(E, shared, lo, phin, p, down, k)     # times E: >= 2^-900, normal
+            m, ok = _scale_row(down, lo, k)
+            if not ok:
+                return BAIL, 0.0
+            continue
+        m, ok = _scale_row(phin, p, k)
         if not ok:
             return BAIL, 0.0
-        # prefix products, stored in down[c] for now
-        for c in range(lo, hi):
+        if hi - lo == 2:                   # two: each excludes the other, >= TAU^2 unscaled
             for a in range(k):
-                down[c, a] = tmp[a]
-                tmp[a] *= up[c, a]
-            m, ok = _normalise(tmp, k)
-            if not ok:
-                return BAIL, 0.0
-        for a in range(k):
-            suf[a] = 1.0
-        for c in range(hi - 1, lo - 1, -1):
+                tmp[0, a] = phin[p, a] * up[lo + 1, a]
+            _push_down(E, shared, lo, tmp, 0, down, k)
             for a in range(k):
-                tmp[a] = down[c, a] * suf[a]
-            m, ok = _normalise(tmp, k)
-            if not ok:
-                return BAIL, 0.0
-            for b in range(k):
-                s = 0.0
+                tmp[0, a] = phin[p, a] * up[lo, a]
+            _push_down(E, shared, lo + 1, tmp, 0, down, k)
+        else:                                # prefix products wait in down[c], then suffixes
+            for c in range(lo, hi):
                 for a in range(k):
-                    s += P[c, a, b] * tmp[a]
-                down[c, b] = s
-            m, ok = _normalise(down[c], k)
-            if not ok:
-                return BAIL, 0.0
+                    down[c, a] = phin[p, a]
+                    phin[p, a] *= up[c, a]
+                m, ok = _scale_row(phin, p, k)
+                if not ok:
+                    return BAIL, 0.0
             for a in range(k):
-                suf[a] *= up[c, a]
-            m, ok = _normalise(suf, k)
+                phin[p, a] = 1.0
+            for c in range(hi - 1, lo - 1, -1):
+                for a in range(k):           # prefix * suffix >= TAU^2; times E stays normal
+                    tmp[0, a] = down[c, a] * phin[p, a]
+                _push_down(E, shared, c, tmp, 0, down, k)
+                for a in range(k):
+                    phin[p, a] *= up[c, a]
+                m, ok = _scale_row(phin, p, k)
+                if not ok:
+                    return BAIL, 0.0
+        for c in range(lo, hi):
+            m, ok = _scale_row(down, c, k)
             if not ok:
                 return BAIL, 0.0
-    # beliefs: products of two vectors with entries >= TAU are exact; any result is kept
-    for v in range(n):
+    if not _beliefs(order, ch_ptr, phin, inner, down, marg, k):
+        return BAIL, 0.0
+    return OK, logz
+
+
+@njit(cache=True)
+def _push_down(E, shared, c, X, i, down, k):
+    """down[c] = E_c^T X[i] (the message from c's parent, before scaling)."""
+    j = 0 if shared else c - 1
+    for b in range(k):
         s = 0.0
         for a in range(k):
-            marg[v, a] = inner[v, a] * down[v, a]
-            s += marg[v, a]
-        if s == 0.0:
-            return BAIL, 0.0
+            s += E[j, a, b] * X[i, a]
+        down[c, b] = s
+
+
+@njit(cache=True)
+def _beliefs(order, ch_ptr, phin, inner, down, marg, k):
+    """marg[order[v]] = inner[v] * down[v] (phin[v] for a leaf), normalised to sum one: formed
+    in rank order in ``inner``, then scattered in one pass (cheaper than scattering as they
+    are made). False if one is all zero."""
+    n = inner.shape[0]
+    for v in range(n):
+        leaf = ch_ptr[v] == ch_ptr[v + 1] and v > 0
+        s = 0.0
         for a in range(k):
-            marg[v, a] /= s
-    return OK, logz
+            x = (phin[v, a] if leaf else inner[v, a]) * down[v, a]
+            inner[v, a] = x
+            s += x
+        if s == 0.0:
+            return False
+        r = 1.0 / s
+        for a in range(k):
+            inner[v, a] *= r
+    for v in range(n):
+        u = order[v]
+        for a in range(k):
+            marg[u, a] = inner[v, a]
+    return True
 
 
 # ---------------------------------------------------------------------- the exact pass
 
 @njit(cache=True)
-def _wide_matvec(P, v, transpose, xm, xe, ym, ye, k, pm, pe):
-    """y = P[v] x (or P[v]^T x), vectors as mantissas and exponents. Returns True if y != 0."""
+def _wide_push(E, shared, v, transpose, Xm, Xe, i, Ym, Ye, r, k, pm, pe):
+    """Y[r] = E_v X[i] (or E_v^T X[i]), vectors as mantissas and exponents; True if Y[r] != 0."""
+    j = 0 if shared else v - 1
     some = False
     for a in range(k):
         F = ZERO_E
         for b in range(k):
-            m1, e1 = split(P[v, b, a] if transpose else P[v, a, b])
-            pm[b] = m1 * xm[b]
-            pe[b] = e1 + xe[b]
+            m1, e1 = split(E[j, b, a] if transpose else E[j, a, b])
+            pm[b] = m1 * Xm[i, b]
+            pe[b] = e1 + Xe[i, b]
             if pe[b] > F:
                 F = pe[b]
         s = 0.0
         for b in range(k):
             s += pm[b] * pow2(pe[b] - F)
-        ym[a], ye[a] = norm(s, F)
-        if ym[a] > 0.0:
-            some = True
+        mm, ee = norm(s, F)
+        Ym[r, a] = mm
+        Ye[r, a] = ee
+        some |= mm > 0.0
     return some
 
 
 @njit(cache=True)
-def _wide_mul(am, ae, bm, be, k):
-    """a *= b entrywise."""
+def _wide_mul(Am, Ae, i, Bm, Be, j, k):
+    """A[i] *= B[j] entrywise."""
     for x in range(k):
-        am[x], ae[x] = norm(am[x] * bm[x], ae[x] + be[x])
+        mm, ee = norm(Am[i, x] * Bm[j, x], Ae[i, x] + Be[j, x])
+        Am[i, x] = mm
+        Ae[i, x] = ee
 
 
 @njit(cache=True)
-def sum_product_wide(parent, ch_ptr, phi, P, up, down, marg):
-    """The exact pass (mantissas and exponents). Writes up, down and marg as doubles (each row
-    divided by its largest entry; marg rows sum to one). Returns (status, log Z)."""
+def _wide_copy(Am, Ae, i, Bm, Be, j, k):
+    for x in range(k):
+        Am[i, x] = Bm[j, x]
+        Ae[i, x] = Be[j, x]
+
+
+@njit(cache=True)
+def sum_product_wide(order, parent, ch_ptr, phi, E, up, down, marg):
+    """The exact pass (mantissas and exponents), same arrays as :func:`sum_product_kernel`.
+    Writes up and down by rank as doubles scaled to a common exponent per row, marg by vertex
+    (rows sum to one). Returns (status, log Z)."""
     n, k = phi.shape
+    shared = E.shape[0] == 1
     im = np.empty((n, k))
     ie = np.empty((n, k))
     um = np.empty((n, k))
     ue = np.empty((n, k))
     dm = np.empty((n, k))
     de = np.empty((n, k))
-    tm = np.empty(k)
-    te = np.empty(k)
-    sm = np.empty(k)
-    se = np.empty(k)
+    tm = np.empty((2, k))       # row 0: the running prefix or suffix; row 1: prefix * suffix
+    te = np.empty((2, k))
     pm = np.empty(k)
     pe = np.empty(k)
     for i in range(n):
         for a in range(k):
-            im[i, a], ie[i, a] = split(phi[i, a])
+            im[i, a], ie[i, a] = split(phi[order[i], a])
     for a in range(k):
         um[0, a] = 1.0      # the root sends no message
         ue[0, a] = 0.0
+        dm[0, a] = 1.0
+        de[0, a] = 0.0
     for v in range(n - 1, 0, -1):
-        if not _wide_matvec(P, v, False, im[v], ie[v], um[v], ue[v], k, pm, pe):
+        if not _wide_push(E, shared, v, False, im, ie, v, um, ue, v, k, pm, pe):
             return ZERO, 0.0
-        _wide_mul(im[parent[v]], ie[parent[v]], um[v], ue[v], k)
+        _wide_mul(im, ie, parent[v], um, ue, v, k)
     F = ZERO_E
     for a in range(k):
         if ie[0, a] > F:
@@ -250,74 +328,149 @@ def sum_product_wide(parent, ch_ptr, phi, P, up, down, marg):
     if sm0 == 0.0:
         return ZERO, 0.0
     logz = to_log(sm0, se0)
-    for a in range(k):
-        dm[0, a] = 1.0
-        de[0, a] = 0.0
     for p in range(n):
         lo = ch_ptr[p]
         hi = ch_ptr[p + 1]
         if lo == hi:
             continue
         for a in range(k):
-            tm[a], te[a] = split(phi[p, a])
-        _wide_mul(tm, te, dm[p], de[p], k)
+            tm[0, a], te[0, a] = split(phi[order[p], a])
+        _wide_mul(tm, te, 0, dm, de, p, k)
         for c in range(lo, hi):
-            for a in range(k):
-                dm[c, a] = tm[a]
-                de[c, a] = te[a]
-            _wide_mul(tm, te, um[c], ue[c], k)
+            _wide_copy(dm, de, c, tm, te, 0, k)
+            _wide_mul(tm, te, 0, um, ue, c, k)
         for a in range(k):
-            sm[a] = 1.0
-            se[a] = 0.0
+            tm[0, a] = 1.0
+            te[0, a] = 0.0
         for c in range(hi - 1, lo - 1, -1):
-            for a in range(k):
-                tm[a] = dm[c, a]
-                te[a] = de[c, a]
-            _wide_mul(tm, te, sm, se, k)
-            _wide_matvec(P, c, True, tm, te, dm[c], de[c], k, pm, pe)
-            _wide_mul(sm, se, um[c], ue[c], k)
+            _wide_copy(tm, te, 1, dm, de, c, k)
+            _wide_mul(tm, te, 1, tm, te, 0, k)
+            _wide_push(E, shared, c, True, tm, te, 1, dm, de, c, k, pm, pe)
+            _wide_mul(tm, te, 0, um, ue, c, k)
     for v in range(n):
-        for a in range(k):
-            tm[a] = im[v, a]
-            te[a] = ie[v, a]
-        _wide_mul(tm, te, dm[v], de[v], k)
-        to_doubles(tm, te, marg[v], k)
+        u = order[v]
+        _wide_copy(tm, te, 1, im, ie, v, k)
+        _wide_mul(tm, te, 1, dm, de, v, k)
+        to_doubles(tm[1], te[1], marg[u], k)
         s = 0.0
         for a in range(k):
-            s += marg[v, a]
+            s += marg[u, a]
         for a in range(k):
-            marg[v, a] /= s
+            marg[u, a] /= s
         to_doubles(um[v], ue[v], up[v], k)
         to_doubles(dm[v], de[v], down[v], k)
     return OK, logz
 
 
 @njit(cache=True)
-def max_product_kernel(parent, lphi, lP, inner, back, labels):
-    """Max-sum in log space on breadth-first ranks; returns the best log value (-inf: mass 0)."""
+def max_product_kernel(order, parent, lphi, lE, inner, back, labels):
+    """Max-sum in log space over breadth-first ranks; ``lphi`` and ``labels`` by vertex, ``lE``
+    (1, k, k) shared or (n - 1, k, k) by edge row. Returns the best log value (-inf: mass 0)."""
     n, k = lphi.shape
+    shared = lE.shape[0] == 1
     for i in range(n):
-        inner[i, :] = lphi[i, :]
+        for a in range(k):
+            inner[i, a] = lphi[order[i], a]
     for v in range(n - 1, 0, -1):
         p = parent[v]
+        j = 0 if shared else v - 1
         for a in range(k):
             best = -np.inf
             arg = 0
             for b in range(k):
-                x = lP[v, a, b] + inner[v, b]
+                x = lE[j, a, b] + inner[v, b]
                 if x > best:
                     best = x
                     arg = b
             back[v, a] = arg
             inner[p, a] += best
-    r = 0
     best = -np.inf
     arg = 0
     for a in range(k):
-        if inner[r, a] > best:
-            best = inner[r, a]
+        if inner[0, a] > best:
+            best = inner[0, a]
             arg = a
-    labels[r] = arg
+    ranked = np.empty(n, np.int64)
+    ranked[0] = arg
     for v in range(1, n):
-        labels[v] = back[v, labels[parent[v]]]
+        ranked[v] = back[v, ranked[parent[v]]]
+    for v in range(n):
+        labels[order[v]] = ranked[v]
     return best
+
+
+@njit(cache=True)
+def lean_sweep(parent, ch_ptr, phi, E, inner, up, down, marg):
+    """The yardstick ``bench online`` times the project's pass against: a plain collect/distribute
+    sweep over arrays already in breadth-first rank order (``E[c - 1]`` the potential of rank c's
+    edge, rows the parent's state), each vector divided by its largest entry with the logarithm
+    of the factor added to log Z, prefix and suffix products for the exclusions. No checks and no
+    renumbering: exact only while no product under- or overflows (ordinary models). Returns
+    log Z."""
+    n, k = phi.shape
+    logz = 0.0
+    tmp = np.empty(k)
+    suf = np.empty(k)
+    for i in range(n):
+        for a in range(k):
+            inner[i, a] = phi[i, a]
+    for v in range(n - 1, 0, -1):
+        p = parent[v]
+        m = 0.0
+        for a in range(k):
+            s = 0.0
+            for b in range(k):
+                s += E[v - 1, a, b] * inner[v, b]
+            up[v, a] = s
+            if s > m:
+                m = s
+        for a in range(k):
+            up[v, a] /= m
+            inner[p, a] *= up[v, a]
+        logz += np.log(m)
+        m = 0.0
+        for a in range(k):
+            if inner[p, a] > m:
+                m = inner[p, a]
+        for a in range(k):
+            inner[p, a] /= m
+        logz += np.log(m)
+    s = 0.0
+    for a in range(k):
+        s += inner[0, a]
+    logz += np.log(s)
+    for a in range(k):
+        down[0, a] = 1.0
+    for p in range(n):
+        lo = ch_ptr[p]
+        hi = ch_ptr[p + 1]
+        for a in range(k):
+            tmp[a] = phi[p, a] * down[p, a]
+        for c in range(lo, hi):
+            for a in range(k):
+                down[c, a] = tmp[a]
+                tmp[a] *= up[c, a]
+        for a in range(k):
+            suf[a] = 1.0
+        for c in range(hi - 1, lo - 1, -1):
+            for a in range(k):
+                tmp[a] = down[c, a] * suf[a]
+                suf[a] *= up[c, a]
+            m = 0.0
+            for b in range(k):
+                s = 0.0
+                for a in range(k):
+                    s += E[c - 1, a, b] * tmp[a]
+                down[c, b] = s
+                if s > m:
+                    m = s
+            for b in range(k):
+                down[c, b] /= m
+    for v in range(n):
+        s = 0.0
+        for a in range(k):
+            marg[v, a] = inner[v, a] * down[v, a]
+            s += marg[v, a]
+        for a in range(k):
+            marg[v, a] /= s
+    return logz

@@ -25,7 +25,8 @@ declared zero only when it is exactly zero.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -35,7 +36,12 @@ from engine.errors import (
     InvalidPotentialError,
     NumericalRangeError,
 )
-from engine.inference.potentials import check_states, child_potentials, node_potential_array
+from engine.inference.potentials import (
+    check_matrix,
+    check_states,
+    child_potentials,
+    node_potential_array,
+)
 from engine.trees.model import Tree
 
 __all__ = [
@@ -62,33 +68,49 @@ class Marginals:
         ``marginals[v, a] = p(x_v = a)``; rows sum to one.
     log_partition : float
         ``log Z``, natural logarithm of the total mass.
-    upward : ndarray, shape (n, k)
-        ``upward[v]`` is the message from ``v`` to its parent (lecture: m_{v→parent}), normalised to
-        sum one; the root's row is NaN.
-    downward : ndarray, shape (n, k)
-        ``downward[v]`` is the message from ``v``'s parent to ``v``, normalised; root's row NaN.
     root : int
         The root the schedule collected towards.
+    upward : ndarray, shape (n, k)
+        ``upward[v]`` is the message from ``v`` to its parent (lecture: m_{v→parent}), normalised to
+        sum one; the root's row is NaN. Made on first use (the pass keeps the messages in its
+        breadth-first order).
+    downward : ndarray, shape (n, k)
+        ``downward[v]`` is the message from ``v``'s parent to ``v``, normalised; root's row NaN.
     """
 
     marginals: np.ndarray
     log_partition: float
-    upward: np.ndarray
-    downward: np.ndarray
     root: int
+    _up: np.ndarray = field(repr=False)
+    _down: np.ndarray = field(repr=False)
+    #: ``_order[i]`` is the vertex of row i of ``_up``/``_down`` (None: rows are vertices)
+    _order: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def k(self) -> int:
         return self.marginals.shape[1]
 
+    @cached_property
+    def upward(self) -> np.ndarray:
+        return self._messages(self._up)
+
+    @cached_property
+    def downward(self) -> np.ndarray:
+        return self._messages(self._down)
+
+    def _messages(self, a):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b = a / a.sum(axis=1, keepdims=True)
+        if self._order is not None:
+            out = np.empty_like(b)
+            out[self._order] = b
+            b = out
+        b[self.root] = np.nan
+        return b
+
 
 def _inputs(tree, node_potentials, edge_potentials, k):
-    if k is None:
-        if node_potentials is not None:
-            k = np.asarray(node_potentials).shape[-1]
-        else:
-            k = np.asarray(edge_potentials).shape[-1]
-    k = check_states(k)
+    k = _states(node_potentials, edge_potentials, k)
     phi = node_potential_array(tree, node_potentials, k)
     P = child_potentials(tree, edge_potentials, k)
     return phi, P, k
@@ -132,67 +154,69 @@ def belief_propagation(tree: Tree, node_potentials, edge_potentials, *, k: int |
     >>> m.marginals[t.index("5")].round(4).tolist(), round(m.log_partition, 6)
     ([0.5556, 0.4444], 4.394449)
     """
-    phi, P, k = _inputs(tree, node_potentials, edge_potentials, k)
     if method not in ("auto", "numba", "numpy"):
         raise InvalidParameterError(f"method must be 'auto', 'numba' or 'numpy', got {method!r}")
     if method == "numpy":
+        phi, P, k = _inputs(tree, node_potentials, edge_potentials, k)
         marg, logz, up, down = _bp_numpy(tree, phi, P)
+        return Marginals(marg, float(logz), tree.root, up, down)
+    phi, E, k, fast = _sweep_inputs(tree, node_potentials, edge_potentials, k)
+    return _bp_numba(tree, phi, E, fast)
+
+
+def _states(node_potentials, edge_potentials, k):
+    if k is None:
+        if node_potentials is not None:
+            k = np.asarray(node_potentials).shape[-1]
+        else:
+            k = np.asarray(edge_potentials).shape[-1]
+    return check_states(k)
+
+
+def _sweep_inputs(tree, node_potentials, edge_potentials, k):
+    """Validate for the compiled sweeps in one compiled pass per array: ``phi`` (n, k) by vertex
+    and the edge potentials as they are, (1, k, k) shared or (n - 1, k, k) by edge row. The
+    careful validators run only to word the error. Also says whether the entries lie in the
+    fast pass's range."""
+    from engine.inference import _bp_kernels as K
+
+    k = _states(node_potentials, edge_potentials, k)
+    n = tree.n
+    if node_potentials is None:
+        phi, fast = np.ones((n, k)), True
     else:
-        marg, logz, up, down = _bp_numba(tree, phi, P)
-    up = _rownorm(up)
-    down = _rownorm(down)
-    up[tree.root] = np.nan
-    down[tree.root] = np.nan
-    return Marginals(marg, float(logz), up, down, tree.root)
+        phi = np.ascontiguousarray(node_potentials, dtype=np.float64)
+        bad, fast = K.scan(phi, K.PHI_LO, K.PHI_HI) if phi.shape == (n, k) else (0, False)
+        if bad >= 0:
+            node_potential_array(tree, phi, k)    # raises, naming the culprit
+    E = np.ascontiguousarray(edge_potentials, dtype=np.float64)
+    if E.shape == (k, k):
+        E = check_matrix(E, k, "the edge potential").reshape(1, k, k)
+    elif E.shape != (n - 1, k, k):
+        child_potentials(tree, E, k)             # raises, naming the culprit
+    bad, inside = K.scan(E, K.P_LO, K.P_HI)
+    if bad >= 0:
+        child_potentials(tree, E, k)
+    return phi, E, k, fast and inside
 
 
-def _rownorm(a):
-    return a / a.sum(axis=1, keepdims=True)
-
-
-def bfs_ranked(tree: Tree):
-    """``(parent_rank, child_ptr)``: the tree relabelled by breadth-first rank (memoised on it).
-
-    Rank 0 is the root; the children of rank ``i`` are ranks ``child_ptr[i]..child_ptr[i+1]-1``, so
-    the compiled sweeps read memory in order.
-    """
-    cached = tree.__dict__.get("_inference_bfs_ranked")
-    if cached is None:
-        order = tree.order
-        rank = np.empty(tree.n, np.int64)
-        rank[order] = np.arange(tree.n)
-        pr = np.full(tree.n, -1, np.int64)
-        pr[1:] = rank[tree.parent[order[1:]]]
-        ptr = np.ones(tree.n + 1, np.int64)
-        np.cumsum(np.bincount(pr[1:], minlength=tree.n), out=ptr[1:])
-        ptr[1:] += 1
-        cached = (pr, ptr)
-        tree.__dict__["_inference_bfs_ranked"] = cached
-    return cached
-
-
-def _bp_numba(tree, phi, P):
+def _bp_numba(tree, phi, E, fast=True):
     from engine.inference import _bp_kernels as K
 
     n, k = phi.shape
-    pr, ptr = bfs_ranked(tree)
-    order = tree.order
-    Pr = P[order]
-    inner = np.empty((n, k))
+    pr, ptr, order = tree.bfs_parent, tree.bfs_children_ptr, tree.order
     up = np.ones((n, k))
     down = np.ones((n, k))
     marg = np.empty((n, k))
-    status, logz = K.sum_product_kernel(pr, ptr, phi[order], Pr, inner, up, down, marg)
+    status = K.BAIL
+    if fast:
+        status, logz = K.sum_product_kernel(order, tree.bfs_rank, pr, ptr, phi, E, np.empty((n, k)),
+                                            np.empty((n, k)), up, down, marg)
     if status == K.BAIL:   # a product could underflow in doubles: the exact pass
-        status, logz = K.sum_product_wide(pr, ptr, phi[order], Pr, up, down, marg)
+        status, logz = K.sum_product_wide(order, pr, ptr, phi, E, up, down, marg)
     if status != K.OK:
         raise InconsistentEvidenceError(_ZERO_MASS)
-    out = []
-    for a in (marg, up, down):
-        b = np.empty_like(a)
-        b[order] = a
-        out.append(b)
-    return out[0], logz, out[1], out[2]
+    return Marginals(marg, float(logz), tree.root, up, down, order)
 
 
 # ---------------------------------------------------------------------- NumPy reference
@@ -417,28 +441,22 @@ def max_product(tree: Tree, node_log_potentials, edge_log_potentials, *,
     check_states(k)
     _check_log(lphi, "node log-potentials")
     le = np.asarray(edge_log_potentials, dtype=np.float64)
-    lP = np.zeros((n, k, k))
-    if le.shape == (k, k):
-        lP[:] = le
-    elif le.shape == (n - 1, k, k):
-        lP[tree.edges[:, 1]] = le
-    else:
+    if le.shape not in ((k, k), (n - 1, k, k)):
         raise InvalidPotentialError(f"edge log-potentials must have shape ({k}, {k}) or "
                                     f"({n - 1}, {k}, {k}), got {le.shape}")
     _check_log(le, "edge log-potentials")
-    lP[tree.root] = 0.0
     if method == "numpy":
+        lP = np.zeros((n, k, k))
+        lP[tree.edges[:, 1]] = le
+        lP[tree.root] = 0.0
         labels, value = _max_numpy(tree, lphi, lP)
     elif method in ("auto", "numba"):
         from engine.inference._bp_kernels import max_product_kernel
 
-        pr, _ = bfs_ranked(tree)
-        inner = np.empty((n, k))
-        back = np.zeros((n, k), np.int64)
-        ranked = np.zeros(n, np.int64)
-        value = max_product_kernel(pr, lphi[tree.order], lP[tree.order], inner, back, ranked)
         labels = np.empty(n, np.int64)
-        labels[tree.order] = ranked
+        value = max_product_kernel(tree.order, tree.bfs_parent, np.ascontiguousarray(lphi),
+                                   np.ascontiguousarray(le).reshape(-1, k, k), np.empty((n, k)),
+                                   np.zeros((n, k), np.int64), labels)
     else:
         raise InvalidParameterError(f"method must be 'auto', 'numba' or 'numpy', got {method!r}")
     if value == -np.inf:

@@ -326,6 +326,32 @@ class Tree:
         return _frozen(d)
 
     @cached_property
+    def bfs_rank(self) -> np.ndarray:
+        """``bfs_rank[v]``: the breadth-first rank of vertex v, the inverse of :attr:`order`."""
+        rank = np.empty(self.n, np.int64)
+        rank[self.order] = np.arange(self.n)
+        return _frozen(rank)
+
+    @cached_property
+    def bfs_parent(self) -> np.ndarray:
+        """The tree renumbered once in breadth-first order, for sweeps that read memory in order:
+        ``bfs_parent[i]`` is the rank of the parent of the vertex of rank i (``order[i]``), -1 for
+        rank 0 (the root). Parents come before children, and the children of a rank are
+        contiguous ranks (see :attr:`bfs_children_ptr`)."""
+        pr = np.full(self.n, -1, np.int64)
+        pr[1:] = self.bfs_rank[self.parent[self.order[1:]]]
+        return _frozen(pr)
+
+    @cached_property
+    def bfs_children_ptr(self) -> np.ndarray:
+        """The children of rank i are ranks ``bfs_children_ptr[i]`` to ``bfs_children_ptr[i+1] - 1``
+        (shape (n + 1,)); the edge of rank c >= 1 is row c - 1 of :attr:`edges`."""
+        ptr = np.ones(self.n + 1, np.int64)
+        np.cumsum(np.bincount(self.bfs_parent[1:], minlength=self.n), out=ptr[1:])
+        ptr[1:] += 1
+        return _frozen(ptr)
+
+    @cached_property
     def leaves(self) -> np.ndarray:
         """Vertices of degree at most 1 (a single vertex is a leaf)."""
         return _frozen(np.flatnonzero(self.degree <= 1))
