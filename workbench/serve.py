@@ -80,7 +80,7 @@ def _render_pages() -> dict:
     return done
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)))
     ap.add_argument("--address", default=os.environ.get("TREE_WORKBENCH_ADDRESS", "127.0.0.1"),
@@ -90,6 +90,11 @@ def main(argv=None) -> int:
                                    "generator spec such as '{\"generate\": \"random\", \"n\": 1000}' "
                                    "(sets TREE_WORKBENCH_TREE)")
     ap.add_argument("--no-warm-up", action="store_true", help="serve at once (first pages compile kernels)")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     if not 1 <= args.port <= 65535:
         ap.error(f"--port must be 1..65535, got {args.port}")
