@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.limits import check_seed
 from engine.trees.model import Tree
 
 __all__ = [
@@ -33,7 +34,9 @@ __all__ = [
 def check_states(k) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InvalidParameterError(f"the number of states k must be an integer >= 2, got {k!r}")
-    return int(k)
+    from engine.limits import check
+
+    return int(check("states", int(k), "the number of states k"))
 
 
 def _first_bad(a: np.ndarray):
@@ -162,8 +165,9 @@ def potts_interaction(k: int, coupling: float) -> np.ndarray:
     """
     k = check_states(k)
     c = float(coupling)
-    if not np.isfinite(c):
-        raise InvalidParameterError(f"the Potts coupling must be finite, got {coupling!r}")
+    if not -700 <= c <= 700:  # exp(c) and exp(-c) stay finite and non-zero in double precision
+        raise InvalidParameterError(f"the Potts coupling must be a number in -700..700 (exp of it is the "
+                                    f"diagonal), got {coupling!r}")
     m = np.ones((k, k))
     np.fill_diagonal(m, np.exp(c))
     return m
@@ -171,5 +175,5 @@ def potts_interaction(k: int, coupling: float) -> np.ndarray:
 
 def random_node_potentials(n: int, k: int, *, seed=None, floor: float = 0.1) -> np.ndarray:
     """Random node potentials ``floor + U(0, 1)`` (an ``(n, k)`` array) for demonstrations."""
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     return floor + rng.random((int(n), check_states(k)))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
@@ -18,6 +19,7 @@ from engine.trees.generators import star_tree
 from workbench.components import chart
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
+from workbench.text import md
 
 DRAW_LIMIT = 40
 
@@ -52,7 +54,7 @@ try:
     psi = potts_interaction(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 
@@ -84,10 +86,10 @@ def sequential(tree, exact, k: int) -> None:
     if step:
         s, r, vals = msgs[-1]
         others = [tree.name(x) for x in tree.neighbors(s) if x != r]
-        st.markdown(f"**Message {step}: m<sub>{tree.name(s)}→{tree.name(r)}</sub>** = "
-                    f"[{', '.join(f'{v:.4f}' for v in vals)}] (normalised) — uses φ<sub>{tree.name(s)}</sub>"
-                    + (f" and the messages from {', '.join(others)}" if others else " only (a leaf)"),
-                    unsafe_allow_html=True)
+        # names are data: escaped Markdown, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(tree.name(s))} → {md(tree.name(r))})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in vals)}\\] (normalised) — uses φ({md(tree.name(s))})"
+                    + (f" and the messages from {', '.join(md(o) for o in others)}" if others else " only (a leaf)"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")

@@ -95,7 +95,8 @@ def sniff_format(data: bytes | str) -> str:
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode("utf-8", "replace")
     head = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(b"<"):
-        return "graphml" if root_tag(head) == "graphml" else "xml"
+        full = data if isinstance(data, bytes) else data.encode("utf-8", "replace")
+        return "graphml" if root_tag(full.lstrip(b"\xef\xbb\xbf").lstrip()) == "graphml" else "xml"
     if head.startswith(b"{"):
         first = head.split(b"\n", 1)[0]
         return "jsonl" if b'"children"' in first and b'"nodes"' not in first else "json"
@@ -111,7 +112,7 @@ def sniff_format(data: bytes | str) -> str:
 
 
 def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
-    if fmt == "xml" and root_tag(data[:4096].lstrip()) == "graphml":
+    if fmt == "xml" and root_tag(data.lstrip()) == "graphml":  # the whole prolog: comments may be long
         fmt = "graphml"
     if fmt == "graphml":
         return parse_graphml(data)
