@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import InconsistentEvidenceError, InvalidPotentialError, UnknownVertexError
+from engine.errors import (
+    InconsistentEvidenceError,
+    InvalidPotentialError,
+    NumericalRangeError,
+    UnknownVertexError,
+)
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.brute_force import brute_force
 from engine.inference.online import OnlineModel
@@ -242,3 +247,103 @@ def test_unknown_cover_kind_is_rejected_at_every_size(n):
 
     with pytest.raises(InvalidParameterError, match="'bogus'"):
         OnlineModel(generate("path", n), 2, np.ones((2, 2)), None, cover="bogus")
+
+
+# ---------------------------------------------------------------------- the batch verbs
+
+def _stream(rng, n, k, m):
+    """m updates: soft data, hard evidence, and some all-zero rows (always inconsistent)."""
+    vs = rng.integers(n, size=m)
+    X = rng.random((m, k)) * 10.0 ** rng.integers(-3, 4, size=(m, 1))
+    X[rng.random((m, k)) < 0.3] = 0.0
+    X[rng.random(m) < 0.1] = 0.0
+    return vs, X
+
+
+@given(data=st.data(), n=st.integers(3, 40), k=st.sampled_from([2, 3, 4]),
+       cover=st.sampled_from(["optimal", "rake-only"]), seed=st.integers(0, 2 ** 31))
+def test_batch_verbs_equal_one_call_at_a_time_and_bp(data, n, k, cover, seed):
+    tree = _tree(data.draw, n)
+    rng = np.random.default_rng(seed)
+    phi = rng.random((n, k)) + 0.05
+    E = rng.random((n - 1, k, k)) + 0.05
+    E[(rng.random((n - 1, k, k)) < 0.2) & ~np.eye(k, dtype=bool)] = 0.0   # mass stays positive
+    a = OnlineModel(tree, k, E, phi, cover=cover)
+    b = OnlineModel(tree, k, E, phi, cover=cover)
+    for _ in range(3):
+        vs, X = _stream(rng, n, k, 8)
+        wa, wb = a.total_work, b.total_work
+        applied = a.update_many(vs, X, skip_inconsistent=True)
+        want = []
+        for v, x in zip(vs, X):
+            try:
+                b.update(int(v), x)
+                want.append(True)
+            except InconsistentEvidenceError:
+                want.append(False)
+        assert applied.tolist() == want
+        for x, y in zip(a.state_arrays(), b.state_arrays()):
+            np.testing.assert_array_equal(x, y)
+        assert a.total_work - wa == b.total_work - wb
+        _check(a, tree, k)
+        qs = rng.integers(n, size=10)
+        np.testing.assert_array_equal(a.marginal_many(qs), [b.marginal(int(v)) for v in qs])
+        # predict-then-learn: each marginal taken before its update (consistent data only)
+        vs, X = rng.integers(n, size=6), rng.random((6, k)) + 0.01
+        got = a.marginal_update_many(vs, X)
+        for t, (v, x) in enumerate(zip(vs, X)):
+            np.testing.assert_array_equal(got[t], b.marginal(int(v)))
+            b.update(int(v), x)
+        _check(a, tree, k)
+
+
+def test_batch_failure_stops_where_it_says_and_names_the_culprit():
+    tree = Tree.from_named_edges([("a", "b"), ("b", "c"), ("b", "d")])
+    a = OnlineModel(tree, 2, np.eye(2), None)        # neighbours must agree
+    b = OnlineModel(tree, 2, np.eye(2), None)
+    X = np.array([[1.0, 0.0], [0.3, 0.7], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(InconsistentEvidenceError, match=r"vertex c\).*update 2 of the batch"):
+        a.update_many(["a", "d", "c", "b"], X)
+    b.update("a", X[0])
+    b.update("d", X[1])                                 # the model is as after updates 0 and 1
+    for x, y in zip(a.state_arrays(), b.state_arrays()):
+        np.testing.assert_array_equal(x, y)
+    before = a.state_arrays()
+    bad = [([0, 1], [[1.0, 1.0], [1.0, -1.0]], InvalidPotentialError, r"vertex b \(update 1"),
+           ([0, 1], [[1.0, 1.0], [1e-310, 1.0]], NumericalRangeError, r"vertex b \(update 1"),
+           ([0, 1], [[np.nan, 1.0], [1.0, 1.0]], InvalidPotentialError, r"vertex a \(update 0"),
+           ([0, 9], [[1.0, 1.0], [1.0, 1.0]], UnknownVertexError, "9"),
+           (["a", "zz"], [[1.0, 1.0], [1.0, 1.0]], UnknownVertexError, "zz"),
+           ([0, 1], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], InvalidPotentialError, r"shape \(2, 2\)"),
+           ([0, 1], [[1.0, 1.0]], InvalidPotentialError, r"shape \(2, 2\)")]
+    for vs, X, err, msg in bad:                        # refused before anything is done
+        with pytest.raises(err, match=msg):
+            a.update_many(vs, X)
+        with pytest.raises(err, match=msg):
+            a.marginal_update_many(vs, X)
+        for x, y in zip(before, a.state_arrays()):
+            np.testing.assert_array_equal(x, y)
+    with pytest.raises(UnknownVertexError, match="-1"):
+        a.marginal_many([0, -1])
+    with pytest.raises(InvalidPotentialError, match="2 numbers"):
+        a.update("b", np.ones((1, 2)))                 # a row, not a vector
+    _check(a, tree, 2)
+
+
+def test_batch_verbs_on_tiny_trees_and_the_pure_python_build():
+    rng = np.random.default_rng(5)
+    for n in (1, 2):
+        tree = path_tree(n)
+        m = OnlineModel(tree, 3, np.ones((3, 3)) + np.eye(3), None)
+        m.update_many([0] * 4, rng.random((4, 3)))
+        np.testing.assert_array_equal(m.marginal_many(range(n)), [m.marginal(v) for v in range(n)])
+        _check(m, tree, 3)
+    tree = generate("random", 30, seed=2)
+    E = rng.random((29, 3, 3))
+    a = OnlineModel(tree, 3, E, None, backend="python")
+    b = OnlineModel(tree, 3, E, None)
+    vs, X = _stream(rng, 30, 3, 20)
+    assert a.update_many(vs, X, skip_inconsistent=True).tolist() == \
+        b.update_many(vs, X, skip_inconsistent=True).tolist()
+    np.testing.assert_allclose(a.marginal_many(np.arange(30)), b.marginal_many(np.arange(30)), rtol=1e-13)
+    assert a.last_op.work == b.last_op.work

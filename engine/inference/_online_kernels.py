@@ -39,8 +39,9 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["layout_kernel", "orient_kernel", "fill_kernel", "refresh_kernel", "marginal_kernel",
-           "views", "refresh_packed", "update_packed", "marginal_packed", "log_partition_packed",
-           "pure_module", "NI_WIDTH", "L_SIZE", "scratch_size"]
+           "views", "refresh_entry", "update_entry", "marginal_entry", "update_many_entry",
+           "marginal_many_entry", "marginal_update_many_entry", "log_partition_entry",
+           "pure_module", "NI_WIDTH", "L_SIZE", "ST_SIZE", "scratch_size"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -73,13 +74,22 @@ SAFE = 2.0 ** -300
 DPAR, NB, SPLIT, END0, END1, BD, BDD, GOFS, GP, GSLOT = range(10)
 NI_WIDTH = 10
 
-# the layout vector L: offsets into F ...
+# The layout vector L, kept in I[0:L_SIZE] so that an entry point takes just (F, I): offsets
+# into F ...
 L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR = range(8)
-# ... offsets into I ...
-L_NI, L_UIDX, L_UPIDX, L_TOUCHED, L_PATH = range(8, 13)
+# ... offsets into I (``vnode[v]``: the D node holding vertex v; ``stats``: see ST_*) ...
+L_NI, L_UIDX, L_UPIDX, L_TOUCHED, L_PATH, L_VNODE, L_STATS = range(8, 15)
 # ... and sizes: D nodes, product-tree pool rows, vertices, undo capacity (tables, pool rows), k
-L_M, L_S, L_N, L_CT, L_CP, L_K = range(13, 19)
-L_SIZE = 19
+L_M, L_S, L_N, L_CT, L_CP, L_K = range(15, 21)
+L_SIZE = 21
+# stats of the latest operation, at I[L[L_STATS] + ST_*]: D nodes touched, multiply-adds, and
+# the multiply-adds of every operation so far
+ST_NT, ST_WORK, ST_TOTAL = range(3)
+ST_SIZE = 3
+# status codes of the entry points
+OK, INCONSISTENT, INVALID, OUT_OF_RANGE = range(4)
+_TINY = 2.2250738585072014e-308
+_HUGE = 1.7976931348623157e308
 
 
 # rows of the scratch array ``sc`` (SC_ROWS x k*k; a row holds a k-vector of mantissas and, for
@@ -612,8 +622,9 @@ def orient_kernel(theta, ep, ec, sp, enode, mats):
 
 
 @_jit
-def views(F, I, L):
-    """The model's arrays as views of the two flat buffers (layout ``L``, see online.py)."""
+def views(F, I):
+    """The model's arrays as views of the two flat buffers (layout in I[0:L_SIZE])."""
+    L = I
     m = L[L_M]
     S = L[L_S]
     n = L[L_N]
@@ -639,39 +650,138 @@ def views(F, I, L):
 
 
 @_jit
-def refresh_packed(start, F, I, L):
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
-    return refresh_kernel(start, NI, tab, pool, theta, data, L[L_K], Ut, Uidx, Up, Upidx,
-                          touched, sc)
+def _record(I, nt, work):
+    st = I[L_STATS]
+    I[st + ST_NT] = nt
+    I[st + ST_WORK] = work
+    I[st + ST_TOTAL] += work
 
 
 @_jit
-def update_packed(v, vec, F, I, L, vnode):
-    """Set data[v] = vec and refresh; on failure data[v] is restored too."""
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
-    k = L[L_K]
+def _valid_row(X, t, k):
+    """Row t of X holds k entries, each 0 or a normal double (not negative, NaN, inf, subnormal)."""
+    if X.shape[1] != k:
+        return False
+    for x in range(k):
+        y = X[t, x]
+        if not (y == 0.0 or (y >= _TINY and y <= _HUGE)):
+            return False
+    return True
+
+
+@_jit
+def refresh_entry(start, F, I):
+    """Recompute D node ``start`` and its ancestors (an edge potential changed): OK or
+    INCONSISTENT (model unchanged)."""
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    ok, nt, work = refresh_kernel(start, NI, tab, pool, theta, data, I[L_K], Ut, Uidx, Up, Upidx,
+                                  touched, sc)
+    _record(I, nt, work)
+    return OK if ok else INCONSISTENT
+
+
+@_jit
+def _update(v, X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched):
+    """data[v] := X[t] and refresh its D path. OK, INCONSISTENT (model unchanged, data[v]
+    restored too) or INVALID (a bad entry: nothing done)."""
+    k = I[L_K]
+    if not _valid_row(X, t, k):
+        return INVALID
     for x in range(k):
         sc[OLD, x] = data[v, x]
-        data[v, x] = vec[x]
-    ok, nt, work = refresh_kernel(vnode[v], NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx,
-                                  touched, sc)
+        data[v, x] = X[t, x]
+    ok, nt, work = refresh_kernel(I[I[L_VNODE] + v], NI, tab, pool, theta, data, k, Ut, Uidx, Up,
+                                  Upidx, touched, sc)
+    _record(I, nt, work)
     if not ok:
         for x in range(k):
             data[v, x] = sc[OLD, x]
-    return ok, nt, work
+        return INCONSISTENT
+    return OK
 
 
 @_jit
-def marginal_packed(v, F, I, L, vnode):
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
-    return marginal_kernel(vnode[v], v, NI, tab, pool, theta, data, L[L_K], path, out, sc)
+def _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out):
+    nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
+                               out, sc)
+    _record(I, nt, work)
 
 
 @_jit
-def log_partition_packed(F, L):
+def update_entry(v, X, F, I):
+    """One update: data[v] := X[0] (X of shape (1, k)). v must be a vertex (0 <= v < n)."""
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    return _update(v, X, 0, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+
+
+@_jit
+def marginal_entry(v, F, I, out):
+    """One marginal, written to out (k,). v must be a vertex (0 <= v < n)."""
+    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out)
+
+
+@_jit
+def update_many_entry(vs, X, F, I, skip, applied):
+    """data[vs[t]] := X[t] for t in order. An update that would make the mass zero is skipped
+    (``skip``) or stops the batch; ``applied[t]`` says which were done. Returns (status, t): OK
+    and len(vs), or the status and position of the update that stopped it (INVALID,
+    OUT_OF_RANGE for a vertex outside 0..n-1, INCONSISTENT)."""
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    n = I[L_N]
+    for t in range(vs.shape[0]):
+        applied[t] = False
+    for t in range(vs.shape[0]):
+        v = vs[t]
+        if v < 0 or v >= n:
+            return OUT_OF_RANGE, t
+        st = _update(v, X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+        if st == OK:
+            applied[t] = True
+        elif st == INVALID or not skip:
+            return st, t
+    return OK, vs.shape[0]
+
+
+@_jit
+def marginal_many_entry(vs, F, I, out):
+    """out[t] = the marginal of vs[t]. Returns (status, t) as :func:`update_many_entry`."""
+    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    n = I[L_N]
+    for t in range(vs.shape[0]):
+        v = vs[t]
+        if v < 0 or v >= n:
+            return OUT_OF_RANGE, t
+        nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
+                                   out[t], sc)
+        _record(I, nt, work)
+    return OK, vs.shape[0]
+
+
+@_jit
+def marginal_update_many_entry(vs, X, F, I, out):
+    """For t in order: out[t] = the marginal of vs[t], then data[vs[t]] := X[t] (a learner's
+    predict-then-learn stream). Stops at the first update that fails; returns (status, t)."""
+    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    n = I[L_N]
+    for t in range(vs.shape[0]):
+        v = vs[t]
+        if v < 0 or v >= n:
+            return OUT_OF_RANGE, t
+        nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
+                                   out[t], sc)
+        _record(I, nt, work)
+        st = _update(v, X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+        if st != OK:
+            return st, t
+    return OK, vs.shape[0]
+
+
+@_jit
+def log_partition_entry(F, I):
     """ln Z from the root's scalar."""
-    k = L[L_K]
-    r = L[L_TAB] + (L[L_M] - 1) * 2 * k * k
+    k = I[L_K]
+    r = I[L_TAB] + (I[L_M] - 1) * 2 * k * k
     return to_log(F[r], F[r + k * k])
 
 

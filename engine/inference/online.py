@@ -39,6 +39,7 @@ import numpy as np
 from engine.errors import (
     InconsistentEvidenceError,
     InvalidParameterError,
+    InvalidPotentialError,
     UnknownVertexError,
 )
 from engine.inference.potentials import (
@@ -120,8 +121,9 @@ class OnlineModel:
         self.backend = backend
         data = node_potential_array(tree, node_data, k).copy()
         E = _edge_input(tree, edge_potentials, k)
-        self._last = None
-        self.total_work = 0
+        self._op = None
+        self._n = tree.n
+        self._stats = np.zeros(3, np.int64)   # D nodes touched, work of the latest op, total work
         self._data = data
         self._data_in = data
         n = tree.n
@@ -175,24 +177,26 @@ class OnlineModel:
         while maxP < int(tree.degree.max()) + 2:
             maxP *= 2
         cp = ct * (int(np.log2(maxP)) + 2) + 2
-        sizes_i = [m * K.NI_WIDTH, ct, cp, ct, ct]
-        oi = np.concatenate([[0], np.cumsum(sizes_i)])
-        self._I = np.empty(int(oi[-1]), np.int64)
-        NIv = self._I[: m * K.NI_WIDTH].reshape(m, K.NI_WIDTH)   # written in place (no copy)
+        # I: the layout L, then NI, the undo indices, touched, path, vnode, stats (L_* order)
+        sizes_i = [K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n, K.ST_SIZE]
+        oi = np.cumsum(sizes_i)
+        self._I = np.zeros(int(oi[-1]), np.int64)
+        L = self._I[:K.L_SIZE]
+        NIv = self._I[oi[0]:oi[1]].reshape(m, K.NI_WIDTH)   # written in place (no copy)
         S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
                                 np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NIv))
         tw = 2 * kk   # a table row: k x k mantissas, then their k x k exponents
         # in the order of L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR
         sizes_f = [m * tw, S * 2 * k, (n - 1) * kk, n * k, ct * tw, cp * 2 * k, k, K.scratch_size(k)]
         of = np.concatenate([[0], np.cumsum(sizes_f)])
-        L = np.zeros(K.L_SIZE, np.int64)
         L[K.L_TAB:K.L_SCR + 1] = of[:-1]
-        L[K.L_NI:K.L_PATH + 1] = oi[:-1]
+        L[K.L_NI:K.L_STATS + 1] = oi[:-1]
         L[[K.L_M, K.L_S, K.L_N, K.L_CT, K.L_CP, K.L_K]] = [m, S, n, ct, cp, k]
         self._F = np.zeros(int(of[-1]))
         self._L = L
         (self._tab, self._pool, self._theta, self._data, _, _, self._out, self._sc,
-         self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I, L)
+         self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I)
+        self._stats = self._I[oi[-2]:oi[-1]]
         self._data[:] = self._data_in
         del self._data_in
         e = tree.edges
@@ -200,7 +204,8 @@ class OnlineModel:
         K.orient_kernel(self._theta, np.ascontiguousarray(e[:, 0]), np.ascontiguousarray(e[:, 1]),
                         np.asarray(C.s_parent, np.int64), np.asarray(C.edge_node, np.int64),
                         np.ascontiguousarray(mats))
-        vnode = np.asarray(C.vertex_node, np.int64).copy()
+        vnode = self._I[L[K.L_VNODE]:L[K.L_VNODE] + n]
+        vnode[:] = C.vertex_node
         leaf = np.flatnonzero(vnode < 0)
         vnode[leaf] = C.edge_node[leaf]
         vnode[C.s] = C.edge_node[tree.neighbors(C.s)[0]]
@@ -226,34 +231,39 @@ class OnlineModel:
 
     # ------------------------------------------------------------------ queries
     def _vertex(self, v) -> int:
+        if type(v) is int and 0 <= v < self._n:    # the hot path: a plain vertex index
+            return v
         return self.tree.index(v)
 
     def log_partition(self) -> float:
         """log Z under the current evidence (O(1))."""
-        self._last = ("log_partition", np.zeros(0, np.int64), 0, 0)
+        self._op = "log_partition"
+        self._stats[:2] = 0
         if self.cover is None:
             return self._small_logz()
-        return float(self._K.log_partition_packed(self._F, self._L))
+        return float(self._K.log_partition_entry(self._F, self._I))
 
-    def marginal(self, v, *, record: bool = True) -> np.ndarray:
+    def marginal(self, v, *, record: bool = True, out: np.ndarray | None = None) -> np.ndarray:
         """p(x_v = a) for a = 0..k-1, by one walk down D (O(height k^2)).
 
-        ``record=False`` leaves ``last_op`` and ``total_work`` untouched (for displays).
+        ``record=False`` leaves ``last_op`` and ``total_work`` untouched (for displays); ``out``
+        (float64, shape (k,)) receives the marginal instead of a new array.
         """
         if not record:
-            last, total = self._last, self.total_work
-            out = self.marginal(v)
-            self._last, self.total_work = last, total
-            return out
+            op, stats = self._op, self._stats.copy()
+            res = self.marginal(v, out=out)
+            self._op = op
+            self._stats[:] = stats
+            return res
         v = self._vertex(v)
+        if out is None:
+            out = np.empty(self.k)
         if self.cover is None:
-            out = self._small_marginal(v)
-            self._report("marginal", np.zeros(1, np.int64), self.k * self.k)
+            out[:] = self._small_marginal(v)
+            self._report("marginal", self.k * self.k)
             return out
-        nt, work = self._K.marginal_packed(v, self._F, self._I, self._L, self._vnode)
-        self._last = ("marginal", self._path, nt, work)
-        self.total_work += work
-        out = self._out.copy()
+        self._K.marginal_entry(v, self._F, self._I, out)
+        self._op = "marginal"
         if out[0] != out[0]:   # NaN: every entry exactly zero, impossible when the mass is positive
             raise RuntimeError(f"internal error: the marginal of vertex {self.tree.name(v)} is all zero "
                                "although the total mass is positive")
@@ -262,7 +272,37 @@ class OnlineModel:
     def marginals(self) -> np.ndarray:
         """All marginals, one walk per vertex (for checks and displays; not recorded in
         ``last_op``/``total_work``; a BP pass is faster for all of them)."""
-        return np.array([self.marginal(v, record=False) for v in range(self.tree.n)])
+        op, stats = self._op, self._stats.copy()
+        out = self.marginal_many(np.arange(self.tree.n))
+        self._op = op
+        self._stats[:] = stats
+        return out
+
+    def marginal_many(self, vertices, out: np.ndarray | None = None) -> np.ndarray:
+        """The marginals of ``vertices`` (indices, shape (m,)) in one compiled call: (m, k)."""
+        vs = self._indices(vertices)
+        if out is None:
+            out = np.empty((len(vs), self.k))
+        if self.cover is None:
+            for t, v in enumerate(vs):
+                self.marginal(int(v), out=out[t])
+            return out
+        self._K.marginal_many_entry(vs, self._F, self._I, out)
+        self._op = "marginal"
+        if len(vs) and np.isnan(out[:, 0]).any():
+            raise RuntimeError("internal error: a marginal is all zero although the total mass is positive")
+        return out
+
+    def _indices(self, vertices) -> np.ndarray:
+        """Vertex indices as int64 (checked: 0..n-1); names are looked up."""
+        vs = np.asarray(vertices)
+        if vs.dtype.kind not in "iu":
+            vs = np.array([self.tree.index(v) for v in vs.ravel()], np.int64)
+        vs = np.ascontiguousarray(vs, dtype=np.int64).ravel()
+        if len(vs) and (vs.min() < 0 or vs.max() >= self._n):
+            bad = int(vs[(vs < 0) | (vs >= self._n)][0])
+            raise UnknownVertexError(f"vertex {bad} is not in 0..{self._n - 1}")
+        return vs
 
     # ------------------------------------------------------------------ updates
     def update(self, v, data) -> None:
@@ -271,22 +311,110 @@ class OnlineModel:
         Raises InconsistentEvidenceError (model unchanged) when the total mass would be zero.
         """
         v = self._vertex(v)
-        vec = _fast_vector(data, self.k)
-        if vec is None:
-            vec = check_vector(data, self.k, f"data for vertex {self.tree.name(v)}")
-        if self.cover is None:
-            old = self._data[v].copy()
-            self._data[v] = vec
-            if self._small_logz() is None:
-                self._data[v] = old
-                raise InconsistentEvidenceError(_ZERO + f" (data {vec.tolist()} at vertex {self.tree.name(v)})")
-            self._report("update", np.zeros(1, np.int64), self.k * self.k)
+        if type(data) is np.ndarray and data.dtype == np.float64 and data.ndim == 1:
+            row = data.reshape(1, -1)
+        else:
+            row = np.asarray(data, dtype=np.float64).reshape(1, -1) if _numeric(data) else None
+        if self.cover is None or row is None:
+            self._update_slow(v, data)
             return
-        ok, nt, work = self._K.update_packed(v, vec, self._F, self._I, self._L, self._vnode)
-        self._last = ("update", self._touched, nt, work)
-        self.total_work += work
-        if not ok:
+        status = self._K.update_entry(v, row, self._F, self._I)
+        self._op = "update"
+        if status:
+            self._update_failed(status, v, row[0])
+
+    def update_many(self, vertices, data, *, skip_inconsistent: bool = False) -> np.ndarray:
+        """``update(vertices[t], data[t])`` for t in order, in one compiled call.
+
+        ``data`` has shape (m, k); every vertex and entry is checked before any update is done.
+        Evidence that would make the total mass zero raises InconsistentEvidenceError after the
+        updates before it (the model is as after them), or with ``skip_inconsistent`` is
+        skipped. Returns the boolean mask of the updates applied.
+
+        >>> from engine.trees import Tree
+        >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+        >>> model = OnlineModel(t, 2, np.array([[2.0, 1.0], [1.0, 2.0]]))
+        >>> model.update_many(["4", "3"], [[1.0, 0.0], [0.5, 0.5]]).tolist()
+        [True, True]
+        >>> model.marginal_many(["5", "1"]).round(4).tolist()
+        [[0.5556, 0.4444], [0.5556, 0.4444]]
+        """
+        vs, X = self._batch(vertices, data)
+        applied = np.zeros(len(vs), bool)
+        if self.cover is None:
+            for t, v in enumerate(vs):
+                try:
+                    self.update(int(v), X[t])
+                    applied[t] = True
+                except InconsistentEvidenceError:
+                    if not skip_inconsistent:
+                        raise
+            return applied
+        status, t = self._K.update_many_entry(vs, X, self._F, self._I, bool(skip_inconsistent), applied)
+        self._op = "update"
+        if status:
+            self._update_failed(status, int(vs[t]), X[t], f" (update {t} of the batch)")
+        return applied
+
+    def marginal_update_many(self, vertices, data, out: np.ndarray | None = None) -> np.ndarray:
+        """For t in order: the marginal of ``vertices[t]``, then ``update(vertices[t], data[t])``
+        — a learner's predict-then-learn stream (TREE-HEDGE) in one compiled call. Returns the
+        (m, k) marginals, each taken before its update; an update that fails raises as
+        :meth:`update_many` does (the model is as after the updates before it)."""
+        vs, X = self._batch(vertices, data)
+        if out is None:
+            out = np.empty((len(vs), self.k))
+        if self.cover is None:
+            for t, v in enumerate(vs):
+                self.marginal(int(v), out=out[t])
+                self.update(int(v), X[t])
+            return out
+        status, t = self._K.marginal_update_many_entry(vs, X, self._F, self._I, out)
+        self._op = "update"
+        if status:
+            self._update_failed(status, int(vs[t]), X[t], f" (update {t} of the batch)")
+        return out
+
+    def _batch(self, vertices, data):
+        """Vertex indices and an (m, k) data array, every entry checked before anything is done
+        (a bad entry raises naming its vertex and its place in the batch)."""
+        vs = self._indices(vertices)
+        try:
+            X = np.ascontiguousarray(data, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidPotentialError(f"data for {len(vs)} updates must be numbers, got "
+                                        f"{str(data)[:60]}") from None
+        if X.shape != (len(vs), self.k):
+            raise InvalidPotentialError(f"data for {len(vs)} updates must have shape ({len(vs)}, "
+                                        f"{self.k}), got {X.shape}")
+        good = (X == 0.0) | ((X >= TINY) & (X <= np.finfo(np.float64).max))   # NaN fails both
+        if not good.all():
+            t = int(np.flatnonzero(~good.all(axis=1))[0])
+            check_vector(X[t], self.k, f"data for vertex {self.tree.name(int(vs[t]))} "
+                         f"(update {t} of the batch)")   # raises
+        return vs, X
+
+    def _update_slow(self, v, data):
+        vec = check_vector(data, self.k, f"data for vertex {self.tree.name(v)}")
+        if self.cover is not None:
+            self.update(v, vec)
+            return
+        old = self._data[v].copy()
+        self._data[v] = vec
+        if self._small_logz() is None:
+            self._data[v] = old
             raise InconsistentEvidenceError(_ZERO + f" (data {vec.tolist()} at vertex {self.tree.name(v)})")
+        self._report("update", self.k * self.k)
+
+    def _update_failed(self, status, v, vec, where=""):
+        """Raise the error an entry point's status stands for, with the culprit named."""
+        K = self._K
+        if status == K.INVALID:
+            check_vector(vec, self.k, f"data for vertex {self.tree.name(v)}{where}")   # raises
+        if status == K.OUT_OF_RANGE:
+            raise UnknownVertexError(f"vertex {v} is not in 0..{self._n - 1}{where}")
+        raise InconsistentEvidenceError(
+            _ZERO + f" (data {np.asarray(vec).tolist()} at vertex {self.tree.name(v)}){where}")
 
     def set_edge_potential(self, u, v, matrix) -> None:
         """Replace the potential of edge (u, v); rows of ``matrix`` index u's state."""
@@ -301,7 +429,7 @@ class OnlineModel:
             if self._small_logz() is None:
                 self._small_theta[:] = old
                 raise InconsistentEvidenceError(_ZERO)
-            self._report("set_edge", np.zeros(1, np.int64), self.k * self.k)
+            self._report("set_edge", self.k * self.k)
             return
         C = self.cover
         sp = C.s_parent
@@ -311,28 +439,35 @@ class OnlineModel:
             z, mat = int(C.edge_node[iu]), M.T
         old = self._theta[z].copy()
         self._theta[z] = mat
-        if not self._refresh(z, "set_edge"):
+        status = self._K.refresh_entry(z, self._F, self._I)
+        self._op = "set_edge"
+        if status:
             self._theta[z] = old
             raise InconsistentEvidenceError(
                 _ZERO + f" (potential of edge ({t.name(iu)}, {t.name(iv)}))")
 
-    def _refresh(self, z, op) -> bool:
-        ok, nt, work = self._K.refresh_packed(z, self._F, self._I, self._L)
-        self._last = (op, self._touched, nt, work)
-        self.total_work += work
-        return bool(ok)
+    def _report(self, op, work):
+        """Record an operation of the pure-NumPy path (trees of one or two vertices)."""
+        self._op = op
+        self._stats[0] = 1
+        self._stats[1] = work
+        self._stats[2] += work
 
-    def _report(self, op, touched, work):
-        self._last = (op, touched, len(touched), int(work))
-        self.total_work += int(work)
+    @property
+    def total_work(self) -> int:
+        """Multiply-adds done by all operations since initialisation."""
+        return int(self._stats[2])
 
     @property
     def last_op(self) -> OpReport | None:
         """What the latest operation did (built on demand, so the hot path stays lean)."""
-        if self._last is None:
+        if self._op is None:
             return None
-        op, buf, nt, work = self._last
-        return OpReport(op, np.array(buf[:nt], np.int64), int(work))
+        nt, work = int(self._stats[0]), int(self._stats[1])
+        if self.cover is None:
+            return OpReport(self._op, np.zeros(nt, np.int64), work)
+        buf = self._path if self._op == "marginal" else self._touched
+        return OpReport(self._op, np.array(buf[:nt], np.int64), work)
 
     # ------------------------------------------------------------------ state for checks
     @property
@@ -395,29 +530,16 @@ def _logsumexp(a) -> float:
     return float(m + np.log(np.exp(a - m).sum()))
 
 
-def _fast_vector(data, k):
-    """A float64 (k,) array of finite non-negative entries, checked cheaply; None to check slowly."""
-    if type(data) is np.ndarray and data.dtype == np.float64 and data.shape == (k,):
-        a = data
-    elif isinstance(data, (list, tuple)) and len(data) == k:
-        try:
-            a = np.array(data, dtype=np.float64)
-        except (TypeError, ValueError):
-            return None
-    else:
-        return None
-    lo = a.min()
-    if lo >= TINY and a.sum() < np.inf:   # NaN fails both comparisons
-        return a.copy() if a is data else a
-    if lo == 0 and a.sum() < np.inf and not ((a > 0) & (a < TINY)).any():
-        return a.copy() if a is data else a
-    return None
+def _numeric(data) -> bool:
+    """A flat list, tuple or 1-d array of numbers (cheap test; the kernel checks the values and
+    the length)."""
+    if isinstance(data, np.ndarray):
+        return data.ndim == 1 and data.dtype.kind in "iuf"
+    return isinstance(data, (list, tuple)) and all(type(x) in (float, int) for x in data)
 
 
 def _edge_input(tree, edge_potentials, k):
     """Validate edge potentials: a (k, k) matrix or an (n - 1, k, k) array aligned with tree.edges."""
-    from engine.errors import InvalidPotentialError
-
     a = np.asarray(edge_potentials, dtype=np.float64)
     if a.shape == (k, k):
         return check_matrix(a, k, "the edge potential")
