@@ -90,9 +90,11 @@ def test_bench_online_json_columns():
     r = _run("bench", "online", "--sizes", "500", "--shapes", "random", "--ops", "50", "--json")
     assert r.returncode == 0, r.stderr
     row = json.loads(r.stdout.splitlines()[0])
-    for key in ("n", "shape", "height", "init_s", "update_us", "marginal_us", "bp_s", "ratio"):
+    for key in ("n", "shape", "height", "init_s", "update_us", "marginal_us", "update_many_us",
+                "marginal_many_us", "bp_s", "lean_s", "bp_over_lean", "ratio", "ratio_lean"):
         assert key in row
-    assert row["n"] == 500 and row["ratio"] > 0
+    assert row["n"] == 500 and row["ratio"] > 0 and row["ratio_lean"] > 0
+    assert row["bp_over_lean"] == pytest.approx(row["bp_s"] / row["lean_s"])
 
 
 def test_bench_rejects_bad_sizes():

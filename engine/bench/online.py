@@ -1,14 +1,21 @@
 """``bench online``: the online sum-product model against full belief-propagation passes.
 
 "Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after an O(n)
-initialisation each update and each marginal walks one path of the cover's decomposition tree. Rows: n, tree shape, cover height, seconds to build the cover and
-to initialise the model (each the median of three runs on a warm heap, as the BP pass is),
-initialisation (cover + model) in BP passes, ``init_cold_s`` (the first cover + model build in
-the process, which also pays the OS's first touch of fresh memory), median µs per update and per
-marginal,
-seconds of one full BP pass (the compiled sweep; ``bp_numpy_s`` is the vectorised-by-level NumPy
-pass, timed when n <= 10^5 or the tree is shallow), ``ratio`` = BP pass / (update + marginal),
-and pgmpy's BeliefPropagation (one query) for n <= 300.
+initialisation each update and each marginal walks one path of the cover's decomposition tree.
+Rows: n, tree shape, cover height, seconds to build the cover and to initialise the model (each
+the median of three runs on a warm heap, as the BP pass is), initialisation (cover + model) in BP
+passes, ``init_cold_s`` (the first cover + model build in the process, which also pays the OS's
+first touch of fresh memory), median µs per public ``update`` call and per public ``marginal`` call (at the vertex just
+updated, as TREE-HEDGE's predict-then-learn and the page's playback ask), µs per operation of
+the batch verbs on the same stream in chunks of 100 (``update_many`` of a chunk, then
+``marginal_many`` at its vertices, so a marginal does not follow its own update and runs colder
+than the single one; median over the chunks), seconds of the project's BP pass (``belief_propagation``, the compiled sweep;
+``bp_numpy_s`` is the vectorised-by-level NumPy pass, timed when n <= 10^5 or the tree is
+shallow), seconds of the lean sweep (``lean_s``: a plain compiled collect/distribute over arrays
+already in breadth-first order, no checks, the yardstick; ``bp_over_lean`` = BP pass / lean
+sweep), ``ratio`` = BP pass / (update + marginal) and ``ratio_lean`` = lean sweep / (update +
+marginal), and pgmpy's BeliefPropagation (one query) for n <= 300. Every pass gets the same
+(n - 1, k, k) edge-potential array (Potts interaction 1 on every edge) and data U(0.1, 1.1).
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ import numpy as np
 __all__ = ["register", "bench_online"]
 
 COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "init_cold_s", "update_us",
-           "marginal_us", "bp_s", "bp_numpy_s", "ratio", "pgmpy_s")
+           "marginal_us", "update_many_us", "marginal_many_us", "bp_s", "bp_numpy_s", "lean_s",
+           "bp_over_lean", "ratio", "ratio_lean", "pgmpy_s")
 
 
 def register(bsub) -> None:
@@ -81,12 +89,18 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
 
     rng = np.random.default_rng(seed)
     tree = generate(shape, n, seed=rng)
-    E = potts_interaction(k, 1.0)
+    E = np.ascontiguousarray(np.broadcast_to(potts_interaction(k, 1.0), (n - 1, k, k)))
     D = rng.random((n, k)) + 0.1
     # warm the compiled kernels on a small tree so compilation is not timed
     small = generate(shape, 50, seed=1)
-    OnlineModel(small, k, E, np.ones((50, k)), cover=cover).marginal(3)
-    belief_propagation(small, None, E, k=k)
+    Es = np.ascontiguousarray(np.broadcast_to(potts_interaction(k, 1.0), (small.n - 1, k, k)))
+    warm = OnlineModel(small, k, Es, np.ones((small.n, k)), cover=cover)
+    warm.update(3, np.ones(k))
+    warm.marginal(3)
+    warm.update_many(np.arange(3), np.ones((3, k)))
+    warm.marginal_many(np.arange(3))
+    belief_propagation(small, np.ones((small.n, k)), Es)
+    _lean(small, np.ones((small.n, k)), Es)
     build = optimal_cover if cover == "optimal" else rake_only_cover
     # The first build in a process also pays the OS's first touch of fresh memory (glibc hands
     # large blocks back until its mmap threshold adapts): reported as init_cold_s. Then each
@@ -105,25 +119,27 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
         model = OnlineModel(tree, k, E, D, cover=C)
         ins.append(time.perf_counter() - t0)
     cover_s, init_s = float(np.median(cs)), float(np.median(ins))
-    bp = []
-    for _ in range(3):
+    bp, lean = [], []
+    for _ in range(3):      # interleaved, so that a burst of load hits both alike
         t0 = time.perf_counter()
         belief_propagation(tree, D, E)
         bp.append(time.perf_counter() - t0)
-    bp_s = float(np.median(bp))
+        lean.append(_lean(tree, D, E))
+    bp_s, lean_s = float(np.median(bp)), float(np.median(lean))
     bp_numpy_s = None
     if n <= 100_000 or shape not in ("path", "caterpillar", "spider", "star_of_paths"):
         t0 = time.perf_counter()
         belief_propagation(tree, D, E, method="numpy")
         bp_numpy_s = time.perf_counter() - t0
-    vs = rng.integers(n, size=ops)
+    vs = [int(v) for v in rng.integers(n, size=ops)]
     data = rng.random((ops, k)) + 0.01
+    rows = [data[i] for i in range(ops)]
     tu = np.empty(ops)
     tm = np.empty(ops)
     clock = time.perf_counter_ns
     for i in range(ops):
-        v = int(vs[i])
-        d = data[i]
+        v = vs[i]
+        d = rows[i]
         t0 = clock()
         model.update(v, d)
         t1 = clock()
@@ -133,12 +149,42 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
         tm[i] = t2 - t1
     update_us = float(np.median(tu)) / 1e3
     marginal_us = float(np.median(tm)) / 1e3
+    # the batch verbs on the same stream, in chunks of up to 100 operations: median µs per
+    # operation over the chunks (a chunk the scheduler interrupted does not count)
+    va = np.asarray(vs, np.int64)
+    out = np.empty((ops, k))
+    bu, bm = [], []
+    for lo in range(0, ops, 100):
+        hi = min(ops, lo + 100)
+        t0 = clock()
+        model.update_many(va[lo:hi], data[lo:hi])
+        t1 = clock()
+        model.marginal_many(va[lo:hi], out[lo:hi])
+        t2 = clock()
+        bu.append((t1 - t0) / (hi - lo) / 1e3)
+        bm.append((t2 - t1) / (hi - lo) / 1e3)
     pgmpy_s = _pgmpy_time(tree, D, E) if n <= 300 else None
+    op_s = (update_us + marginal_us) * 1e-6
     return {"n": n, "shape": shape, "k": k, "height": model.height, "cover_s": cover_s,
             "init_s": init_s, "init_bp_passes": (cover_s + init_s) / bp_s, "init_cold_s": init_cold_s,
-            "update_us": update_us, "marginal_us": marginal_us, "bp_s": bp_s,
-            "bp_numpy_s": bp_numpy_s, "ratio": bp_s / ((update_us + marginal_us) * 1e-6),
-            "pgmpy_s": pgmpy_s}
+            "update_us": update_us, "marginal_us": marginal_us,
+            "update_many_us": float(np.median(bu)), "marginal_many_us": float(np.median(bm)),
+            "bp_s": bp_s, "bp_numpy_s": bp_numpy_s, "lean_s": lean_s, "bp_over_lean": bp_s / lean_s,
+            "ratio": bp_s / op_s, "ratio_lean": lean_s / op_s, "pgmpy_s": pgmpy_s}
+
+
+def _lean(tree, D, E) -> float:
+    """Seconds of the lean sweep (the yardstick) on the tree's breadth-first arrays, prepared
+    outside the clock (the project's pass pays for its own renumbering and checks)."""
+    from engine.inference._bp_kernels import lean_sweep
+
+    n, k = D.shape
+    pr, ptr = tree.bfs_parent, tree.bfs_children_ptr
+    phi = np.ascontiguousarray(D[tree.order])
+    inner, up, down, marg = (np.empty((n, k)) for _ in range(4))
+    t0 = time.perf_counter()
+    lean_sweep(pr, ptr, phi, E, inner, up, down, marg)
+    return time.perf_counter() - t0
 
 
 def _pgmpy_time(tree, D, E):

@@ -722,20 +722,29 @@ def marginal_entry(v, F, I, out):
 
 
 @_jit
+def _first_outside(vs, n):
+    """The position of the first vertex outside 0..n-1, or -1."""
+    for t in range(vs.shape[0]):
+        if vs[t] < 0 or vs[t] >= n:
+            return t
+    return -1
+
+
+@_jit
 def update_many_entry(vs, X, F, I, skip, applied):
     """data[vs[t]] := X[t] for t in order. An update that would make the mass zero is skipped
     (``skip``) or stops the batch; ``applied[t]`` says which were done. Returns (status, t): OK
-    and len(vs), or the status and position of the update that stopped it (INVALID,
-    OUT_OF_RANGE for a vertex outside 0..n-1, INCONSISTENT)."""
+    and len(vs), or the status and position of the update that stopped it (OUT_OF_RANGE for a
+    vertex outside 0..n-1, found before anything is done; INVALID; INCONSISTENT)."""
     tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    n = I[L_N]
     for t in range(vs.shape[0]):
         applied[t] = False
+    bad = _first_outside(vs, I[L_N])
+    if bad >= 0:
+        return OUT_OF_RANGE, bad
     for t in range(vs.shape[0]):
-        v = vs[t]
-        if v < 0 or v >= n:
-            return OUT_OF_RANGE, t
-        st = _update(v, X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+        st = _update(vs[t], X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
+                     touched)
         if st == OK:
             applied[t] = True
         elif st == INVALID or not skip:
@@ -747,14 +756,11 @@ def update_many_entry(vs, X, F, I, skip, applied):
 def marginal_many_entry(vs, F, I, out):
     """out[t] = the marginal of vs[t]. Returns (status, t) as :func:`update_many_entry`."""
     tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    n = I[L_N]
+    bad = _first_outside(vs, I[L_N])
+    if bad >= 0:
+        return OUT_OF_RANGE, bad
     for t in range(vs.shape[0]):
-        v = vs[t]
-        if v < 0 or v >= n:
-            return OUT_OF_RANGE, t
-        nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
-                                   out[t], sc)
-        _record(I, nt, work)
+        _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
     return OK, vs.shape[0]
 
 
@@ -763,15 +769,13 @@ def marginal_update_many_entry(vs, X, F, I, out):
     """For t in order: out[t] = the marginal of vs[t], then data[vs[t]] := X[t] (a learner's
     predict-then-learn stream). Stops at the first update that fails; returns (status, t)."""
     tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    n = I[L_N]
+    bad = _first_outside(vs, I[L_N])
+    if bad >= 0:
+        return OUT_OF_RANGE, bad
     for t in range(vs.shape[0]):
-        v = vs[t]
-        if v < 0 or v >= n:
-            return OUT_OF_RANGE, t
-        nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
-                                   out[t], sc)
-        _record(I, nt, work)
-        st = _update(v, X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+        _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
+        st = _update(vs[t], X, t, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
+                     touched)
         if st != OK:
             return st, t
     return OK, vs.shape[0]
