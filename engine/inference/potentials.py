@@ -51,7 +51,7 @@ def check_normal(a: np.ndarray, where) -> None:
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             raise NumericalRangeError(
-                f"{where(idx)} is {a[idx]!r}, below the smallest normal double {TINY:.4g}: such an "
+                f"{where(idx)} is {float(a[idx])!r}, below the smallest normal double {TINY:.4g}: such an "
                 "entry has already lost precision and is refused (entries must be 0 or in "
                 "[2.2e-308, 1.8e308])")
 
