@@ -334,9 +334,9 @@ def rounds(tree, cover, s: int) -> None:
         z = sel_node
         verts = cover.vertices_of(z)
         kids = ", ".join(cover.node_name(int(c)) for c in cover.children(z)[:30])
-        bnd = ", ".join(tree.name(b) for b in cover.boundary_of(z)) or "∅"
+        bnd = "{" + ", ".join(tree.name(b) for b in cover.boundary_of(z)) + "}" if len(cover.boundary_of(z)) else "∅"
         st.markdown(
-            f"**{md(_label_node(cover, z))}** — boundary ∂T = {{{bnd}}}, {verts.size:,} vertices, "
+            f"**{md(_label_node(cover, z))}** — boundary ∂T = {bnd}, {verts.size:,} vertices, "
             f"height {int(cover.node_height[z])} in D"
             + (f", split at {tree.name(int(cover.split_vertex[z]))} into: {kids}" if cover.kind[z] != EDGE else "")
             + (f".  \nVertices: {', '.join(tree.name(int(v)) for v in verts[:60])}"

@@ -40,7 +40,7 @@ from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
-from workbench.text import md
+from workbench.text import md, subscript
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
@@ -240,7 +240,7 @@ def lesson(tree) -> None:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)
         marg = s.marginal(sel)
-        st.markdown(f"**P(x_{md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
+        st.markdown(f"**P({md(subscript('x', name))})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
         chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
