@@ -2,6 +2,7 @@
 configs may not name server files, the server listens on localhost by default."""
 
 import json
+import os
 import tomllib
 
 from engine.trees.model import Tree
@@ -53,7 +54,15 @@ def test_server_listens_on_localhost_by_default():
     assert cfg["server"]["address"] == "127.0.0.1"
     assert cfg["client"]["showErrorDetails"] in ("none", "type")  # never the message (paths) or a traceback
     make = (ROOT / "Makefile").read_text()
-    assert "--server.address $(ADDRESS)" in make and "ADDRESS ?= 127.0.0.1" in make
+    assert "workbench.serve" in make and "--address $(ADDRESS)" in make and "ADDRESS ?= 127.0.0.1" in make
+    from workbench.serve import build_parser
+
+    env = os.environ.pop("TREE_WORKBENCH_ADDRESS", None)
+    try:
+        assert build_parser().parse_args([]).address == "127.0.0.1"
+    finally:
+        if env is not None:
+            os.environ["TREE_WORKBENCH_ADDRESS"] = env
 
 
 def _history_with_three_owners(path):
