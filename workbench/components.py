@@ -29,6 +29,7 @@ not an export.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -168,7 +169,7 @@ def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
     the page."""
     from workbench.figures.export import figure_pdf, figure_svg
 
-    stem = name or key
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
     with st.container(horizontal=True, gap="small", key=f"{key}__exports"):
         for fmt, draw, mime in (("SVG", figure_svg, "image/svg+xml"), ("PDF", figure_pdf, "application/pdf")):
             st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,
