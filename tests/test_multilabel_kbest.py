@@ -261,7 +261,7 @@ def test_fast_pair_merge_is_the_heap(a, b, K, generic):
     rng = np.random.default_rng(len(a) * 100 + len(b))
     a = np.sort(np.asarray(a, float) + (rng.normal(size=len(a)) if generic else 0))[::-1].copy()
     b = np.sort(np.asarray(b, float) + (rng.normal(size=len(b)) if generic else 0))[::-1].copy()
-    for x, y in ((a, b), (b, a), (a * 5e307, b * 5e307)):
+    for x, y in ((a, b), (b, a), (a * 2e307, b * 2e307)):
         m = max(K, len(x), len(y)) + 2
         out_f = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64))
         out_r = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64))

@@ -198,28 +198,51 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
     for i in range(l - 1):
         v = post[i]
         p = parent[v]
+        n0 = cnt[v, 0]
+        n1 = cnt[v, 1]
         for yp in range(2):
             # message v -> p for parent value yp: merge the two lists of v shifted by the edge score
             s0 = S[v, yp]
             s1 = S[v, 2 + yp]
-            n0 = cnt[v, 0]
-            n1 = cnt[v, 1]
+            na = cnt[p, yp]
+            # the parent's list has one entry (v is its first child): the K best pairs are
+            # (0, r) in the message's order, so the message goes straight into the list
+            fused = na == 1
+            a0 = P[p, yp, 0]
             i0 = 0
             i1 = 0
             mc = 0
             while mc < K and (i0 < n0 or i1 < n1):
-                if i1 >= n1 or (i0 < n0 and P[v, 0, i0] + s0 >= P[v, 1, i1] + s1):
-                    msg[mc] = P[v, 0, i0] + s0
+                if i1 >= n1:
+                    take0 = True
+                    m = P[v, 0, i0] + s0
+                elif i0 >= n0:
+                    take0 = False
+                    m = P[v, 1, i1] + s1
+                else:
+                    m0 = P[v, 0, i0] + s0
+                    m1 = P[v, 1, i1] + s1
+                    take0 = m0 >= m1
+                    m = m0 if take0 else m1
+                if take0:
                     msg_back[v, yp, mc, 0] = 0
                     msg_back[v, yp, mc, 1] = i0
                     i0 += 1
                 else:
-                    msg[mc] = P[v, 1, i1] + s1
                     msg_back[v, yp, mc, 0] = 1
                     msg_back[v, yp, mc, 1] = i1
                     i1 += 1
+                if fused:
+                    P[p, yp, mc] = a0 + m
+                    merge_back[v, yp, mc, 0] = 0
+                    merge_back[v, yp, mc, 1] = mc
+                else:
+                    msg[mc] = m
                 mc += 1
-            k = _topk_pairs(P[p, yp], cnt[p, yp], msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj, cur, col)
+            if fused:
+                cnt[p, yp] = mc
+                continue
+            k = _topk_pairs(P[p, yp], na, msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj, cur, col)
             for r in range(k):
                 P[p, yp, r] = tmp_val[r]
                 merge_back[v, yp, r, 0] = tmp_a[r]
