@@ -251,7 +251,7 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
         Param("evidence", EVIDENCE, "hard or soft evidence multiplying φ"),
         Param("vertex", VERTEX, "the selected vertex"),
         Param("messages", INT, "messages sent so far in the sequential schedule", 0, lo=0, hi=10_000),
-        Param("tab", CHOICE, "the open tab", "sequential", choices=("sequential", "parallel", "elimination")),
+        Param("tab", CHOICE, "the open tab", "sequential", choices=("sequential", "parallel", "elimination", "tables")),
         Param("iteration", INT, "the iteration t of the parallel schedule", 1, lo=0, hi=10_000),
         Param("speed", FLOAT, "messages per second when playing the schedule", 1.0, lo=0.25, hi=10.0),
         Param("star", INT, "leaves of the star in the elimination tab", 6, lo=3, hi=12),

@@ -34,7 +34,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.urlstate import FLOAT, VERTEX, PageSchema, format_value, page_schema, parse_query
 
-__all__ = ["Bind", "choice", "vertex", "sync_query", "write_query", "view_query", "address_link", "reset_next",
+__all__ = ["Bind", "choice", "vertex", "run_bind", "run_once", "sync_query", "write_query", "view_query", "address_link", "reset_next",
            "copy_link_button", "app_root"]
 
 _SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
@@ -79,6 +79,27 @@ def vertex(key: str, tree: Callable[[], Any] | None = None) -> Bind:
         return name if name is not None and t is not None and t.find(name) is not None else None
 
     return Bind(key, _same, named)
+
+
+def run_bind(page: str, shown: Callable[[], bool]) -> Bind:
+    """``run=1``: a link asks the page to start its run (see :func:`run_once`); the page's own link
+    says ``run=1`` while ``shown()`` (the results on the page are those of its settings)."""
+    key = f"_links_run_{page}"
+    return Bind(seed=lambda v: st.session_state.__setitem__(key, bool(v)), read=lambda: True if shown() else None)
+
+
+def run_once(page: str, config) -> bool:
+    """Whether the page should start ``config`` now because a link said ``run=1``: once per session
+    and configuration (a reload or another student's session starts its own)."""
+    ss = st.session_state
+    if not ss.pop(f"_links_run_{page}", False):
+        return False
+    done = ss.setdefault("_links_runs", set())
+    key = (page, config.to_json())
+    if key in done:
+        return False
+    done.add(key)
+    return True
 
 
 def _bind(b: str | Bind) -> Bind:
@@ -223,6 +244,13 @@ def app_root(page: str) -> str:
     return url
 
 
+# a chain link (Material Symbols "link", drawn inline: no icon font or outside request needed)
+_LINK_ICON = ('<svg width="16" height="16" viewBox="0 0 24 24" fill="currentColor" style="vertical-align:-3px">'
+              '<path d="M3.9 12c0-1.71 1.39-3.1 3.1-3.1h4V7H7c-2.76 0-5 2.24-5 5s2.24 5 5 5h4v-1.9H7c-1.71 '
+              '0-3.1-1.39-3.1-3.1zM8 13h8v-2H8v2zm9-6h-4v1.9h4c1.71 0 3.1 1.39 3.1 3.1s-1.39 3.1-3.1 3.1h-4V17h4'
+              'c2.76 0 5-2.24 5-5s-2.24-5-5-5z"/></svg>')
+
+
 def copy_link_button(page: str) -> None:
     """A "Copy link" button for the exact view of ``page`` (the address, kept current by
     :func:`write_query`), with the link shown for copying by hand; says so when the current
@@ -237,13 +265,14 @@ def copy_link_button(page: str) -> None:
     st.html(f"""
 <button class="tw-copy-link" title="Copy the link to this exact view"
   style="width:100%;padding:0.4rem 0.6rem;border-radius:0.5rem;border:1px solid rgba(49,51,63,0.3);
-         background:transparent;color:inherit;font:inherit;cursor:pointer">&#128279; Copy link</button>
+         background:transparent;color:inherit;font:inherit;cursor:pointer">{_LINK_ICON} Copy link</button>
 <script>
 (() => {{
   const b = document.currentScript.previousElementSibling;
   b.addEventListener("click", () => {{
     const url = window.location.href || {full};
-    const done = () => {{ b.textContent = "\\u2713 Link copied"; setTimeout(() => b.innerHTML = "&#128279; Copy link", 1500); }};
+    const label = b.innerHTML;
+    const done = () => {{ b.textContent = "\\u2713 Link copied"; setTimeout(() => b.innerHTML = label, 1500); }};
     if (navigator.clipboard && window.isSecureContext) {{
       navigator.clipboard.writeText(url).then(done);
     }} else {{
