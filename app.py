@@ -20,7 +20,7 @@ ICON = Path(__file__).resolve().parent / "workbench" / "assets" / "favicon.png"
 st.set_page_config(page_title="Tree Inference Workbench", page_icon=str(ICON), layout="wide")
 page = build_navigation()
 schema = page_schema(page.url_path or "/")
-tree_from_query()
+tree_from_query(schema.url_path)
 follow_query(schema)
 render_sidebar()
 with st.sidebar:

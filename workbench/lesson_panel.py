@@ -73,6 +73,10 @@ def go_to_step(lesson: Lesson, k: int) -> None:
 def follow_query(page: PageSchema) -> None:
     """Open the lesson and step the address names; a new step resets the page to the link's
     values (a parameter the link leaves out takes its default)."""
+    lesson_id = links.arrived(page.url_path, "lesson")
+    step = links.arrived(page.url_path, "step")
+    if lesson_id is None and step is None:
+        return
     lesson_id = st.query_params.get("lesson")
     if lesson_id is None:
         return

@@ -34,7 +34,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.urlstate import FLOAT, VERTEX, PageSchema, format_value, page_schema, parse_query
 
-__all__ = ["Bind", "choice", "vertex", "run_bind", "run_once", "sync_query", "write_query", "view_query", "address_link", "reset_next",
+__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "sync_query", "write_query", "view_query", "address_link", "reset_next",
            "copy_link_button", "app_root"]
 
 _SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
@@ -113,6 +113,17 @@ def _address() -> dict[str, str]:
         vals = st.query_params.get_all(name)
         out[name] = vals[-1] if vals else ""
     return out
+
+
+def arrived(page: str, name: str) -> str | None:
+    """The address's text for ``name`` when it is new to ``page`` (not what the page last read or
+    wrote: a link opened, a reload, a lesson's step), else None. State changed by a click since
+    the last write is newer than the address, so it is not overwritten by a stale address."""
+    raw = st.query_params.get(name)
+    if raw is None:
+        return None
+    seen = st.session_state.get(_SEEN, {}).get(page_schema(page).url_path)
+    return raw if seen is None or seen.get(name) != raw else None
 
 
 def reset_next(page: str) -> None:

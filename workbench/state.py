@@ -31,7 +31,6 @@ DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
 _LINK = "tree_link"          # session key: the ?tree= text of the current tree ("" = none fits)
-_BAD_LINK = "tree_link_bad"  # the last ?tree= text that could not be read (said once)
 
 
 def sample_link(name: str) -> str:
@@ -126,17 +125,17 @@ def _link_tree(text: str) -> Tree:
     return tree_from_link(text)
 
 
-def tree_from_query() -> None:
-    """Make the tree of the link (``?tree=``) the current tree, unless it already is. A tree that
-    cannot be read is said once, in one line, and the current tree stays."""
-    raw = st.query_params.get("tree")
+def tree_from_query(page: str) -> None:
+    """Make the tree of a link (``?tree=``) just opened on ``page`` the current tree, unless it
+    already is. A tree that cannot be read is said in one line, and the current tree stays."""
+    from workbench.links import arrived
+
+    raw = arrived(page, "tree")
     if raw is None:
         return
     current_tree()
     text = raw.strip()
     if text == st.session_state.get(_LINK) or not text:
-        return
-    if raw == st.session_state.get(_BAD_LINK):
         return
     from engine import limits
 
@@ -144,7 +143,6 @@ def tree_from_query() -> None:
         limits.check("link_chars", len(text), "the tree of the link: characters")
         tree = _link_tree(text)
     except EngineError as exc:
-        st.session_state[_BAD_LINK] = raw
         st.warning(f"The link's tree is not usable: {exc}. Showing {st.session_state.get('tree_source', '')}.",
                    icon=":material/link_off:")
         return
