@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
@@ -26,9 +27,10 @@ from engine.trees.generators import star_tree
 from engine.trees.layout import tidy_layout
 from engine.urlstate import evidence_vectors, format_evidence
 from workbench import links
-from workbench.components import EVIDENCE_RING, RING, clickable_chart, ring_trace, select_vertex, selected_vertex
-from workbench.figures.inference_figures import elimination_bars, marginal_bars, message_figure
+from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
+from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
+from workbench.text import md
 
 DRAW_LIMIT = 40
 KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
@@ -41,6 +43,13 @@ CLICKS = {"select": "inspects it", "set": "sets the evidence below", "clear": "c
 
 
 # ------------------------------------------------------------------ the model
+def _tex(name: str) -> str:
+    """A vertex name inside TeX: as ``\\text{...}`` with TeX's special characters escaped."""
+    special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+               "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+    return r"\text{" + "".join(special.get(c, c) for c in " ".join(str(name).split())[:40]) + "}"
+
+
 def _samples() -> list[str]:
     return [n.rsplit(".", 1)[0] for n in network_sample_names()]
 
@@ -122,16 +131,16 @@ def _on_upload() -> None:
     try:
         net = read_network_bytes(up.getvalue(), up.name)
     except EngineError as exc:
-        st.session_state["bp_flash"] = ("error", str(exc))
+        st.session_state["bp_flash"] = ("error", public_message(exc))
         return
     if net.tree.n > DRAW_LIMIT:
-        st.session_state["bp_flash"] = ("error", f"{up.name}: {net.tree.n} variables; this page draws networks of "
+        st.session_state["bp_flash"] = ("error", f"{md(up.name)}: {net.tree.n} variables; this page draws networks of "
                                                  f"up to {DRAW_LIMIT} (use python -m engine network for larger ones)")
         return
     st.session_state["bp_uploaded"] = (up.name, net)
     st.session_state["bp_network"] = UPLOADED + up.name
     _reset_model_state()
-    st.session_state["bp_flash"] = ("success", f"Imported {up.name}: a {net.kind} network of {net.tree.n} "
+    st.session_state["bp_flash"] = ("success", f"Imported {md(up.name)}: a {md(net.kind)} network of {net.tree.n} "
                                                f"variables, now the model of the page.")
 
 
@@ -168,7 +177,7 @@ def _apply_evidence(v: int, action: str) -> None:
         ev.pop(name, None)
     else:
         if isinstance(want, tuple) and not any(want):
-            st.session_state["bp_flash"] = ("error", f"soft evidence at {name} must have a positive weight")
+            st.session_state["bp_flash"] = ("error", f"soft evidence at {md(name)} must have a positive weight")
             return
         ev[name] = want
     _set_evidence(ev)
@@ -256,7 +265,7 @@ def settings() -> None:
                          help="A Bayesian network whose nodes have at most one parent, or a pairwise Markov "
                               "network on a tree; anything else is refused, naming the node or cycle at fault.")
         if up is not None:
-            st.caption(f"Imported: {up[0]}. An imported network does not travel in a link; a sample network does.")
+            st.caption(f"Imported: {md(up[0])}. An imported network does not travel in a link; a sample network does.")
 
 
 def evidence_panel(model: BPModel, exact, sel: int) -> None:
@@ -269,10 +278,10 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     post = exact.marginals[sel][:card]
     prior = belief_propagation(tree, model.prior_node_potentials, model.edge_potentials, k=model.k).marginals[sel][:card]
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
-        ", ".join(f"{a} {p:.4f}" for a, p in zip(labels, post))
-    st.markdown(f"**P(x_{name} | evidence)** = [{shown}]")
-    st.plotly_chart(marginal_bars(post, prior, title=f"P(x_{name}): prior and with the evidence", height=240),
-                    key="bp_bars")
+        ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
+    st.markdown(f"**P(x({md(name)}) | evidence)** = \\[{shown}\\]")
+    chart(marginal_bars(post, prior, title=f"P(x_{name}): prior and with the evidence", height=240),
+          key="bp_bars", name="bp_marginal")
     st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key="bp_click", horizontal=True)
     st.radio("Evidence", ["hard", "soft"], key="bp_ev_kind", horizontal=True,
              format_func={"hard": "hard: one label", "soft": "soft: a weight per label"}.get)
@@ -285,14 +294,14 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
         for a in range(card):
             cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=f"bp_soft_{a}")
     b1, b2, b3 = st.columns(3)
-    b1.button(f"Set at {name}", key="bp_ev_set", on_click=_apply_evidence, args=(sel, "set"), type="primary",
+    b1.button(f"Set at {md(name)}", key="bp_ev_set", on_click=_apply_evidence, args=(sel, "set"), type="primary",
               width="stretch")
-    b2.button(f"Clear at {name}", key="bp_ev_clear", on_click=_apply_evidence, args=(sel, "clear"),
+    b2.button(f"Clear at {md(name)}", key="bp_ev_clear", on_click=_apply_evidence, args=(sel, "clear"),
               disabled=name not in ev, width="stretch")
     b3.button("Clear all", key="bp_ev_clear_all", on_click=_set_evidence, args=({},), disabled=not ev,
               width="stretch")
     if ev:
-        st.caption("Evidence: " + format_evidence(ev).replace(",", ", ") + " (it multiplies φ).")
+        st.caption("Evidence: " + md(format_evidence(ev).replace(",", ", ")) + " (it multiplies φ).")
     else:
         st.caption("No evidence: click a vertex with **sets the evidence below** chosen, or use the buttons.")
 
@@ -375,12 +384,14 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
         w = work[step - 1]
         s, r = tree.name(w.sender), tree.name(w.receiver)
         others = [tree.name(u) for u, _ in w.incoming]
-        st.markdown(f"**Message {step}: m<sub>{s}→{r}</sub>** = "
-                    f"[{', '.join(f'{v:.4f}' for v in w.message[:len(_labels(model, w.receiver))])}] (normalised) — "
-                    f"φ<sub>{s}</sub>" + (f" times the messages from {', '.join(others)}" if others else " only (a leaf)")
-                    + f", summed against ψ<sub>{s}{r}</sub>:", unsafe_allow_html=True)
-        st.latex(rf"m_{{{s}\to {r}}}(x_{{{r}}}) = \sum_{{x_{{{s}}}}} \phi_{{{s}}}(x_{{{s}}})\,"
-                 rf"\psi(x_{{{s}}}, x_{{{r}}})" + "".join(rf"\, m_{{{o}\to {s}}}(x_{{{s}}})" for o in others))
+        # names are data: escaped Markdown and TeX, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(s)} → {md(r)})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in w.message[:len(_labels(model, w.receiver))])}\\] (normalised) — "
+                    f"φ({md(s)})" + (f" times the messages from {', '.join(md(o) for o in others)}" if others
+                                      else " only (a leaf)") + f", summed against ψ({md(s)}, {md(r)}):")
+        ts, tr = _tex(s), _tex(r)
+        st.latex(rf"m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}})\,"
+                 rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf"\, m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others))
         st.table(_message_table(model, w).map(lambda x: "" if pd.isna(x) else f"{x:.4f}"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
@@ -388,10 +399,10 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
         b = belief_work(tree, model.node_potentials, model.edge_potentials, sel, k=model.k, result=exact)
         name = tree.name(sel)
         card = len(_labels(model, sel))
-        st.markdown(f"Eq. 6 at **{name}**: P(x_{name}) ∝ φ_{name} · "
-                    + " · ".join(f"m_{tree.name(u)}→{name}" for u, _ in b.incoming)
-                    + " = [" + ", ".join(f"{p:.4f}" for p in b.product[:card]) + "] → ["
-                    + ", ".join(f"{p:.4f}" for p in b.marginal[:card]) + "]")
+        st.markdown(f"Eq. 6 at **{md(name)}**: P(x({md(name)})) ∝ φ({md(name)}) · "
+                    + " · ".join(f"m({md(tree.name(u))} → {md(name)})" for u, _ in b.incoming)
+                    + " = \\[" + ", ".join(f"{p:.4f}" for p in b.product[:card]) + "\\] → \\["
+                    + ", ".join(f"{p:.4f}" for p in b.marginal[:card]) + "\\]")
         df = pd.DataFrame(exact.marginals, index=list(tree.names),
                           columns=[f"P(label {a})" for a in range(model.k)])
         st.dataframe(df.style.format("{:.4f}"), key="bp_marg_table")
@@ -429,13 +440,14 @@ def parallel(model: BPModel, exact) -> None:
     fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0),
                          title=f"Parallel schedule, iteration {it}: every message recomputed from "
                                "iteration t−1 (colour: belief P(label 0))")
-    st.plotly_chart(fig, key="bp_par_fig")
+    chart(fig, key="bp_par_fig", name="bp_parallel")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest |belief − exact| now", f"{err.max():.2e}")
     m2.metric("Exact from iteration", trace.converged_at)
     m3.metric("Messages per iteration", 2 * (tree.n - 1))
     errs = [float(np.nanmax(np.abs(np.nan_to_num(m, nan=1.0) - exact.marginals))) for m in trace.marginals]
-    st.line_chart(pd.DataFrame({"largest |belief − exact|": errs}), x_label="iteration")
+    chart(convergence_figure(errs, current=it, converged_at=trace.converged_at), key="bp_conv_fig",
+          name="bp_convergence")
     st.caption("Section 8.3: the parallel schedule is exact after at most diameter-many iterations. "
                "Each iteration uses the product trick of section 8.4 (one product per vertex, then "
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
@@ -453,12 +465,12 @@ def elimination(tree) -> None:
     star = star_tree(leaves + 1)
     centre_first = elimination_steps(star, [0] + list(range(1, leaves)), ke)
     leaves_first = elimination_steps(star, list(range(1, leaves + 1)), ke)
-    st.plotly_chart(elimination_bars({
+    chart(elimination_bars({
         f"centre first (largest table {largest_table(centre_first):,})":
             [(star.name(s.vertex), s.size) for s in centre_first],
         f"leaves first (largest table {largest_table(leaves_first):,})":
             [(star.name(s.vertex), s.size) for s in leaves_first],
-    }), key="bp_elim_fig")
+    }), key="bp_elim_fig", name="bp_elimination")
     own = elimination_steps(tree, leaves_first_order(tree), ke)
     st.caption(f"On the current tree, eliminating leaves first (reverse breadth-first order) never "
                f"creates a table larger than |X| = {largest_table(own)} entries.")
@@ -483,7 +495,7 @@ def tables(model: BPModel) -> None:
             if not np.array_equal(row, phi[v]):
                 card = len(_labels(model, v))
                 if not np.all(np.isfinite(row)) or np.any(row < 0) or not np.any(row[:card]):
-                    st.error(f"φ at {name} must be finite numbers >= 0, not all zero; got {row.tolist()}")
+                    st.error(f"φ at {md(name)} must be finite numbers >= 0, not all zero; got {row.tolist()}")
                     return
                 rows[name] = tuple(float(x) for x in row[:card])
         if rows:
@@ -560,14 +572,14 @@ if _network() is None and tree is not current_tree():
 ev = _evidence()
 stale = [n for n in ev if tree.find(n) is None]
 if stale:
-    st.warning(f"Evidence at {', '.join(stale)} dropped: not a vertex of this tree.")
+    st.warning(f"Evidence at {', '.join(md(n) for n in stale)} dropped: not a vertex of this tree.")
     _set_evidence({n: x for n, x in ev.items() if n not in stale})
 try:
     model = build_model(tree)
     exact = belief_propagation(tree, model.node_potentials, model.edge_potentials, k=model.k)
     work = message_work(tree, model.node_potentials, model.edge_potentials, k=model.k, result=exact)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     if _evidence():
         st.button("Clear all evidence", key="bp_ev_reset", on_click=_set_evidence, args=({},))
     st.stop()

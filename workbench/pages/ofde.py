@@ -3,16 +3,16 @@ with the batch Chow-Liu tree (Koriche, "Online Forest Density Estimation", Figur
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-import dataclasses
-
 from engine import datasets
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
 from engine.pagestate import ofde_config
 from workbench import links
@@ -142,12 +142,12 @@ with main:
         try:
             go_run = links.run_once("ofde", config_for(params))
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
     if go_run:
         try:
             cfg = config_for(params)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             cfg = None
         if cfg is not None:
             res = launch(cfg, run, label="Learning online")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
@@ -21,6 +22,7 @@ from workbench import links
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
+from workbench.text import md
 
 SYNTHETIC = "Synthetic (embedded)"
 UPLOAD = "Upload an ARFF file"
@@ -127,11 +129,11 @@ with right:
     if data is not None:
         try:
             summ = _summary(data, labels)
-            st.markdown(f"**{summ['name']}** · {summ['examples']:,} examples · {summ['features']} features · "
+            st.markdown(f"**{md(summ['name'])}** · {summ['examples']:,} examples · {summ['features']} features · "
                         f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
                         f"{summ['distinct_labelsets']} distinct label sets")
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             data = None
     config = None
     if data is not None:
@@ -145,7 +147,8 @@ with right:
             if choice == UPLOAD:
                 config = dataclasses.replace(config, data=params.data, labels=params.labels)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
+            config = None
     if config is not None and (go_btn or (choice != UPLOAD and links.run_once("rta", config))):
         result = launch(config, run, label="Cross-validating RTA")
         if result is not None:

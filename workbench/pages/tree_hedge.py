@@ -3,15 +3,15 @@ on the current tree, against two baselines."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-import dataclasses
-
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.hedge.run import run
 from engine.pagestate import hedge_config
 from engine.trees import generate
@@ -144,7 +144,7 @@ if submitted or (config is not None and links.run_once("tree_hedge", config)):
         try:
             run_tree = tree_from_spec(config.tree)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
         else:
             st.session_state["hedge_run"] = (version, config, run_tree, result)
 
