@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.urlstate import parse_link
 from workbench import links
 from workbench.lesson_panel import all_lessons, go_to_step, lessons_folder
@@ -18,9 +19,9 @@ links.sync_query("lessons")
 
 lessons, errors = all_lessons()
 for err in errors:
-    st.error(str(err), icon=":material/error:")
+    st.error(public_message(err), icon=":material/error:")
 if not lessons:
-    st.info(f"No lesson could be read from {lessons_folder()}. A lesson is a Markdown file; "
+    st.info(f"No lesson could be read from the folder {lessons_folder().name!r}. A lesson is a Markdown file; "
             "docs/lessons.md says how to write one.")
     st.stop()
 
