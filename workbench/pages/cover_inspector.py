@@ -123,7 +123,7 @@ PRESETS = {
     "Star": (lambda: star_tree(16), "preset star n=16 (height 1)"),
     "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)"),
     "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges"),
-    "Figure 1": (figure1_tree, "preset Figure 1 of the seed (reconstructed)"),
+    "Figure 1": (figure1_tree, "preset Figure 1 of Herbster, Pasteris & Vitale (reconstructed)"),
     "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000"),
 }
 
