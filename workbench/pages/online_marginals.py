@@ -38,7 +38,8 @@ from workbench.components import (
     tree_spec,
     vertex_box,
 )
-from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bars
+from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
+                                                 work_bars)
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench import links
@@ -329,7 +330,7 @@ def _work_spec(online: int, bp: int, ops: int) -> Spec:
     base = _work_base(current_style())
     spread = bp * max(ops, 1) / max(online, 1)
     bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
-                y=["online (all ops so far)", f"{ops} BP passes"],
+                y=work_bar_names(ops),
                 text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
     layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
                                              type="log" if spread > 50 or spread < 1 / 50 else "linear"))
