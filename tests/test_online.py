@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from engine.errors import (
     InconsistentEvidenceError,
+    InvalidParameterError,
     InvalidPotentialError,
     NumericalRangeError,
     UnknownVertexError,
@@ -327,6 +328,10 @@ def test_batch_failure_stops_where_it_says_and_names_the_culprit():
         a.marginal_many([0, -1])
     with pytest.raises(InvalidPotentialError, match="2 numbers"):
         a.update("b", np.ones((1, 2)))                 # a row, not a vector
+    with pytest.raises(InvalidParameterError, match=r"out must be .*shape \(2, 2\)"):
+        a.marginal_many([0, 1], out=np.empty((2, 3)))
+    with pytest.raises(InvalidParameterError, match="out must be"):
+        a.marginal(0, out=np.empty(2, np.float32))
     _check(a, tree, 2)
 
 

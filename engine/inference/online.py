@@ -164,9 +164,9 @@ class OnlineModel:
         self._cover_kind = value
 
     def _setup(self, E):
-        """Lay the model out in two flat buffers (floats ``_F``, ints ``_I``; layout ``_L``, indexed
-        by the kernels' ``L_*`` constants) so that a compiled operation takes three arrays, then
-        fill every table bottom-up."""
+        """Lay the model out in two flat buffers (floats ``_F``, ints ``_I``; the layout, indexed
+        by the kernels' ``L_*`` constants, in ``_I[:L_SIZE]``) so that a compiled operation takes
+        just the two, then fill every table bottom-up."""
         C = self.cover
         tree, k = self.tree, self.k
         K = self._kernels()
@@ -193,7 +193,6 @@ class OnlineModel:
         L[K.L_NI:K.L_STATS + 1] = oi[:-1]
         L[[K.L_M, K.L_S, K.L_N, K.L_CT, K.L_CP, K.L_K]] = [m, S, n, ct, cp, k]
         self._F = np.zeros(int(of[-1]))
-        self._L = L
         (self._tab, self._pool, self._theta, self._data, _, _, self._out, self._sc,
          self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I)
         self._stats = self._I[oi[-2]:oi[-1]]
@@ -209,7 +208,6 @@ class OnlineModel:
         leaf = np.flatnonzero(vnode < 0)
         vnode[leaf] = C.edge_node[leaf]
         vnode[C.s] = C.edge_node[tree.neighbors(C.s)[0]]
-        self._vnode = vnode
         bad = K.fill_kernel(self._NI, self._tab, self._pool, self._theta, self._data, k,
                             np.asarray(C.children_ptr, np.int64), np.asarray(C.children_idx, np.int64),
                             self._sc)
@@ -256,8 +254,7 @@ class OnlineModel:
             self._stats[:] = stats
             return res
         v = self._vertex(v)
-        if out is None:
-            out = np.empty(self.k)
+        out = np.empty(self.k) if out is None else self._out_array(out, (self.k,))
         if self.cover is None:
             out[:] = self._small_marginal(v)
             self._report("marginal", self.k * self.k)
@@ -281,8 +278,7 @@ class OnlineModel:
     def marginal_many(self, vertices, out: np.ndarray | None = None) -> np.ndarray:
         """The marginals of ``vertices`` (indices, shape (m,)) in one compiled call: (m, k)."""
         vs = self._indices(vertices)
-        if out is None:
-            out = np.empty((len(vs), self.k))
+        out = np.empty((len(vs), self.k)) if out is None else self._out_array(out, (len(vs), self.k))
         if self.cover is None:
             for t, v in enumerate(vs):
                 self.marginal(int(v), out=out[t])
@@ -291,6 +287,16 @@ class OnlineModel:
         self._op = "marginal"
         if len(vs) and np.isnan(out[:, 0]).any():
             raise RuntimeError("internal error: a marginal is all zero although the total mass is positive")
+        return out
+
+    @staticmethod
+    def _out_array(out, shape) -> np.ndarray:
+        """A caller's output buffer: a writable C-contiguous float64 array of ``shape``."""
+        if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
+                and out.flags.c_contiguous and out.flags.writeable):
+            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+            raise InvalidParameterError(f"out must be a writable contiguous float64 array of shape "
+                                        f"{shape}, got {got}")
         return out
 
     def _indices(self, vertices) -> np.ndarray:
@@ -362,8 +368,7 @@ class OnlineModel:
         (m, k) marginals, each taken before its update; an update that fails raises as
         :meth:`update_many` does (the model is as after the updates before it)."""
         vs, X = self._batch(vertices, data)
-        if out is None:
-            out = np.empty((len(vs), self.k))
+        out = np.empty((len(vs), self.k)) if out is None else self._out_array(out, (len(vs), self.k))
         if self.cover is None:
             for t, v in enumerate(vs):
                 self.marginal(int(v), out=out[t])
