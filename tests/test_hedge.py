@@ -458,3 +458,27 @@ def test_the_two_potts_parameterisations_are_one_family():
         J = np.log(P * (k - 1) / (1 - P))
         np.testing.assert_allclose(potts_transition(k, P), potts_interaction(k, J) * (1 - P) / (k - 1), rtol=1e-12)
     np.testing.assert_allclose(potts_transition(4, 0.25), np.full((4, 4), 0.25), rtol=1e-15)  # P = 1/k: J = 0
+
+
+@pytest.mark.parametrize("backend", ["online", "bp"])
+def test_predict_learn_many_equals_one_trial_at_a_time(backend):
+    """The batch (one compiled call on the online backend) gives the very same numbers."""
+    tree = generate("random", 40, seed=3)
+    rng = np.random.default_rng(8)
+    vs = rng.integers(40, size=300)
+    Y = rng.random((300, 3))
+    Y[rng.random(300) < 0.2] = 1.0
+    a = TreeHedge(tree, 3, eta=30.0, coupling=0.8, backend=backend)   # large eta: floored weights
+    b = TreeHedge(tree, 3, eta=30.0, coupling=0.8, backend=backend)
+    got = a.predict_learn_many(vs, Y)
+    want = []
+    for v, y in zip(vs, Y):
+        want.append(b.predict_one(int(v)))
+        b.learn_one(int(v), y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a.data, b.data)
+    np.testing.assert_array_equal(a.log_scale, b.log_scale)
+    with pytest.raises(InvalidParameterError, match=r"\[0, 1\].*trial 1 of the batch"):
+        a.predict_learn_many([0, 1], [[0.0, 0.5, 1.0], [0.0, 1.5, 0.0]])
+    with pytest.raises(InvalidParameterError, match=r"shape \(2, 3\)"):
+        a.predict_learn_many([0, 1], [[0.0, 0.5, 1.0]])

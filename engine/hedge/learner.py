@@ -115,6 +115,10 @@ class TreeHedge:
 
     def _learn(self, v: int, y: np.ndarray) -> None:
         """The update without checks (the caller validated the stream once)."""
+        self._model.update(v, self._next_row(v, y))
+
+    def _next_row(self, v: int, y: np.ndarray) -> np.ndarray:
+        """D(v) <- D(v) * exp(-eta y) in the learner's own books; returns the new row of D."""
         lr = self._log_data[v] - self.eta * y  # in logs: zeros stay zeros (-inf), nothing underflows
         m = lr.max()  # finite: the row has a positive entry
         lr -= m
@@ -123,7 +127,45 @@ class TreeHedge:
         row[row < WEIGHT_FLOOR] = 0.0   # not subnormal: the inference code refuses those
         self._data[v] = row
         self.log_scale[v] += m
-        self._model.update(v, row)
+        return row
+
+    def predict_learn_many(self, vertices, losses) -> np.ndarray:
+        """For t in order: ``predict_one(vertices[t])``, then ``learn_one(vertices[t],
+        losses[t])``; returns the (m, k) predictions. The online backend runs the whole stream
+        in one compiled call (``OnlineModel.marginal_update_many``) with the same numbers.
+
+        >>> import numpy as np
+        >>> from engine.trees import Tree
+        >>> t = Tree.from_named_edges([("1", "2"), ("1", "3"), ("2", "4"), ("2", "5")])
+        >>> hedge = TreeHedge(t, 2, eta=1.0, coupling=0.9)
+        >>> hedge.predict_learn_many([t.index("4"), t.index("5")], [[1.0, 0.0], [0.0, 0.0]]).round(4).tolist()
+        [[0.5, 0.5], [0.3521, 0.6479]]
+        """
+        vs = np.array([self._vertex(v) for v in vertices], np.int64)
+        Y = np.asarray(losses, dtype=np.float64)
+        if Y.shape != (len(vs), self.k):
+            raise InvalidParameterError(f"losses for {len(vs)} trials must have shape ({len(vs)}, {self.k}), "
+                                        f"got {Y.shape}")
+        bad = ~np.all((Y >= 0) & (Y <= 1), axis=1)
+        if bad.any():
+            t = int(np.flatnonzero(bad)[0])
+            raise InvalidParameterError(f"losses must lie in [0, 1], got {Y[t].tolist()} at task "
+                                        f"{self.tree.name(int(vs[t]))} (trial {t} of the batch)")
+        return self._predict_learn(vs, Y)
+
+    def _predict_learn(self, vs: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """:meth:`predict_learn_many` without checks (the caller validated the stream once)."""
+        rows = np.empty_like(Y)
+        for t in range(len(vs)):
+            rows[t] = self._next_row(int(vs[t]), Y[t])
+        if hasattr(self._model, "marginal_update_many"):
+            return self._model.marginal_update_many(vs, rows)
+        out = np.empty_like(Y)
+        for t in range(len(vs)):
+            v = int(vs[t])
+            out[t] = self._model.marginal(v)
+            self._model.update(v, rows[t])
+        return out
 
     # ------------------------------------------------------------------ views
     @property

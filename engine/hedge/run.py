@@ -168,21 +168,29 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
     while si < S and snap_t[si] == 0:
         snapshot(si)
         si += 1
-    for t in range(T):
-        v, y = int(vs[t]), ys[t]
+    vs64 = np.ascontiguousarray(vs, dtype=np.int64)
+    t = 0
+    while t < T:
+        # TREE-HEDGE's trials up to the next bound point, snapshot or progress report in one
+        # batch (its predictions do not depend on the baselines), then the baselines trial by trial
+        stop = min(T, (t // every + 1) * every)
+        if ci < len(curve_t):
+            stop = min(stop, int(curve_t[ci]))
+        if si < S:
+            stop = min(stop, int(snap_t[si]))
         t0 = time.perf_counter()
-        p = th.predict_one(v)
-        th._learn(v, y)
+        preds[t:stop] = th._predict_learn(vs64[t:stop], ys[t:stop])
         busy += time.perf_counter() - t0
-        preds[t] = p
-        q = ih.predict_one(v)
-        r = sh.predict_one(v)
-        lost[t] = (p @ y, q @ y, r @ y)
-        ih.learn_one(v, y)
-        sh.learn_one(v, y)
-        L[v] += y
-        task_loss[:, v] += lost[t]
-        done = t + 1
+        for u in range(t, stop):
+            v, y = int(vs[u]), ys[u]
+            q = ih.predict_one(v)
+            r = sh.predict_one(v)
+            lost[u] = (preds[u] @ y, q @ y, r @ y)
+            ih.learn_one(v, y)
+            sh.learn_one(v, y)
+            L[v] += y
+            task_loss[:, v] += lost[u]
+        done = t = stop
         while ci < len(curve_t) and curve_t[ci] == done:
             b = oracle(L)
             cb[ci], cc[ci] = b.bound, b.comparator_loss

@@ -378,6 +378,8 @@ class OnlineModel:
         self._op = "update"
         if status:
             self._update_failed(status, int(vs[t]), X[t], f" (update {t} of the batch)")
+        if len(vs) and np.isnan(out[:, 0]).any():
+            raise RuntimeError("internal error: a marginal is all zero although the total mass is positive")
         return out
 
     def _batch(self, vertices, data):
