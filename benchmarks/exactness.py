@@ -164,11 +164,13 @@ def check_online(tree, k, phi, E, ops, out_of_range, ref0):
 
     def _answer(ref):
         m = np.array([model.marginal(v) for v in range(tree.n)])
+        if not np.array_equal(model.marginal_many(np.arange(tree.n)), m, equal_nan=True):
+            return "wrong"             # the batch verb must give the very same numbers
         return _compare(ref, model.log_partition(), m)
     results.append(_outcome(build, out_of_range, inconsistent=ref0[1] is None))
     if model is None:
         return results[0]
-    for kind, i, val in ops:
+    for j, (kind, i, val) in enumerate(ops):
         old_phi, old_E = phi_now.copy(), E_now.copy()
         if kind == "update":
             phi_now[i] = val
@@ -177,7 +179,9 @@ def check_online(tree, k, phi, E, ops, out_of_range, ref0):
         ref = log_sum_product(tree, phi_now, E_now)
 
         def op():
-            if kind == "update":
+            if kind == "update" and j % 2:
+                model.update_many([i], [val])   # every other update through the batch verb
+            elif kind == "update":
                 model.update(i, val)
             else:
                 p, c = tree.edges[i]
