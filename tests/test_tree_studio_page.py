@@ -10,6 +10,8 @@ from tests.conftest import ROOT
 @pytest.fixture
 def at():
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    app.run()                     # the landing page (Lessons)
+    app.switch_page("workbench/pages/tree_studio.py")
     app.run()
     assert not app.exception
     return app

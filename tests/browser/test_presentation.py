@@ -60,7 +60,7 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
 @pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
 def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     _, page, outside = themed_page
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
     before = min(s for s, _ in page.evaluate(FIGURE_FONTS))

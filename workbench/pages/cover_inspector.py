@@ -38,6 +38,7 @@ from workbench.figures.cover_figures import (
     roots_figure,
 )
 from workbench.components import chart, clickable_chart, tree_hash
+from workbench import links
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
@@ -119,18 +120,56 @@ def growth_rows() -> list[dict]:
     return rows
 
 
-PRESETS = {
-    "Star": (lambda: star_tree(16), "preset star n=16 (height 1)"),
-    "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)"),
-    "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges"),
-    "Figure 1": (figure1_tree, "preset Figure 1 of Herbster, Pasteris & Vitale (reconstructed)"),
-    "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000"),
+PRESETS = {  # name: (make, source, ?tree= text)
+    "Star": (lambda: star_tree(16), "preset star n=16 (height 1)", "star:16"),
+    "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)", "path:32"),
+    "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges", "star-of-paths:49:0:k=8:m=6"),
+    "Figure 1": (figure1_tree, "preset Figure 1 of Online Sum-Product Computation over Trees (reconstructed)",
+                 "figure1"),
+    "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000", "random:20000:0"),
 }
+VARIANTS = {"optimal": "Optimal (2,s)-cover", "rake": "Rake-only (section 4)"}
+TABS = {"rounds": "Rounds", "components": "Components", "optimality": "Optimality & best root",
+        "icicle": "Icicle of D", "growth": "Height growth"}
 
 
 def _use_preset(name: str) -> None:
-    make, source = PRESETS[name]
-    set_tree(make(), source)
+    make, source, link = PRESETS[name]
+    set_tree(make(), source, link=link)
+
+
+def _selection_bind(kind: str) -> links.Bind:
+    """``vertex=`` / ``node=`` of a link and the page's selection ``cover_sel``: a link's name waits
+    as ``("link", kind, name)`` until the cover is built (a node is named in D)."""
+    def named(sel):
+        if not sel or sel[0] not in (kind, "link") or (sel[0] == "link" and sel[1] != kind):
+            return None
+        if sel[0] == "link":
+            return sel[2]
+        if kind == "vertex":
+            return current_tree().name(int(sel[1]))
+        cover = st.session_state.get("cover_current")
+        return cover.node_name(int(sel[1])) if cover is not None and 0 <= sel[1] < cover.m else None
+
+    return links.Bind("cover_sel", lambda name: ("link", kind, name), named)
+
+
+def _resolve_link_selection(tree, cover) -> None:
+    """A selection a link named, as the page's (kind, index)."""
+    sel = st.session_state.get("cover_sel")
+    if not sel or sel[0] != "link":
+        return
+    _, kind, name = sel
+    if kind == "vertex":
+        v = tree.find(name)
+        got = None if v is None else ("vertex", v)
+    else:
+        names = cover.node_names()
+        got = ("node", names.index(name)) if name in names else None
+    if got is None:
+        st.warning(f"The link's {kind}={name!r} is not a {kind} of {'the tree' if kind == 'vertex' else 'D'} "
+                   "(ignored).", icon=":material/link_off:")
+    st.session_state["cover_sel"] = got
 
 
 # ---------------------------------------------------------------- selection plumbing
@@ -174,6 +213,12 @@ st.caption("A hierarchical cover splits the tree recursively at single vertices;
            "and reaches the minimum height among (2,s)-covers in linear time.")
 
 tree = current_tree()
+root_key = f"cover_root_{st.session_state.get('tree_version', 0)}"
+links.sync_query("cover_inspector", {
+    "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
+                       and tree.is_leaf(tree.find(name)) else None),
+    "cover": links.choice("cover_variant", VARIANTS), "t": "cover_t",
+    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "tab": links.choice("cover_tab", TABS)})
 st.markdown("**Presets**")
 pcols = st.columns(len(PRESETS))
 for col, name in zip(pcols, PRESETS):
@@ -188,7 +233,6 @@ version = (st.session_state.get("tree_version", 0), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:
-    root_key = f"cover_root_{version[0]}"
     if root_key not in st.session_state:
         st.session_state[root_key] = tree.name(default_root(tree))
     if len(leaf_names) <= 5000:
@@ -197,7 +241,7 @@ with c1:
     else:
         root_name = st.text_input("Root s (a leaf)", key=root_key)
 with c2:
-    variant = st.radio("Cover", ["Optimal (2,s)-cover", "Rake-only (section 4)"], horizontal=False,
+    variant = st.radio("Cover", list(VARIANTS.values()), horizontal=False,
                        key="cover_variant",
                        help="Rake-only merges leaves only: height at most the diameter, but only "
                             "edge-sized two-boundary components (cheaper updates).")
@@ -234,10 +278,13 @@ if tree.n <= BRUTE_FORCE_N:
 owner = (version, s, cover.rake_only)
 if st.session_state.get("cover_owner") != owner:
     st.session_state["cover_owner"] = owner
-    st.session_state["cover_sel"] = None
+    pending = st.session_state.get("cover_sel")
+    st.session_state["cover_sel"] = pending if pending and pending[0] == "link" else None
     st.session_state.pop("cover_pick", None)
     if st.session_state.get("cover_t", 0) > cover.rounds:
         st.session_state["cover_t"] = 0
+st.session_state["cover_current"] = cover
+_resolve_link_selection(tree, cover)
 
 # a new row selected in the components table becomes the selection (clicks in the two views
 # select through their callbacks, workbench.components.clickable_chart)
@@ -247,8 +294,8 @@ if got is not None:
     if 0 <= int(got) < len(rows):
         st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
 
-tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(
-    ["Rounds", "Components", "Optimality & best root", "Icicle of D", "Height growth"])
+tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(list(TABS.values()), key="cover_tab",
+                                                                on_change="rerun")
 
 @st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
@@ -270,6 +317,7 @@ def _pick_in_d(c) -> None:
 @st.fragment
 def rounds(tree, cover, s: int) -> None:
     """T_t, D and the selection: the round slider, a click or a pick reruns only this."""
+    links.write_query("cover_inspector")
     sel = st.session_state.get("cover_sel")
     # the same selection as a pick list (keyboard and screen-reader friendly)
     pick_opts = pick_options(tree, s, cover.rake_only) if cover.m <= PICK_LIMIT else None

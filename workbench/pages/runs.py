@@ -18,6 +18,7 @@ from engine.runs.export import export_runs
 from engine.runs.registry import config_from_dict, family, family_names, restrict_paths
 from engine.runs.store import STATUSES
 from workbench.components import chart
+from workbench import links
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, launch, launch_sweep
 
@@ -80,7 +81,15 @@ def flash(message: str) -> None:
     st.session_state["runs_flash"] = message
 
 
+def _chosen_record():
+    chosen = st.session_state.get("runs_chosen") or []
+    return str(chosen[0]) if len(chosen) == 1 else None
+
+
 st.title("Runs")
+links.sync_query("runs", {"record": links.Bind(
+    seed=lambda r: st.session_state.__setitem__("runs_select_next", [int(r)]) if r is not None else None,
+    read=_chosen_record)})
 store = history()
 if store is None:
     st.stop()

@@ -20,8 +20,10 @@ from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, forma
                                   read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
 from workbench.components import select_vertex, selected_vertex, tree_chart, tree_hash, tree_spec, vertex_box
+from engine.trees.spec import generator_link
+from workbench import links
 from workbench.figures.tree_figure import LABEL_LIMIT
-from workbench.state import can_undo, current_tree, list_samples, load_sample, set_tree, undo
+from workbench.state import can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, undo
 from workbench.text import md
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
@@ -51,14 +53,15 @@ def sample_label(name: str) -> str:
     return f"{stem.replace('_', ' ')}  ·  {FORMAT_NAMES.get(fmt, ext)}"
 
 
-def apply(fn, source: str, where: str = "edit") -> bool:
-    """Run an engine operation that returns a tree; make it current, or keep the error to show."""
+def apply(fn, source: str, where: str = "edit", link: str | None = None) -> bool:
+    """Run an engine operation that returns a tree; make it current (``link``: the ``?tree=`` text
+    that brings it back, when shorter than its Newick text), or keep the error to show."""
     try:
         new = fn()
     except EngineError as exc:
         st.session_state["studio_error"] = (where, str(exc))
         return False
-    set_tree(new, source)
+    set_tree(new, source, link=link)
     st.session_state.pop("studio_error", None)
     if where == "source":  # a new tree: start from its root
         select_vertex(new, KEY, new.root)
@@ -86,7 +89,7 @@ def tree_text(tree: Tree, kind: str) -> str:
 def on_load_sample() -> None:
     name = st.session_state.get("studio_sample")
     if name:
-        apply(lambda: load_sample(name), f"sample {name}", "source")
+        apply(lambda: load_sample(name), f"sample {name}", "source", link=sample_link(name))
 
 
 def on_upload() -> None:
@@ -132,7 +135,8 @@ def on_generate() -> None:
     params = generate_params()
     opts = {f: getattr(params, f) for f in ("k", "m", "b", "spine", "legs")}
     apply(lambda: generate(params.kind, params.n, seed=params.seed, **opts),
-          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source")
+          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source",
+          link=generator_link(params.kind, params.n, params.seed, **opts))
 
 
 def on_edit(action: str) -> None:
@@ -180,13 +184,16 @@ def on_apply_table(key: str) -> None:
 st.title("Tree Studio")
 st.caption("Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
            "to edit it. The tree you leave here is the one every other page works on.")
+SOURCES = {"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}
+links.sync_query("tree_studio", {"vertex": links.vertex(f"{KEY}__vertex"), "source": links.choice("studio_source", SOURCES)})
 tree = current_tree()
 version = st.session_state.get("tree_version", 0)
 
 left, right = st.columns([1, 2.6], gap="large")
 
 with left:
-    src_sample, src_upload, src_paste, src_gen = st.tabs(["Samples", "Upload", "Paste", "Generate"])
+    src_sample, src_upload, src_paste, src_gen = st.tabs(list(SOURCES.values()), key="studio_source",
+                                                         on_change="rerun")
     with src_sample:
         st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
                      placeholder="Choose a sample", key="studio_sample")
@@ -232,6 +239,7 @@ def editor(tree, version) -> None:
     tree) reruns the whole page, so the sidebar, the table and the summary follow."""
     if st.session_state.get("tree_version", 0) != version:
         st.rerun()
+    links.write_query("tree_studio")   # a click reruns only this: the address follows
     selected = selected_vertex(tree, KEY, tree.root)
     selected_name = tree.name(selected)
     if tree.n <= DRAW_LIMIT:
