@@ -1,0 +1,103 @@
+"""The compiled Newick reader and writer (used for large texts) against the careful ones: the same
+tree, numbering, names and branch lengths on random trees and on random, often malformed, token
+strings; anything the fast reader does not take goes to the careful parser, which names the place."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import EngineError
+from engine.trees.formats import format_tree_text, parse_tree_text, read_tree_bytes
+from engine.trees.formats import newick
+from engine.trees.generators import path_tree, random_tree
+from tests.tree_strategies import same_tree, trees
+
+
+def _careful(text):
+    try:
+        return newick._careful_newick(text)
+    except EngineError as exc:
+        return exc
+
+
+def _same_reading(a, b):
+    (ta, la), (tb, lb) = a, b
+    assert ta.names == tb.names
+    assert np.array_equal(ta.parent, tb.parent) and np.array_equal(ta.order, tb.order) and ta.root == tb.root
+    assert np.array_equal(la, lb, equal_nan=True)
+
+
+@given(t=trees(), with_lengths=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_fast_writer_and_reader_agree_with_the_careful_ones(t, with_lengths, seed):
+    rng = np.random.default_rng(seed)
+    lengths = np.where(rng.random(t.n) < 0.7, rng.normal(size=t.n), np.nan) if with_lengths else None
+    if t.n > 1:  # the writer's compiled walk writes the same text
+        assert newick._fast_format(t, lengths) == newick.format_newick(t, lengths)
+    text = newick.format_newick(t, lengths)
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    assert not isinstance(careful, EngineError)
+    if fast is not None:
+        _same_reading(fast, careful)
+    elif text.isascii() and "'" not in text and t.n > 1:
+        pytest.fail(f"a plain text went to the careful parser: {text[:80]!r}")
+
+
+TOKENS = st.sampled_from(["(", ")", ",", ":", ";", "A", "B", "7", "0", " ", "\n", "1.5", "x y", "\t", "1e3", ")A",
+                          "(,", ":2", "nan", "\x1f", "_"])
+
+
+@given(st.lists(TOKENS, min_size=1, max_size=30))
+def test_fast_reader_on_token_soup_is_the_careful_reader_or_declines(tokens):
+    """Hostile and malformed texts: the fast reader returns the careful parser's tree or nothing
+    (and then the careful parser's one-line message is what the user sees)."""
+    text = "".join(tokens)
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    if fast is not None:
+        assert not isinstance(careful, EngineError), (text, careful)
+        _same_reading(fast, careful)
+
+
+def test_plain_large_texts_take_the_fast_path_and_errors_keep_their_place(monkeypatch):
+    calls = []
+    real = newick._careful_newick
+    monkeypatch.setattr(newick, "_careful_newick", lambda text: calls.append(1) or real(text))
+    t = random_tree(30_000, seed=1)
+    text = format_tree_text(t, "newick")
+    assert len(text) >= newick.FAST_FROM
+    same_tree(t, parse_tree_text(text, "newick"), labels=False)
+    assert not calls
+    bad = text[:-2] + ",);"  # a ',' after the root is closed
+    with pytest.raises(EngineError, match=r"big\.nwk: unexpected ',' at line 1, column \d+: no '\(' is open"):
+        read_tree_bytes(bad.encode(), "big.nwk")
+    assert calls == [1]
+    with pytest.raises(EngineError, match="two vertices are named"):
+        parse_tree_text("(A," + text[:-2] + ",A);", "newick")
+
+
+@pytest.mark.parametrize("make", [lambda: random_tree(200_000, seed=3), lambda: path_tree(200_000)])
+def test_large_round_trip_with_lengths_and_deep_nesting(make):
+    t = make()
+    lengths = np.linspace(0.5, 2.0, t.n)
+    back, got = newick.parse_newick_lengths(newick.format_newick(t, lengths))
+    same_tree(t, back, labels=False)
+    order = [back.index(s) for s in t.names]
+    assert np.allclose(got[order], lengths, rtol=1e-5)  # written with %g: six digits
+
+
+@given(t=trees(), edits=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["", "(", ")", ",", ":", ";", " ",
+                                                                                  "A", ":1", "(A", ")B"])),
+                                 min_size=1, max_size=3))
+def test_fast_reader_on_edited_texts_is_the_careful_reader_or_declines(t, edits):
+    """Valid texts with one to three characters deleted, replaced or inserted."""
+    text = newick.format_newick(t, np.ones(t.n))
+    for at, piece in edits:
+        at %= len(text)
+        text = text[:at] + piece + text[at + (len(piece) != 1):]
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    if fast is not None:
+        assert not isinstance(careful, EngineError), (text, careful)
+        _same_reading(fast, careful)
