@@ -101,3 +101,44 @@ def test_fast_reader_on_edited_texts_is_the_careful_reader_or_declines(t, edits)
     if fast is not None:
         assert not isinstance(careful, EngineError), (text, careful)
         _same_reading(fast, careful)
+
+
+# ------------------------------------------------------------------------------- JSON lines
+
+@given(t=trees(labels="any"), slots=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_fast_jsonl_writer_writes_the_careful_text(t, slots, seed):
+    """Array-built children rows (and the object written key by key) give the careful writer's
+    text, with and without slot positions (gaps included), labels and names."""
+    from engine.trees.formats import positional
+    from engine.trees.model import Tree
+
+    if slots and t.n > 1:  # every child a distinct slot under its parent, with gaps
+        rng = np.random.default_rng(seed)
+        pos = np.zeros(t.n, np.int64)
+        for v in range(t.n):
+            kids = t.children(v)
+            pos[kids] = rng.choice(np.arange(1, 2 * len(kids) + 2), size=len(kids), replace=False)
+        t = Tree.from_parent(t.parent, names=list(t.names), labels=t.labels, positions=pos)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(positional, "FAST_FROM", 10**9)
+        careful = positional.format_positional(t)
+        m.setattr(positional, "FAST_FROM", 0)
+        fast = positional.format_positional(t)
+    assert fast == careful
+    same_tree(t, parse_tree_text(fast, "jsonl"))
+
+
+def test_fast_jsonl_writer_names_a_taken_slot(monkeypatch):
+    from engine.errors import TreeFormatError
+    from engine.trees.formats import positional
+    from engine.trees.model import Tree
+
+    t = Tree.from_parent([-1, 0, 0], names=["1", "2", "3"], positions=np.array([0, 1, 1]))
+    monkeypatch.setattr(positional, "FAST_FROM", 0)
+    with pytest.raises(TreeFormatError, match="vertex '3' has slot 1, which is not free under its parent"):
+        positional.format_positional(t)
+
+
+def test_large_jsonl_round_trip():
+    t = random_tree(100_000, seed=5)
+    same_tree(t, parse_tree_text(format_tree_text(t, "jsonl"), "jsonl"), labels=False)

@@ -57,7 +57,7 @@ def _fast_newick(text: str) -> tuple[Tree, np.ndarray] | None:
     (and names the line and column of what is wrong). Same vertices, numbering and names."""
     if not text.isascii() or "'" in text or "[" in text or "]" in text:
         return None
-    from engine.trees.formats._newick_kernels import scan_newick
+    from engine.trees.formats._kernels import scan_newick
 
     status, parent, depth, name_span, length_span = scan_newick(np.frombuffer(text.encode("ascii"), np.uint8))
     if status != 0:
@@ -270,7 +270,7 @@ def format_newick(tree: Tree, lengths=None) -> str:
 
 def _fast_format(tree: Tree, lengths) -> str:
     """:func:`format_newick` with the walk compiled and the text joined from one token array."""
-    from engine.trees.formats._newick_kernels import newick_tokens
+    from engine.trees.formats._kernels import newick_tokens
 
     tokens, number = newick_tokens(tree.children_ptr, tree.children_idx, tree.root)
     names = tree.names

@@ -1,7 +1,8 @@
-"""Compiled (numba, cached) scanner and token walk of the Newick reader and writer.
+"""Compiled (numba, cached) loops of the tree formats for large trees: the scanner and token walk
+of the Newick reader and writer, and the children rows of the JSON-lines writer.
 
-Imported lazily by :mod:`engine.trees.formats.newick` for large texts, so that importing the
-engine does not load numba. The scanner runs the very state machine of the careful parser
+Imported lazily by :mod:`engine.trees.formats.newick` and :mod:`engine.trees.formats.positional`
+for large trees, so that importing the engine does not load numba. The scanner runs the very state machine of the careful parser
 (``parse_newick_lengths``) over the bytes of a plain text (ASCII, no quoted names, no comments)
 and gives up (status ``-1``) at anything the careful parser would refuse: that parser then runs
 and names the line and column. Both loops are flat (no recursion), so 10^6 levels of nesting are
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["scan_newick", "newick_tokens"]
+__all__ = ["scan_newick", "newick_tokens", "int_rows_json"]
 
 _OPEN, _COMMA, _CLOSE, _COLON, _SEMI = 40, 44, 41, 58, 59  # ( , ) : ;
 
@@ -196,3 +197,57 @@ def newick_tokens(ptr, idx, root):  # pragma: no cover - compiled
             t += 2
             top -= 1
     return tokens[:t], number
+
+
+@njit(cache=True)
+def int_rows_json(M):  # pragma: no cover - compiled
+    """The JSON text of the integer matrix ``M`` as a list of rows, ``[[1,-1],[2,3]]`` (what
+    ``json.dumps(M.tolist(), separators=(",", ":"))`` writes), as uint8 ASCII bytes."""
+    n, w = M.shape
+    size = 2 + (n - 1 if n > 0 else 0)
+    for r in range(n):
+        size += 2 + (w - 1 if w > 0 else 0)
+        for c in range(w):
+            x = M[r, c]
+            if x < 0:
+                size += 1
+                x = -x
+            d = 1
+            while x >= 10:
+                x //= 10
+                d += 1
+            size += d
+    out = np.empty(size, np.uint8)
+    digits = np.empty(20, np.uint8)
+    k = 0
+    out[k] = 91
+    k += 1
+    for r in range(n):
+        if r > 0:
+            out[k] = 44
+            k += 1
+        out[k] = 91
+        k += 1
+        for c in range(w):
+            if c > 0:
+                out[k] = 44
+                k += 1
+            x = M[r, c]
+            if x < 0:
+                out[k] = 45
+                k += 1
+                x = -x
+            d = 0
+            while True:
+                digits[d] = 48 + x % 10
+                d += 1
+                x //= 10
+                if x == 0:
+                    break
+            for j in range(d - 1, -1, -1):
+                out[k] = digits[j]
+                k += 1
+        out[k] = 93
+        k += 1
+    out[k] = 93
+    return out
