@@ -142,3 +142,16 @@ def test_fast_jsonl_writer_names_a_taken_slot(monkeypatch):
 def test_large_jsonl_round_trip():
     t = random_tree(100_000, seed=5)
     same_tree(t, parse_tree_text(format_tree_text(t, "jsonl"), "jsonl"), labels=False)
+
+
+def test_hostile_newick_is_refused_in_one_line():
+    from engine import limits
+    from engine.errors import LimitExceededError
+
+    deep = "(" * 300_000 + "A" + ")" * 300_000 + ";"
+    t = parse_tree_text(deep, "newick")  # 300,000 levels: one flat pass, no recursion
+    assert t.n == 300_001 and int(t.depth.max()) == 300_000
+    with pytest.raises(EngineError, match=r"^huge\.nwk: the '\(' at line 1, column 299999 is never closed$"):
+        read_tree_bytes(deep[:-300_000].encode() + b";", "huge.nwk")  # one ')' only, then ';'
+    with limits.raised(vertices=1000), pytest.raises(LimitExceededError, match="the Newick tree's vertices"):
+        parse_tree_text("(" + "a," * 200_000 + "b);", "newick")

@@ -40,10 +40,10 @@ def scan_newick(b):  # pragma: no cover - compiled
     (k, 2) of the branch length's text (-1 when none). ``status`` is 0, or -1 when the careful
     parser must read the text (to refuse it with a message, or because it is unusual)."""
     L = b.shape[0]
-    cap = 1
+    cap = 1  # one vertex more than the slots, which '(' and ',' open
     for i in range(L):
         c = b[i]
-        if c == 40 or c == 44 or c == 41:
+        if c == 40 or c == 44:
             cap += 1
     parent = np.empty(cap, np.int64)
     depth = np.empty(cap, np.int64)

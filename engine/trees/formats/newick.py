@@ -57,7 +57,11 @@ def _fast_newick(text: str) -> tuple[Tree, np.ndarray] | None:
     (and names the line and column of what is wrong). Same vertices, numbering and names."""
     if not text.isascii() or "'" in text or "[" in text or "]" in text:
         return None
+    from engine import limits
     from engine.trees.formats._kernels import scan_newick
+
+    # a tree has one vertex more than it has slots, and '(' and ',' open the slots
+    limits.check("vertices", text.count("(") + text.count(",") + 1, "the Newick tree's vertices")
 
     status, parent, depth, name_span, length_span = scan_newick(np.frombuffer(text.encode("ascii"), np.uint8))
     if status != 0:
