@@ -30,6 +30,21 @@ def _is_space(c):
     return (9 <= c <= 13) or (28 <= c <= 32)
 
 
+@njit(cache=True, inline="always")
+def _segment(b, i):
+    """The text from ``i`` to the next special character: (its end, and the stripped span a:e)."""
+    j = i
+    while j < b.shape[0] and not _is_special(b[j]):
+        j += 1
+    a = i
+    e = j
+    while a < e and _is_space(b[a]):
+        a += 1
+    while e > a and _is_space(b[e - 1]):
+        e -= 1
+    return j, a, e
+
+
 @njit(cache=True)
 def scan_newick(b):  # pragma: no cover - compiled
     """Parse the bytes ``b`` (uint8) of one Newick tree.
@@ -60,15 +75,7 @@ def scan_newick(b):  # pragma: no cover - compiled
     while i < L:
         c = b[i]
         if not _is_special(c):
-            j = i
-            while j < L and not _is_special(b[j]):
-                j += 1
-            a = i
-            e = j
-            while a < e and _is_space(b[a]):
-                a += 1
-            while e > a and _is_space(b[e - 1]):
-                e -= 1
+            j, a, e = _segment(b, i)
             i = j
             if a == e:
                 continue  # blanks
@@ -131,15 +138,7 @@ def scan_newick(b):  # pragma: no cover - compiled
             if last < 0 or length_span[last, 0] >= 0:
                 return -1, parent[:0], depth[:0], name_span[:0], length_span[:0]
             # the length: the text up to the next special character, not blank
-            j = i
-            while j < L and not _is_special(b[j]):
-                j += 1
-            a = i
-            e = j
-            while a < e and _is_space(b[a]):
-                a += 1
-            while e > a and _is_space(b[e - 1]):
-                e -= 1
+            j, a, e = _segment(b, i)
             if a == e:
                 return -1, parent[:0], depth[:0], name_span[:0], length_span[:0]
             length_span[last, 0] = a
