@@ -155,3 +155,11 @@ def test_hostile_newick_is_refused_in_one_line():
         read_tree_bytes(deep[:-300_000].encode() + b";", "huge.nwk")  # one ')' only, then ';'
     with limits.raised(vertices=1000), pytest.raises(LimitExceededError, match="the Newick tree's vertices"):
         parse_tree_text("(" + "a," * 200_000 + "b);", "newick")
+
+
+def test_jsonl_writer_refuses_a_text_beyond_the_reader_limit():
+    from engine.errors import TreeFormatError
+    from engine.trees.generators import star_tree
+
+    with pytest.raises(TreeFormatError, match=r"^JSON lines would give every one of the 20,000 nodes 19,999 slots"):
+        format_tree_text(star_tree(20_000), "jsonl")  # 1.2 GB of '-1,' (the careful loop would build it)

@@ -202,6 +202,12 @@ def format_positional(tree: Tree) -> str:
     else:
         pos = None
         width = int(nchild.max()) if n > 1 else 0
+    from engine import limits
+
+    if 3 * n * width > limits.value("bytes"):  # every slot takes at least '-1,'
+        raise TreeFormatError(f"JSON lines would give every one of the {n:,} nodes {width:,} slots (the widest "
+                              f"node's), over {3 * n * width / 2**20:,.0f} MiB: more than its reader accepts "
+                              "(limit 'bytes'); write .nwk or .csv")
     if n >= FAST_FROM:
         children = _children_rows(tree, number, width, pos)
     else:
