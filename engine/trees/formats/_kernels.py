@@ -198,6 +198,12 @@ def newick_tokens(ptr, idx, root):  # pragma: no cover - compiled
     return tokens[:t], number
 
 
+@njit(cache=True, inline="always")
+def _put(out, k, c):
+    out[k] = c
+    return k + 1
+
+
 @njit(cache=True)
 def int_rows_json(M):  # pragma: no cover - compiled
     """The JSON text of the integer matrix ``M`` as a list of rows, ``[[1,-1],[2,3]]`` (what
@@ -218,23 +224,17 @@ def int_rows_json(M):  # pragma: no cover - compiled
             size += d
     out = np.empty(size, np.uint8)
     digits = np.empty(20, np.uint8)
-    k = 0
-    out[k] = 91
-    k += 1
+    k = _put(out, 0, 91)  # [
     for r in range(n):
         if r > 0:
-            out[k] = 44
-            k += 1
-        out[k] = 91
-        k += 1
+            k = _put(out, k, 44)  # ,
+        k = _put(out, k, 91)
         for c in range(w):
             if c > 0:
-                out[k] = 44
-                k += 1
+                k = _put(out, k, 44)
             x = M[r, c]
             if x < 0:
-                out[k] = 45
-                k += 1
+                k = _put(out, k, 45)  # -
                 x = -x
             d = 0
             while True:
@@ -244,9 +244,7 @@ def int_rows_json(M):  # pragma: no cover - compiled
                 if x == 0:
                     break
             for j in range(d - 1, -1, -1):
-                out[k] = digits[j]
-                k += 1
-        out[k] = 93
-        k += 1
+                k = _put(out, k, digits[j])
+        k = _put(out, k, 93)  # ]
     out[k] = 93
     return out
