@@ -144,7 +144,13 @@ def io_end_to_end(n: int) -> None:
         print(f"Command line end to end on a random tree of {n} vertices ({src.stat().st_size / 1e6:.0f} MB edge list)")
         print("| command | load (1/5/15 min) | wall s | CPU s | peak RSS MB | output MB |")
         print("|---|---|---:|---:|---:|---:|")
-        for label, args, out in (("info", ["info", str(src)], None),
+        others = []
+        for ext in (".nwk", ".jsonl"):  # the same tree in the other array-read formats
+            other = src.with_suffix(ext)
+            subprocess.run(py + ["generate", "random", "--n", str(n), "--seed", "0", str(other)], check=True,
+                           timeout=600)
+            others.append((f"info ({ext[1:]}, {other.stat().st_size / 1e6:.0f} MB)", ["info", str(other)], None))
+        for label, args, out in (("info", ["info", str(src)], None), *others,
                                  ("cover --json", ["cover", str(src), "--json"], "c.json"),
                                  ("cover --format npz", ["cover", str(src), "--format", "npz", "-o", f"{tmp}/c.npz"],
                                   "c.npz")):

@@ -4,6 +4,7 @@
                                    [--folds 5] [--passes 30] [--jobs 2] [--json out.json]
     python benchmarks/bench_rta.py --timing [--datasets yeast medical-like]   # protocol time only
     python benchmarks/bench_rta.py --growth [--svg docs/img]                  # cost against m x l
+    python benchmarks/bench_rta.py --kbest                                    # K-best kernels, µs a call
 
 ``medical-like`` is a synthetic stand-in for Mulan's ``medical`` (not shipped with the benchmark
 data): the same shape and sparsity, 978 examples, 1,449 binary word features with about 16 words
@@ -122,6 +123,52 @@ def growth(args) -> None:
         print(f"\nplot: {path}")
 
 
+def kbest(args) -> None:
+    """Algorithm 1 on the ensemble (``_ensemble``, called from compiled code as training does): the
+    kernels as they were when the RTA numbers were pinned (``tests/kbest_reference.py``) against the
+    current ones, which return the same labellings bit for bit."""
+    from numba import njit
+
+    from engine.multilabel import kbest as current
+    from engine.multilabel.spanning_trees import random_spanning_trees
+    from tests import kbest_reference as pinned
+
+    def timer(mod):
+        ens = mod._ensemble
+
+        @njit
+        def run(S, parent, post, ptr, idx, K, ex, ws, reps):
+            acc = 0.0
+            for _ in range(reps):
+                cand, cs, b, v, th = ens(S, parent, post, ptr, idx, K, ex, True, ws)
+                acc += cs[b]
+            return acc
+        return run
+
+    l, n = 14, args.trees  # yeast's labels
+    rng = np.random.default_rng(args.seed)
+    trees = random_spanning_trees(l, n, seed=rng)
+    draws = {"generic": rng.normal(size=(n, l, 4)), "ties": np.round(rng.normal(size=(n, l, 4)) * 2) / 2}
+    ex = np.zeros(l, np.uint8)
+    print(f"K-best inference over {n} random spanning trees of {l} labels, µs a call (CPU, from compiled code; "
+          f"load {load_average()})")
+    print("| K | scores | pinned kernels | current | speed-up |")
+    print("|---:|---|---:|---:|---:|")
+    runs = {name: timer(mod) for name, mod in (("pinned", pinned), ("current", current))}
+    for K in (2, 4, 8, 16, 32):
+        for label, S in draws.items():
+            us = {}
+            for name, mod in (("pinned", pinned), ("current", current)):
+                a = (S, trees.parent, trees.post, trees.child_ptr, trees.child_idx, K, ex, mod._workspace(l, args.k))
+                runs[name](*a, 1)  # compile
+                reps = max(1, 20_000 // K)
+                c0 = time.process_time()
+                runs[name](*a, reps)
+                us[name] = 1e6 * (time.process_time() - c0) / reps
+            print(f"| {K} | {label} | {us['pinned']:.1f} | {us['current']:.1f} | {us['pinned'] / us['current']:.2f}× |",
+                  flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", nargs="+", default=["emotions", "yeast", "scene"])
@@ -142,8 +189,11 @@ def main(argv=None):
     ap.add_argument("--timing", action="store_true", help="only time the protocol (no baseline, no exactness)")
     ap.add_argument("--growth", action="store_true", help="only print the growth table (cost against m x l)")
     ap.add_argument("--growth-passes", type=int, default=5)
+    ap.add_argument("--kbest", action="store_true", help="only time the K-best kernels (pinned against current)")
     ap.add_argument("--svg", default=None, metavar="DIR", help="write the growth plot into this folder")
     args = ap.parse_args(argv)
+    if args.kbest:
+        return kbest(args)
     if args.growth:
         return growth(args)
     if args.timing:

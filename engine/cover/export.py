@@ -42,35 +42,36 @@ NPZ_ARRAYS = {
 }
 
 
-def _json_bodies(names) -> list[str]:
-    """The JSON string body (escaped, without quotes) of every name."""
+def _quoted(names) -> list[str]:
+    """The JSON string (escaped, in quotes) of every name."""
     names = names.tolist() if isinstance(names, np.ndarray) else list(names)
     joined = ",".join(names)
     if json.dumps(joined)[1:-1] == joined:  # nothing in any name needs escaping
-        return names
-    return [json.dumps(s)[1:-1] for s in names]
+        return [f'"{s}"' for s in names]
+    return [json.dumps(s) for s in names]
 
 
 def write_cover_json(cover: HierarchicalCover, fh, *, vertices: bool = False) -> None:
-    """Write ``json.dumps(cover.to_dict(vertices=vertices))`` and a newline to the text file ``fh``."""
+    """Write ``json.dumps(cover.to_dict(vertices=vertices))`` and a newline to the text file ``fh``.
+
+    Beyond the cover, the memory is one list of the quoted names and one chunk's text."""
     tree = cover.tree
-    body = _json_bodies(tree.name_array() if not tree.has_default_names else [str(i) for i in range(tree.n)])
+    quoted = _quoted(tree.name_array() if not tree.has_default_names else map(str, range(tree.n)))
     fh.write(f'{{"n": {cover.n}, "root": {json.dumps(tree.name(cover.s))}, "height": {int(cover.height)}, '
              f'"rounds": {int(cover.rounds)}, "components": [')
     kinds = [json.dumps(k) for k in KIND_NAMES]
-    quoted = [f'"{b}"' for b in body]
     m = cover.m
     for lo in range(0, m, CHUNK):
         hi = min(lo + CHUNK, m)
         kind = cover.kind[lo:hi].tolist()
         split = cover.split_vertex[lo:hi].tolist()
         e0, e1 = cover.ends[lo:hi, 0].tolist(), cover.ends[lo:hi, 1].tolist()
-        ids = [f'"{body[a]}|{body[b]}"' if k == EDGE else quoted[v] for k, a, b, v in zip(kind, e0, e1, split)]
+        ids = [f"{quoted[a][:-1]}|{quoted[b][1:]}" if k == EDGE else quoted[v] for k, a, b, v in zip(kind, e0, e1, split)]
         par = cover.parent[lo:hi]
         pc = np.maximum(par, 0)
         pk, ps = cover.kind[pc].tolist(), cover.split_vertex[pc].tolist()
         pe0, pe1 = cover.ends[pc, 0].tolist(), cover.ends[pc, 1].tolist()
-        pids = [("null" if p < 0 else quoted[v] if k != EDGE else f'"{body[a]}|{body[b]}"')
+        pids = [("null" if p < 0 else quoted[v] if k != EDGE else f"{quoted[a][:-1]}|{quoted[b][1:]}")
                 for p, k, a, b, v in zip(par.tolist(), pk, pe0, pe1, ps)]
         b0, b1 = cover.boundary[lo:hi, 0].tolist(), cover.boundary[lo:hi, 1].tolist()
         bnds = [(f"[{quoted[x]}, {quoted[y]}]" if y >= 0 else f"[{quoted[x]}]") if x >= 0 else

@@ -180,8 +180,9 @@ class Tree:
                               root=r, labels=lab)
 
     @classmethod
-    def from_parent(cls, parent, *, names=None, labels=None, positions=None) -> "Tree":
-        """Build a tree from a parent array with exactly one ``-1`` (the root)."""
+    def from_parent(cls, parent, *, names=None, labels=None, positions=None, unique_names: bool = False) -> "Tree":
+        """Build a tree from a parent array with exactly one ``-1`` (the root); ``unique_names`` as
+        in :meth:`from_edges`."""
         p = np.asarray(parent, dtype=np.int64)
         if p.size == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
@@ -196,7 +197,7 @@ class Tree:
         child = np.flatnonzero(p >= 0)
         edges = np.stack([p[child], child], axis=1)
         return cls.from_edges(edges, len(p), names=names, root=int(roots[0]), labels=labels,
-                              positions=positions)
+                              positions=positions, unique_names=unique_names)
 
     # ------------------------------------------------------------------ names
     @property

@@ -23,6 +23,8 @@ def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: 
     would not read back. The message names the vertex, the character and the formats that can."""
     bad = _NUL if bad is None else bad
     values = list(tree.names) + ([str(x) for x in tree.labels if x is not None] if labels and tree.labels else [])
+    if not bad.search("".join(values)):  # one search over all (the patterns are single characters)
+        return
     for s in values:
         m = bad.search(s)
         if m:

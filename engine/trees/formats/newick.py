@@ -6,6 +6,11 @@ explicit names. Branch lengths are accepted (numbers after ``:``) and returned b
 :func:`parse_newick_lengths`; the tree model itself does not keep them. Quoted names
 (``'it''s'``) and ``[comments]`` are understood; underscores are kept as they are. Only the first
 tree of a file is read.
+
+Large trees: a plain text of at least :data:`FAST_FROM` characters (ASCII, no quotes or comments) is
+read by a compiled scanner running the same state machine (:mod:`engine.trees.formats._kernels`),
+which declines anything unusual so that this parser reads it and names the line and column; trees of
+at least ``FAST_FROM // 10`` vertices are written by a compiled walk. Both give the same tree and text.
 """
 
 from __future__ import annotations
@@ -34,8 +39,67 @@ def parse_newick(text: str) -> Tree:
     return parse_newick_lengths(text)[0]
 
 
+#: texts at least this long (plain ones: ASCII, no quotes or comments) are read by the compiled scanner
+FAST_FROM = 100_000
+
+
 def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
-    """The tree and its branch lengths (``nan`` where none is given), by vertex."""
+    """The tree and its branch lengths (``nan`` where none is given), by vertex.
+
+    >>> tree, lengths = parse_newick_lengths("((A:0.1,B:0.2)X,C);")
+    >>> tree.names, lengths.tolist()
+    (('0', 'X', 'A', 'B', 'C'), [nan, nan, 0.1, 0.2, nan])
+    """
+    if len(text) >= FAST_FROM:
+        fast = _fast_newick(text)
+        if fast is not None:
+            return fast
+    return _careful_newick(text)
+
+
+def _fast_newick(text: str) -> tuple[Tree, np.ndarray] | None:
+    """The compiled scanner's reading of a plain text, or None: then the careful parser reads it
+    (and names the line and column of what is wrong). Same vertices, numbering and names."""
+    if not text.isascii() or "'" in text or "[" in text or "]" in text:
+        return None
+    from engine import limits
+    from engine.trees.formats._kernels import scan_newick
+
+    # a tree has one vertex more than it has slots, and '(' and ',' open the slots
+    limits.check("vertices", text.count("(") + text.count(",") + 1, "the Newick tree's vertices")
+
+    status, parent, depth, name_span, length_span = scan_newick(np.frombuffer(text.encode("ascii"), np.uint8))
+    if status != 0:
+        return None
+    n = len(parent)
+    named = name_span[:, 0] >= 0
+    explicit = _slices(text, name_span[named])
+    seen = set(explicit)
+    if len(seen) != len(explicit):
+        return None  # two vertices of one name: the careful parser says where
+    names = np.empty(n, object)
+    names[named] = explicit
+    for v in np.flatnonzero(~named).tolist():
+        s = str(v)
+        if s in seen:  # a number taken by an explicit name, resolved as the careful parser does
+            while s in seen:
+                s += "'"
+            seen.add(s)
+        names[v] = s
+    lengths = np.full(n, np.nan)
+    has = length_span[:, 0] >= 0
+    try:
+        lengths[has] = [float(x) for x in _slices(text, length_span[has])]
+    except ValueError:
+        return None
+    return Tree(parent, np.argsort(depth, kind="stable"), 0, names.tolist()), lengths
+
+
+def _slices(text: str, spans: np.ndarray) -> list[str]:
+    return [text[a:e] for a, e in zip(spans[:, 0].tolist(), spans[:, 1].tolist())]
+
+
+def _careful_newick(text: str) -> tuple[Tree, np.ndarray]:
     parent: list[int] = []
     names: list[str | None] = []
     lengths: list[float] = []
@@ -174,6 +238,8 @@ def format_newick(tree: Tree, lengths=None) -> str:
     refuse_unwritable(tree, "Newick")
     if tree.n == 1:
         return _q(tree.name(0)) + ";\n"
+    if tree.n >= FAST_FROM // 10:
+        return _fast_format(tree, lengths)
     ptr, idx = tree.children_ptr, tree.children_idx
     names = tree.names
     pos = ptr[:-1].copy()
@@ -209,3 +275,20 @@ def format_newick(tree: Tree, lengths=None) -> str:
             out.append(")" + label(v, number[v]))
             stack.pop()
     return "".join(out) + ";\n"
+
+
+def _fast_format(tree: Tree, lengths) -> str:
+    """:func:`format_newick` with the walk compiled and the text joined from one token array."""
+    from engine.trees.formats._kernels import newick_tokens
+
+    tokens, number = newick_tokens(tree.children_ptr, tree.children_idx, tree.root)
+    names = tree.names
+    plain = all(names) and not _NEEDS_QUOTE.search("".join(names))  # then no name is quoted
+    label = [("" if s == k else s if plain else _q(s)) for s, k in zip(names, number.astype(str).tolist())]
+    if lengths is not None:
+        lengths = np.asarray(lengths, float)
+        for v in np.flatnonzero(np.isfinite(lengths)).tolist():
+            label[v] += f":{lengths[v]:g}"
+    table = np.array(label + ["(", ",", ")"], dtype=object)
+    n = tree.n
+    return "".join(table[np.where(tokens >= 0, tokens, n - 1 - tokens)].tolist()) + ";\n"

@@ -99,9 +99,10 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
             raise bad(f"'names' must be a list of {n} names, one per node")
         names = [str(s) for s in names]
     else:
-        names = [str(k) for k in range(1, n + 1)]
+        names = list(map(str, range(1, n + 1)))
     try:
-        return Tree.from_parent(parent, names=names, labels=labels, positions=slot)
+        return Tree.from_parent(parent, names=names, labels=labels, positions=slot,
+                                unique_names=rec.get("names") is None)  # node numbers are distinct
     except TreeFormatError:
         raise
     except Exception as exc:  # NotATreeError, DuplicateNameError: say where
@@ -173,38 +174,49 @@ def positional_children(children: list, *, where: str, error: type = TreeFormatE
     return parent, slot
 
 
+#: trees with at least this many vertices are written with array operations (same text)
+FAST_FROM = 10_000
+
+
 def format_positional(tree: Tree) -> str:
-    """One JSON line (with a final newline)."""
+    """One JSON line (with a final newline).
+
+    >>> from engine.trees.model import Tree
+    >>> format_positional(Tree.from_parent([-1, 0, 0], names=["1", "2", "3"]))
+    '{"children":[[2,3],[-1,-1],[-1,-1]]}\\n'
+    """
     n = tree.n
     names = tree.names
-    if set(names) == {str(k) for k in range(1, n + 1)} and names[tree.root] == "1":
+    numbered = list(map(str, range(1, n + 1)))
+    if names[tree.root] == "1" and set(names) == set(numbered):
         number = np.array([int(s) for s in names], np.int64)
     else:
         number = np.empty(n, np.int64)
         number[tree.order] = np.arange(1, n + 1)
     inv = np.empty(n, np.int64)
     inv[number - 1] = np.arange(n)
-    ptr, idx = tree.children_ptr, tree.children_idx
-    nchild = np.diff(ptr)
+    nchild = np.diff(tree.children_ptr)
     if tree.positions is not None and n > 1:
         pos = tree.positions
         width = int(pos[tree.order[1:]].max())
     else:
         pos = None
         width = int(nchild.max()) if n > 1 else 0
-    children = []
-    for k in range(n):
-        v = inv[k]
-        row = [-1] * width
-        kids = idx[ptr[v]:ptr[v + 1]]
-        for j, c in enumerate(kids.tolist()):
-            s = j if pos is None else int(pos[c]) - 1
-            if not 0 <= s < width or row[s] != -1:
-                raise TreeFormatError(f"vertex {names[c]!r} has slot {s + 1}, which is not free under its parent")
-            row[s] = int(number[c])
-        children.append(row)
+    from engine import limits
+
+    if 3 * n * width > limits.value("bytes"):  # every slot takes at least '-1,'
+        raise TreeFormatError(f"JSON lines would give every one of the {n:,} nodes {width:,} slots (the widest "
+                              f"node's), over {3 * n * width / 2**20:,.0f} MiB: more than its reader accepts "
+                              "(limit 'bytes'); write .nwk or .csv")
+    if n >= FAST_FROM:
+        children = _children_rows(tree, number, width, pos)
+    else:
+        children = None
+    if children is None:
+        children = _children_lists(tree, number, inv, width, pos)
     rec: dict = {}
     lab = tree.labels
+    ordered_names = list(map(names.__getitem__, inv.tolist()))
     if lab is not None:
         ordered = [lab[v] for v in inv.tolist()]
         if all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in ordered):
@@ -218,6 +230,47 @@ def format_positional(tree: Tree) -> str:
             rec["labels"] = [code[json.dumps(x)][0] for x in ordered]
             rec["label_names"] = [x for _, x in code.values()]
     rec["children"] = children
-    if any(names[inv[k]] != str(k + 1) for k in range(n)):
-        rec["names"] = [names[v] for v in inv.tolist()]
-    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+    if ordered_names != numbered:
+        rec["names"] = ordered_names
+    # the children rows may come as ready JSON text: the object is written key by key
+    return "{" + ",".join(json.dumps(key) + ":" + (value if isinstance(value, str) else _dumps(value))
+                          for key, value in rec.items()) + "}\n"
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _children_rows(tree: Tree, number: np.ndarray, width: int, pos) -> str | None:
+    """The ``children`` rows as JSON text, by array operations; None when two children claim one
+    slot (the careful loop then names the vertex)."""
+    from engine.trees.formats._kernels import int_rows_json
+
+    n = tree.n
+    ptr, idx = tree.children_ptr, tree.children_idx
+    par = np.repeat(np.arange(n), np.diff(ptr))  # the parent of idx[j]
+    slot = np.arange(idx.size) - ptr[par] if pos is None else np.asarray(pos, np.int64)[idx] - 1
+    if pos is not None and idx.size and ((slot < 0).any() or (slot >= width).any()):
+        return None
+    M = np.full((n, width), -1, np.int64)
+    M[number[par] - 1, slot] = number[idx]
+    if pos is not None and np.count_nonzero(M + 1) != idx.size:  # a slot written twice
+        return None
+    return int_rows_json(M).tobytes().decode("ascii")
+
+
+def _children_lists(tree: Tree, number: np.ndarray, inv: np.ndarray, width: int, pos) -> list:
+    names = tree.names
+    ptr, idx = tree.children_ptr, tree.children_idx
+    children = []
+    for k in range(tree.n):
+        v = inv[k]
+        row = [-1] * width
+        kids = idx[ptr[v]:ptr[v + 1]]
+        for j, c in enumerate(kids.tolist()):
+            s = j if pos is None else int(pos[c]) - 1
+            if not 0 <= s < width or row[s] != -1:
+                raise TreeFormatError(f"vertex {names[c]!r} has slot {s + 1}, which is not free under its parent")
+            row[s] = int(number[c])
+        children.append(row)
+    return children

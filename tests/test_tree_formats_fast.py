@@ -1,0 +1,165 @@
+"""The compiled Newick reader and writer (used for large texts) against the careful ones: the same
+tree, numbering, names and branch lengths on random trees and on random, often malformed, token
+strings; anything the fast reader does not take goes to the careful parser, which names the place."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import EngineError
+from engine.trees.formats import format_tree_text, parse_tree_text, read_tree_bytes
+from engine.trees.formats import newick
+from engine.trees.generators import path_tree, random_tree
+from tests.tree_strategies import same_tree, trees
+
+
+def _careful(text):
+    try:
+        return newick._careful_newick(text)
+    except EngineError as exc:
+        return exc
+
+
+def _same_reading(a, b):
+    (ta, la), (tb, lb) = a, b
+    assert ta.names == tb.names
+    assert np.array_equal(ta.parent, tb.parent) and np.array_equal(ta.order, tb.order) and ta.root == tb.root
+    assert np.array_equal(la, lb, equal_nan=True)
+
+
+@given(t=trees(), with_lengths=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_fast_writer_and_reader_agree_with_the_careful_ones(t, with_lengths, seed):
+    rng = np.random.default_rng(seed)
+    lengths = np.where(rng.random(t.n) < 0.7, rng.normal(size=t.n), np.nan) if with_lengths else None
+    if t.n > 1:  # the writer's compiled walk writes the same text
+        assert newick._fast_format(t, lengths) == newick.format_newick(t, lengths)
+    text = newick.format_newick(t, lengths)
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    assert not isinstance(careful, EngineError)
+    if fast is not None:
+        _same_reading(fast, careful)
+    elif text.isascii() and "'" not in text and t.n > 1:
+        pytest.fail(f"a plain text went to the careful parser: {text[:80]!r}")
+
+
+TOKENS = st.sampled_from(["(", ")", ",", ":", ";", "A", "B", "7", "0", " ", "\n", "1.5", "x y", "\t", "1e3", ")A",
+                          "(,", ":2", "nan", "\x1f", "_"])
+
+
+@given(st.lists(TOKENS, min_size=1, max_size=30))
+def test_fast_reader_on_token_soup_is_the_careful_reader_or_declines(tokens):
+    """Hostile and malformed texts: the fast reader returns the careful parser's tree or nothing
+    (and then the careful parser's one-line message is what the user sees)."""
+    text = "".join(tokens)
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    if fast is not None:
+        assert not isinstance(careful, EngineError), (text, careful)
+        _same_reading(fast, careful)
+
+
+def test_plain_large_texts_take_the_fast_path_and_errors_keep_their_place(monkeypatch):
+    calls = []
+    real = newick._careful_newick
+    monkeypatch.setattr(newick, "_careful_newick", lambda text: calls.append(1) or real(text))
+    t = random_tree(30_000, seed=1)
+    text = format_tree_text(t, "newick")
+    assert len(text) >= newick.FAST_FROM
+    same_tree(t, parse_tree_text(text, "newick"), labels=False)
+    assert not calls
+    bad = text[:-2] + ",);"  # a ',' after the root is closed
+    with pytest.raises(EngineError, match=r"big\.nwk: unexpected ',' at line 1, column \d+: no '\(' is open"):
+        read_tree_bytes(bad.encode(), "big.nwk")
+    assert calls == [1]
+    with pytest.raises(EngineError, match="two vertices are named"):
+        parse_tree_text("(A," + text[:-2] + ",A);", "newick")
+
+
+@pytest.mark.parametrize("make", [lambda: random_tree(200_000, seed=3), lambda: path_tree(200_000)])
+def test_large_round_trip_with_lengths_and_deep_nesting(make):
+    t = make()
+    lengths = np.linspace(0.5, 2.0, t.n)
+    back, got = newick.parse_newick_lengths(newick.format_newick(t, lengths))
+    same_tree(t, back, labels=False)
+    order = [back.index(s) for s in t.names]
+    assert np.allclose(got[order], lengths, rtol=1e-5)  # written with %g: six digits
+
+
+@given(t=trees(), edits=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["", "(", ")", ",", ":", ";", " ",
+                                                                                  "A", ":1", "(A", ")B"])),
+                                 min_size=1, max_size=3))
+def test_fast_reader_on_edited_texts_is_the_careful_reader_or_declines(t, edits):
+    """Valid texts with one to three characters deleted, replaced or inserted."""
+    text = newick.format_newick(t, np.ones(t.n))
+    for at, piece in edits:
+        at %= len(text)
+        text = text[:at] + piece + text[at + (len(piece) != 1):]
+    fast = newick._fast_newick(text)
+    careful = _careful(text)
+    if fast is not None:
+        assert not isinstance(careful, EngineError), (text, careful)
+        _same_reading(fast, careful)
+
+
+# ------------------------------------------------------------------------------- JSON lines
+
+@given(t=trees(labels="any"), slots=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_fast_jsonl_writer_writes_the_careful_text(t, slots, seed):
+    """Array-built children rows (and the object written key by key) give the careful writer's
+    text, with and without slot positions (gaps included), labels and names."""
+    from engine.trees.formats import positional
+    from engine.trees.model import Tree
+
+    if slots and t.n > 1:  # every child a distinct slot under its parent, with gaps
+        rng = np.random.default_rng(seed)
+        pos = np.zeros(t.n, np.int64)
+        for v in range(t.n):
+            kids = t.children(v)
+            pos[kids] = rng.choice(np.arange(1, 2 * len(kids) + 2), size=len(kids), replace=False)
+        t = Tree.from_parent(t.parent, names=list(t.names), labels=t.labels, positions=pos)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(positional, "FAST_FROM", 10**9)
+        careful = positional.format_positional(t)
+        m.setattr(positional, "FAST_FROM", 0)
+        fast = positional.format_positional(t)
+    assert fast == careful
+    same_tree(t, parse_tree_text(fast, "jsonl"))
+
+
+def test_fast_jsonl_writer_names_a_taken_slot(monkeypatch):
+    from engine.errors import TreeFormatError
+    from engine.trees.formats import positional
+    from engine.trees.model import Tree
+
+    t = Tree.from_parent([-1, 0, 0], names=["1", "2", "3"], positions=np.array([0, 1, 1]))
+    monkeypatch.setattr(positional, "FAST_FROM", 0)
+    with pytest.raises(TreeFormatError, match="vertex '3' has slot 1, which is not free under its parent"):
+        positional.format_positional(t)
+
+
+def test_large_jsonl_round_trip():
+    t = random_tree(100_000, seed=5)
+    same_tree(t, parse_tree_text(format_tree_text(t, "jsonl"), "jsonl"), labels=False)
+
+
+def test_hostile_newick_is_refused_in_one_line():
+    from engine import limits
+    from engine.errors import LimitExceededError
+
+    deep = "(" * 300_000 + "A" + ")" * 300_000 + ";"
+    t = parse_tree_text(deep, "newick")  # 300,000 levels: one flat pass, no recursion
+    assert t.n == 300_001 and int(t.depth.max()) == 300_000
+    with pytest.raises(EngineError, match=r"^huge\.nwk: the '\(' at line 1, column 299999 is never closed$"):
+        read_tree_bytes(deep[:-300_000].encode() + b";", "huge.nwk")  # one ')' only, then ';'
+    with limits.raised(vertices=1000), pytest.raises(LimitExceededError, match="the Newick tree's vertices"):
+        parse_tree_text("(" + "a," * 200_000 + "b);", "newick")
+
+
+def test_jsonl_writer_refuses_a_text_beyond_the_reader_limit():
+    from engine.errors import TreeFormatError
+    from engine.trees.generators import star_tree
+
+    with pytest.raises(TreeFormatError, match=r"^JSON lines would give every one of the 20,000 nodes 19,999 slots"):
+        format_tree_text(star_tree(20_000), "jsonl")  # 1.2 GB of '-1,' (the careful loop would build it)
