@@ -313,3 +313,43 @@ def test_size_vector_axis_has_whole_ticks():
 
     fig = k_trace_figure({"k[1]": [[1, 4], [9, 3]], "k[2]": [[1, 1], [5, 2]]})
     assert fig.layout.yaxis.dtick == 1
+
+
+@pytest.mark.parametrize("style", [Style(), Style("dark", presenter=True)], ids=["default", "presenter"])
+def test_bp_parallel_labels_cover_no_label_and_no_vertex(style):
+    """All 26 messages of the parallel schedule on the 14-vertex tree of Figure 1: measured on the
+    drawn figure (its final ranges, at the width it is laid out for), no label box covers another
+    label or a vertex's disc."""
+    from engine.cover import figure1_tree
+    from workbench.figures.inference_figures import message_figure
+    from workbench.figures.style import text_width
+
+    tree = figure1_tree()
+    ch = tree.order[1:]
+    msgs = [(int(c), int(tree.parent[c]), [0.52, 0.48]) for c in ch] + \
+           [(int(tree.parent[c]), int(c), [0.47, 0.53]) for c in ch]
+    height, width = 480, 800
+    fig = message_figure(tree, msgs, title="t", height=height, width=width, style=style)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    ppx, ppy = width / (x1 - x0), (height - 50) / (y1 - y0)
+    font = style.font("label")
+    boxes = []
+    for a in fig.layout.annotations:
+        if a.text:
+            cx, cy = (a.x - x0) * ppx + a.ax, (a.y - y0) * ppy - a.ay
+            w = text_width(a.text.replace("<b>", "").replace("</b>", ""), font) + 8
+            boxes.append((cx - w / 2, cx + w / 2, cy - 0.6 * font, cy + 0.6 * font))
+    assert len(boxes) == 26
+    vertices = next(d for d in fig.data if d.name == "vertices")
+    vx, vy = vertices.x, vertices.y
+    assert len(vx) == tree.n
+    r = style.marker(tree.n) / 2
+    discs = [((xx - x0) * ppx - r, (xx - x0) * ppx + r, (yy - y0) * ppy - r, (yy - y0) * ppy + r)
+             for xx, yy in zip(vx, vy)]
+
+    def overlap(p, q):
+        return max(0, min(p[1], q[1]) - max(p[0], q[0])) * max(0, min(p[3], q[3]) - max(p[2], q[2]))
+
+    pairs = [(i, j) for i in range(26) for j in range(i + 1, 26) if overlap(boxes[i], boxes[j]) > 0]
+    covered = [(i, v) for i in range(26) for v in range(tree.n) if overlap(boxes[i], discs[v]) > 0]
+    assert not pairs and not covered, (pairs, covered)

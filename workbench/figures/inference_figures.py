@@ -108,17 +108,14 @@ def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kin
                        title=title, height=height, style=s)
 
 
-def _overlap(a, b) -> float:
-    """Area shared by two boxes ``(x0, x1, y0, y1)``."""
-    return max(0.0, min(a[1], b[1]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[2], b[2]))
-
-
 def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,
-                   layout=None, style: Style | None = None) -> go.Figure:
+                   layout=None, width: int = 600, style: Style | None = None) -> go.Figure:
     """``messages``: list of (sender, receiver, values). Each is an arrow along its edge on its own
     side (the two directions of an edge never overlap), labelled with its normalised values; the
     label sits beside the sender's end, joined to the arrow's tail by a thin leader line.
-    ``current`` (an index into messages) is drawn thicker in the selection colour."""
+    ``current`` (an index into messages) is drawn thicker in the selection colour. Labels keep off
+    each other and off the vertices at the plot's expected ``width`` in px (the narrowest it is shown
+    at; wider only spreads them further)."""
     from engine.trees.layout import tidy_layout
     from workbench.figures.style import current as current_style
 
@@ -136,53 +133,78 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
     if beliefs is not None:
         probability_colours(fig)
     font = s.font("label")
-    # the plot's scale in px per unit (the width is the narrowest expected), to place labels
-    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
-    ppx = 600 / max(xr[1] - xr[0], 1e-9)
-    ppy = (height - (50 if title else 20)) / max(yr[1] - yr[0], 1e-9)
-    # the vertices' discs in screen px (labels keep off them)
-    r = s.marker(tree.n) / 2 + 2
-    vx, vy = (x - xr[0]) * ppx, (y - yr[0]) * ppy
-    taken = [(a - r, a + r, b - r, b + r) for a, b in zip(vx, vy)]
-    boxes = []
-    placed = {}
     # the current message's label is placed first (it must not move away from its arrow), the
     # others take the first spot, outwards along their perpendicular, that overlaps no label or vertex
     order = ([current] if current is not None and 0 <= current < len(messages) else []) + \
         [i for i in range(len(messages)) if i != current]
-    for i in order:
-        snd, rcv, vals = messages[i]
-        x0, y0, x1, y1 = x[snd], y[snd], x[rcv], y[rcv]
-        dx, dy = x1 - x0, y1 - y0
-        # the perpendicular in screen px, to the left of the direction of travel
-        px_dx, px_dy = dx * ppx, dy * ppy
-        norm = max(np.hypot(px_dx, px_dy), 1e-9)
-        nx, ny = -px_dy / norm, px_dx / norm
-        off = 9 * s.scale
-        ox, oy = nx * off / ppx, ny * off / ppy
-        ax_, ay_ = x0 + 0.22 * dx + ox, y0 + 0.22 * dy + oy
-        hx, hy = x0 + 0.72 * dx + ox, y0 + 0.72 * dy + oy
-        text = "[" + ", ".join(f"{v:.2f}" for v in vals) + "]"
-        w = text_width(text, font) + 8
-        # the label: beside the arrow's tail, pushed outwards along the perpendicular
-        lx, ly = 26 * s.scale * nx + 0.5 * w * np.sign(nx) * (abs(nx) > 0.3), 22 * s.scale * ny
-        tx, ty = (ax_ - xr[0]) * ppx, (ay_ - yr[0]) * ppy
-        best = None
-        for f in (1.0, 1.6, 2.2, 2.8, 3.4):
-            for shift in (0.0, font + 6, -(font + 6)):
-                cx, cy = tx + f * lx, ty + f * ly + shift
-                box = (cx - w / 2, cx + w / 2, cy - font * 0.75, cy + font * 0.75)
-                hit = sum(_overlap(box, t) for t in taken)
-                if best is None or hit < best[0]:
-                    best = (hit, f * lx, f * ly + shift, box)
-                if hit == 0:
-                    break
-            if best[0] == 0:
-                break
-        _, lx, ly, box = best
-        taken.append(box)
-        boxes.append(box)
-        placed[i] = (ax_, ay_, hx, hy, lx, ly, text)
+    r = s.marker(tree.n) / 2 + 2
+
+    def place(xr, yr):
+        """Arrows and labels for these axis ranges: (placed, label boxes in px, ppx, ppy)."""
+        # the plot's scale in px per unit (the width is the narrowest expected)
+        ppx = width / max(xr[1] - xr[0], 1e-9)
+        ppy = (height - (50 if title else 20)) / max(yr[1] - yr[0], 1e-9)
+        # the vertices' discs in screen px (labels keep off them)
+        vx, vy = (x - xr[0]) * ppx, (y - yr[0]) * ppy
+        taken = [(a - r, a + r, b - r, b + r) for a, b in zip(vx, vy)]
+        boxes, placed = [], {}
+        for i in order:
+            snd, rcv, vals = messages[i]
+            x0, y0, x1, y1 = x[snd], y[snd], x[rcv], y[rcv]
+            dx, dy = x1 - x0, y1 - y0
+            # the perpendicular in screen px, to the left of the direction of travel
+            px_dx, px_dy = dx * ppx, dy * ppy
+            norm = max(np.hypot(px_dx, px_dy), 1e-9)
+            nx, ny = -px_dy / norm, px_dx / norm
+            off = 9 * s.scale
+            ox, oy = nx * off / ppx, ny * off / ppy
+            ax_, ay_ = x0 + 0.22 * dx + ox, y0 + 0.22 * dy + oy
+            hx, hy = x0 + 0.72 * dx + ox, y0 + 0.72 * dy + oy
+            text = "[" + ", ".join(f"{v:.2f}" for v in vals) + "]"
+            w = text_width(text, font) + 8
+            # the label: beside the arrow's tail, pushed outwards along the perpendicular
+            lx, ly = 26 * s.scale * nx + 0.5 * w * np.sign(nx) * (abs(nx) > 0.3), 22 * s.scale * ny
+            tx, ty = (ax_ - xr[0]) * ppx, (ay_ - yr[0]) * ppy
+            # candidate spots, nearest first: further out along the perpendicular, slid along the
+            # edge, or one line up or down; the first that covers nothing wins, else the least covering
+            along = min(norm, 80.0)
+            ux, uy = px_dx / norm, px_dy / norm
+            cand = np.array([(f * lx + t * along * ux, f * ly + t * along * uy + v * (font + 6))
+                             for f in (1.0, 1.6, 2.2, 2.8, 3.4) for t in (0.0, 0.35, -0.35, 0.7, -0.7)
+                             for v in (0, 1, -1)])
+            cand = cand[np.argsort(np.hypot(cand[:, 0] - lx, cand[:, 1] - ly), kind="stable")]
+            cx, cy = tx + cand[:, 0], ty + cand[:, 1]
+            bc = np.stack([cx - w / 2, cx + w / 2, cy - font * 0.75, cy + font * 0.75], axis=1)
+            tk = np.asarray(taken)
+            ovx = np.minimum(bc[:, None, 1], tk[None, :, 1]) - np.maximum(bc[:, None, 0], tk[None, :, 0])
+            ovy = np.minimum(bc[:, None, 3], tk[None, :, 3]) - np.maximum(bc[:, None, 2], tk[None, :, 2])
+            hit = (np.clip(ovx, 0, None) * np.clip(ovy, 0, None)).sum(axis=1)
+            j = int(np.argmax(hit == 0)) if (hit == 0).any() else int(np.argmin(hit))
+            taken.append(tuple(bc[j]))
+            boxes.append(tuple(bc[j]))
+            placed[i] = (ax_, ay_, hx, hy, float(cand[j, 0]), float(cand[j, 1]), text)
+        return placed, boxes, ppx, ppy
+
+    def widened(xr, yr, boxes, ppx, ppy):
+        """The ranges grown so that no label leaves the plot."""
+        if not boxes:
+            return list(xr), list(yr)
+        bx = np.array(boxes)
+        lo_x = min(0.0, bx[:, 0].min()) / ppx
+        hi_x = max(0.0, bx[:, 1].max() - (xr[1] - xr[0]) * ppx) / ppx
+        lo_y = min(0.0, bx[:, 2].min()) / ppy
+        hi_y = max(0.0, bx[:, 3].max() - (yr[1] - yr[0]) * ppy) / ppy
+        return [xr[0] + lo_x, xr[1] + hi_x], [yr[0] + lo_y, yr[1] + hi_y]
+
+    # widening the ranges changes the scale the labels were placed at: place again (a few passes)
+    xr, yr = list(fig.layout.xaxis.range), list(fig.layout.yaxis.range)
+    for _ in range(4):
+        placed, boxes, ppx, ppy = place(xr, yr)
+        nxr, nyr = widened(xr, yr, boxes, ppx, ppy)
+        if np.allclose(nxr + nyr, xr + yr, rtol=0, atol=1e-3 * max(xr[1] - xr[0], yr[1] - yr[0])):
+            break
+        xr, yr = nxr, nyr
+    fig.update_layout(xaxis_range=nxr, yaxis_range=nyr)
     for i in sorted(placed, key=lambda j: j == current):   # the current message drawn last, on top
         ax_, ay_, hx, hy, lx, ly, text = placed[i]
         red = i == current
@@ -194,13 +216,6 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
                            font=dict(size=font, color=SELECT if red else s.text),
                            text=f"<b>{text}</b>" if red else text, bgcolor=s.label_bg,
                            bordercolor=SELECT if red else s.faint, borderwidth=1, borderpad=2)
-    if boxes:  # widen the ranges so no label leaves the plot
-        bx = np.array(boxes)
-        lo_x = min(0.0, bx[:, 0].min()) / ppx
-        hi_x = max(0.0, bx[:, 1].max() - (xr[1] - xr[0]) * ppx) / ppx
-        lo_y = min(0.0, bx[:, 2].min()) / ppy
-        hi_y = max(0.0, bx[:, 3].max() - (yr[1] - yr[0]) * ppy) / ppy
-        fig.update_layout(xaxis_range=[xr[0] + lo_x, xr[1] + hi_x], yaxis_range=[yr[0] + lo_y, yr[1] + hi_y])
     return fig
 
 

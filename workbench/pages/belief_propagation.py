@@ -438,7 +438,7 @@ def parallel(model: BPModel, exact) -> None:
     msgs = [(int(c), int(tree.parent[c]), trace.upward[it][c]) for c in ch] + \
            [(int(tree.parent[c]), int(c), trace.downward[it][c]) for c in ch]
     err = np.nanmax(np.abs(np.nan_to_num(trace.marginals[it], nan=1.0) - exact.marginals), axis=1)
-    fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0),
+    fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0), width=800,
                          title=f"Parallel schedule, iteration {it}: every message recomputed from "
                                "iteration t−1 (colour: belief P(label 0))")
     chart(fig, key="bp_par_fig", name="bp_parallel")
