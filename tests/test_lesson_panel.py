@@ -179,3 +179,25 @@ def test_bp_page_messages_and_marginals_equal_the_engines(query):
         states = ref.states[tree.index(name)] if ref.states is not None else None
         col = states.index(label) if states is not None else int(label)
         assert marg.loc[name].iloc[col] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_bp_page_set_and_clear_evidence_with_the_buttons():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("workbench/pages/belief_propagation.py")
+    at.query_params.clear()
+    at.query_params["tree"] = "lecture_5_vertices"
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox(key="bp_ev_label").set_value(1)
+    _button(at, "bp_ev_set").click().run()      # at the selected vertex: the root, 1
+    assert not at.exception, at.exception
+    assert at.query_params["evidence"] in ("1=1", ["1=1"])
+    tree = tree_from_link("lecture_5_vertices")
+    ref = bp_model("belief_propagation", {"evidence": {"1": 1}}, tree)
+    exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
+    np.testing.assert_allclose(at.session_state["bp_model"].node_potentials, ref.node_potentials, rtol=0, atol=0)
+    assert "P(x(1) | evidence)** = \\[0.0000, 1.0000\\]" in "\n".join(m.value for m in at.markdown)
+    assert exact.marginals[0, 1] == pytest.approx(1.0)
+    _button(at, "bp_ev_clear").click().run()
+    assert "evidence" not in at.query_params

@@ -12,6 +12,8 @@ made of the engine's own messages.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -280,7 +282,8 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
         ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
     st.markdown(f"**P(x({md(name)}) | evidence)** = \\[{shown}\\]")
-    chart(marginal_bars(post, prior, title=f"P(x_{name}): prior and with the evidence", height=240),
+    chart(marginal_bars(post, prior, title=f"P(x_{html.escape(name)}): prior and with the evidence", height=240,
+                        labels=labels if model.states is not None else None),
           key="bp_bars", name="bp_marginal")
     st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key="bp_click", horizontal=True)
     st.radio("Evidence", ["hard", "soft"], key="bp_ev_kind", horizontal=True,
