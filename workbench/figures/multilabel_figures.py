@@ -171,7 +171,8 @@ def label_pair_figure(weights, label_names, frequencies=None, *, height: int = 3
         x=x, y=y, mode="markers+text", text=[str(n)[:14] for n in label_names],
         textposition=["top center" if yy >= 0 else "bottom center" for yy in y],
         textfont=dict(size=s.font("label"), color=s.text),
-        marker=dict(size=14 + 30 * freq, color=OKABE_ITO["yellow"], line=dict(width=1.5, color=s.outline)),
+        # opacity 1: Plotly draws markers of varying size (a bubble chart) at 0.7, the edges showing through
+        marker=dict(size=14 + 30 * freq, color=OKABE_ITO["yellow"], opacity=1.0, line=dict(width=1.5, color=s.outline)),
         hovertext=[f"{n}: on in {100 * f:.0f} % of examples" for n, f in zip(label_names, freq)],
         hoverinfo="text", showlegend=False))
     fig.update_xaxes(visible=False, range=[-1.5, 1.5])

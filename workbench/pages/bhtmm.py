@@ -13,6 +13,7 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
 from engine.htmm.sp import AUTHORS_CODE
+from workbench.components import chart
 from engine.pagestate import bhtmm_config
 from workbench import links
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
@@ -221,16 +222,16 @@ def show(p: Params, cfg: BhtmmConfig, result):
             gen = st.toggle("Confusion of the generated labels", value=True)
             cm = m["generated_confusion"] if gen else m["confusion"]
             names = [f"{i} ({i - 1} ch.)" if ternary(cfg) else str(i) for i in range(1, len(cm) + 1)]
-            st.plotly_chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
+            chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
                             key="bhtmm_cm")
         else:
-            st.plotly_chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
+            chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
                             key="bhtmm_cm")
     with right:
-        st.plotly_chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
+        chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
         ks = {k: v for k, v in result.curves.items() if k.startswith("k[")}
         if ks:
-            st.plotly_chart(k_trace_figure(ks), key="bhtmm_k")
+            chart(k_trace_figure(ks), key="bhtmm_k")
 
     try:
         test = test_trees(cfg.test, cfg.synthetic_trees)
@@ -252,13 +253,13 @@ def show(p: Params, cfg: BhtmmConfig, result):
         pred = result.artefacts[kind][s.start:s.stop]
         wrong = sum(str(a) != b for a, b in zip(pred, true))
         rule = " Label = number of children + 1 on these ternary trees." if ternary(cfg) else ""
-        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red.{rule}")
-        st.plotly_chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig")
+        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s), drawn as vermillion squares marked ✗.{rule}")
+        chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
         st.caption(f"Tree {t + 1}: class {yt}, predicted {yp} "
                    f"({'right' if yp == yt else 'wrong'}; posterior {result.artefacts['posterior_max'][t]:.2f}).")
-        st.plotly_chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig")
+        chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
 
 
 st.title("Hidden Tree Markov Models")

@@ -37,12 +37,12 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
+from workbench.components import chart, clickable_chart, tree_hash
 from workbench import links
-from workbench.components import clickable_chart, tree_hash
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
-from workbench.text import md
+from workbench.text import md, superscript
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
@@ -196,7 +196,7 @@ def _fresh_event(key: str):
 def _label_node(cover, z: int) -> str:
     if cover.kind[z] == EDGE:
         return f"edge {cover.node_name(z)}"
-    return f"component S^{cover.node_name(z)} ({KIND_NAMES[int(cover.kind[z])]}, round {int(cover.round[z])})"
+    return f"component {superscript('S', cover.node_name(z))} ({KIND_NAMES[int(cover.kind[z])]}, round {int(cover.round[z])})"
 
 
 def _label_vertex(tree, v: int) -> str:
@@ -209,7 +209,7 @@ st.title("Cover Inspector")
 st.caption("A hierarchical cover splits the tree recursively at single vertices; its decomposition "
            "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
            "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
-           "T_t — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
+           "$T_t$ — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
            "and reaches the minimum height among (2,s)-covers in linear time.")
 
 tree = current_tree()
@@ -258,7 +258,7 @@ opt, rake = (other, cover) if cover.rake_only else (cover, other)
 info = cached_info(tree)
 with c3:
     st.markdown(f"**{tree.n:,} vertices**, {int(tree.leaves.size):,} leaves, D has {cover.m:,} nodes "
-                f"({cover.rounds} rounds).  \nThe black vertices of T_t are merged in round t; the "
+                f"({cover.rounds} rounds).  \nThe black vertices of $T_t$ are merged in round t; the "
                 f"shaded bands are the components formed before it.")
 
 # metrics side by side
@@ -331,7 +331,7 @@ def rounds(tree, cover, s: int) -> None:
     top = st.columns([3, 2])
     with top[0]:
         t = st.slider("Round t", 0, max(cover.rounds, 1) if cover.rounds else 1, key="cover_t",
-                      help="T_t is the contracted tree at the start of round t; T_R is s alone.",
+                      help="$T_t$ is the contracted tree at the start of round t; $T_R$ is s alone.",
                       disabled=cover.rounds == 0)
         t = min(t, cover.rounds)
     with top[1]:
@@ -355,7 +355,7 @@ def rounds(tree, cover, s: int) -> None:
     sel_vertex = sel[1] if sel and sel[0] == "vertex" else None
     chain = cover.ancestors(cover.node_of_vertex(sel_vertex)) if sel_vertex is not None else None
     n_merge = int(tr.mergeable.sum())
-    st.markdown(f"**Round {t}:** T_{t} has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
+    st.markdown(f"**Round {t}:** $T_{{{t}}}$ has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
                 f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
                                 f"They form {n_merge:,} new component{'' if n_merge == 1 else 's'} of height {t + 1}."))
     t_layout, d_layout = cached_layouts(tree, s, cover.rake_only)
@@ -369,8 +369,8 @@ def rounds(tree, cover, s: int) -> None:
             clickable_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
                             key="cover_tplot", on_pick=_pick_in_t, width="stretch")
         else:
-            st.info(f"The tree has {tree.n:,} vertices and T_{t} {tr.vertices.size:,}; trees are drawn "
-                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see T_t.")
+            st.info(f"The tree has {tree.n:,} vertices and $T_{{{t}}}$ {tr.vertices.size:,}; trees are drawn "
+                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see $T_t$.")
     with right:
         if d_layout is not None:
             clickable_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
@@ -382,9 +382,9 @@ def rounds(tree, cover, s: int) -> None:
         z = sel_node
         verts = cover.vertices_of(z)
         kids = ", ".join(cover.node_name(int(c)) for c in cover.children(z)[:30])
-        bnd = ", ".join(tree.name(b) for b in cover.boundary_of(z)) or "∅"
+        bnd = "{" + ", ".join(tree.name(b) for b in cover.boundary_of(z)) + "}" if len(cover.boundary_of(z)) else "∅"
         st.markdown(
-            f"**{_label_node(cover, z)}** — boundary ∂T = {{{bnd}}}, {verts.size:,} vertices, "
+            f"**{md(_label_node(cover, z))}** — boundary ∂T = {bnd}, {verts.size:,} vertices, "
             f"height {int(cover.node_height[z])} in D"
             + (f", split at {tree.name(int(cover.split_vertex[z]))} into: {kids}" if cover.kind[z] != EDGE else "")
             + (f".  \nVertices: {', '.join(tree.name(int(v)) for v in verts[:60])}"
@@ -456,8 +456,8 @@ with tab_opt:
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
             st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
-            st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
-                            key="cover_roots_plot", width="stretch")
+            chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best), key="cover_roots_plot",
+                  name="cover_best_root", width="stretch")
 
             def _use_best(name=best, key=root_key):
                 st.session_state[key] = name
@@ -465,11 +465,12 @@ with tab_opt:
             st.button(f"Use root {best}", key="cover_use_best", on_click=_use_best)
 
 with tab_icicle:
-    st.caption("Each block is a component; its width is its number of edges, its colour its kind "
-               "(grey edge, blue rake, orange compress, purple root). Click to zoom into a subtree.")
-    st.plotly_chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", width="stretch")
+    st.caption("Each block is a component; its width is its number of edges, and its kind is written in it "
+               "and coloured: grey edge, blue rake, orange compress, purple root. Click to zoom into a subtree.")
+    chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", name="cover_icicle",
+          width="stretch")
 
 with tab_growth:
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
                "grows like log₂ n, a star of paths with log₂ n edges each grows like log log n.")
-    st.plotly_chart(growth_figure(growth_rows()), key="cover_growth", width="stretch")
+    chart(growth_figure(growth_rows()), key="cover_growth", name="cover_height_growth", width="stretch")

@@ -14,6 +14,7 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
+from workbench.components import chart
 from engine.pagestate import ofde_config
 from workbench import links
 from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
@@ -192,8 +193,8 @@ with main:
         with tab_curve:
             levels = {"Chow-Liu": m["chowliu_test_loglik"], f"CLT (eps {m['clt_epsilon']})": m["clt_test_loglik"]}
             label = f"OFDE over {m['model']} (k={m['mixture_size']}, scale {m['perturbation_scale']:g})"
-            st.plotly_chart(learning_curve_figure({label: m["curve"]}, levels), use_container_width=True,
-                            key="ofde_curve")
+            chart(learning_curve_figure({label: m["curve"]}, levels), width="stretch", key="ofde_curve",
+                  name="ofde_learning_curve")
             st.caption(f"{m['rounds']:,} rounds over {m['n_train']:,} training samples of {m['n_vars']} variables; "
                        f"average log-likelihood of {m['n_test']:,} test samples under the current mixture, "
                        "natural log.")
@@ -202,18 +203,20 @@ with main:
             cl = {tuple(e) for e in a["chowliu_edges"]}
             left, right = st.columns(2)
             shared = forest_layout(m["n_vars"], a["chowliu_edges"])  # one layout: same variable, same place
-            left.plotly_chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
-                                               title="OFDE: heaviest component", layout=shared),
-                              use_container_width=True, key="ofde_forest")
-            right.plotly_chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
-                                                title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0],
-                                                mark_dash=THEIRS_ONLY[1], layout=shared),
-                               use_container_width=True, key="ofde_cl")
-            st.caption(f"Both drawn on the Chow-Liu tree's layout. Red, solid: OFDE edges the Chow-Liu tree lacks "
-                       f"({len(ours - cl)}); orange, dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
+            with left:
+                chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
+                                       title="OFDE: heaviest component", layout=shared),
+                      width="stretch", key="ofde_forest", name="ofde_forest")
+            with right:
+                chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
+                                       title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0], mark_dash=THEIRS_ONLY[1],
+                                       layout=shared),
+                      width="stretch", key="ofde_cl", name="ofde_chow_liu")
+            st.caption(f"Both drawn on the Chow-Liu tree's layout. Vermillion, thick and solid: OFDE edges the Chow-Liu "
+                       f"tree lacks ({len(ours - cl)}); orange, thick and dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
                        + ", ".join(f"{c['weight']:.3f}" for c in a["mixture"]))
         with tab_time:
-            st.plotly_chart(round_time_figure(res.curves["round_ms"]), use_container_width=True, key="ofde_time")
+            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key="ofde_time", name="ofde_round_time")
             st.caption(f"Median {m['per_round_ms_median']:.3f} ms, 90th percentile {m['per_round_ms_p90']:.3f} ms "
                        "per round (play, update, perturbed leader, swap rounding; evaluation excluded).")
         with tab_trade:
@@ -224,9 +227,9 @@ with main:
                         "carries the regret guarantee; smaller perturbations follow the leader sooner.")
             else:
                 _, curves, tm = trade
-                st.plotly_chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
-                                                      title="Smaller perturbations converge faster"),
-                                use_container_width=True, key="ofde_trade_fig")
+                chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
+                                            title="Smaller perturbations converge faster"),
+                      width="stretch", key="ofde_trade_fig", name="ofde_perturbation_tradeoff")
                 st.caption("Perturbations are uniform in [0, scale / beta_t] with beta_t = sqrt(2/t)/n. The regret "
                            "bound of section 5 needs scale 1; below it, FPL behaves more like Follow the Leader, "
                            "which has no guarantee against adversarial sequences but converges fast on i.i.d. data.")

@@ -31,18 +31,20 @@ from workbench.components import (
     RING,
     Spec,
     as_spec,
+    chart,
     ring_trace,
     selected_vertex,
     tree_chart,
     tree_spec,
     vertex_box,
 )
-from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bars
+from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
+                                                 work_bars)
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench import links
 from workbench.state import current_tree, set_tree
-from workbench.text import md
+from workbench.text import md, subscript
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
@@ -328,7 +330,7 @@ def _work_spec(online: int, bp: int, ops: int) -> Spec:
     base = _work_base(current_style())
     spread = bp * max(ops, 1) / max(online, 1)
     bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
-                y=["online (all ops so far)", f"{ops} BP passes"],
+                y=work_bar_names(ops),
                 text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
     layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
                                              type="log" if spread > 50 or spread < 1 / 50 else "linear"))
@@ -348,7 +350,7 @@ def lesson(tree) -> None:
         spec = tree_spec(tree, title="The tree T", colour=colour, colour_scale=PROB_SCALE,
                          colour_title="P(label 0)", rings=sorted(s.evidence), selected=sel)
         tree_chart(tree, KEY, spec, default=tree.root, on_pick=_query)
-        st.caption("Colour: P(label 0). Red ring: the selected vertex; orange rings: vertices with "
+        st.caption("Colour: P(label 0). Large red ring: the selected vertex; smaller orange rings: vertices with "
                    "evidence. Click a vertex (or pick it by name) to query its marginal.")
     with right:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
@@ -357,10 +359,10 @@ def lesson(tree) -> None:
         states = _states(s)
         shown = ", ".join(f"{p:.4f}" for p in marg) if states is None else \
             ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(states[sel], marg))
-        st.markdown(f"**P(x_{md(name)})** = [{shown}]"
+        st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
-        st.plotly_chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars")
+        chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
         e1, e2 = st.columns(2)
         with e1:
             if states is not None and st.session_state.get("om_label", 0) >= len(states[sel]):
@@ -381,7 +383,7 @@ def lesson(tree) -> None:
     full = bp_work(tree.n, k)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Cover height", model.height)
-    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
+    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red and ringed in D")
     m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
               delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
               delta_arrow="off")   # a share, not a rise: no arrow
@@ -392,8 +394,8 @@ def lesson(tree) -> None:
         if m_d and m_d <= D_LIMIT and (m_d <= D_AUTO or st.toggle(
                 f"Draw D ({m_d:,} nodes)", key="om_draw_d",
                 help="Off by default for large trees: D is sent again after every click.")):
-            st.plotly_chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d")
-            st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
+            chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d", name="decomposition_tree")
+            st.caption("Red and ringed: the D nodes the last operation touched (one path, at most height + 1 nodes).")
         elif m_d > D_LIMIT:
             st.info(f"D has {m_d:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
         if m_d and rep is not None:
@@ -401,9 +403,9 @@ def lesson(tree) -> None:
     with d2:
         n_ops = s.n_operations
         if n_ops:
-            st.plotly_chart(_work_spec(model.total_work, full, n_ops), key="om_work")
+            chart(_work_spec(model.total_work, full, n_ops), key="om_work", name="work")
         if tree.n <= 60:
-            st.plotly_chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff")
+            chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff", name="posterior_minus_prior")
 
 
 # ------------------------------------------------------------------ the page

@@ -17,6 +17,7 @@ from engine.errors import EngineError
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
 from engine.multilabel.run import run
+from workbench.components import chart
 from engine.pagestate import rta_config
 from workbench import links
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
@@ -178,18 +179,19 @@ with right:
                    "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), Table 1, 5-fold CV, linear kernel.")
         c1, c2 = st.columns(2)
         with c1:
-            st.plotly_chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),
-                            use_container_width=True)
+            chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),
+                  key="rta_exact_fig", name="rta_exact_fraction", width="stretch")
         with c2:
-            st.plotly_chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
-                            use_container_width=True)
+            chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
+                  key="rta_pairs_fig", name="rta_label_pairs", width="stretch")
             st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
                        "Node size: how often the label is on.")
         st.subheader("The sampled spanning trees")
-        st.caption("Labels sit at the same places in every tree; the root (orange) is label 0. "
+        st.caption("Labels sit at the same places in every tree; the root (an orange square) is label 0. "
                    + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
-        st.plotly_chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), use_container_width=True)
+        chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), key="rta_trees_fig",
+              name="rta_spanning_trees", width="stretch")
         with st.expander("Per fold and training curve"):
             st.dataframe(per_fold_table(m), use_container_width=True)
-            st.plotly_chart(training_figure(result.curves.get("dual_objective"), result.curves.get("duality_gap")),
-                            use_container_width=True)
+            chart(training_figure(result.curves.get("dual_objective"), result.curves.get("duality_gap")),
+                  key="rta_training_fig", name="rta_training", width="stretch")

@@ -16,6 +16,7 @@ from engine.hedge.run import run
 from engine.pagestate import hedge_config
 from engine.trees import generate
 from engine.trees.spec import tree_from_spec
+from workbench.components import chart
 from workbench import links
 from workbench.figures.hedge_figures import (LEARNER_STYLE, action_tree_figure, loss_curves_figure,
                                              regret_heatmap)
@@ -195,14 +196,14 @@ def results(run_tree, result) -> None:
         view = st.radio("Curves", list(VIEWS.values()), horizontal=True,
                         key="hedge_view", label_visibility="collapsed")
         excess = view != "Cumulative loss"
-        st.plotly_chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
+        chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
         st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
                    "that levels off has stopped paying for learning; the bound may never be crossed."
                    if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
     with right:
         learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
                                key="hedge_learner")
-        st.plotly_chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
+        chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
                                        height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
                         key="hedge_heat")
 
@@ -223,13 +224,13 @@ def results(run_tree, result) -> None:
     c1, c2 = st.columns(2)
     with c1:
         if a["true_best"] is not None:
-            st.plotly_chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover, mark=mark,
+            chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover, mark=mark,
                                                title=f"Each task's true best action (trial {t:,})"), key="hedge_truth")
         else:
-            st.plotly_chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover, mark=mark,
+            chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover, mark=mark,
                                                title="Best comparator μ* of Theorem 9 (whole run)"), key="hedge_truth")
     with c2:
-        st.plotly_chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover, mark=mark,
+        chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover, mark=mark,
                                            title=f"{LEARNER_STYLE[learner][0]}: favourite action after trial {t:,}"),
                         key="hedge_fav")
 

@@ -14,13 +14,14 @@ import streamlit as st
 
 from engine.files import public_message
 from engine.errors import EngineError
-from engine.trees import GENERATORS, generate
+from engine.trees import GENERATORS, Tree, generate
 from engine.trees import editing
-from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_tree_text, read_tree_bytes, tree_to_bytes
+from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
+                                  read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
+from workbench.components import select_vertex, selected_vertex, tree_chart, tree_hash, tree_spec, vertex_box
 from engine.trees.spec import generator_link
 from workbench import links
-from workbench.components import select_vertex, selected_vertex, tree_chart, tree_spec, vertex_box
 from workbench.figures.tree_figure import LABEL_LIMIT
 from workbench.state import can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, undo
 from workbench.text import md
@@ -28,6 +29,7 @@ from workbench.text import md
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
 KEY = "studio_tree"      # the clickable tree and its selection (workbench.components)
+COPY_LIMIT = 5_000       # vertices whose Newick is shown to copy (larger: download it)
 SLIDER_MAX = 10_000
 
 
@@ -72,6 +74,15 @@ def show_error(where: str) -> None:
     if err and err[0] == where:
         del st.session_state["studio_error"]
         st.error(public_message(err[1]), icon=":material/error:")
+
+
+@st.cache_data(max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def tree_text(tree: Tree, kind: str) -> str:
+    """The tree as Newick, a TikZ picture or a standalone LaTeX document (``EngineError`` when the
+    format refuses it, e.g. TikZ above its size limit)."""
+    if kind == "Newick":
+        return format_newick(tree)
+    return format_tikz(tree, standalone=kind == "LaTeX document")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
@@ -275,7 +286,7 @@ with right:
 
 # ------------------------------------------------------------------ table, summary, download
 st.divider()
-tab_table, tab_info, tab_down = st.tabs(["Edge table", "Summary", "Download"])
+tab_table, tab_info, tab_down, tab_copy = st.tabs(["Edge table", "Summary", "Download", "Copy as Newick / TikZ"])
 with tab_table:
     if tree.n == 1:
         st.caption("A single vertex has no edges; add a child above.")
@@ -310,3 +321,17 @@ with tab_down:
     # the file is written when the button is clicked (every format can write every tree)
     st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
                        key="studio_download", icon=":material/download:", mime="application/octet-stream")
+with tab_copy:
+    kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key="studio_copy_as",
+                                help="TikZ: a tikzpicture for slides and papers (plain TikZ, compiles with "
+                                     "pdfLaTeX); LaTeX document: the same in a complete standalone document.")
+    if kind is None:
+        st.caption("Pick a format: the text appears with a copy button at its top right.")
+    elif kind == "Newick" and tree.n > COPY_LIMIT:
+        st.info(f"This tree has {tree.n:,} vertices: its Newick is shown up to {COPY_LIMIT:,}. "
+                "Download it as Newick (.nwk) in the Download tab.")
+    else:
+        try:
+            st.code(tree_text(tree, kind), language="latex" if kind != "Newick" else None, height=320)
+        except EngineError as exc:
+            st.info(str(exc))
