@@ -197,7 +197,7 @@ def test_bp_page_set_and_clear_evidence_with_the_buttons():
     ref = bp_model("belief_propagation", {"evidence": {"1": 1}}, tree)
     exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
     np.testing.assert_allclose(at.session_state["bp_model"].node_potentials, ref.node_potentials, rtol=0, atol=0)
-    assert "P(x(1) | evidence)** = \\[0.0000, 1.0000\\]" in "\n".join(m.value for m in at.markdown)
+    assert "P(x₁ | evidence)** = \\[0.0000, 1.0000\\]" in "\n".join(m.value for m in at.markdown)
     assert exact.marginals[0, 1] == pytest.approx(1.0)
     _button(at, "bp_ev_clear").click().run()
     assert "evidence" not in at.query_params

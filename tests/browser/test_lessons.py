@@ -10,6 +10,7 @@ import pytest
 from engine.lessons import load_lessons
 from engine.urlstate import parse_link
 from tests.browser.conftest import click_vertex, shot, wait_for_app
+from workbench.text import subscript
 
 pytestmark = pytest.mark.browser
 
@@ -85,9 +86,9 @@ def test_start_reveal_and_next_from_the_landing_page(page, app_url):
 
 
 def _view(page) -> str:
-    """What the Online Marginals page shows of its selected vertex."""
-    page.wait_for_selector("text=/P\\(x_\\S+\\) =/", timeout=60_000)
-    return re.search(r"P\(x_(\S+)\) =", page.locator("[data-testid='stMain']").inner_text()).group(1)
+    """What the Online Marginals page shows of its selected vertex: ``x₇`` (or ``x_name``)."""
+    page.wait_for_selector("text=/P\\(x\\S*\\) =/", timeout=60_000)
+    return re.search(r"P\((x\S*)\) =", page.locator("[data-testid='stMain']").inner_text()).group(1)
 
 
 def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
@@ -101,7 +102,7 @@ def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
     query = parse_qs(urlsplit(url).query)
     assert query["tree"] == ["random:40:3"] and query["k"] == ["3"]
     chosen = _view(page)
-    assert query["vertex"] == [chosen]
+    assert subscript("x", query["vertex"][0]) == chosen
     page.reload()                                   # F5
     wait_for_app(page)
     assert _view(page) == chosen
@@ -130,7 +131,7 @@ def test_belief_propagation_click_sets_and_clears_evidence(page, app_url):
     page.wait_for_function("() => location.search.includes('evidence=4')", timeout=30_000)
     wait_for_app(page)
     page.wait_for_selector("text=Evidence: 4=0", timeout=30_000)
-    assert "P(x(4) | evidence) = [1.0000, 0.0000]" in page.locator("[data-testid='stMain']").inner_text()
+    assert "P(x₄ | evidence) = [1.0000, 0.0000]" in page.locator("[data-testid='stMain']").inner_text()
     shot(page, "belief_propagation_evidence_by_click")
     clicks.get_by_text("clears its evidence").click()
     wait_for_app(page)
