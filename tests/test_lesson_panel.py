@@ -254,3 +254,32 @@ def test_every_page_reads_its_settings_from_the_address_and_writes_them_back(lin
         want = None if link.values[name] == link.page.param(name).default else text
         assert got.get(name) == want, (name, got.get(name), text)
     assert [n for n in link.raw if n != "tree" and got.get(n) is not None]   # the link is not all defaults
+
+
+def test_bp_page_soft_evidence_multiplies_phi_and_zero_weights_are_refused():
+    at = _open_link("/belief_propagation?tree=lecture_5_vertices&vertex=4")
+    at.radio(key="bp_ev_kind").set_value("soft").run()
+    at.number_input(key="bp_soft_0").set_value(0.2)
+    at.number_input(key="bp_soft_1").set_value(0.8).run()
+    _button(at, "bp_ev_set").click().run()
+    assert not at.exception, at.exception
+    assert _address(at)["evidence"] == "4=0.2/0.8"
+    tree = tree_from_link("lecture_5_vertices")
+    prior = bp_model("belief_propagation", {}, tree).node_potentials
+    got = at.session_state["bp_model"].node_potentials
+    np.testing.assert_allclose(got[tree.index("4")], prior[tree.index("4")] * [0.2, 0.8], rtol=1e-15)
+    at.number_input(key="bp_soft_0").set_value(0.0)
+    at.number_input(key="bp_soft_1").set_value(0.0).run()
+    _button(at, "bp_ev_set").click().run()
+    assert any("soft evidence at 4 must have a positive weight" in e.value for e in at.error)
+    assert _address(at)["evidence"] == "4=0.2/0.8"      # the evidence set before stays
+
+
+def test_bp_page_play_and_pause_switch_the_timer():   # the ticks themselves: the browser test
+    at = _open_link("/belief_propagation?tree=lecture_5_vertices")
+    assert at.slider(key="bp_step").value == 0
+    _button(at, "bp_play").click().run()
+    assert at.session_state["bp_playing"]
+    assert any(b.key == "bp_play" and b.label == "Pause" for b in at.button)
+    _button(at, "bp_play").click().run()
+    assert not at.session_state["bp_playing"]

@@ -139,3 +139,19 @@ def test_belief_propagation_click_sets_and_clears_evidence(page, app_url):
     page.wait_for_function("() => !location.search.includes('evidence=')", timeout=30_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_belief_propagation_play_sends_messages_until_paused(page, app_url):
+    page.goto(f"{app_url}/belief_propagation?tree=lecture_5_vertices&speed=4")
+    wait_for_app(page)
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_selector("text=Message 3:", timeout=60_000)      # the timer sends them, no click
+    page.get_by_role("button", name="Pause").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Play").wait_for(timeout=30_000)
+    wait_for_app(page)
+    shown = page.locator("[data-testid='stMain']").inner_text()
+    sent = int(re.search(r"Message (\d+):", shown).group(1))
+    page.wait_for_timeout(2500)
+    assert f"Message {sent}:" in page.locator("[data-testid='stMain']").inner_text()   # paused: no more
+    assert page.locator("[data-testid='stException']").count() == 0
