@@ -21,6 +21,12 @@ def _panel(page):
     return page.locator(".st-key-lesson_panel")
 
 
+def _panel_says(page, text: str, timeout: float = 30_000) -> None:
+    """Wait until the lesson panel shows ``text`` (its progress bar is drawn after its title)."""
+    page.wait_for_function("t => (document.querySelector('.st-key-lesson_panel') || {innerText: ''}).innerText.includes(t)",
+                           arg=text, timeout=timeout)
+
+
 def _wait_for_runs(page, timeout: float = 300_000) -> None:
     """A step with ``run=1`` starts the page's run (workbench.runner): wait until its status says
     it is done, and check that it did not fail."""
@@ -70,7 +76,7 @@ def test_start_reveal_and_next_from_the_landing_page(page, app_url):
     wait_for_app(page)
     panel = _panel(page)
     panel.wait_for(timeout=30_000)
-    assert f"Step 1 of {len(lesson.steps)}" in panel.inner_text()
+    _panel_says(page, f"Step 1 of {len(lesson.steps)}")
     assert "Answer:" not in panel.inner_text()
     panel.get_by_role("button", name="Reveal").click()
     wait_for_app(page)
@@ -81,7 +87,7 @@ def test_start_reveal_and_next_from_the_landing_page(page, app_url):
     panel.get_by_role("button", name="Next").click()
     page.wait_for_function("() => location.search.includes('step=2')", timeout=30_000)
     wait_for_app(page)
-    assert f"Step 2 of {len(lesson.steps)}" in _panel(page).inner_text()
+    _panel_says(page, f"Step 2 of {len(lesson.steps)}")
     assert "Answer:" not in _panel(page).inner_text()
 
 
