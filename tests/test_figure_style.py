@@ -306,3 +306,10 @@ def test_ofde_level_names_sit_left_one_above_one_below_with_room_on_top():
     assert anns["CLT"].x == 0 and anns["CLT"].yanchor == "top"
     lo, hi = fig.layout.yaxis.range
     assert lo < -9.0 and hi > -5.155 + 0.1 * (9.0 - 5.155)
+
+
+def test_size_vector_axis_has_whole_ticks():
+    from workbench.figures.htmm_figures import k_trace_figure
+
+    fig = k_trace_figure({"k[1]": [[1, 4], [9, 3]], "k[2]": [[1, 1], [5, 2]]})
+    assert fig.layout.yaxis.dtick == 1

@@ -148,10 +148,11 @@ def as_shown(fig, style=None):
 
 
 def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
-                    config: Optional[dict] = None, **chart_args) -> None:
+                    config: Optional[dict] = None, name: Optional[str] = None, **chart_args) -> None:
     """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
     ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
-    are not clickable; a click that deselects (the same point again) changes nothing."""
+    are not clickable; a click that deselects (the same point again) changes nothing. ``name``:
+    the exported files' name (default ``key``)."""
 
     def picked():
         got = _first_id(key, decode)
@@ -167,7 +168,7 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
     cfg = style.plotly_config()
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
-    export_buttons(fig, key=key)
+    export_buttons(fig, key=key, name=name)
 
 
 # ------------------------------------------------------------------ any figure, with its exports

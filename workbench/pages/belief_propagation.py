@@ -378,7 +378,8 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
     with left:
         fig = _figure(model, msgs, step - 1 if step else None, exact.marginals if done else None,
                       f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else ""), sel)
-        clickable_chart(fig, key="bp_seq_fig", on_pick=lambda v: (select_vertex(tree, KEY, v), _on_pick(v)))
+        clickable_chart(fig, key="bp_seq_fig", name="bp_sequential",
+                        on_pick=lambda v: (select_vertex(tree, KEY, v), _on_pick(v)))
         st.caption("Click a vertex: it is selected (red ring) and, as chosen on the right, gets or loses "
                    "evidence (orange ring).")
     with right:
