@@ -10,7 +10,7 @@ from engine.inference.messages import message_work
 from engine.lessons import load_lessons
 from engine.pagestate import bp_model
 from engine.trees.spec import tree_from_link
-from engine.urlstate import page_schema, parse_link
+from engine.urlstate import PAGES, page_schema, parse_link
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -179,3 +179,107 @@ def test_bp_page_messages_and_marginals_equal_the_engines(query):
         states = ref.states[tree.index(name)] if ref.states is not None else None
         col = states.index(label) if states is not None else int(label)
         assert marg.loc[name].iloc[col] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_bp_page_set_and_clear_evidence_with_the_buttons():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("workbench/pages/belief_propagation.py")
+    at.query_params.clear()
+    at.query_params["tree"] = "lecture_5_vertices"
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox(key="bp_ev_label").set_value(1)
+    _button(at, "bp_ev_set").click().run()      # at the selected vertex: the root, 1
+    assert not at.exception, at.exception
+    assert at.query_params["evidence"] in ("1=1", ["1=1"])
+    tree = tree_from_link("lecture_5_vertices")
+    ref = bp_model("belief_propagation", {"evidence": {"1": 1}}, tree)
+    exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
+    np.testing.assert_allclose(at.session_state["bp_model"].node_potentials, ref.node_potentials, rtol=0, atol=0)
+    assert "P(x₁ | evidence)** = \\[0.0000, 1.0000\\]" in "\n".join(m.value for m in at.markdown)
+    assert exact.marginals[0, 1] == pytest.approx(1.0)
+    _button(at, "bp_ev_clear").click().run()
+    assert "evidence" not in at.query_params
+
+
+def _open_link(link_text: str) -> AppTest:
+    """The app as a browser opening ``link_text`` (a page's address and query)."""
+    link = parse_link(link_text)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(link.page.script)
+    at.query_params.clear()
+    for name, text in link.raw.items():
+        at.query_params[name] = text
+    at.run()
+    assert not at.exception, (link_text, at.exception)
+    return at
+
+
+def _address(at) -> dict:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+TREE_PAGES = [p for p in PAGES.values() if p.uses_tree]
+
+
+@pytest.mark.parametrize("schema", TREE_PAGES, ids=[p.url_path for p in TREE_PAGES])
+def test_a_tree_link_opens_every_page_on_that_tree_and_stays_in_the_address(schema):
+    at = _open_link(f"/{schema.url_path}?tree=path:7")
+    assert "7 vertices" in "\n".join(m.value for m in at.sidebar.markdown)
+    assert _address(at).get("tree") == "path:7"
+    at.run()                                     # a rerun (as after a click) keeps the view
+    assert _address(at).get("tree") == "path:7" and not at.exception
+
+
+# one link per page with settings away from the defaults: the page reads them and writes them back
+SETTINGS = ["/tree_studio?tree=path:7&vertex=3",
+            "/cover_inspector?tree=figure1&root=1&t=2&vertex=5",
+            "/online_marginals?tree=path:31&k=3&vertex=7",
+            "/belief_propagation?tree=lecture_5_vertices&k=3&coupling=-0.5&seed=4&messages=5",
+            "/tree_hedge?tree=random:30:2&k=4&trials=500",
+            "/ofde?data=synthetic&vars=8&train=1000",
+            "/rta?data=synthetic&examples=200&labels=5&trees=7",
+            "/bhtmm?source=synthetic&task=label&model=sp"]
+
+
+@pytest.mark.parametrize("link_text", SETTINGS, ids=[s.split("?")[0].strip("/") for s in SETTINGS])
+def test_every_page_reads_its_settings_from_the_address_and_writes_them_back(link_text):
+    link = parse_link(link_text)
+    at = _open_link(link_text)
+    assert not [w.value for w in at.warning if "link" in w.value.lower()]
+    got = _address(at)
+    for name, text in link.raw.items():        # a value equal to the page's default is left out
+        want = None if link.values[name] == link.page.param(name).default else text
+        assert got.get(name) == want, (name, got.get(name), text)
+    assert [n for n in link.raw if n != "tree" and got.get(n) is not None]   # the link is not all defaults
+
+
+def test_bp_page_soft_evidence_multiplies_phi_and_zero_weights_are_refused():
+    at = _open_link("/belief_propagation?tree=lecture_5_vertices&vertex=4")
+    at.radio(key="bp_ev_kind").set_value("soft").run()
+    at.number_input(key="bp_soft_0").set_value(0.2)
+    at.number_input(key="bp_soft_1").set_value(0.8).run()
+    _button(at, "bp_ev_set").click().run()
+    assert not at.exception, at.exception
+    assert _address(at)["evidence"] == "4=0.2/0.8"
+    tree = tree_from_link("lecture_5_vertices")
+    prior = bp_model("belief_propagation", {}, tree).node_potentials
+    got = at.session_state["bp_model"].node_potentials
+    np.testing.assert_allclose(got[tree.index("4")], prior[tree.index("4")] * [0.2, 0.8], rtol=1e-15)
+    at.number_input(key="bp_soft_0").set_value(0.0)
+    at.number_input(key="bp_soft_1").set_value(0.0).run()
+    _button(at, "bp_ev_set").click().run()
+    assert any("soft evidence at 4 must have a positive weight" in e.value for e in at.error)
+    assert _address(at)["evidence"] == "4=0.2/0.8"      # the evidence set before stays
+
+
+def test_bp_page_play_and_pause_switch_the_timer():   # the ticks themselves: the browser test
+    at = _open_link("/belief_propagation?tree=lecture_5_vertices")
+    assert at.slider(key="bp_step").value == 0
+    _button(at, "bp_play").click().run()
+    assert at.session_state["bp_playing"]
+    assert any(b.key == "bp_play" and b.label == "Pause" for b in at.button)
+    _button(at, "bp_play").click().run()
+    assert not at.session_state["bp_playing"]

@@ -6,6 +6,8 @@ number is in the hover; labels have a colour and a bar pattern each."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -57,10 +59,13 @@ def probability_colours(fig: go.Figure, *, label: str = "P(label 0)") -> go.Figu
     return fig
 
 
-def marginal_bars(posterior, prior=None, *, title="Marginal", height=300, style: Style | None = None) -> go.Figure:
+def marginal_bars(posterior, prior=None, *, title="Marginal", height=300, labels=None,
+                  style: Style | None = None) -> go.Figure:
+    """Bars of a marginal (and its prior); ``labels``: the states' names (default "label a"),
+    shown as plain text."""
     s = style or current()
     k = len(posterior)
-    labels = [f"label {a}" for a in range(k)]
+    labels = [f"label {a}" for a in range(k)] if labels is None else [html.escape(str(x)) for x in labels]
     fig = go.Figure()
     if prior is not None:
         fig.add_bar(x=labels, y=prior, name="prior (no evidence)", marker_color=s.faint,

@@ -12,6 +12,8 @@ made of the engine's own messages.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -30,7 +32,7 @@ from workbench import links
 from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
-from workbench.text import md
+from workbench.text import md, subscript
 
 DRAW_LIMIT = 40
 KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
@@ -279,8 +281,9 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     prior = belief_propagation(tree, model.prior_node_potentials, model.edge_potentials, k=model.k).marginals[sel][:card]
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
         ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
-    st.markdown(f"**P(x({md(name)}) | evidence)** = \\[{shown}\\]")
-    chart(marginal_bars(post, prior, title=f"P(x_{name}): prior and with the evidence", height=240),
+    st.markdown(f"**P({md(subscript('x', name))} | evidence)** = \\[{shown}\\]")
+    chart(marginal_bars(post, prior, title=f"P(x_{html.escape(name)}): prior and with the evidence", height=240,
+                        labels=labels if model.states is not None else None),
           key="bp_bars", name="bp_marginal")
     st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key="bp_click", horizontal=True)
     st.radio("Evidence", ["hard", "soft"], key="bp_ev_kind", horizontal=True,
@@ -400,7 +403,7 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
         b = belief_work(tree, model.node_potentials, model.edge_potentials, sel, k=model.k, result=exact)
         name = tree.name(sel)
         card = len(_labels(model, sel))
-        st.markdown(f"Eq. 6 at **{md(name)}**: P(x({md(name)})) ∝ φ({md(name)}) · "
+        st.markdown(f"Eq. 6 at **{md(name)}**: P({md(subscript('x', name))}) ∝ {md(subscript('φ', name))} · "
                     + " · ".join(f"m({md(tree.name(u))} → {md(name)})" for u, _ in b.incoming)
                     + " = \\[" + ", ".join(f"{p:.4f}" for p in b.product[:card]) + "\\] → \\["
                     + ", ".join(f"{p:.4f}" for p in b.marginal[:card]) + "\\]")

@@ -1,0 +1,163 @@
+"""Browser: every step of every lesson opens from its link (the page, the panel beside it, no
+exception), with a screenshot of each; the landing page's Start, Reveal and Next; a reload (F5)
+and a link opened in another browser keep the view. Screenshots in tests/browser/screenshots/."""
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from engine.lessons import load_lessons
+from engine.urlstate import parse_link
+from tests.browser.conftest import click_vertex, shot, wait_for_app
+from workbench.text import subscript
+
+pytestmark = pytest.mark.browser
+
+LESSONS = load_lessons()[0]
+
+
+def _panel(page):
+    return page.locator(".st-key-lesson_panel")
+
+
+def _panel_says(page, text: str, timeout: float = 30_000) -> None:
+    """Wait until the lesson panel shows ``text`` (its progress bar is drawn after its title)."""
+    page.wait_for_function("t => (document.querySelector('.st-key-lesson_panel') || {innerText: ''}).innerText.includes(t)",
+                           arg=text, timeout=timeout)
+
+
+def _wait_for_runs(page, timeout: float = 300_000) -> None:
+    """A step with ``run=1`` starts the page's run (workbench.runner): wait until its status says
+    it is done, and check that it did not fail."""
+    page.wait_for_function(
+        """() => /: (done in|failed|cancelled)/.test(document.querySelector('[data-testid="stMain"]').innerText)""",
+        timeout=timeout, polling=500)
+    wait_for_app(page)
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert ": failed" not in text and ": cancelled" not in text, text[:2000]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[x.id for x in LESSONS])
+def test_every_step_of_the_lesson_opens(page, app_url, lesson):
+    n = len(lesson.steps)
+    for k, step in enumerate(lesson.steps, 1):
+        link = parse_link(step.url)
+        sep = "&" if "?" in step.url else "?"
+        page.goto(f"{app_url}{step.url}{sep}lesson={lesson.id}&step={k}")
+        wait_for_app(page, timeout=120_000)
+        if "run" in link.raw:
+            _wait_for_runs(page)
+        errors = page.locator("[data-testid='stException']")
+        assert errors.count() == 0, (lesson.id, k, errors.first.inner_text()[:1000])
+        assert urlsplit(page.url).path.rstrip("/").endswith("/" + link.page.url_path), (page.url, step.url)
+        panel = _panel(page)
+        panel.wait_for(timeout=30_000)
+        text = panel.inner_text()
+        assert f"Step {k} of {n}" in text, (lesson.id, k, text[:200])
+        assert step.title in text
+        assert "This step is on another page" not in text
+        # the address keeps the step's settings (the page may add its own, never drop the link's)
+        query = {q: v[-1] for q, v in parse_qs(urlsplit(page.url).query).items()}
+        assert query.get("lesson") == lesson.id and query.get("step") == str(k)
+        for name, value in link.raw.items():
+            if name != "tree" and name in query:
+                assert query[name] == value, (lesson.id, k, name, query[name], value)
+        shot(page, f"lesson_{lesson.id}_{k:02d}")
+
+
+def test_start_reveal_and_next_from_the_landing_page(page, app_url):
+    lesson = next(x for x in LESSONS if x.id == "belief_propagation")
+    page.goto(app_url)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stMain'] h1").first.inner_text().strip() == "Lessons"
+    shot(page, "lessons_landing")
+    page.locator(f".st-key-lesson_card_{lesson.id}").get_by_role("button", name="Start").click()
+    wait_for_app(page)
+    panel = _panel(page)
+    panel.wait_for(timeout=30_000)
+    _panel_says(page, f"Step 1 of {len(lesson.steps)}")
+    assert "Answer:" not in panel.inner_text()
+    panel.get_by_role("button", name="Reveal").click()
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Answer:')",
+                           timeout=30_000)
+    assert lesson.steps[0].question.answer in panel.inner_text()
+    shot(page, "lesson_panel_revealed")
+    panel.get_by_role("button", name="Next").click()
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=30_000)
+    wait_for_app(page)
+    _panel_says(page, f"Step 2 of {len(lesson.steps)}")
+    assert "Answer:" not in _panel(page).inner_text()
+
+
+def _view(page) -> str:
+    """What the Online Marginals page shows of its selected vertex: ``x₇`` (or ``x_name``)."""
+    page.wait_for_selector("text=/P\\(x\\S*\\) =/", timeout=60_000)
+    return re.search(r"P\((x\S*)\) =", page.locator("[data-testid='stMain']").inner_text()).group(1)
+
+
+def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
+    page.goto(f"{app_url}/online_marginals?tree=random:40:3&k=3")
+    wait_for_app(page)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    click_vertex(page, 7)
+    page.wait_for_function("() => location.search.includes('vertex=')", timeout=30_000)
+    wait_for_app(page)
+    url = page.url
+    query = parse_qs(urlsplit(url).query)
+    assert query["tree"] == ["random:40:3"] and query["k"] == ["3"]
+    chosen = _view(page)
+    assert subscript("x", query["vertex"][0]) == chosen
+    page.reload()                                   # F5
+    wait_for_app(page)
+    assert _view(page) == chosen
+    assert parse_qs(urlsplit(page.url).query) == query
+    other = browser.new_context(viewport={"width": 1400, "height": 1000})   # a student opening the link
+    try:
+        student = other.new_page()
+        student.goto(url)
+        wait_for_app(student)
+        assert _view(student) == chosen
+        assert parse_qs(urlsplit(student.url).query) == query
+        assert "Copy link" in student.locator("[data-testid='stSidebar']").inner_text()
+        shot(student, "shared_link_online_marginals")
+    finally:
+        other.close()
+
+
+def test_belief_propagation_click_sets_and_clears_evidence(page, app_url):
+    page.goto(f"{app_url}/belief_propagation?tree=lecture_5_vertices")
+    wait_for_app(page)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    clicks = page.get_by_role("radiogroup", name="A click on a vertex")
+    clicks.get_by_text("sets the evidence below").click()
+    wait_for_app(page)
+    click_vertex(page, 3)                     # the vertex named "4", label 0 chosen below
+    page.wait_for_function("() => location.search.includes('evidence=4')", timeout=30_000)
+    wait_for_app(page)
+    page.wait_for_selector("text=Evidence: 4=0", timeout=30_000)
+    assert "P(x₄ | evidence) = [1.0000, 0.0000]" in page.locator("[data-testid='stMain']").inner_text()
+    shot(page, "belief_propagation_evidence_by_click")
+    clicks.get_by_text("clears its evidence").click()
+    wait_for_app(page)
+    click_vertex(page, 3)
+    page.wait_for_function("() => !location.search.includes('evidence=')", timeout=30_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_belief_propagation_play_sends_messages_until_paused(page, app_url):
+    page.goto(f"{app_url}/belief_propagation?tree=lecture_5_vertices&speed=4")
+    wait_for_app(page)
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_selector("text=Message 3:", timeout=60_000)      # the timer sends them, no click
+    page.get_by_role("button", name="Pause").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Play").wait_for(timeout=30_000)
+    wait_for_app(page)
+    shown = page.locator("[data-testid='stMain']").inner_text()
+    sent = int(re.search(r"Message (\d+):", shown).group(1))
+    page.wait_for_timeout(2500)
+    assert f"Message {sent}:" in page.locator("[data-testid='stMain']").inner_text()   # paused: no more
+    assert page.locator("[data-testid='stException']").count() == 0
