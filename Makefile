@@ -5,6 +5,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PORT   ?= 8501
+# 127.0.0.1: this machine only. A classroom network: make run ADDRESS=0.0.0.0 (and see the README)
+ADDRESS ?= 127.0.0.1
 PIP    := $(VENV)/bin/python -m pip
 
 # numba's compiled kernels are cached here, not beside the sources (read-only installs, one cache
@@ -27,9 +29,10 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	touch $@ $(VENV)/.installed-run
 
 # Warm-up first (kernels compiled or loaded from the cache, every page rendered once, run workers
-# started), then serve on every interface; TREE=... gives every new session the class tree.
+# started), then serve on $(ADDRESS) (127.0.0.1 unless ADDRESS=0.0.0.0); TREE=... gives every new
+# session the class tree.
 run: $(VENV)/.installed-run
-	$(VENV)/bin/python -m workbench.serve --port $(PORT) $(if $(TREE),--tree '$(TREE)')
+	$(VENV)/bin/python -m workbench.serve --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/python -m pytest

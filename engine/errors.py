@@ -113,8 +113,9 @@ class LessonError(EngineError, ValueError):
 
 
 class NumericalRangeError(EngineError, ArithmeticError):
-    """Inputs whose ratios exceed what double precision can hold (about 1e308 within one table or
-    message), so that an answer would underflow to 0/0; the message names the query."""
+    """An input outside the range the inference code computes with exactly: a subnormal potential
+    entry (below 2.2e-308, already short of digits) or a log-potential beyond ±1e300. Raised up
+    front, before anything is computed; the message names the entry."""
 
 
 class LimitExceededError(EngineError, ValueError):

@@ -31,6 +31,7 @@ import contextlib
 import gzip
 import io
 import os
+import re
 import stat
 import zlib
 from pathlib import Path
@@ -39,7 +40,10 @@ from engine import limits
 from engine.errors import InputFileError, LimitExceededError
 
 __all__ = ["open_input", "read_input", "read_text", "iter_lines", "read_stream", "decompress",
-           "decode_text", "GZIP_MAGIC"]
+           "decode_text", "GZIP_MAGIC", "PathPolicy", "ANY_PATH", "browser_paths", "SAMPLES_DIR", "public_message"]
+
+#: the sample trees shipped with the project
+SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_trees"
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 16
@@ -178,16 +182,23 @@ def decode_text(data: bytes, label: str, *, error=InputFileError, fallback: str 
     fallback : an encoding to use instead when the data is not UTF-8 (``"latin-1"`` for ARFF files
         written by old Weka versions), or None to refuse.
     """
+    who = f"{label}: " if label else ""
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        if fallback:
-            return data.decode(fallback)
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise error(f"{label + ': ' if label else ''}not UTF-8 text: byte {data[exc.start]:#04x} at line {line}, "
-                    f"column {col}") from None
+        if not fallback:
+            raise error(f"{who}not UTF-8 text: byte {data[exc.start]:#04x} at {_line_col(data, exc.start)}") from None
+        text = data.decode(fallback)
+    nul = data.find(b"\0")
+    if nul >= 0:  # UTF-8 allows it, but no text format does: a binary file, or a corrupted one
+        raise error(f"{who}a NUL byte at {_line_col(data, nul)}: not a text file")
+    return text
+
+
+def _line_col(data: bytes, offset: int) -> str:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return f"line {line}, column {col}"
 
 
 def read_text(path, *, label: str | None = None, error=InputFileError, max_bytes: int | None = None,
@@ -217,6 +228,8 @@ def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int 
                                                     cap * 2, cap))
         if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
+        if b"\0" in raw:
+            raise error(f"{who}line {lineno}: a NUL byte at column {raw.find(bytes(1)) + 1}: not a text file")
         try:
             yield lineno, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -281,3 +294,86 @@ def decompress(data: bytes, *, label: str = "input", error=InputFileError, max_b
         raise error(f"{label}: the gzip stream is truncated")
     return b"".join(out)
 
+
+
+# ------------------------------------------------------------------------------ which paths may be named
+
+class PathPolicy:
+    """Which files a scenario or a run config may name.
+
+    The command line reads any path its local user gives (:data:`ANY_PATH`). A scenario or config
+    uploaded or pasted into the app comes from a browser, so it may name only the sample trees and
+    files under the data folder (:func:`browser_paths`): otherwise one line refuses it, naming
+    neither the server's folders nor the file's content.
+
+    >>> browser_paths().resolve("/etc/passwd", "tree")
+    Traceback (most recent call last):
+        ...
+    engine.errors.InputFileError: tree: '/etc/passwd' is not a sample tree or a file under the data folder; a scenario or config from the app may name only those (or give the tree inline or as a generator spec)
+    """
+
+    def __init__(self, roots=None):
+        self.roots = None if roots is None else tuple(Path(r) for r in roots)
+
+    @property
+    def any_path(self) -> bool:
+        return self.roots is None
+
+    def resolve(self, name, culprit: str, base: Path | None = None) -> Path:
+        """The file ``name`` names under this policy (relative to ``base`` for any path)."""
+        if self.roots is None:
+            p = Path(name)
+            return base / p if base is not None and not p.is_absolute() else p
+        text = str(name)
+        refuse = InputFileError(f"{culprit}: {text[:80]!r} is not a sample tree or a file under the data folder; "
+                                "a scenario or config from the app may name only those (or give the tree "
+                                "inline or as a generator spec)")
+        rel = Path(text)
+        if not text or "\0" in text or ".." in rel.parts or text.startswith("~"):
+            raise refuse
+        if rel.is_absolute():  # a recorded config names its files in full: fine inside a root
+            for root in self.roots:
+                try:
+                    top, cand = root.resolve(strict=True), rel.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    continue
+                if cand.is_relative_to(top) and cand.is_file():
+                    return cand
+            raise refuse
+        for root in self.roots:
+            parts = rel.parts[1:] if rel.parts and rel.parts[0] == root.name else rel.parts
+            if not parts:
+                continue
+            try:
+                top = root.resolve(strict=True)
+                cand = top.joinpath(*parts).resolve(strict=True)
+            except (OSError, RuntimeError):
+                continue
+            if cand.is_relative_to(top) and cand.is_file():  # no symlink out of the folder
+                return cand
+        raise refuse
+
+
+#: any path (the command line: the local user's own files)
+ANY_PATH = PathPolicy(None)
+
+
+def browser_paths() -> PathPolicy:
+    """The sample trees and the data folder (``engine.datasets.data_home()``) only."""
+    from engine.datasets import data_home
+
+    return PathPolicy((SAMPLES_DIR, data_home()))
+
+
+_ABS_PATH = re.compile(r"(?<![\w.~'\"])(?:/[^\s/:'\",()<>]+)+/([^\s/:'\",()<>]+)")
+
+
+def public_message(exc) -> str:
+    """The one-line message of ``exc`` (or a text) for a page anyone may see: absolute paths on the
+    server become their last part, so no folder layout, home directory or user name is shown.
+
+    >>> public_message("/home/ana/data/x.csv: line 3: bad")
+    'x.csv: line 3: bad'
+    """
+    text = " ".join(str(exc).split())
+    return _ABS_PATH.sub(lambda m: m.group(1), text)

@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 from engine.errors import InvalidParameterError, LimitExceededError
 
-__all__ = ["Limit", "LIMITS", "value", "check", "check_count", "refusal", "raised", "describe"]
+__all__ = ["Limit", "LIMITS", "value", "check", "check_count", "check_seed", "refusal", "raised", "describe"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ _ALL = (
     Limit("vertices", 5_000_000, "vertices of one tree"),
     Limit("states", 4096, "labels (states) per vertex"),
     Limit("table_cells", 50_000_000, "entries of the potential tables of one model (edges x k x k)"),
-    Limit("columns", 5_000, "variables (columns) of a data file for forest learning"),
+    Limit("columns", 2_000, "variables (columns) of a data file for forest learning"),
     Limit("attributes", 100_000, "attributes (features and labels) of an ARFF file"),
     Limit("data_cells", 50_000_000, "values of one data table (rows x columns)"),
     Limit("labels", 10_000, "labels of a multilabel data set"),
@@ -62,6 +62,8 @@ _ALL = (
     Limit("rounds", 100_000_000, "rounds of one online run"),
     Limit("mixture", 1_000, "components of a forest mixture"),
     Limit("grid", 10_000, "runs of one sweep grid"),
+    Limit("spanning_trees", 1_000, "random spanning trees of one RTA model"),
+    Limit("kbest", 10_000, "K of the K-best lists (RTA)"),
     Limit("eval_points", 100_000, "evaluation points of one run"),
     Limit("json_depth", 64, "nesting depth of a JSON document"),
     Limit("number_digits", 100, "digits of one number in a JSON or text input"),
@@ -154,6 +156,19 @@ def check_count(key: str, count, culprit: str, *, minimum: int = 0) -> int:
         raise InvalidParameterError(f"{culprit} must be a whole number >= {minimum}, got {_fmt(count)}")
     check(key, count, culprit)
     return int(count)
+
+
+def check_seed(seed, culprit: str = "seed"):
+    """``None``, a :class:`numpy.random.Generator`, or a whole number in ``0 .. 2**63 - 1`` (what a
+    recorded config can hold and ``numpy.random.default_rng`` takes); anything else is refused."""
+    if seed is None or type(seed).__name__ == "Generator":
+        return seed
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    if isinstance(seed, bool) or not hasattr(seed, "__index__") or not 0 <= int(seed) < 2**63:
+        shown = repr(seed[:40]) if isinstance(seed, str) else _fmt(seed) if isinstance(seed, (int, float)) else repr(seed)[:40]
+        raise InvalidParameterError(f"{culprit} must be a whole number in 0..2^63-1, got {shown}")
+    return int(seed)
 
 
 @contextlib.contextmanager

@@ -318,8 +318,8 @@ def test_loss_file_with_bom_and_undecodable_bytes(tmp_path, named_tree):
     p.write_bytes(b"\xff\xfe\x00a,0,1\n")
     with pytest.raises(DataFormatError, match=r"l.csv: not UTF-8 text"):
         read_loss_file(p, named_tree)
-    p.write_bytes(b"a,0\x00,1\n")
-    with pytest.raises(DataFormatError, match=r"l.csv line 1, loss 1: "):
+    p.write_bytes(b"a,0\x00,1\n")  # NUL is refused in every text input
+    with pytest.raises(DataFormatError, match=r"l.csv: a NUL byte at line 1, column 4: not a text file"):
         read_loss_file(p, named_tree)
 
 

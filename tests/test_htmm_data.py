@@ -66,7 +66,7 @@ def test_jsonl_nodes_in_any_order(tmp_path):
     ('[1, 2]', "expected an object"),
     ('{"labels": [1.5, 2], "children": [[2], [-1]]}', "labels must be integers"),
     ('{"labels": [1, 2], "children": [[2.0], [-1]]}', "node 1, slot 1: 2.0 is not a node number"),
-    ('{"labels": [1, 2000000], "children": [[2], [-1]]}', "M at most 100,000"),
+    ('{"labels": [1, 2000000], "children": [[2], [-1]]}', "exceeds the limit of 100,000 distinct node labels"),
 ])
 def test_jsonl_errors_name_file_and_line(tmp_path, line, msg):
     p = write_jsonl(tmp_path / "bad.jsonl", [TREE, line])

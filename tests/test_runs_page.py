@@ -142,7 +142,7 @@ def test_sweep_from_the_page(db):
 
 def test_bad_config_in_the_page(db):
     at = open_runs()
-    for text, msg in [("{nope", "config is not valid JSON"), ('{"algorithm": "nope"}', "unknown algorithm 'nope'"),
+    for text, msg in [("{nope", "config: invalid JSON at line 1, column 2"), ('{"algorithm": "nope"}', "unknown algorithm 'nope'"),
                       ('{"algorithm": "treeflip", "flip": 9}', "flip must be in [0, 1], got 9")]:
         at.text_area(key="runs_config_text").set_value(text).run()
         at.button(key="runs_launch").click().run()

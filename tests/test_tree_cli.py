@@ -58,8 +58,8 @@ def test_info_chooses_a_tree_of_a_jsonl_file(tmp_path):
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>", "bomb.xml", ("info",), "bomb.xml: XML: entity declarations are refused"),
     (None, "missing.csv", ("info",), "missing.csv: no such file"),
     ("a,b\n", "t.csv", ("convert", "OUT.doc"), "OUT.doc: unknown tree format .doc"),
-    ("\x00\x01binary", "x.gml", ("info",), "x.gml: unexpected character"),
-    (None, None, ("generate", "random", "--n", "-4", "OUT.csv"), "n must be an integer in 1..2,000,000, got -4"),
+    ("\x00\x01binary", "x.gml", ("info",), "x.gml: a NUL byte at line 1, column 1: not a text file"),
+    (None, None, ("generate", "random", "--n", "-4", "OUT.csv"), "n must be a whole number in 1..2,000,000, got -4"),
     (None, None, ("generate", "blob", "--n", "4", "OUT.csv"), "argument kind: invalid choice: 'blob'"),
     (None, None, ("generate", "path", "--n", "x", "OUT.csv"), "argument --n: invalid int value: 'x'"),
     (None, None, ("info",), "the following arguments are required: tree"),
@@ -91,7 +91,7 @@ def test_directory_and_huge_line_answer_quickly(tmp_path):
 
 @pytest.mark.parametrize("name,content,message", [
     ("deep.json", "[" * 200_000 + "]" * 200_000, "deep.json: node-link JSON: nested deeper than"),
-    ("deep.jsonl", '{"children": ' + "[" * 200_000 + "]" * 200_000 + "}", "deep.jsonl: line 1"),
+    ("deep.jsonl", '{"children": ' + "[" * 200_000 + "]" * 200_000 + "}", "deep.jsonl: line 1: nested deeper than"),
     ("deep.gml", "graph [" + " a [" * 100_000 + "]" * 100_001, "deep.gml: the tree is empty"),
 ])
 def test_deeply_nested_files_answer_in_one_line(tmp_path, name, content, message):

@@ -112,9 +112,9 @@ def test_seeds_reproduce_and_bad_parameters_are_refused():
     assert generate("random", 100, seed=5) != generate("random", 100, seed=6)
     with pytest.raises(InvalidParameterError, match="unknown tree family 'tree'"):
         generate("tree", 5)
-    with pytest.raises(InvalidParameterError, match="n must be an integer in 1.."):
+    with pytest.raises(InvalidParameterError, match="n must be a whole number in 1.."):
         generate("path", 0)
-    with pytest.raises(InvalidParameterError, match="n must be an integer"):
+    with pytest.raises(InvalidParameterError, match="n must be a whole number"):
         generate("random", MAX_GENERATE + 1)
     with pytest.raises(InvalidParameterError, match="Prüfer"):
         prufer_to_parent(np.array([7]), 3)

@@ -20,6 +20,11 @@ filter, Enter to pick).
 ms for 1,000 points). A figure that is redrawn on every click is built once per (tree, settings),
 kept as a plain dict in ``st.cache_resource`` (read-only, shared by every session), and each run
 copies the few entries that change into a :class:`Spec`, which ``st.plotly_chart`` sends as is.
+
+**Every figure exports.** :func:`chart` draws any figure with the session's Plotly config (the
+camera button saves an SVG) and, under it, :func:`export_buttons`: "SVG" and "PDF" downloads
+drawn on the server (``workbench.figures.export``) only when clicked, so a rerun costs two buttons,
+not an export.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ import streamlit as st
 
 from engine.trees import Tree
 
-__all__ = ["Spec", "as_spec", "keep_colours", "clickable_chart", "selected_vertex", "select_vertex",
+__all__ = ["Spec", "as_spec", "keep_colours", "chart", "export_buttons", "clickable_chart", "selected_vertex",
+           "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
            "EVIDENCE_RING", "PICK_LIMIT"]
 
@@ -150,6 +156,35 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
     cfg = current().plotly_config()
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
+    export_buttons(fig, key=key)
+
+
+# ------------------------------------------------------------------ any figure, with its exports
+def chart(fig, *, key: str, name: Optional[str] = None, config: Optional[dict] = None, **chart_args) -> None:
+    """``st.plotly_chart(fig)`` with the session's Plotly config (its camera button saves an SVG)
+    and the SVG/PDF downloads of :func:`export_buttons` under it. ``name``: the files' name
+    (default ``key``)."""
+    from workbench.figures.style import current
+
+    cfg = current().plotly_config()
+    cfg.update(config or {})
+    st.plotly_chart(fig, key=key, config=cfg, **chart_args)
+    export_buttons(fig, key=key, name=name)
+
+
+def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
+    """Two small download buttons, "SVG" and "PDF", for ``fig`` (a Figure or a :class:`Spec`),
+    as it is shown (theme and presenter size). The file is drawn on the server when the button is
+    clicked (``st.download_button`` with a callable), never during a rerun; a click does not rerun
+    the page."""
+    from workbench.figures.export import figure_pdf, figure_svg
+
+    stem = name or key
+    with st.container(horizontal=True, gap="small", key=f"{key}__exports"):
+        for fmt, draw, mime in (("SVG", figure_svg, "image/svg+xml"), ("PDF", figure_pdf, "application/pdf")):
+            st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,
+                               key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
+                               icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
 
 
 # ------------------------------------------------------------------ the selected vertex

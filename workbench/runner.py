@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
@@ -81,10 +82,12 @@ def _history(path: str) -> RunStore:
 
 def history() -> Optional[RunStore]:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    try:
-        return _history(str(default_db_path()))
+    from workbench.state import session_owner
+
+    try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
+        return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:
-        st.warning(f"Runs are not recorded: {exc}")
+        st.warning(f"Runs are not recorded: {public_message(exc)}")
         return None
 
 
@@ -415,7 +418,7 @@ def _succeeded(job: Job) -> bool:
     if isinstance(job.error, RunCancelled):
         return False
     if isinstance(job.error, EngineError):
-        st.error(str(job.error))
+        st.error(public_message(job.error))
         return False
     if job.error is not None:
         raise job.error

@@ -1,6 +1,6 @@
 """Start the Workbench for a class: warm everything up first, then serve.
 
-    python -m workbench.serve [--port 8501] [--address 0.0.0.0] [--tree FILE_OR_SPEC] [--no-warm-up]
+    python -m workbench.serve [--port 8501] [--address 127.0.0.1] [--tree FILE_OR_SPEC] [--no-warm-up]
 
 Before the server accepts its first session (its health check answers only then), this process
 
@@ -80,16 +80,21 @@ def _render_pages() -> dict:
     return done
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)))
-    ap.add_argument("--address", default=os.environ.get("TREE_WORKBENCH_ADDRESS", "0.0.0.0"),
-                    help="interface to listen on (default 0.0.0.0: the class's laptops; 127.0.0.1: "
-                         "this machine only)")
+    ap.add_argument("--address", default=os.environ.get("TREE_WORKBENCH_ADDRESS", "127.0.0.1"),
+                    help="interface to listen on (default 127.0.0.1: this machine only; 0.0.0.0: "
+                         "every interface, for the class's laptops on a classroom network)")
     ap.add_argument("--tree", help="the class tree every new session starts from: a tree file or a "
                                    "generator spec such as '{\"generate\": \"random\", \"n\": 1000}' "
                                    "(sets TREE_WORKBENCH_TREE)")
     ap.add_argument("--no-warm-up", action="store_true", help="serve at once (first pages compile kernels)")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     if not 1 <= args.port <= 65535:
         ap.error(f"--port must be 1..65535, got {args.port}")

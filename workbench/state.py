@@ -17,8 +17,16 @@ from engine.errors import EngineError
 from engine.trees import Tree
 from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
 
+from workbench.text import md
+
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples", "load_sample", "class_tree"]
+           "render_sidebar", "list_samples", "load_sample", "class_tree", "classroom_mode", "is_lecturer",
+           "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
+
+#: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
+CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
+#: the lecturer's secret: opening the app with ``?lecturer=SECRET`` shows every run (classroom mode)
+LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
@@ -91,11 +99,54 @@ def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
         st.markdown("**Current tree**")
-        st.caption(st.session_state.get("tree_source", ""))
+        st.caption(md(st.session_state.get("tree_source", "")))  # file and vertex names are data: escaped
         leaves = int(tree.leaves.size)
-        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root `{tree.name(tree.root)}`")
+        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
         st.toggle("Presenter mode", key="presenter",
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
     if st.session_state.get("presenter"):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         st.html("<style>html { font-size: 20px; }</style>")
+
+
+def classroom_mode() -> bool:
+    """Whether the server runs in classroom mode (``TREE_WORKBENCH_CLASSROOM=1``)."""
+    import os
+
+    return os.environ.get(CLASSROOM_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def is_lecturer() -> bool:
+    """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
+    ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
+    from the address bar so that it is not projected)."""
+    import hmac
+    import os
+
+    if st.session_state.get("lecturer"):
+        return True
+    secret = os.environ.get(LECTURER_ENV, "")
+    given = st.query_params.get("lecturer")
+    if given is not None:
+        del st.query_params["lecturer"]
+        if secret and hmac.compare_digest(str(given), secret):
+            st.session_state["lecturer"] = True
+            return True
+    return False
+
+
+def session_owner() -> str | None:
+    """The owner of this session's runs: ``None`` outside classroom mode and for the lecturer
+    (every run), else a random token kept in the session and in the address (``?session=``), so a
+    reload keeps a student's runs."""
+    import secrets
+
+    if not classroom_mode() or is_lecturer():
+        return None
+    tok = st.session_state.get("run_owner") or st.query_params.get("session")
+    if not tok or not isinstance(tok, str) or not 16 <= len(tok) <= 64 or not tok.replace("-", "").replace("_", "").isalnum():
+        tok = secrets.token_urlsafe(18)
+    st.session_state["run_owner"] = tok
+    if st.query_params.get("session") != tok:
+        st.query_params["session"] = tok
+    return tok

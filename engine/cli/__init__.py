@@ -62,6 +62,15 @@ def _message(exc: BaseException) -> str:
             "--debug)")
 
 
+def _distinct(caught):
+    seen = set()
+    for w in caught:
+        key = (w.category, str(w.message))
+        if key not in seen and not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            seen.add(key)
+            yield w
+
+
 def main(argv=None) -> int:
     """Run one command; any failure is one ``error: ...`` line on stderr and exit status 2.
 
@@ -75,8 +84,16 @@ def main(argv=None) -> int:
     if "--debug" in head:
         argv.remove("--debug")
     args = build_parser().parse_args(argv)
+    import warnings
+
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings(record=not debug) as caught:
+            if not debug:
+                warnings.simplefilter("always")
+            status = int(args.handler(args) or 0)
+        for w in _distinct(caught or ()):  # on success, each distinct warning as one line
+            print(f"warning: {_one_line(str(w.message), 200)}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

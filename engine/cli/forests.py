@@ -10,9 +10,8 @@ def register(sub) -> None:
     p = sub.add_parser("chowliu", help="fit a Chow-Liu tree (or thresholded CL forest) and score a test file",
                        description="The batch baselines of \"Online Forest Density Estimation\" (Koriche): the "
                        "Chow-Liu tree and the thresholded Chow-Liu forest, scored on a test file.")
-    p.add_argument("--train", required=True, help="training samples (.data, .data.gz or CSV of small integer codes)")
-    p.add_argument("--test", required=True, help="test samples, same columns")
-    p.add_argument("--valid", help="validation samples (needed by --threshold)")
+    _data_arguments(p, train="training samples (.data, .data.gz or CSV of small integer codes)",
+                    valid="validation samples (needed by --threshold)")
     p.add_argument("--threshold", action="store_true",
                    help="thresholded CL (CLT): drop edges with mutual information below N^-eps, eps in {1/4,1/2,3/4} chosen on --valid")
     p.add_argument("--pseudocount", type=float, default=0.25, help="pseudo-count per cell of every pairwise table (default 0.25)")
@@ -22,9 +21,8 @@ def register(sub) -> None:
     p = sub.add_parser("ofde", help="online forest density estimation (OFDE) over a training stream, scored on a test file",
                        description="Algorithm 1 of \"Online Forest Density Estimation\" (Koriche) over a "
                        "training stream, scored on a test file against the Chow-Liu tree.")
-    p.add_argument("--train", required=True, help="training samples, revealed one at a time in file order")
-    p.add_argument("--test", required=True, help="test samples, same columns")
-    p.add_argument("--valid", help="validation samples (for the CLT reference level)")
+    _data_arguments(p, train="training samples, revealed one at a time in file order",
+                    valid="validation samples (for the CLT reference level)")
     p.add_argument("--model", choices=("trees", "forests"), default="trees", help="class of experts (default trees)")
     p.add_argument("--mixture-size", type=int, default=0, help="k, components kept (default round(ln n))")
     p.add_argument("--rounds", type=int, default=0, help="rounds (default one pass; more cycles through the file)")
@@ -34,6 +32,12 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_ofde)
+
+
+def _data_arguments(p, *, train: str, valid: str) -> None:
+    p.add_argument("--train", required=True, help=train)
+    p.add_argument("--test", required=True, help="test samples, same columns")
+    p.add_argument("--valid", help=valid)
 
 
 def _chowliu(args) -> int:

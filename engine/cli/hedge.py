@@ -51,7 +51,7 @@ def tree_spec(text: str):
         return spec
     if text.lstrip().startswith("{"):
 
-        from engine._json_compat import loads
+        from engine.jsonio import loads
 
         return loads(text, where="--tree")
     return text

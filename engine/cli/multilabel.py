@@ -34,7 +34,6 @@ def register(sub) -> None:
 
 def _rta(args) -> int:
     import os
-    import sys
 
     from engine.multilabel.run import RtaConfig, run
 
@@ -46,13 +45,13 @@ def _rta(args) -> int:
                        kernel=args.kernel, baseline=args.baseline, seed=args.seed,
                        jobs=args.jobs if args.jobs is not None else max(1, min(os.cpu_count() or 1, args.folds)))
 
-    def progress(fraction, message):
-        if not args.json:
-            print(f"\r{100 * fraction:5.1f}%  {message:<60}", end="", file=sys.stderr, flush=True)
+    from engine.cli.runs import _StderrProgress
 
-    res = run(config, progress)
-    if not args.json:
-        print(file=sys.stderr)
+    progress = _StderrProgress(quiet=args.json)  # a tty line rewritten in place, else a line a second
+    try:
+        res = run(config, progress)
+    finally:
+        progress.done()  # an error line then starts on a clean line
     m = res.metrics
     if args.json:
         print_json(m)

@@ -132,8 +132,8 @@ def _run(args) -> int:
         except Exception as exc:
             progress.done()
             rid = getattr(exc, "run_id", None)
-            if rid is not None:
-                print(f"run {rid} recorded as failed in {store.path}", file=sys.stderr)
+            if rid is not None and exc.args:  # one error line: the run's id goes on it
+                exc.args = (f"{exc.args[0]} (run {rid} recorded as failed in {store.path})", *exc.args[1:])
             raise
         progress.done()
         if args.json:

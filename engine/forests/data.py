@@ -19,8 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
+from engine.limits import check_seed
 from engine.shapes import dimension
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
@@ -71,7 +73,7 @@ def read_data(path, *, m: int | None = None) -> Dataset:
 
 def _is_int(tok: str) -> bool:
     t = tok.strip()
-    return t.isdigit()
+    return t.isascii() and t.isdigit()  # not '²' or other Unicode digits int() refuses
 
 
 def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Dataset:
@@ -91,11 +93,13 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
             start = first + 1
     rows = [ln for ln in lines[start:] if ln.strip()]
     width = len(head)
+    limits.check("columns", width, f"{source}: columns")
+    limits.check("data_cells", len(rows) * width, f"{source}: {len(rows)} rows x {width} columns =")
     X = _single_digit_block(rows, width)
     if X is None and all(ln.count(",") == width - 1 for ln in rows):
-        try:  # fast path: the whole block at once
+        try:  # fast path: the whole block at once (codes are small: int8 after the checks below)
             X = np.array(",".join(rows).replace(" ", "").split(","), dtype=np.int64).reshape(len(rows), width)
-        except ValueError:
+        except (ValueError, OverflowError):
             X = None
     if X is None:
         X = _slow_parse(lines, start, len(head), source)
@@ -118,6 +122,8 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
         r, c = np.argwhere(X == top)[0]
         raise DataFormatError(f"{source}: line {_line_of(lines, start, r)}, column {c + 1}: value {top} "
                               f"is outside the alphabet 0..{mm - 1}")
+    pairs = width * (width - 1) // 2
+    limits.check("table_cells", pairs * mm * mm, f"{source}: {pairs} pairs x {mm}^2 codes =")
     if names is None:
         names = tuple(f"X{i}" for i in range(X.shape[1]))
     elif len(set(names)) != len(names):
@@ -165,8 +171,8 @@ def _slow_parse(lines, start, width, source) -> np.ndarray:
         row = []
         for c, t in enumerate(toks):
             t = t.strip()
-            if not (t.isdigit() or (t.startswith("-") and t[1:].isdigit())):
-                raise DataFormatError(f"{source}: line {i + 1}, column {c + 1}: {t!r} is not an "
+            if not (_is_int(t) or (t.startswith("-") and _is_int(t[1:]))) or len(t) > 18:
+                raise DataFormatError(f"{source}: line {i + 1}, column {c + 1}: {t[:20]!r} is not an "
                                       f"integer code 0..{MAX_ALPHABET - 1}")
             row.append(int(t))
         out.append(row)
@@ -215,7 +221,7 @@ def random_markov_tree(n: int, *, m: int = 2, strength: float = 0.85, seed=None)
         raise InvalidParameterError(f"strength must be in [0, 1), got {strength}")
     from engine.trees.generators import random_tree
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     tree = random_tree(n, seed=rng)
     cond = np.empty((n, m, m))
     for v in range(n):
@@ -230,7 +236,7 @@ def random_markov_tree(n: int, *, m: int = 2, strength: float = 0.85, seed=None)
 
 def sample_markov_tree(source: MarkovTreeSource, size: int, *, seed=None) -> np.ndarray:
     """``size`` ancestral samples, an ``(size, n)`` int8 array."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n, m = source.n, source.m
     X = np.empty((size, n), dtype=np.int8)
     u = rng.random((size, n))
@@ -253,7 +259,7 @@ def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n
             raise InvalidParameterError(f"{name} must be at least 1, got {v}")
     if n_valid < 0:
         raise InvalidParameterError(f"n_valid must be non-negative, got {n_valid}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     src = random_markov_tree(n_vars, m=m, seed=rng)
     names = tuple(f"X{i}" for i in range(n_vars))
     desc = f"synthetic Markov tree (n={n_vars}, m={m}, seed={seed})"

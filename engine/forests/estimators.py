@@ -142,9 +142,13 @@ class Tables:
 
 
 def _check_pseudo(a: float, name: str) -> float:
-    a = float(a)
-    if not a > 0:
-        raise InvalidParameterError(f"{name} must be positive (it keeps every log-probability finite), got {a}")
+    try:
+        a = float(a)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a positive number, got {str(a)[:40]!r}") from None
+    if not (a > 0 and np.isfinite(a)):
+        raise InvalidParameterError(f"{name} must be positive and finite (it keeps every log-probability "
+                                    f"finite), got {a}")
     return a
 
 

@@ -57,11 +57,12 @@ def evaluate_online(learner, X_train: np.ndarray, X_test: np.ndarray, *, rounds:
     """Feed ``rounds`` samples (cycling through ``X_train``; default one pass) to ``learner`` and
     evaluate it on ``X_test`` at log-spaced rounds. ``progress(fraction, message)`` is called about
     a hundred times and may raise :class:`~engine.runs.protocol.RunCancelled`."""
+    from engine import limits
+
+    T = len(X_train) if rounds is None else limits.check_count("rounds", rounds, "rounds", minimum=1)
+    limits.check_count("eval_points", points, "evaluation points", minimum=2)
     X = np.asarray(X_train).astype(np.int64)
     N = len(X)
-    T = N if rounds is None else int(rounds)
-    if T < 1:
-        raise InvalidParameterError(f"rounds must be at least 1, got {T}")
     if N == 0:
         raise InvalidParameterError("the training sample is empty")
     if X.min() < 0 or X.max() >= learner.m or X.shape[1] != learner.n:

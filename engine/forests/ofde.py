@@ -38,6 +38,7 @@ from engine.errors import InvalidParameterError
 from engine.forests.estimators import PairCounts, Tables, consistent_tables, forest_loglik, pair_id, pairs
 from engine.forests.fpl import PerturbedLeader, paper_alpha, paper_beta
 from engine.forests.structure import _check_model, kernels
+from engine.limits import check_seed
 
 __all__ = ["OFDE", "default_mixture_size"]
 
@@ -87,15 +88,17 @@ class OFDE:
             raise InvalidParameterError(f"OFDE needs at least 2 variables, got {n_vars}")
         if not 2 <= m <= 64:
             raise InvalidParameterError(f"alphabet size must be in 2..64, got {m}")
-        if mixture_size is not None and mixture_size < 1:
-            raise InvalidParameterError(f"mixture size k must be at least 1, got {mixture_size}")
+        if mixture_size is not None:
+            from engine import limits
+
+            mixture_size = limits.check_count("mixture", mixture_size, "mixture size k", minimum=1)
         if not prior > 0:
             raise InvalidParameterError(f"prior (Dirichlet pseudo-count) must be positive, got {prior}")
         self.n, self.m, self.model = int(n_vars), int(m), model
         self.k = default_mixture_size(self.n) if mixture_size is None else int(mixture_size)
         self.perturbation_scale = float(perturbation_scale)
         self.prior = float(prior)
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed))
         self.V = self.n + 1 if self.forest else self.n
         self.iu, self.ju = pairs(self.n)
         self.counts_ = PairCounts(self.n, self.m)

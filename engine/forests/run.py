@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.forests.data import Dataset, read_data, synthetic_split
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
@@ -71,6 +72,9 @@ class OfdeConfig(_DataFields):
              f"prior (Dirichlet pseudo-count) must be positive, got {self.prior!r}")
         need(is_int(self.eval_points) and self.eval_points >= 2,
              f"eval_points must be at least 2, got {self.eval_points!r}")
+        limits.check("mixture", self.mixture_size, "mixture size")  # before anything is recorded
+        limits.check("rounds", self.rounds, "rounds")
+        limits.check("eval_points", self.eval_points, "eval_points")
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,9 @@ def theorem9_bound(tree: Tree, k: int, *, eta: float, vertices, losses, coupling
 class BoundOracle:
     """Theorem 9 for one prior (T, Theta, D^1, eta) and any table of cumulative task losses.
 
-    Computes ln Z(D^1) once; each call is one max-product pass. ``theta`` (n-1, k, k) and
-    ``data`` (n, k) must already be validated.
+    Computes ln Z(D^1) once (exactly, at any magnitude; InconsistentEvidenceError when it is
+    zero); each call is one max-product pass. ``theta`` (n-1, k, k) and ``data`` (n, k) must
+    already be validated.
     """
 
     def __init__(self, tree: Tree, theta: np.ndarray, data: np.ndarray, eta: float, *,
@@ -103,7 +104,7 @@ class BoundOracle:
         with np.errstate(divide="ignore"):
             self._log_theta = np.log(theta)
             self._log_d1 = np.log(data)
-        self.log_z = _inference.log_partition(tree, theta, data) if log_z is None else float(log_z)
+        self.log_z = _inference.check_consistent(tree, theta, data) if log_z is None else float(log_z)
         self.c_eta = float(self.eta / -np.expm1(-self.eta))
 
     def __call__(self, L: np.ndarray) -> Theorem9Bound:

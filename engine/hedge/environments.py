@@ -26,10 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._json_compat import loads
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_text
 from engine.hedge.potentials import check_states
+from engine.jsonio import loads
+from engine.limits import check_seed
 from engine.trees import Tree
 from engine.shapes import dimension
 
@@ -76,13 +78,15 @@ class LossStream:
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
 def _check_common(k, trials, low, high):
     k = check_states(k)
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise InvalidParameterError(f"the number of trials must be an integer >= 1, got {trials!r}")
+    limits.check("trials", int(trials), "the number of trials")
+    limits.check("data_cells", int(trials) * k, f"{int(trials)} trials x {k} actions; losses")
     if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
         raise InvalidParameterError(f"loss means must lie in [0, 1], got low={low!r}, high={high!r}")
     if not low < high:

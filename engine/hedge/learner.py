@@ -25,13 +25,17 @@ from engine.hedge import _inference
 from engine.hedge.potentials import check_eta, check_states, edge_potentials, favourite_actions, initial_data
 from engine.trees import Tree
 
-__all__ = ["TreeHedge", "BACKENDS", "DEFAULT_BACKEND"]
+__all__ = ["TreeHedge", "BACKENDS", "DEFAULT_BACKEND", "WEIGHT_FLOOR"]
 
 #: How marginals are computed: the online model (O(cover height) per trial), a full belief-
 #: propagation pass after each update (O(n)), or enumeration of all labellings (tiny trees).
 BACKENDS = ("online", "bp", "brute")
 #: The backend TREE-HEDGE uses unless told otherwise.
 DEFAULT_BACKEND = "online"
+#: A weight of D below this fraction of its row's largest (e^-708, the smallest normal double) is
+#: stored as 0: D is a matrix of doubles, and the inference code refuses subnormal entries (they
+#: have lost digits). ``TreeHedge._log_data`` keeps the exact logarithm of every weight.
+WEIGHT_FLOOR = float(np.finfo(np.float64).tiny)
 
 
 class TreeHedge:
@@ -116,6 +120,7 @@ class TreeHedge:
         lr -= m
         self._log_data[v] = lr
         row = np.exp(lr)
+        row[row < WEIGHT_FLOOR] = 0.0   # not subnormal: the inference code refuses those
         self._data[v] = row
         self.log_scale[v] += m
         self._model.update(v, row)

@@ -16,7 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import InvalidParameterError, InvalidPotentialError
-from engine.inference.potentials import check_states  # the number of actions k, an integer >= 2
+from engine.inference.potentials import (  # check_states: the number of actions k
+    check_edge_range,
+    check_normal,
+    check_states,
+)
 from engine.trees import Tree
 
 __all__ = ["potts_transition", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
@@ -96,6 +100,7 @@ def edge_potentials(tree: Tree, k: int, theta=None, coupling: float | None = Non
         raise InvalidPotentialError(
             f"potential for edge ({tree.name(int(u))}, {tree.name(int(v))}) has the entry {t[e, a, b]!r} "
             f"at [{a}, {b}]; entries must be finite and >= 0")
+    check_edge_range(tree, t)
     zero = ~t.any(axis=(1, 2))
     if zero.any():
         e = int(np.flatnonzero(zero)[0])
@@ -119,6 +124,7 @@ def initial_data(tree: Tree, k: int, data=None) -> np.ndarray:
         raise InvalidPotentialError(
             f"initial data of vertex {tree.name(v)} has the entry {d[v, a]!r} at action {a}; "
             "entries must be finite and >= 0")
+    check_normal(d, lambda i: f"initial data of vertex {tree.name(i[0])} at action {i[1]}")
     zero = ~d.any(axis=1)
     if zero.any():
         v = int(np.flatnonzero(zero)[0])

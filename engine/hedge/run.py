@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 
+from engine import limits
 from engine.errors import InvalidParameterError
 from engine.hedge.baselines import IndependentHedge, SharedHedge
 from engine.hedge.bound import BoundOracle
@@ -69,6 +70,7 @@ class HedgeConfig(RunConfig):
         check_eta(self.eta)
         need(is_int(self.trials) and self.trials >= 1,
              f"the number of trials must be an integer >= 1, got {self.trials!r}")
+        limits.check("trials", self.trials, "trials")  # before anything is recorded
         need(self.coupling is None or (is_number(self.coupling) and 0 <= self.coupling <= 1),
              f"the coupling must lie in [0, 1], got {self.coupling!r}")
         need(self.environment in ENVIRONMENTS + ("file",),

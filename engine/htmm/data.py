@@ -22,9 +22,11 @@ from typing import Sequence
 
 import numpy as np
 
-from engine._json_compat import loads
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import iter_lines, open_input, read_input
+from engine.jsonio import loads
+from engine.limits import check_seed
 from engine.trees.formats.positional import positional_children
 
 __all__ = ["PositionalTrees", "from_lists", "read_jsonl_trees", "read_xml_trees", "read_trees",
@@ -185,8 +187,9 @@ def _build(labels: Sequence[np.ndarray], children: Sequence[np.ndarray], y, n_la
                            tuple(levels), None if label_names is None else tuple(label_names))
 
 
-#: The largest label of a JSON-lines tree (the emission table has one column per label 1..M).
-MAX_LABEL = 100_000
+#: The default largest label of a JSON-lines tree (the emission table has one column per label
+#: 1..M); the limit in force is ``engine.limits.value("label_alphabet")``.
+MAX_LABEL = limits.LIMITS["label_alphabet"].default
 
 
 def _integers(values, message: str) -> np.ndarray:
@@ -212,10 +215,10 @@ def _check_tree(labels, children, where: str) -> tuple[np.ndarray, np.ndarray]:
     if lab.ndim != 1 or lab.size and lab.min() < 1:
         bad = int(np.flatnonzero(lab < 1)[0]) + 1 if lab.ndim == 1 else 1
         raise DataFormatError(f"{where}: node {bad} has label {lab.ravel()[bad - 1]}; labels are 1..M")
-    if lab.max() > MAX_LABEL:
+    if lab.size and lab.max() > limits.value("label_alphabet"):
         bad = int(np.argmax(lab)) + 1
-        raise DataFormatError(f"{where}: node {bad} has label {lab[bad - 1]}; labels are 1..M with "
-                              f"M at most {MAX_LABEL:,}")
+        raise DataFormatError(f"{where}: node {bad}: " + limits.refusal("label_alphabet", f"label {lab[bad - 1]}",
+                                                                        int(lab.max())))
     parent, slot = positional_children(children, where=where, error=DataFormatError)
     widths = set(map(len, children))
     if len(widths) != 1:
@@ -407,7 +410,7 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
         raise InvalidParameterError(
             f"need n_per_class >= 1 and 1 <= min_nodes <= max_nodes, got {n_per_class}, "
             f"{min_nodes}, {max_nodes}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     labels, children, ys = [], [], []
     for y, (_, w) in SYNTHETIC_SHAPES.items():
         w = np.asarray(w)

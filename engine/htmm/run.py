@@ -79,7 +79,7 @@ class BhtmmConfig(RunConfig):
         need(is_int(self.lmin) and self.lmin >= 0, f"lmin must be an integer >= 0, got {self.lmin!r}")
         need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
              f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
-        need(is_number(self.phi) and self.phi >= 0, f"phi must be >= 0, got {self.phi!r}")
+        need(is_number(self.phi) and self.phi >= 0, f"phi must be a finite number >= 0, got {self.phi!r}")
         need(self.sampler in ("exact", "prior"), f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
         need(self.init in ("sp", "prior"), f"init must be 'sp' or 'prior', got {self.init!r}")
         need(self.estep in ("exact", "paper"), f"estep must be 'exact' or 'paper', got {self.estep!r}")

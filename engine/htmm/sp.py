@@ -38,6 +38,7 @@ import numpy as np
 from engine.errors import InvalidParameterError
 from engine.htmm.common import dirichlet, evidence, normalise_rows, sample_rows
 from engine.htmm.data import PositionalTrees
+from engine.limits import check_seed
 
 __all__ = ["SPBHTMM", "AUTHORS_CODE"]
 
@@ -122,7 +123,7 @@ class SPBHTMM:
     def init_params(self, L: int, M: int, rng=None) -> "SPBHTMM":
         """Draw every distribution from a uniform Dirichlet (the authors' initialisation)."""
         self._check()
-        rng = np.random.default_rng(self.seed if rng is None else rng)
+        rng = np.random.default_rng(check_seed(self.seed) if rng is None else rng)
         C = int(self.n_states)
         self.prior_ = dirichlet(rng, np.ones((L, C + 1)))
         self.switch_ = dirichlet(rng, np.ones(L))
@@ -146,7 +147,7 @@ class SPBHTMM:
     def fit(self, data: PositionalTrees, callback=None) -> "SPBHTMM":
         """EM on ``data``. ``callback(iteration, loglik)`` is called after every iteration."""
         self._check()
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(check_seed(self.seed))
         self.init_params(data.max_children, data.n_labels, rng)
         self.loglik_ = []
         for it in range(int(self.n_iter)):
@@ -282,7 +283,7 @@ class SPBHTMM:
         structure (leaf prior, then a switching parent and its transition), then a label from each
         state's emission. 0-based labels, shape (N,). A leaf's state is drawn from the real states
         only, even with ``bottom_leaves`` (as the authors' code)."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         C = int(self.n_states)
         Q = np.zeros(data.n_nodes, np.int64)
         leafp = self.prior_[:, :C]

@@ -65,8 +65,21 @@ def make_model(kind: str, *, states: int, iterations: int, lmin: int = 1, lmax=N
     raise InvalidParameterError(f"model must be 'tf' or 'sp', got {kind!r}")
 
 
+class _Scored:
+    """What both tasks report: the share of ``predicted`` equal to ``true``, and the mean entropy
+    (bits) of the predictive distributions, the rows of :meth:`_predictive`."""
+
+    @property
+    def accuracy(self) -> float:
+        return float((self.predicted == self.true).mean())
+
+    @property
+    def entropy(self) -> float:
+        return float(entropy_bits(self._predictive()).mean())
+
+
 @dataclass(frozen=True)
-class ClassificationResult:
+class ClassificationResult(_Scored):
     """classes : (K,) class values; loglik : (T, K) test log-likelihood under each class model;
     predicted, true : (T,) class values; posterior : (T, K) with a uniform class prior;
     models : the trained models, one per class."""
@@ -86,13 +99,8 @@ class ClassificationResult:
         ok = t >= 0
         return confusion_matrix(t[ok], p[ok], len(self.classes))
 
-    @property
-    def accuracy(self) -> float:
-        return float((self.predicted == self.true).mean())
-
-    @property
-    def entropy(self) -> float:
-        return float(entropy_bits(self.posterior).mean())
+    def _predictive(self) -> np.ndarray:
+        return self.posterior
 
 
 def classify(train: PositionalTrees, test: PositionalTrees, factory, callback=None) -> ClassificationResult:
@@ -119,7 +127,7 @@ def classify(train: PositionalTrees, test: PositionalTrees, factory, callback=No
 
 
 @dataclass(frozen=True)
-class LabellingResult:
+class LabellingResult(_Scored):
     """distribution : (N, M) ``p(x_u | structure)``; predicted : (N,) its argmax; generated : (N,)
     sampled labels; true : (N,) -- all 0-based labels of the test nodes."""
 
@@ -137,16 +145,11 @@ class LabellingResult:
         return confusion_matrix(self.true, self.generated if generated else self.predicted, self.n_labels)
 
     @property
-    def accuracy(self) -> float:
-        return float((self.predicted == self.true).mean())
-
-    @property
     def generated_accuracy(self) -> float:
         return float((self.generated == self.true).mean())
 
-    @property
-    def entropy(self) -> float:
-        return float(entropy_bits(self.distribution).mean())
+    def _predictive(self) -> np.ndarray:
+        return self.distribution
 
 
 def label_nodes(train: PositionalTrees, test: PositionalTrees, model, *, seed=None,

@@ -34,6 +34,7 @@ from scipy.special import gammaln
 from engine.errors import InvalidParameterError
 from engine.htmm.common import annealing_temperature, dirichlet, evidence, normalise_rows, sample_rows
 from engine.htmm.data import PositionalTrees
+from engine.limits import check_seed
 
 __all__ = ["TFBHTMM"]
 
@@ -125,6 +126,10 @@ class TFBHTMM:
             raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
         if int(self.n_iter) < 0:
             raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
+        for name in ("lmin", "lmax"):
+            x = getattr(self, name)
+            if x is not None and (isinstance(x, bool) or not float(x).is_integer()):
+                raise InvalidParameterError(f"{name} must be a whole number, got {x!r}")
         lmax = min(L, 5) if self.lmax is None else int(self.lmax)
         lmin = int(self.lmin)
         if lmin < 0 or lmax < 1 or lmin > lmax:
@@ -132,10 +137,10 @@ class TFBHTMM:
         if lmin > L:
             raise InvalidParameterError(f"lmin={lmin} exceeds the {L} child positions of the data")
         for name in ("alpha", "alpha0", "gamma", "beta"):
-            if not getattr(self, name) > 0:
-                raise InvalidParameterError(f"{name} must be > 0, got {getattr(self, name)}")
-        if not self.phi >= 0:
-            raise InvalidParameterError(f"phi must be >= 0, got {self.phi}")
+            if not 0 < getattr(self, name) < np.inf:
+                raise InvalidParameterError(f"{name} must be a finite number > 0, got {getattr(self, name)}")
+        if not 0 <= self.phi < np.inf:
+            raise InvalidParameterError(f"phi must be a finite number >= 0, got {self.phi}")
         if not self.t0 >= 1:
             raise InvalidParameterError(f"the initial temperature t0 must be >= 1, got {self.t0}")
         if self.init not in ("sp", "prior"):
@@ -149,11 +154,13 @@ class TFBHTMM:
         lmin, lmax = self._bounds(L)
         C = int(self.n_states)
         S = C + 1
-        kp = np.exp(-float(self.phi) * np.arange(1, S + 1))
+        logkp = -float(self.phi) * np.arange(1, S + 1)  # P(k) ∝ exp(-phi k), normalised in log space
+        kp = np.exp(logkp - logkp.max())                 # (a large phi must not give 0/0)
         k = np.ones(L, np.int64)
         perm = rng.permutation(L)
         if lmin:
-            p = kp[1:] / kp[1:].sum()
+            p = np.exp(logkp[1:] - logkp[1:].max())
+            p /= p.sum()
             k[perm[:lmin]] = 2 + rng.choice(S - 1, size=lmin, p=p)
         other = perm[lmin:lmax]
         if other.size:
@@ -458,7 +465,7 @@ class TFBHTMM:
         """Gibbs sampling on ``data``; ``callback(iteration, loglik)`` after every sweep."""
         L = data.max_children
         bounds = self._bounds(L)
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(check_seed(self.seed))
         self.init_params(L, data.n_labels, rng)
         self.loglik_, k_trace = [], []
         acc_k, acc_q = [], []
@@ -514,7 +521,7 @@ class TFBHTMM:
         """Labels generated as in the paper: states drawn bottom-up from the model given the
         structure (leaves from ``pi^l``, internal nodes from ``lambda_z``), then a label from each
         state's emission. 0-based, shape (N,)."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         return sample_rows(rng, self.emit_[self._ancestral_given_x(data.without_labels(), rng)])
 
 

@@ -1,10 +1,15 @@
 """Flat-array kernels of the online sum-product model ("Online Sum-Product Computation over Trees",
-Herbster, Pasteris & Vitale, section 4), division-free.
+Herbster, Pasteris & Vitale, section 4), division-free and exact at any magnitude.
 
 One source, two builds: imported as ``engine.inference._online_kernels`` every function is compiled
 by numba (lazily, on first call, cached on disk); loaded under the name ``..._online_kernels_pure``
 (see :func:`pure_module`) the very same functions run as plain Python on NumPy arrays — the
 reference the compiled build is tested against.
+
+Numbers. Every entry of every table, product-tree vector and message is a mantissa and an
+exponent (``engine.inference._extended``): value m·2^e, m in [2^-128, 2^128] or exactly 0. So no
+product under- or overflows, sums of non-negative terms are exact to a few ulps whatever the
+magnitudes, and a table is all zero only when its component's mass is exactly zero.
 
 Layout (m = nodes of D, numbered children before parents, root m - 1). ``NI[z]`` holds
 ``[dpar, nb, split, end0, end1, bd, bdd, gofs, gP, gslot]``: D-parent, number of boundary
@@ -13,16 +18,20 @@ vertices, splitting vertex (-1 for an edge), the edge's ends (towards s, away fr
 "ddot"), the offset and leaf count of the node's product tree, and the node's slot in its
 D-parent's product tree (-1 for 2-boundary children).
 
-``tab[z]`` is the component's summary ψ^{S^z} (Definition 7) over its boundary: a scalar (root)
-or a k-vector over the D-parent's splitting vertex (α, one boundary vertex), renormalised to max 1
-with ``ls[z]`` its log scale; or a k x k matrix (β), rows the D-parent's splitting vertex, columns
-the other boundary vertex, stored as B (entries <= 1) with a log scale per row and per column in
-``tab[z, k*k : k*k + 2k]`` (a β of a long path segment can span far more than 1e308). The product tree of an internal node z (splitting vertex v) holds in
-its leaves d_v (slot 0) and the α of every 1-boundary child; its root is the seed's γ(v). Leaves
-of T are not boundary vertices: their data is summed into their edge's table.
+``tab[z]`` is the component's summary ψ^{S^z} (Definition 7) over its boundary: a scalar (root),
+a k-vector over the D-parent's splitting vertex (α, one boundary vertex) or a k x k matrix (β),
+rows the D-parent's splitting vertex, columns the other boundary vertex. Mantissas fill
+``tab[z, :k*k]`` (row-major; a vector uses the first k, the scalar the first one), exponents
+``tab[z, k*k:2*k*k]`` in the same places. The product tree of an internal node z (splitting
+vertex v) holds in its leaves d_v (slot 0) and the α of every 1-boundary child; its root is the
+paper's γ(v); a pool row is k mantissas then k exponents. Leaves of T are not boundary vertices:
+their data is summed into their edge's table.
 
 A kernel that finds a table of all zeros (total mass zero) restores every entry it wrote from
 its undo buffers and returns failure, so the model is left exactly as it was.
+
+The buffers: floats ``F`` and ints ``I`` with the offsets and sizes in the vector ``L``, indexed by
+the ``L_*`` constants below (see ``online.py``, which lays them out).
 """
 
 from __future__ import annotations
@@ -30,218 +39,243 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["layout_kernel", "orient_kernel", "fill_kernel", "refresh_kernel", "marginal_kernel",
-           "views", "refresh_packed", "marginal_packed", "pure_module"]
+           "views", "refresh_packed", "update_packed", "marginal_packed", "log_partition_packed",
+           "pure_module", "NI_WIDTH", "L_SIZE", "scratch_size"]
 
 _PURE = __name__.endswith("_pure")
 
 if _PURE:
+    from engine.inference._extended import pure_module as _extended_pure
+
+    _X = _extended_pure()
+
     def _jit(f):
         return f
 else:
     from numba import njit
 
+    from engine.inference import _extended as _X
+
     def _jit(f):
         return njit(cache=True)(f)
 
+norm = _X.norm
+split = _X.split
+pow2 = _X.pow2
+to_log = _X.to_log
+to_doubles = _X.to_doubles
+ZERO_E = _X.ZERO_E
+#: In the fast path of a node table, non-zero scaled entries must be at least this (so that a
+#: product of three is a normal double).
+SAFE = 2.0 ** -300
+
+# columns of NI
 DPAR, NB, SPLIT, END0, END1, BD, BDD, GOFS, GP, GSLOT = range(10)
+NI_WIDTH = 10
+
+# the layout vector L: offsets into F ...
+L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR = range(8)
+# ... offsets into I ...
+L_NI, L_UIDX, L_UPIDX, L_TOUCHED, L_PATH = range(8, 13)
+# ... and sizes: D nodes, product-tree pool rows, vertices, undo capacity (tables, pool rows), k
+L_M, L_S, L_N, L_CT, L_CP, L_K = range(13, 19)
+L_SIZE = 19
+
+
+# rows of the scratch array ``sc`` (SC_ROWS x k*k; a row holds a k-vector of mantissas and, for
+# the message rows, its k exponents after them): addressed by element, never sliced, so that
+# the hot loops create no array views
+PM, PE, WD, D1, D2, R1, R2, HD, HDD, MD, MDD, LV, G, OLD = range(14)
+SC_ROWS = 14
+
+
+def scratch_size(k: int) -> int:
+    """Floats of scratch the kernels use (so that no operation allocates)."""
+    return SC_ROWS * k * k
 
 
 @_jit
-def _log0(x):
-    """log x, with log 0 = -inf (no warning in either build)."""
-    if x > 0.0:
-        return np.log(x)
-    return -np.inf
+def _sum_terms(sc, cnt):
+    """Σ sc[PM, i] 2^sc[PE, i], i < cnt, aligned on the largest exponent: (mantissa, exponent)."""
+    F = ZERO_E
+    for i in range(cnt):
+        if sc[PE, i] > F:
+            F = sc[PE, i]
+    s = 0.0
+    for i in range(cnt):
+        s += sc[PM, i] * pow2(sc[PE, i] - F)
+    return norm(s, F)
 
 
 @_jit
-def _scale_matrix(z, tab, ls, k, rowadd, coladd):
-    """Store the k x k matrix in tab[z, :k*k] as B with row and column log scales.
-
-    Rows are divided by their maxima, then columns by theirs; the logs (plus ``rowadd`` and
-    ``coladd``) go to tab[z, kk:kk+k] (rows) and tab[z, kk+k:kk+2k] (columns), -inf for an all-zero
-    row or column. Keeping a scale per row and per column (not one per table) keeps entries that
-    a later product makes dominant even when the table spans more than 1e308. False if all zero.
-    """
-    kk = k * k
-    some = False
-    for x in range(k):
-        mx = 0.0
-        for y in range(k):
-            if tab[z, x * k + y] > mx:
-                mx = tab[z, x * k + y]
-        if mx > 0.0:
-            some = True
-            for y in range(k):
-                tab[z, x * k + y] /= mx
-            tab[z, kk + x] = np.log(mx) + rowadd[x]
-        else:
-            tab[z, kk + x] = -np.inf
-    if not some:
-        return False
-    for y in range(k):
-        mx = 0.0
-        for x in range(k):
-            if tab[z, x * k + y] > mx:
-                mx = tab[z, x * k + y]
-        if mx == 1.0:                      # common: the column holds some row's maximum
-            tab[z, kk + k + y] = coladd[y]
-        elif mx > 0.0:
-            for x in range(k):
-                tab[z, x * k + y] /= mx
-            tab[z, kk + k + y] = np.log(mx) + coladd[y]
-        else:
-            tab[z, kk + k + y] = -np.inf
-    ls[z] = 0.0
-    return True
-
-
-@_jit
-def _edge_table(z, NI, tab, ls, theta, data, k, sc):
+def _edge_table(z, NI, tab, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
+    kk = k * k
     w = NI[NI[z, DPAR], SPLIT]
     p = NI[z, END0]
     u = NI[z, END1]
     flip = w != p
     o = p if flip else u
+    some = False
     if NI[z, NB] == 2:
         for a in range(k):
             for b in range(k):
-                tab[z, a * k + b] = theta[z, b, a] if flip else theta[z, a, b]
-        zeros = sc[3 * k:4 * k]
-        for a in range(k):
-            zeros[a] = 0.0
-        if not _scale_matrix(z, tab, ls, k, zeros, zeros):
-            return False, k * k
-        return True, 2 * k * k
-    # a leaf of T at the far end: sum it out, in logs (potential and data may both be extreme)
-    L = sc[0:k]
-    Lm = -np.inf
+                mm, ee = split(theta[z, b, a] if flip else theta[z, a, b])
+                tab[z, a * k + b] = mm
+                tab[z, kk + a * k + b] = ee
+                if mm > 0.0:
+                    some = True
+        return some, kk
+    # a leaf of T at the far end: sum it out, α(a) = Σ_b θ(a, b) d_o(b)
     for a in range(k):
-        m = -np.inf
         for b in range(k):
-            t = _log0(theta[z, b, a] if flip else theta[z, a, b]) + _log0(data[o, b])
-            if t > m:
-                m = t
-        if m == -np.inf:
-            L[a] = -np.inf
-        else:
-            acc = 0.0
-            for b in range(k):
-                acc += np.exp(_log0(theta[z, b, a] if flip else theta[z, a, b]) + _log0(data[o, b]) - m)
-            L[a] = m + np.log(acc)
-        if L[a] > Lm:
-            Lm = L[a]
-    if Lm == -np.inf:
-        return False, k * k
-    for a in range(k):
-        tab[z, a] = np.exp(L[a] - Lm)
-    ls[z] = Lm
-    return True, 2 * k * k
+            m1, e1 = split(theta[z, b, a] if flip else theta[z, a, b])
+            m2, e2 = split(data[o, b])
+            sc[PM, b] = m1 * m2
+            sc[PE, b] = e1 + e2
+        mm, ee = _sum_terms(sc, k)
+        tab[z, a] = mm
+        tab[z, kk + a] = ee
+        if mm > 0.0:
+            some = True
+    return some, kk
 
 
 @_jit
-def _seg_node(pool, pls, base, i, k):
+def _seg_node(pool, base, i, k):
     """Product tree node i := product of its two children; False when all zero."""
     a = base + 2 * i
     b = a + 1
     t = base + i
-    mx = 0.0
+    some = False
     for x in range(k):
-        val = pool[a, x] * pool[b, x]
-        pool[t, x] = val
-        if val > mx:
-            mx = val
-    if mx == 0.0:
-        return False
-    for x in range(k):
-        pool[t, x] /= mx
-    pls[t] = pls[a] + pls[b] + np.log(mx)
-    return True
+        mm, ee = norm(pool[a, x] * pool[b, x], pool[a, k + x] + pool[b, k + x])
+        pool[t, x] = mm
+        pool[t, k + x] = ee
+        if mm > 0.0:
+            some = True
+    return some
 
 
 @_jit
-def _node_table(z, NI, tab, ls, pool, pls, k, sc):
-    """Table of internal node z from γ (its product tree's root) and its 2-boundary children.
-
-    A 2-boundary child c stores B_c with row scales R_c (its D-parent's vertex) and column
-    scales C_c; the weights w[a] = γ[a] e^{R_c1[a] (+ R_c2[a])} are formed in logs."""
+def _node_table(z, NI, tab, pool, k, sc):
+    """Table of internal node z from γ (its product tree's root) and its 2-boundary children."""
     g = NI[z, GOFS] + 1
     nb = NI[z, NB]
     kk = k * k
     if nb == 0:
-        s = 0.0
         for a in range(k):
-            s += pool[g, a]
-        if s == 0.0:
-            return False, k
-        tab[z, 0] = 1.0
-        ls[z] = pls[g] + np.log(s)
-        return True, k
+            sc[PM, a] = pool[g, a]
+            sc[PE, a] = pool[g, k + a]
+        mm, ee = _sum_terms(sc, k)
+        tab[z, 0] = mm
+        tab[z, kk] = ee
+        return mm > 0.0, k
     c1 = NI[z, BD]
-    c2 = NI[z, BDD]
-    wl = sc[0:k]
-    wm = -np.inf
-    for a in range(k):
-        wl[a] = _log0(pool[g, a]) + tab[c1, kk + a]
-        if nb == 2:
-            wl[a] += tab[c2, kk + a]
-        if wl[a] > wm:
-            wm = wl[a]
-    if wm == -np.inf:
-        return False, k
-    w = sc[k:2 * k]
-    for a in range(k):
-        w[a] = np.exp(wl[a] - wm)
+    some = False
     if nb == 1:
-        L = sc[2 * k:3 * k]
-        Lm = -np.inf
         for x in range(k):
-            acc = 0.0
             for a in range(k):
-                acc += w[a] * tab[c1, a * k + x]
-            L[x] = _log0(acc) + tab[c1, kk + k + x]
-            if L[x] > Lm:
-                Lm = L[x]
-        if Lm == -np.inf:
-            return False, k * k
-        for x in range(k):
-            tab[z, x] = np.exp(L[x] - Lm)
-        ls[z] = pls[g] + wm + Lm
-        return True, k * k + 2 * k
+                sc[PM, a] = pool[g, a] * tab[c1, a * k + x]
+                sc[PE, a] = pool[g, k + a] + tab[c1, kk + a * k + x]
+            mm, ee = _sum_terms(sc, k)
+            tab[z, x] = mm
+            tab[z, kk + x] = ee
+            if mm > 0.0:
+                some = True
+        return some, kk
+    c2 = NI[z, BDD]
+    # Fast path: scale each row a of β_c1 and β_c2 by its largest exponent and γ by its largest;
+    # when every non-zero scaled entry is >= SAFE, the k^3 products are plain doubles >= SAFE^3
+    # (never subnormal), so the sums are exact, and one exponent serves the whole table.
+    fast = _scale_rows(tab, c1, k, sc, D1, R1) & _scale_rows(tab, c2, k, sc, D2, R2)
+    W = ZERO_E
+    for a in range(k):
+        sc[PE, a] = pool[g, k + a] + sc[R1, a] + sc[R2, a]
+        if pool[g, a] > 0.0 and sc[PE, a] > W:
+            W = sc[PE, a]
+    for a in range(k):
+        w = pool[g, a] * pow2(sc[PE, a] - W)
+        if pool[g, a] > 0.0 and w < SAFE:
+            fast = False
+        sc[WD, a] = w
+    if fast:
+        for x in range(kk):
+            sc[LV, x] = 0.0
+        for a in range(k):
+            for x in range(k):
+                u = sc[D1, a * k + x] * sc[WD, a]
+                for y in range(k):
+                    sc[LV, x * k + y] += u * sc[D2, a * k + y]
+        for x in range(kk):
+            mm, ee = norm(sc[LV, x], W)
+            tab[z, x] = mm
+            tab[z, kk + x] = ee
+            if mm > 0.0:
+                some = True
+        return some, kk * k
     for x in range(k):
         for y in range(k):
-            acc = 0.0
             for a in range(k):
-                acc += tab[c1, a * k + x] * w[a] * tab[c2, a * k + y]
-            tab[z, x * k + y] = acc
-    rowadd = sc[3 * k:4 * k]
-    coladd = sc[4 * k:5 * k]
-    for x in range(k):
-        rowadd[x] = tab[c1, kk + k + x] + wm + pls[g]
-        coladd[x] = tab[c2, kk + k + x]
-    if not _scale_matrix(z, tab, ls, k, rowadd, coladd):
-        return False, k * k * k
-    return True, k * k * k + 2 * k * k
+                sc[PM, a] = tab[c1, a * k + x] * pool[g, a] * tab[c2, a * k + y]
+                sc[PE, a] = tab[c1, kk + a * k + x] + pool[g, k + a] + tab[c2, kk + a * k + y]
+            mm, ee = _sum_terms(sc, k)
+            tab[z, x * k + y] = mm
+            tab[z, kk + x * k + y] = ee
+            if mm > 0.0:
+                some = True
+    return some, kk * k
 
 
 @_jit
-def _set_leaf(pool, pls, t, vec, vls, k):
-    for x in range(k):
-        pool[t, x] = vec[x]
-    pls[t] = vls
+def _scale_rows(tab, c, k, sc, row, keep):
+    """sc[row, a*k + x] = β_c[a, x] / 2^r_a as doubles, r_a (kept in sc[keep, a]) the largest
+    exponent of row a. False if a non-zero scaled entry falls below SAFE."""
+    kk = k * k
+    ok = True
+    for a in range(k):
+        r = ZERO_E
+        for x in range(k):
+            if tab[c, a * k + x] > 0.0 and tab[c, kk + a * k + x] > r:
+                r = tab[c, kk + a * k + x]
+        sc[keep, a] = r
+        for x in range(k):
+            v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r)
+            sc[row, a * k + x] = v
+            if tab[c, a * k + x] > 0.0 and v < SAFE:
+                ok = False
+    return ok
 
 
 @_jit
-def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
+def _set_data_leaf(pool, t, data, v, k):
+    """Product-tree slot 0 := d_v; False when d_v is all zero."""
+    some = False
+    for x in range(k):
+        mm, ee = split(data[v, x])
+        pool[t, x] = mm
+        pool[t, k + x] = ee
+        if mm > 0.0:
+            some = True
+    return some
+
+
+@_jit
+def _set_alpha_leaf(pool, t, tab, c, k):
+    kk = k * k
+    for x in range(k):
+        pool[t, x] = tab[c, x]
+        pool[t, k + x] = tab[c, kk + x]
+
+
+@_jit
+def fill_kernel(NI, tab, pool, theta, data, k, child_ptr, child_idx, sc):
     """init: tables bottom-up, product trees filled from children. Returns first all-zero node or -1."""
     m = NI.shape[0]
-    dv = np.empty(k)
-    sc = np.empty(5 * k)
     for z in range(m):
         v = NI[z, SPLIT]
         if v < 0:
-            ok, _ = _edge_table(z, NI, tab, ls, theta, data, k, sc)
+            ok, _ = _edge_table(z, NI, tab, theta, data, k, sc)
             if not ok:
                 return z
             continue
@@ -250,82 +284,59 @@ def fill_kernel(NI, tab, ls, pool, pls, theta, data, k, child_ptr, child_idx):
         for i in range(P, 2 * P):
             for x in range(k):
                 pool[base + i, x] = 1.0
-            pls[base + i] = 0.0
-        dm = 0.0
-        for x in range(k):
-            if data[v, x] > dm:
-                dm = data[v, x]
-        if dm == 0.0:
+                pool[base + i, k + x] = 0.0
+        if not _set_data_leaf(pool, base + P, data, v, k):
             return z
-        for x in range(k):
-            dv[x] = data[v, x] / dm
-        _set_leaf(pool, pls, base + P, dv, np.log(dm), k)
         for j in range(child_ptr[z], child_ptr[z + 1]):
             c = child_idx[j]
             s = NI[c, GSLOT]
             if s >= 0:
-                t = base + P + s
-                for x in range(k):
-                    pool[t, x] = tab[c, x]
-                pls[t] = ls[c]
+                _set_alpha_leaf(pool, base + P + s, tab, c, k)
         for i in range(P - 1, 0, -1):
-            if not _seg_node(pool, pls, base, i, k):
+            if not _seg_node(pool, base, i, k):
                 return z
-        ok, _ = _node_table(z, NI, tab, ls, pool, pls, k, sc)
+        ok, _ = _node_table(z, NI, tab, pool, k, sc)
         if not ok:
             return z
     return -1
 
 
 @_jit
-def _save_tab(z, tab, ls, Ut, Uls, Uidx, nu):
-    for j in range(tab.shape[1]):
-        Ut[nu, j] = tab[z, j]
-    Uls[nu] = ls[z]
-    Uidx[nu] = z
+def _save_row(src, r, U, Uidx, nu):
+    for j in range(src.shape[1]):
+        U[nu, j] = src[r, j]
+    Uidx[nu] = r
     return nu + 1
 
 
 @_jit
-def _save_pool(t, pool, pls, Up, Upls, Upidx, npu):
-    for j in range(pool.shape[1]):
-        Up[npu, j] = pool[t, j]
-    Upls[npu] = pls[t]
-    Upidx[npu] = t
-    return npu + 1
-
-
-@_jit
-def _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu):
+def _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu):
     for i in range(nu - 1, -1, -1):
         z = Uidx[i]
         for j in range(tab.shape[1]):
             tab[z, j] = Ut[i, j]
-        ls[z] = Uls[i]
     for i in range(npu - 1, -1, -1):
         t = Upidx[i]
         for j in range(pool.shape[1]):
             pool[t, j] = Up[i, j]
-        pls[t] = Upls[i]
 
 
 @_jit
-def _climb(pool, pls, base, i, k, Up, Upls, Upidx, npu):
+def _climb(pool, base, i, k, Up, Upidx, npu):
     """Recompute product-tree nodes i, i/2, ..., 1 of the tree at ``base`` (saving each first, for
     the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
     work = 0
     while i >= 1:
-        npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
+        npu = _save_row(pool, base + i, Up, Upidx, npu)
         work += k
-        if not _seg_node(pool, pls, base, i, k):
+        if not _seg_node(pool, base, i, k):
             return False, npu, work
         i >>= 1
     return True, npu, work
 
 
 @_jit
-def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
-                   Ut, Uls, Uidx, Up, Upls, Upidx, touched):
+def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc):
     """Recompute node ``start`` (its data or edge potential changed) and every D ancestor.
 
     ``start`` is an edge node (edge potential or a T-leaf's data changed) or an internal node
@@ -336,45 +347,37 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
     npu = 0
     nt = 0
     work = 0
-    sc = np.empty(5 * k)
     z = start
     v = NI[z, SPLIT]
     if v < 0:
-        nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _edge_table(z, NI, tab, ls, theta, data, k, sc)
+        nu = _save_row(tab, z, Ut, Uidx, nu)
+        ok, w = _edge_table(z, NI, tab, theta, data, k, sc)
         work += w
         touched[nt] = z
         nt += 1
         if not ok:
-            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
             return False, nt, work
     else:
         base = NI[z, GOFS]
         P = NI[z, GP]
         t = base + P
-        npu = _save_pool(t, pool, pls, Up, Upls, Upidx, npu)
-        dm = 0.0
-        for x in range(k):
-            if data[v, x] > dm:
-                dm = data[v, x]
-        if dm == 0.0:
-            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+        npu = _save_row(pool, t, Up, Upidx, npu)
+        if not _set_data_leaf(pool, t, data, v, k):
+            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
             return False, nt, work
-        for x in range(k):
-            pool[t, x] = data[v, x] / dm
-        pls[t] = np.log(dm)
-        ok, npu, w = _climb(pool, pls, base, P >> 1, k, Up, Upls, Upidx, npu)
+        ok, npu, w = _climb(pool, base, P >> 1, k, Up, Upidx, npu)
         work += w
         if not ok:
-            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
             return False, nt, work
-        nu = _save_tab(z, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(z, NI, tab, ls, pool, pls, k, sc)
+        nu = _save_row(tab, z, Ut, Uidx, nu)
+        ok, w = _node_table(z, NI, tab, pool, k, sc)
         work += w
         touched[nt] = z
         nt += 1
         if not ok:
-            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
             return False, nt, work
     c = z
     y = NI[c, DPAR]
@@ -382,24 +385,21 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
         s = NI[c, GSLOT]
         if s >= 0:
             base = NI[y, GOFS]
-            P = NI[y, GP]
-            i = P + s
-            npu = _save_pool(base + i, pool, pls, Up, Upls, Upidx, npu)
-            for x in range(k):
-                pool[base + i, x] = tab[c, x]
-            pls[base + i] = ls[c]
-            ok, npu, w = _climb(pool, pls, base, i >> 1, k, Up, Upls, Upidx, npu)
+            i = NI[y, GP] + s
+            npu = _save_row(pool, base + i, Up, Upidx, npu)
+            _set_alpha_leaf(pool, base + i, tab, c, k)
+            ok, npu, w = _climb(pool, base, i >> 1, k, Up, Upidx, npu)
             work += w
             if not ok:
-                _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+                _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
                 return False, nt, work
-        nu = _save_tab(y, tab, ls, Ut, Uls, Uidx, nu)
-        ok, w = _node_table(y, NI, tab, ls, pool, pls, k, sc)
+        nu = _save_row(tab, y, Ut, Uidx, nu)
+        ok, w = _node_table(y, NI, tab, pool, k, sc)
         work += w
         touched[nt] = y
         nt += 1
         if not ok:
-            _restore(tab, ls, Ut, Uls, Uidx, nu, pool, pls, Up, Upls, Upidx, npu)
+            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
             return False, nt, work
         c = y
         y = NI[c, DPAR]
@@ -407,60 +407,50 @@ def refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, k,
 
 
 @_jit
-def _matvec_log(c, lh, tab, out, k):
-    """out[a] = log Σ_x β_c[a, x] e^lh[x] for a 2-boundary child c (β = e^R B e^C), or 0 when
-    c < 0. ``lh`` is a message in logs."""
+def _matvec(c, h, tab, out, k, sc):
+    """sc[out] := β_c sc[h] (out[a] = Σ_x β_c[a, x] h[x]) for a 2-boundary child c, or all ones
+    when c < 0. ``h`` and ``out`` are scratch rows: k mantissas then k exponents."""
     if c < 0:
         for a in range(k):
-            out[a] = 0.0
+            sc[out, a] = 1.0
+            sc[out, k + a] = 0.0
         return 0
     kk = k * k
-    um = -np.inf
-    u = np.empty(k)
-    for x in range(k):
-        u[x] = lh[x] + tab[c, kk + k + x]
-        if u[x] > um:
-            um = u[x]
-    for x in range(k):
-        u[x] = np.exp(u[x] - um) if um > -np.inf else 0.0
     for a in range(k):
-        acc = 0.0
         for x in range(k):
-            acc += tab[c, a * k + x] * u[x]
-        out[a] = tab[c, kk + a] + _log0(acc) + um
-    return k * k + 2 * k
+            sc[PM, x] = tab[c, a * k + x] * sc[h, x]
+            sc[PE, x] = tab[c, kk + a * k + x] + sc[h, k + x]
+        mm, ee = _sum_terms(sc, k)
+        sc[out, a] = mm
+        sc[out, k + a] = ee
+    return kk
 
 
 @_jit
-def _exp_normalise(lv, out, k):
-    """out = exp(lv - max lv) (max entry 1); zeros when every entry is -inf."""
-    m = -np.inf
+def _mul_into(sc, dst, src, k):
+    """sc[dst] := sc[dst] * sc[src], entrywise (rows of k mantissas then k exponents)."""
     for x in range(k):
-        if lv[x] > m:
-            m = lv[x]
-    for x in range(k):
-        out[x] = np.exp(lv[x] - m) if m > -np.inf else 0.0
+        mm, ee = norm(sc[dst, x] * sc[src, x], sc[dst, k + x] + sc[src, k + x])
+        sc[dst, x] = mm
+        sc[dst, k + x] = ee
 
 
 @_jit
-def _log_normalise(lv, out, k):
-    """out = lv - max lv (max entry 0); all -inf when every entry is -inf."""
-    m = -np.inf
+def _ones(sc, row, k):
     for x in range(k):
-        if lv[x] > m:
-            m = lv[x]
-    for x in range(k):
-        out[x] = lv[x] - m if m > -np.inf else -np.inf
+        sc[row, x] = 1.0
+        sc[row, k + x] = 0.0
 
 
 @_jit
-def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
+def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc):
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
     Carries the outside messages h at the current node's boundary vertices (the outside of a
-    2-boundary component factorises over its two boundary vertices). The messages are kept in
-    logs: a message of a long or extreme component can span far more than 1e308. Writes the normalised marginal to ``out``; returns
-    (touched count, arithmetic count). The walk is written to ``path`` root first.
+    2-boundary component factorises over its two boundary vertices): scratch rows HD (the "dot"
+    boundary vertex) and HDD ("ddot"). Writes the normalised marginal to ``out`` (NaN if every
+    entry is zero: impossible when the mass is positive); returns (touched count, arithmetic
+    count). The walk is written to ``path`` root first.
     """
     L = 0
     z = target
@@ -472,71 +462,75 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
         tmp = path[i]
         path[i] = path[L - 1 - i]
         path[L - 1 - i] = tmp
-    hd = np.zeros(k)    # log outside messages at the dot and ddot boundary vertices
-    hdd = np.zeros(k)
-    Md = np.empty(k)
-    Mdd = np.empty(k)
-    g = np.empty(k)
-    lv = np.empty(k)
+    k2 = 2 * k
+    _ones(sc, HD, k)
+    _ones(sc, HDD, k)
     work = 0
     for i in range(L - 1):
         z = path[i]
         c = path[i + 1]
         gi = NI[z, GOFS] + 1
-        work += _matvec_log(NI[z, BD], hd, tab, Md, k)
-        work += _matvec_log(NI[z, BDD], hdd, tab, Mdd, k)
+        work += _matvec(NI[z, BD], HD, tab, MD, k, sc)
+        work += _matvec(NI[z, BDD], HDD, tab, MDD, k, sc)
+        for x in range(k2):
+            sc[LV, x] = pool[gi, x]
         if c == NI[z, BD]:
-            for a in range(k):
-                lv[a] = _log0(pool[gi, a]) + Mdd[a]
-            for a in range(k):
-                hdd[a] = hd[a]
+            _mul_into(sc, LV, MDD, k)
+            for x in range(k2):
+                sc[HDD, x] = sc[HD, x]
         elif c == NI[z, BDD]:
-            for a in range(k):
-                lv[a] = _log0(pool[gi, a]) + Md[a]
+            _mul_into(sc, LV, MD, k)
         else:
+            # γ without c: the product of c's siblings in the product tree, times the messages
             base = NI[z, GOFS]
             j = NI[z, GP] + NI[c, GSLOT]
-            for a in range(k):
-                g[a] = 0.0      # the siblings' product, in logs (a linear product can underflow)
+            _ones(sc, LV, k)
             while j > 1:
                 sib = base + (j ^ 1)
-                for a in range(k):
-                    g[a] += _log0(pool[sib, a])
+                for x in range(k):
+                    mm, ee = norm(sc[LV, x] * pool[sib, x], sc[LV, k + x] + pool[sib, k + x])
+                    sc[LV, x] = mm
+                    sc[LV, k + x] = ee
                 work += k
                 j >>= 1
-            for a in range(k):
-                lv[a] = g[a] + Md[a] + Mdd[a]
+            _mul_into(sc, LV, MD, k)
+            _mul_into(sc, LV, MDD, k)
         work += 3 * k
-        _log_normalise(lv, hd, k)
+        for x in range(k2):
+            sc[HD, x] = sc[LV, x]
     t = target
     if NI[t, SPLIT] >= 0:
         gi = NI[t, GOFS] + 1
-        work += _matvec_log(NI[t, BD], hd, tab, Md, k)
-        work += _matvec_log(NI[t, BDD], hdd, tab, Mdd, k)
-        for a in range(k):
-            lv[a] = _log0(pool[gi, a]) + Md[a] + Mdd[a]
+        work += _matvec(NI[t, BD], HD, tab, MD, k, sc)
+        work += _matvec(NI[t, BDD], HDD, tab, MDD, k, sc)
+        for x in range(k2):
+            sc[LV, x] = pool[gi, x]
+        _mul_into(sc, LV, MD, k)
+        _mul_into(sc, LV, MDD, k)
         work += 3 * k
     else:
-        # a leaf of T at the far end of its edge: d_v(x) Σ_w θ(w, x) h_w(w), in logs
+        # a leaf of T at the far end of its edge: d_v(x) Σ_w θ(w, x) h_w(w)
         w = NI[NI[t, DPAR], SPLIT]
         flip = w != NI[t, END0]
         for x in range(k):
-            m = -np.inf
             for a in range(k):
-                tt = _log0(theta[t, x, a] if flip else theta[t, a, x]) + hd[a]
-                if tt > m:
-                    m = tt
-            acc = 0.0
-            if m > -np.inf:
-                for a in range(k):
-                    acc += np.exp(_log0(theta[t, x, a] if flip else theta[t, a, x]) + hd[a] - m)
-            lv[x] = _log0(data[vertex, x]) + m + _log0(acc) if m > -np.inf else -np.inf
-        work += 2 * k * k + k
-    _exp_normalise(lv, out, k)
+                m1, e1 = split(theta[t, x, a] if flip else theta[t, a, x])
+                sc[PM, a] = m1 * sc[HD, a]
+                sc[PE, a] = e1 + sc[HD, k + a]
+            mm, ee = _sum_terms(sc, k)
+            m2, e2 = split(data[vertex, x])
+            mm, ee = norm(mm * m2, ee + e2)
+            sc[LV, x] = mm
+            sc[LV, k + x] = ee
+        work += k * k + k
+    for x in range(k):
+        sc[PM, x] = sc[LV, x]
+        sc[PE, x] = sc[LV, k + x]
+    to_doubles(sc[PM], sc[PE], out, k)
     s = 0.0
     for x in range(k):
         s += out[x]
-    if s == 0.0:    # every entry flushed to zero: ratios beyond the double range (the caller raises)
+    if s == 0.0:    # every entry zero: impossible for a consistent model (the caller raises)
         for x in range(k):
             out[x] = np.nan
         return L, work
@@ -546,7 +540,7 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out):
 
 
 @_jit
-def layout_kernel(dpar, split, boundary, ends, NI):
+def layout_kernel(dpar, split_vertex, boundary, ends, NI):
     """Fill ``NI`` from the cover's arrays; returns the size of the product-tree pool."""
     m = dpar.shape[0]
     for z in range(m):
@@ -557,7 +551,7 @@ def layout_kernel(dpar, split, boundary, ends, NI):
         if boundary[z, 1] >= 0:
             nb += 1
         NI[z, NB] = nb
-        NI[z, SPLIT] = split[z]
+        NI[z, SPLIT] = split_vertex[z]
         NI[z, END0] = ends[z, 0]
         NI[z, END1] = ends[z, 1]
         NI[z, BD] = -1
@@ -570,11 +564,11 @@ def layout_kernel(dpar, split, boundary, ends, NI):
         y = dpar[c]
         if y < 0:
             continue
-        w = split[y]
+        w = split_vertex[y]
         if NI[c, NB] == 2:
             other = boundary[c, 1] if boundary[c, 0] == w else boundary[c, 0]
             yp = dpar[y]
-            dot = split[yp] if yp >= 0 else -1
+            dot = split_vertex[yp] if yp >= 0 else -1
             if other == dot:
                 NI[y, BD] = c
             else:
@@ -584,7 +578,7 @@ def layout_kernel(dpar, split, boundary, ends, NI):
             NI[c, GSLOT] = q[y]
     total = 0
     for z in range(m):
-        if split[z] < 0:
+        if split_vertex[z] < 0:
             continue
         P = 1
         while P < q[z] + 1:
@@ -620,76 +614,67 @@ def orient_kernel(theta, ep, ec, sp, enode, mats):
 @_jit
 def views(F, I, L):
     """The model's arrays as views of the two flat buffers (layout ``L``, see online.py)."""
-    m = L[16]
-    S = L[17]
-    n = L[18]
-    ct = L[19]
-    cp = L[20]
-    k = L[21]
+    m = L[L_M]
+    S = L[L_S]
+    n = L[L_N]
+    ct = L[L_CT]
+    cp = L[L_CP]
+    k = L[L_K]
     kk = k * k
-    tw = kk + 2 * k
-    tab = F[L[0]:L[0] + m * tw].reshape((m, tw))
-    ls = F[L[1]:L[1] + m]
-    pool = F[L[2]:L[2] + S * k].reshape((S, k))
-    pls = F[L[3]:L[3] + S]
-    theta = F[L[4]:L[4] + (n - 1) * kk].reshape((n - 1, k, k))
-    data = F[L[5]:L[5] + n * k].reshape((n, k))
-    Ut = F[L[6]:L[6] + ct * tw].reshape((ct, tw))
-    Uls = F[L[7]:L[7] + ct]
-    Up = F[L[8]:L[8] + cp * k].reshape((cp, k))
-    Upls = F[L[9]:L[9] + cp]
-    out = F[L[10]:L[10] + k]
-    NI = I[L[11]:L[11] + m * 10].reshape((m, 10))
-    Uidx = I[L[12]:L[12] + ct]
-    Upidx = I[L[13]:L[13] + cp]
-    touched = I[L[14]:L[14] + ct]
-    path = I[L[15]:L[15] + ct]
-    return (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
-            path)
+    tw = 2 * kk
+    tab = F[L[L_TAB]:L[L_TAB] + m * tw].reshape((m, tw))
+    pool = F[L[L_POOL]:L[L_POOL] + S * 2 * k].reshape((S, 2 * k))
+    theta = F[L[L_THETA]:L[L_THETA] + (n - 1) * kk].reshape((n - 1, k, k))
+    data = F[L[L_DATA]:L[L_DATA] + n * k].reshape((n, k))
+    Ut = F[L[L_UT]:L[L_UT] + ct * tw].reshape((ct, tw))
+    Up = F[L[L_UP]:L[L_UP] + cp * 2 * k].reshape((cp, 2 * k))
+    out = F[L[L_OUT]:L[L_OUT] + k]
+    sc = F[L[L_SCR]:L[L_SCR] + SC_ROWS * kk].reshape((SC_ROWS, kk))
+    NI = I[L[L_NI]:L[L_NI] + m * NI_WIDTH].reshape((m, NI_WIDTH))
+    Uidx = I[L[L_UIDX]:L[L_UIDX] + ct]
+    Upidx = I[L[L_UPIDX]:L[L_UPIDX] + cp]
+    touched = I[L[L_TOUCHED]:L[L_TOUCHED] + ct]
+    path = I[L[L_PATH]:L[L_PATH] + ct]
+    return tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path
 
 
 @_jit
 def refresh_packed(start, F, I, L):
-    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
-     path) = views(F, I, L)
-    return refresh_kernel(start, NI, tab, ls, pool, pls, theta, data, L[21], Ut, Uls, Uidx, Up,
-                          Upls, Upidx, touched)
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
+    return refresh_kernel(start, NI, tab, pool, theta, data, L[L_K], Ut, Uidx, Up, Upidx,
+                          touched, sc)
 
 
 @_jit
 def update_packed(v, vec, F, I, L, vnode):
     """Set data[v] = vec and refresh; on failure data[v] is restored too."""
-    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
-     path) = views(F, I, L)
-    k = L[21]
-    old = data[v].copy()
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
+    k = L[L_K]
     for x in range(k):
+        sc[OLD, x] = data[v, x]
         data[v, x] = vec[x]
-    ok, nt, work = refresh_kernel(vnode[v], NI, tab, ls, pool, pls, theta, data, k, Ut, Uls, Uidx,
-                                  Up, Upls, Upidx, touched)
+    ok, nt, work = refresh_kernel(vnode[v], NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx,
+                                  touched, sc)
     if not ok:
         for x in range(k):
-            data[v, x] = old[x]
+            data[v, x] = sc[OLD, x]
     return ok, nt, work
 
 
 @_jit
 def marginal_packed(v, F, I, L, vnode):
-    (tab, ls, pool, pls, theta, data, Ut, Uls, Up, Upls, out, NI, Uidx, Upidx, touched,
-     path) = views(F, I, L)
-    return marginal_kernel(vnode[v], v, NI, tab, pool, theta, data, L[21], path, out)
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I, L)
+    return marginal_kernel(vnode[v], v, NI, tab, pool, theta, data, L[L_K], path, out, sc)
+
+
+@_jit
+def log_partition_packed(F, L):
+    """ln Z from the root's scalar."""
+    k = L[L_K]
+    r = L[L_TAB] + (L[L_M] - 1) * 2 * k * k
+    return to_log(F[r], F[r + k * k])
 
 
 def pure_module():
     """This file loaded again as plain Python (no numba): the reference build."""
-    import importlib.util
-    import sys
-
-    name = __name__ + "_pure"
-    mod = sys.modules.get(name)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location(name, __file__)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return mod
+    return _X.load_pure(__name__, __file__)

@@ -8,15 +8,19 @@ which fails when a message has a zero entry (hard evidence); here the exclusion 
 prefix and suffix products in the compiled sweep, and (log of the non-zero part, count of zeros)
 pairs in the vectorised NumPy code.
 
-Two implementations of the same schedule:
+Two implementations of the same schedule, both exact for any entries 0 or from 2.2e-308 to
+1.8e308 (subnormal entries are refused with :class:`NumericalRangeError` naming them):
 
 - ``method="numba"``: a compiled sequential sweep over the breadth-first order (fast on every
-  shape, including 10^6-vertex paths); compiled on first use and cached on disk.
+  shape, including 10^6-vertex paths); compiled on first use and cached on disk. A fast pass in
+  doubles checks as it goes that no product can underflow and, where one could, gives way to an
+  exact pass with a mantissa and an exponent per entry (``_bp_kernels``).
 - ``method="numpy"``: the reference, vectorised over breadth-first levels (one NumPy step per
-  level, so fast on bushy trees and slow on long chains).
+  level, so fast on bushy trees and slow on long chains), every message in logs (log-sum-exp).
 
-Every message is renormalised as it is formed and the logarithm of each factor is carried, so the
-log-partition function stays exact on long trees with extreme potentials.
+Messages are renormalised as they are formed and the logarithm of each factor is carried, so the
+log-partition function stays exact on long trees with extreme potentials; the total mass is
+declared zero only when it is exactly zero.
 """
 
 from __future__ import annotations
@@ -25,7 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import InconsistentEvidenceError, InvalidParameterError, InvalidPotentialError
+from engine.errors import (
+    InconsistentEvidenceError,
+    InvalidParameterError,
+    InvalidPotentialError,
+    NumericalRangeError,
+)
 from engine.inference.potentials import check_states, child_potentials, node_potential_array
 from engine.trees.model import Tree
 
@@ -105,8 +114,11 @@ def belief_propagation(tree: Tree, node_potentials, edge_potentials, *, k: int |
     ------
     InvalidPotentialError
         A negative, infinite or NaN entry, or a wrong shape (the message names the vertex/edge).
+    NumericalRangeError
+        A subnormal entry (below 2.2e-308; the message names it). Every other entry, from the
+        smallest normal double to the largest, is computed with exactly.
     InconsistentEvidenceError
-        The total mass is zero.
+        The total mass is exactly zero.
 
     Examples
     --------
@@ -160,28 +172,21 @@ def bfs_ranked(tree: Tree):
 
 
 def _bp_numba(tree, phi, P):
-    from engine.inference._bp_kernels import sum_product_kernel
+    from engine.inference import _bp_kernels as K
 
     n, k = phi.shape
     pr, ptr = bfs_ranked(tree)
     order = tree.order
-    # scale every potential to max 1 first (logs carried), so that products of an extreme
-    # potential with a small message do not pass through subnormal numbers
-    pm = phi.max(axis=1)
-    em = P.reshape(n, -1).max(axis=1)
-    if (pm == 0).any() or (em == 0).any():
-        raise InconsistentEvidenceError(_ZERO_MASS)
-    offset = float(np.log(pm).sum() + np.log(em).sum())
-    phi = phi / pm[:, None]
-    P = P / em[:, None, None]
+    Pr = P[order]
     inner = np.empty((n, k))
     up = np.ones((n, k))
     down = np.ones((n, k))
     marg = np.empty((n, k))
-    logz = sum_product_kernel(pr, ptr, phi[order], P[order], inner, up, down, marg)
-    if not np.isfinite(logz):
+    status, logz = K.sum_product_kernel(pr, ptr, phi[order], Pr, inner, up, down, marg)
+    if status == K.BAIL:   # a product could underflow in doubles: the exact pass
+        status, logz = K.sum_product_wide(pr, ptr, phi[order], Pr, up, down, marg)
+    if status != K.OK:
         raise InconsistentEvidenceError(_ZERO_MASS)
-    logz += offset
     out = []
     for a in (marg, up, down):
         b = np.empty_like(a)
@@ -200,74 +205,83 @@ def level_slices(tree: Tree) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _split_log(x):
-    """(log of the non-zero part, 0 where zero; count of zeros) of a non-negative array."""
-    z = x == 0
+def _log(x):
     with np.errstate(divide="ignore"):
-        lg = np.log(np.where(z, 1.0, x))
-    return lg, z.astype(np.int64)
+        return np.log(x)
 
 
-def _from_split(lg, zc):
-    """Normalised (max 1) vectors from split logs; returns (values, log max) per row."""
-    live = zc == 0
-    masked = np.where(live, lg, -np.inf)
-    m = masked.max(axis=-1)
-    bad = ~np.isfinite(m)
-    m = np.where(bad, 0.0, m)
-    vals = np.where(live, np.exp(lg - m[..., None]), 0.0)
-    return vals, m, bad
+def _lse(a, axis):
+    """log Σ exp over ``axis``; -inf where every entry is -inf."""
+    m = a.max(axis=axis, keepdims=True)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(np.log(np.exp(a - safe).sum(axis=axis, keepdims=True)) + safe, axis=axis)
+
+
+def _shift(la):
+    """Rows of a log array shifted to a largest entry of 0; returns (shifted, shifts). A row of
+    -inf (a zero vector) stays -inf with shift -inf."""
+    m = la.max(axis=-1)
+    ok = np.isfinite(m)
+    return np.where(ok[..., None], la - np.where(ok, m, 0.0)[..., None], -np.inf), m
+
+
+def _split(la):
+    """(finite part, zero count) of a log array: -inf entries become (0, 1). Split logs can be
+    subtracted (a product with one factor removed) where -inf cannot: division-free at zero."""
+    z = la == -np.inf
+    return np.where(z, 0.0, la), z.astype(np.int64)
+
+
+def _unsplit(L, Z):
+    return np.where(Z == 0, L, -np.inf)
 
 
 def _bp_numpy(tree, phi, P):
+    """The reference: collect/distribute vectorised over breadth-first levels, all in logs
+    (log-sum-exp messages, zeros as -inf), so no entry under- or overflows."""
     n, k = phi.shape
     order, parent = tree.order, tree.parent
     levels = level_slices(tree)
-    Lin, Zin = _split_log(phi)          # inside product at each vertex, split-log form
-    up = np.ones((n, k))
+    lP = _log(P)
+    Lin, Zin = _split(_log(phi))        # inside product at each vertex, split-log form
+    lup = np.zeros((n, k))
     logz = 0.0
     for sl in reversed(levels[1:]):
         vs = order[sl]
-        b, m, bad = _from_split(Lin[vs], Zin[vs])
-        if bad.any():
+        msg, m = _shift(_lse(lP[vs] + _unsplit(Lin[vs], Zin[vs])[:, None, :], axis=2))
+        if not np.isfinite(m).all():
             raise InconsistentEvidenceError(_ZERO_MASS)
-        msg = np.einsum("vab,vb->va", P[vs], b)
-        s = msg.max(axis=1)
-        if (s == 0).any():
-            raise InconsistentEvidenceError(_ZERO_MASS)
-        msg /= s[:, None]
-        up[vs] = msg
-        logz += float(m.sum() + np.log(s).sum())
-        lg, zc = _split_log(msg)
+        lup[vs] = msg
+        logz += float(m.sum())
+        lg, zc = _split(msg)
         ps = parent[vs]  # non-decreasing breadth-first rank: children of a parent are contiguous
         starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
         uniq = ps[starts]
         Lin[uniq] += np.add.reduceat(lg, starts, axis=0)
         Zin[uniq] += np.add.reduceat(zc, starts, axis=0)
     r = tree.root
-    b, m, bad = _from_split(Lin[r], Zin[r])
-    if bad or b.sum() == 0:
+    top = float(_lse(_unsplit(Lin[r], Zin[r]), axis=0))
+    if top == -np.inf:
         raise InconsistentEvidenceError(_ZERO_MASS)
-    logz += float(m + np.log(b.sum()))
+    logz += top
     # distribute: outside product at p = phi[p] * down[p] * prod children up; exclude one child
     Ldown = np.zeros((n, k))
     Zdown = np.zeros((n, k), np.int64)
-    down = np.ones((n, k))
-    Lup, Zup = _split_log(up)
+    ldown = np.zeros((n, k))
+    Lup, Zup = _split(lup)
     for sl in levels[1:]:
         vs = order[sl]
         ps = parent[vs]
         Le = Lin[ps] + Ldown[ps] - Lup[vs]   # exclusion by subtracting logs of non-zero parts
         Ze = Zin[ps] + Zdown[ps] - Zup[vs]   # and counting zeros: division-free at zero
-        ex, _, _ = _from_split(Le, Ze)
-        msg = np.einsum("vab,va->vb", P[vs], ex)
-        s = msg.max(axis=1)
-        msg /= np.where(s > 0, s, 1.0)[:, None]
-        down[vs] = msg
-        Ldown[vs], Zdown[vs] = _split_log(msg)
-    b, _, _ = _from_split(Lin + Ldown, Zin + Zdown)
-    marg = b / b.sum(axis=1, keepdims=True)
-    return marg, logz, up, down
+        msg, _ = _shift(_lse(lP[vs] + _unsplit(Le, Ze)[:, :, None], axis=1))
+        ldown[vs] = msg
+        Ldown[vs], Zdown[vs] = _split(msg)
+    b, _ = _shift(_unsplit(Lin + Ldown, Zin + Zdown))
+    marg = np.exp(b)
+    marg /= marg.sum(axis=1, keepdims=True)
+    return marg, logz, np.exp(lup), np.exp(ldown)
 
 
 # ---------------------------------------------------------------------- parallel schedule
@@ -300,7 +314,7 @@ def flooding(tree: Tree, node_potentials, edge_potentials, *, k: int | None = No
 
     Uses the product trick of section 8.4: per vertex one product of all incoming messages, then
     each outgoing message excludes its recipient's message, division-free (split logs and zero
-    counts). Runs ``iterations`` rounds (default: the tree's diameter, plus one to show that
+    counts). Messages are kept in logs, so any magnitude is exact. Runs ``iterations`` rounds (default: the tree's diameter, plus one to show that
     nothing changes any more).
     """
     phi, P, k = _inputs(tree, node_potentials, edge_potentials, k)
@@ -315,53 +329,55 @@ def flooding(tree: Tree, node_potentials, edge_potentials, *, k: int | None = No
     n = tree.n
     ch = tree.order[1:]
     par = tree.parent[ch]
-    up = np.ones((n, k))
-    down = np.ones((n, k))
-    Lphi, Zphi = _split_log(phi)
+    lP = _log(P[ch])
+    lup = np.zeros((n, k))      # messages in logs (zeros -inf), each shifted to a largest entry 0
+    ldown = np.zeros((n, k))
+    Lphi, Zphi = _split(_log(phi))
     ups, downs, margs = [], [], []
     converged = -1
 
-    def products(up, down):
+    def products(lup, ldown):
         """Split logs of every message, and of the full product at each vertex:
         phi * message from the parent * messages from the children (section 8.4)."""
-        Lu, Zu = _split_log(up)
-        Ld, Zd = _split_log(down)
+        Lu, Zu = _split(lup)
+        Ld, Zd = _split(ldown)
         L, Z = Lphi + Ld, Zphi + Zd
         L[tree.root], Z[tree.root] = Lphi[tree.root], Zphi[tree.root]
         np.add.at(L, par, Lu[ch])
         np.add.at(Z, par, Zu[ch])
         return L, Z, Lu, Zu, Ld, Zd
 
+    def normalised(la):
+        """Rows of exp(la) summing to one (NaN for a zero row)."""
+        b, _ = _shift(la)
+        e = np.exp(b)
+        with np.errstate(invalid="ignore"):
+            return e / e.sum(axis=1, keepdims=True)
+
     def record(t):
         nonlocal converged
-        u, d = _rownorm(up), _rownorm(down)
+        u, d = normalised(lup), normalised(ldown)
         u[tree.root] = np.nan
         d[tree.root] = np.nan
-        L, Z, _, _, _, _ = products(up, down)
-        b, _, bad = _from_split(L, Z)
-        with np.errstate(invalid="ignore"):
-            mg = b / b.sum(axis=1, keepdims=True)
+        L, Z, _, _, _, _ = products(lup, ldown)
         ups.append(u)
         downs.append(d)
-        margs.append(mg)
+        margs.append(normalised(_unsplit(L, Z)))
         if converged < 0 and np.allclose(u[ch], exact.upward[ch], rtol=1e-12, atol=1e-300) \
                 and np.allclose(d[ch], exact.downward[ch], rtol=1e-12, atol=1e-300):
             converged = t
 
     record(0)
     for t in range(1, iterations + 1):
-        L, Z, Lu, Zu, Ld, Zd = products(up, down)
+        L, Z, Lu, Zu, Ld, Zd = products(lup, ldown)
         # upward message c -> parent excludes the parent's message into c
-        bu, _, _ = _from_split(L[ch] - Ld[ch], Z[ch] - Zd[ch])
+        bu = _unsplit(L[ch] - Ld[ch], Z[ch] - Zd[ch])
         # downward message parent -> c excludes c's message into the parent
-        bd, _, _ = _from_split(L[par] - Lu[ch], Z[par] - Zu[ch])
-        nu = np.einsum("vab,vb->va", P[ch], bu)
-        nd = np.einsum("vab,va->vb", P[ch], bd)
-        nu /= np.where(nu.max(1) > 0, nu.max(1), 1.0)[:, None]
-        nd /= np.where(nd.max(1) > 0, nd.max(1), 1.0)[:, None]
-        up = up.copy()
-        down = down.copy()
-        up[ch], down[ch] = nu, nd
+        bd = _unsplit(L[par] - Lu[ch], Z[par] - Zu[ch])
+        lup = lup.copy()
+        ldown = ldown.copy()
+        lup[ch] = _shift(_lse(lP + bu[:, None, :], axis=2))[0]
+        ldown[ch] = _shift(_lse(lP + bd[:, :, None], axis=1))[0]
         record(t)
     return FloodingTrace(ups, downs, margs, converged)
 
@@ -391,6 +407,8 @@ def max_product(tree: Tree, node_log_potentials, edge_log_potentials, *,
     ------
     InconsistentEvidenceError
         Every labelling scores ``-inf``.
+    NumericalRangeError
+        A finite log-potential beyond ±1e300 (:data:`LOG_LIMIT`); the message names it.
     """
     lphi = np.asarray(node_log_potentials, dtype=np.float64)
     if lphi.ndim != 2 or lphi.shape[0] != tree.n:
@@ -428,11 +446,21 @@ def max_product(tree: Tree, node_log_potentials, edge_log_potentials, *,
     return labels, float(value)
 
 
+#: The largest magnitude of a finite log-potential max-product accepts: a sum of up to 10^8 of
+#: them stays finite (larger ones could add up to -inf, a false "impossible").
+LOG_LIMIT = 1e300
+
+
 def _check_log(a, what):
     if np.isnan(a).any() or (a == np.inf).any():
         idx = tuple(int(i) for i in np.argwhere(np.isnan(a) | (a == np.inf))[0])
         raise InvalidPotentialError(f"{what} have an invalid entry {a[idx]} at {list(idx)} "
                                     "(log-potentials must be < +inf and not NaN)")
+    big = np.isfinite(a) & (np.abs(a) > LOG_LIMIT)
+    if big.any():
+        idx = tuple(int(i) for i in np.argwhere(big)[0])
+        raise NumericalRangeError(f"{what} have the entry {a[idx]!r} at {list(idx)}, beyond the "
+                                  f"exact range: finite log-potentials must lie within ±{LOG_LIMIT:g}")
 
 
 def _max_numpy(tree, lphi, lP):

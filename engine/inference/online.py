@@ -13,9 +13,11 @@ Differences from the paper, all deliberate (``docs/online-sum-product.md`` says 
   component's summary ψ^{S^z} (Definition 7) over its <= 2 boundary vertices and an update
   recomputes the nodes on the path from the changed leaf of D to its root from their children;
   the product over a vertex's α children is a product tree, so nothing is ever divided by.
-- **Renormalised with log scales.** Every stored table has max entry 1 and carries the log of its
-  scale, so a 10^6-vertex path with potentials spanning 1e-100..1e100 stays finite and the
-  log-partition function exact.
+- **Exact at any magnitude.** Every entry of every table, product-tree vector and message is a
+  mantissa and an integer exponent (``engine.inference._extended``), so nothing under- or
+  overflows whatever the potentials (any entry 0 or from 2.2e-308 to 1.8e308) and however long
+  the tree; "inconsistent" means a total mass of exactly zero. Subnormal entries are refused with
+  :class:`NumericalRangeError` naming them.
 - **Atomic.** Evidence (or an edge potential) that makes the total mass zero raises
   :class:`InconsistentEvidenceError` and leaves the model exactly as it was (the kernel restores
   every entry it wrote).
@@ -37,10 +39,11 @@ import numpy as np
 from engine.errors import (
     InconsistentEvidenceError,
     InvalidParameterError,
-    NumericalRangeError,
     UnknownVertexError,
 )
 from engine.inference.potentials import (
+    TINY,
+    check_edge_range,
     check_matrix,
     check_states,
     check_vector,
@@ -159,8 +162,9 @@ class OnlineModel:
         self._cover_kind = value
 
     def _setup(self, E):
-        """Lay the model out in two flat buffers (floats ``_F``, ints ``_I``; layout ``_L``) so that
-        a compiled operation takes three arrays, then fill every table bottom-up."""
+        """Lay the model out in two flat buffers (floats ``_F``, ints ``_I``; layout ``_L``, indexed
+        by the kernels' ``L_*`` constants) so that a compiled operation takes three arrays, then
+        fill every table bottom-up."""
         C = self.cover
         tree, k = self.tree, self.k
         K = self._kernels()
@@ -171,22 +175,23 @@ class OnlineModel:
         while maxP < int(tree.degree.max()) + 2:
             maxP *= 2
         cp = ct * (int(np.log2(maxP)) + 2) + 2
-        sizes_i = [m * 10, ct, cp, ct, ct]
+        sizes_i = [m * K.NI_WIDTH, ct, cp, ct, ct]
         oi = np.concatenate([[0], np.cumsum(sizes_i)])
         self._I = np.empty(int(oi[-1]), np.int64)
-        NIv = self._I[: m * 10].reshape(m, 10)   # the layout is written in place (no copy)
+        NIv = self._I[: m * K.NI_WIDTH].reshape(m, K.NI_WIDTH)   # written in place (no copy)
         S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
                                 np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NIv))
-        tw = kk + 2 * k   # a table row: k x k entries, then k row and k column log scales
-        sizes_f = [m * tw, m, S * k, S, (n - 1) * kk, n * k, ct * tw, ct, cp * k, cp, k]
+        tw = 2 * kk   # a table row: k x k mantissas, then their k x k exponents
+        # in the order of L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR
+        sizes_f = [m * tw, S * 2 * k, (n - 1) * kk, n * k, ct * tw, cp * 2 * k, k, K.scratch_size(k)]
         of = np.concatenate([[0], np.cumsum(sizes_f)])
-        L = np.zeros(22, np.int64)
-        L[0:11] = of[:-1]
-        L[11:16] = oi[:-1]
-        L[16:22] = [m, S, n, ct, cp, k]
-        self._F = np.empty(int(of[-1]))
+        L = np.zeros(K.L_SIZE, np.int64)
+        L[K.L_TAB:K.L_SCR + 1] = of[:-1]
+        L[K.L_NI:K.L_PATH + 1] = oi[:-1]
+        L[[K.L_M, K.L_S, K.L_N, K.L_CT, K.L_CP, K.L_K]] = [m, S, n, ct, cp, k]
+        self._F = np.zeros(int(of[-1]))
         self._L = L
-        (self._tab, self._ls, self._pool, self._pls, self._theta, self._data, _, _, _, _, self._out,
+        (self._tab, self._pool, self._theta, self._data, _, _, self._out, self._sc,
          self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I, L)
         self._data[:] = self._data_in
         del self._data_in
@@ -200,9 +205,9 @@ class OnlineModel:
         vnode[leaf] = C.edge_node[leaf]
         vnode[C.s] = C.edge_node[tree.neighbors(C.s)[0]]
         self._vnode = vnode
-        bad = K.fill_kernel(self._NI, self._tab, self._ls, self._pool, self._pls, self._theta,
-                            self._data, k, np.asarray(C.children_ptr, np.int64),
-                            np.asarray(C.children_idx, np.int64))
+        bad = K.fill_kernel(self._NI, self._tab, self._pool, self._theta, self._data, k,
+                            np.asarray(C.children_ptr, np.int64), np.asarray(C.children_idx, np.int64),
+                            self._sc)
         if bad >= 0:
             raise InconsistentEvidenceError(_ZERO)
         self.init_work = int(m * k ** 3 + S * k)
@@ -228,7 +233,7 @@ class OnlineModel:
         self._last = ("log_partition", np.zeros(0, np.int64), 0, 0)
         if self.cover is None:
             return self._small_logz()
-        return float(self._ls[self.cover.root])
+        return float(self._K.log_partition_packed(self._F, self._L))
 
     def marginal(self, v, *, record: bool = True) -> np.ndarray:
         """p(x_v = a) for a = 0..k-1, by one walk down D (O(height k^2)).
@@ -249,10 +254,9 @@ class OnlineModel:
         self._last = ("marginal", self._path, nt, work)
         self.total_work += work
         out = self._out.copy()
-        if out[0] != out[0]:   # NaN: the kernel found every entry flushed to zero
-            raise NumericalRangeError(
-                f"the marginal of vertex {self.tree.name(v)} underflowed: the potentials on its path "
-                "have ratios beyond the double range (about 1e308)")
+        if out[0] != out[0]:   # NaN: every entry exactly zero, impossible when the mass is positive
+            raise RuntimeError(f"internal error: the marginal of vertex {self.tree.name(v)} is all zero "
+                               "although the total mass is positive")
         return out
 
     def marginals(self) -> np.ndarray:
@@ -353,8 +357,7 @@ class OnlineModel:
         potentials, data), without scratch buffers: two equal snapshots mean the same model."""
         if self.cover is None:
             return (self._data.copy(),) + ((self._small_theta.copy(),) if self.tree.n == 2 else ())
-        return tuple(a.copy() for a in (self._tab, self._ls, self._pool, self._pls, self._theta,
-                                        self._data, self._NI))
+        return tuple(a.copy() for a in (self._tab, self._pool, self._theta, self._data, self._NI))
 
     @property
     def height(self) -> int:
@@ -362,27 +365,34 @@ class OnlineModel:
         return 0 if self.cover is None else int(self.cover.height)
 
     # ------------------------------------------------------------------ n <= 2
-    def _small_joint(self):
-        d = self._data
-        if self.tree.n == 1:
-            return d[0].copy()
-        p, c = self.tree.edges[0]
-        return d[p][:, None] * self._small_theta[0] * d[c][None, :]
+    def _small_log_joint(self):
+        """ln of the unnormalised joint of a one- or two-vertex tree (-inf where zero)."""
+        with np.errstate(divide="ignore"):
+            ld = np.log(self._data)
+            if self.tree.n == 1:
+                return ld[0]
+            p, c = self.tree.edges[0]
+            return ld[p][:, None] + np.log(self._small_theta[0]) + ld[c][None, :]
 
     def _small_logz(self):
-        j = self._small_joint()
-        mx = j.max()
-        if mx == 0:
-            return None
-        return float(np.log(mx) + np.log((j / mx).sum()))
+        lz = _logsumexp(self._small_log_joint().ravel())
+        return None if lz == -np.inf else lz
 
     def _small_marginal(self, v):
-        j = self._small_joint()
-        if self.tree.n == 1:
-            return j / j.sum()
-        p, c = self.tree.edges[0]
-        m = j.sum(axis=1) if v == p else j.sum(axis=0)
+        lj = self._small_log_joint()
+        if self.tree.n > 1:
+            p, c = self.tree.edges[0]
+            lj = np.array([_logsumexp(r) for r in (lj if v == p else lj.T)])
+        m = np.exp(lj - lj.max())
         return m / m.sum()
+
+
+def _logsumexp(a) -> float:
+    """ln Σ e^a over a 1-d array; -inf when every entry is -inf."""
+    m = a.max()
+    if m == -np.inf:
+        return -np.inf
+    return float(m + np.log(np.exp(a - m).sum()))
 
 
 def _fast_vector(data, k):
@@ -397,7 +407,9 @@ def _fast_vector(data, k):
     else:
         return None
     lo = a.min()
-    if lo >= 0 and lo + a.sum() < np.inf:   # NaN fails both comparisons
+    if lo >= TINY and a.sum() < np.inf:   # NaN fails both comparisons
+        return a.copy() if a is data else a
+    if lo == 0 and a.sum() < np.inf and not ((a > 0) & (a < TINY)).any():
         return a.copy() if a is data else a
     return None
 
@@ -412,6 +424,7 @@ def _edge_input(tree, edge_potentials, k):
     if a.shape == (tree.n - 1, k, k):
         if not (np.isfinite(a).all() and (a >= 0).all()):
             child_potentials(tree, a, k)  # raises with the culprit named
+        check_edge_range(tree, a)
         return a
     raise InvalidPotentialError(f"edge potentials must have shape ({k}, {k}) or "
                                 f"({tree.n - 1}, {k}, {k}), got {a.shape}")

@@ -8,18 +8,25 @@ symmetric (the paper assumes symmetric ones); a matrix given for a named edge ``
 indexing ``u``'s state and is transposed when ``u`` is the child.
 
 Zero entries are legal (hard evidence, forbidden transitions); negative, NaN and infinite entries
-are not.
+are not (:class:`InvalidPotentialError`). Every other double is computed with exactly, from the
+smallest normal one (:data:`TINY`, 2.2e-308) to the largest (1.8e308); a positive entry below
+:data:`TINY` (a subnormal, which already lost digits when it was stored) is refused with
+:class:`NumericalRangeError` naming it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import InvalidParameterError, InvalidPotentialError
+from engine.errors import InvalidParameterError, InvalidPotentialError, NumericalRangeError
+from engine.limits import check_seed
 from engine.trees.model import Tree
 
 __all__ = [
+    "TINY",
     "check_states",
+    "check_normal",
+    "check_edge_range",
     "check_vector",
     "check_matrix",
     "node_potential_array",
@@ -30,10 +37,31 @@ __all__ = [
 ]
 
 
+#: The smallest positive potential entry the inference code accepts (the smallest normal double).
+TINY = float(np.finfo(np.float64).tiny)
+
+
+def check_normal(a: np.ndarray, where) -> None:
+    """Refuse subnormal entries (0 < x < TINY) of a finite non-negative array.
+
+    ``where(idx)`` names the entry at index tuple ``idx`` for the message.
+    """
+    if a.size and a.min() < TINY:
+        bad = (a > 0) & (a < TINY)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise NumericalRangeError(
+                f"{where(idx)} is {a[idx]!r}, below the smallest normal double {TINY:.4g}: such an "
+                "entry has already lost precision and is refused (entries must be 0 or in "
+                "[2.2e-308, 1.8e308])")
+
+
 def check_states(k) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InvalidParameterError(f"the number of states k must be an integer >= 2, got {k!r}")
-    return int(k)
+    from engine.limits import check
+
+    return int(check("states", int(k), "the number of states k"))
 
 
 def _first_bad(a: np.ndarray):
@@ -54,6 +82,7 @@ def check_vector(v, k: int, what: str) -> np.ndarray:
         idx, val = _first_bad(a)
         raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}] "
                                     "(entries must be finite and >= 0)")
+    check_normal(a, lambda i: f"{what}: the entry at [{i[0]}]")
     return a
 
 
@@ -69,6 +98,7 @@ def check_matrix(m, k: int, what: str) -> np.ndarray:
         idx, val = _first_bad(a)
         raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}, {idx[1]}] "
                                     "(entries must be finite and >= 0)")
+    check_normal(a, lambda i: f"{what}: the entry at [{i[0]}, {i[1]}]")
     return a
 
 
@@ -86,6 +116,7 @@ def node_potential_array(tree: Tree, node_potentials, k: int | None = None) -> n
         (v, j), val = _first_bad(a)
         raise InvalidPotentialError(f"node potential of vertex {tree.name(v)} has an invalid entry "
                                     f"{val} at [{j}] (entries must be finite and >= 0)")
+    check_normal(a, lambda i: f"the node potential of vertex {tree.name(i[0])} at [{i[1]}]")
     return np.ascontiguousarray(a)
 
 
@@ -146,8 +177,18 @@ def child_potentials(tree: Tree, edge_potentials, k: int) -> np.ndarray:
         u, v = tree.edges[i]
         raise InvalidPotentialError(f"potential for edge ({tree.name(u)}, {tree.name(v)}) has an "
                                     f"invalid entry {val} at [{x}, {y}] (entries must be finite and >= 0)")
+    check_edge_range(tree, a)
     P[tree.edges[:, 1]] = a
     return P
+
+
+def check_edge_range(tree: Tree, a: np.ndarray) -> None:
+    """Refuse subnormal entries of an ``(n - 1, k, k)`` array aligned with ``tree.edges``."""
+    def where(i):
+        u, v = tree.edges[i[0]]
+        return f"the potential for edge ({tree.name(u)}, {tree.name(v)}) at [{i[1]}, {i[2]}]"
+
+    check_normal(a, where)
 
 
 def potts_interaction(k: int, coupling: float) -> np.ndarray:
@@ -162,8 +203,9 @@ def potts_interaction(k: int, coupling: float) -> np.ndarray:
     """
     k = check_states(k)
     c = float(coupling)
-    if not np.isfinite(c):
-        raise InvalidParameterError(f"the Potts coupling must be finite, got {coupling!r}")
+    if not -700 <= c <= 700:  # exp(c) and exp(-c) stay finite and non-zero in double precision
+        raise InvalidParameterError(f"the Potts coupling must be a number in -700..700 (exp of it is the "
+                                    f"diagonal), got {coupling!r}")
     m = np.ones((k, k))
     np.fill_diagonal(m, np.exp(c))
     return m
@@ -171,5 +213,5 @@ def potts_interaction(k: int, coupling: float) -> np.ndarray:
 
 def random_node_potentials(n: int, k: int, *, seed=None, floor: float = 0.1) -> np.ndarray:
     """Random node potentials ``floor + U(0, 1)`` (an ``(n, k)`` array) for demonstrations."""
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     return floor + rng.random((int(n), check_states(k)))

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._json_compat import loads
+from engine import limits
 from engine.errors import DataFormatError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.errors import need as _need
 from engine.files import read_input
 from engine.inference.potentials import check_matrix, check_states, check_vector, edge_potential_table
+from engine.jsonio import loads
 from engine.trees.model import Tree
 
 __all__ = ["Scenario", "load_scenario", "parse_scenario", "build_model", "replay", "scenario_to_dict",
@@ -53,8 +54,12 @@ def load_scenario(path) -> Scenario:
     return parse_scenario(obj, base=p.parent)
 
 
-def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
-    """Validate a scenario object; every message names the offending key or op."""
+def parse_scenario(obj, *, base: Path | None = None, paths=None) -> Scenario:
+    """Validate a scenario object; every message names the offending key or op.
+
+    ``paths`` (an :class:`engine.files.PathPolicy`) limits the tree files a scenario may name: any
+    by default; ``engine.files.browser_paths()`` for a scenario uploaded to the app.
+    """
     from engine.trees.spec import tree_from_spec
 
     _need(isinstance(obj, dict), "a scenario must be a JSON object")
@@ -66,9 +71,10 @@ def parse_scenario(obj, *, base: Path | None = None) -> Scenario:
     _need("tree" in obj, "scenario: 'tree' is missing")
     spec = obj["tree"]
     _need(isinstance(spec, (str, dict)), "scenario: 'tree' must be a path or {\"edges\": [...]}")
-    tree = tree_from_spec(spec, base=base)
+    tree = tree_from_spec(spec, base=base, paths=paths)
     _need("states" in obj, "scenario: 'states' (the number of labels k) is missing")
     k = check_states(obj["states"])
+    limits.check("table_cells", max(tree.n - 1, 1) * k * k, f"scenario: {tree.n - 1} edges x {k} x {k} states")
     ep = obj.get("edge_potential")
     if ep is None:
         ep = np.ones((k, k))

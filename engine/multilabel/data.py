@@ -16,8 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_input, read_text
+from engine.limits import check_seed
 
 __all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
 
@@ -115,6 +117,9 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         raise DataFormatError(f"{path}: no @attribute declarations")
     names = [a[0] for a in attrs]
     na = len(attrs)
+    limits.check("attributes", na, f"{path}: attributes")
+    limits.check("data_cells", (len(lines) - data_at) * na, f"{path}: up to {len(lines) - data_at} rows x {na} "
+                 "attributes =")  # before a row is allocated
 
     # which attributes are labels
     label_idx = None
@@ -150,6 +155,8 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         vals = attrs[j][1]
         if vals is not None and len(vals) != 2:
             raise DataFormatError(f"{path}: label attribute {names[j]!r} has {len(vals)} values; expected 2")
+
+    limits.check("labels", len(label_idx), f"{path}: labels")
 
     # the data rows
     rows = []
@@ -269,7 +276,7 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
     if n_examples < 2 or n_features < 1 or n_labels < 2:
         raise InvalidParameterError(
             f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; got {n_examples}, {n_features}, {n_labels}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     tree = random_spanning_trees(n_labels, 1, seed=rng)
     X = rng.normal(size=(n_examples, n_features))
     A = rng.normal(size=(n_labels, n_features)) / np.sqrt(n_features) * 2.0

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Optional, Union
 
 import numpy as np
 
+from engine import limits
 from engine.errors import InvalidParameterError
 from engine.multilabel.data import load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
@@ -57,6 +58,8 @@ class RtaConfig(RunConfig):
         super().validate()
         need(is_int(self.n_trees) and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees!r}")
         need(is_int(self.max_k) and self.max_k >= 2, f"max_k (K) must be an integer >= 2, got {self.max_k!r}")
+        limits.check("spanning_trees", self.n_trees, "n_trees")
+        limits.check("kbest", self.max_k, "max_k (K)")
         need(self.C is None or (is_number(self.C) and self.C > 0), f"C must be a positive finite number, got {self.C!r}")
         need(is_int(self.folds) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
         need(is_int(self.inner_folds) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")

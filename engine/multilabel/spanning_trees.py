@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import InvalidParameterError
+from engine.limits import check_seed
 from engine.trees.generators import prufer_to_parent
 from engine.trees.model import Tree
 from engine.shapes import dimension
@@ -120,7 +121,7 @@ def random_spanning_trees(n_labels: int, n_trees: int, *, seed=None) -> LabelTre
         raise InvalidParameterError(f"spanning trees over the labels need at least 2 labels, got {n_labels}")
     if n_trees < 1:
         raise InvalidParameterError(f"the number of trees must be at least 1, got {n_trees}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     parents = np.empty((n_trees, n_labels), np.int64)
     seqs = rng.integers(0, n_labels, size=(n_trees, max(n_labels - 2, 0)))
     for t in range(n_trees):

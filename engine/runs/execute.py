@@ -94,8 +94,17 @@ def expand_sweep(spec) -> list[SweepPoint]:
                 raise InvalidParameterError(
                     f"sweep setting {k!r} must be a non-empty list of values, got {str(v)[:40]}")
         names = list(sweep)
+        from engine import limits
+
+        points = 1
+        for k in names:
+            points *= len(sweep[k])
+            limits.check("grid", points, "sweep: " + " x ".join(str(len(sweep[n])) for n in names) + " points =")
         overrides = [dict(zip(names, combo)) for combo in itertools.product(*(sweep[k] for k in names))]
     elif isinstance(sweep, list):
+        from engine import limits
+
+        limits.check("grid", len(sweep), "sweep: points")
         if not sweep or not all(isinstance(p, dict) for p in sweep):
             raise InvalidParameterError("a 'sweep' list must be a non-empty list of dicts of settings")
         overrides = [dict(p) for p in sweep]
@@ -328,7 +337,7 @@ def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> No
     report(0.0, f"0/{n} runs done")
     with parallel_config(backend=backend, n_jobs=jobs):
         gen = Parallel(return_as="generator_unordered")(
-            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict())
+            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict(), os.getpid())
             for i, c in enumerate(configs))
         try:
             for done, (i, out) in enumerate(gen, 1):
@@ -339,5 +348,34 @@ def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> No
             gen.close()  # cancels the points not yet started
 
 
-def _indexed(i: int, module: str, class_name: str, config: dict[str, Any]):
+def _indexed(i: int, module: str, class_name: str, config: dict[str, Any], parent: Optional[int] = None):
+    if parent is not None and parent != os.getpid():
+        _watch_parent(parent)
     return i, _run_point(module, class_name, config)
+
+
+_WATCHING: set[int] = set()
+
+
+def _watch_parent(parent: int, interval: float = 1.0) -> None:
+    """In a sweep's worker process: exit as soon as the process that started the sweep is gone
+    (killed, crashed), instead of running its points on for nobody (loky keeps idle workers)."""
+    import threading
+
+    if parent in _WATCHING:
+        return
+    _WATCHING.add(parent)
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(3)
+            except PermissionError:  # alive, another user's (cannot happen for our own parent)
+                pass
+            if os.getppid() == 1 and parent != 1:  # re-parented to init: the parent died
+                os._exit(3)
+
+    threading.Thread(target=watch, name="sweep-parent-watch", daemon=True).start()

@@ -73,7 +73,7 @@ class RunConfig:
     def validate(self) -> None:
         """Check every setting that needs no data (see the module docstring); the base checks ``seed``."""
         seed = getattr(self, "seed", 0)
-        need(is_int(seed) and seed >= 0, f"seed must be an integer >= 0, got {seed!r}")
+        need(is_int(seed) and 0 <= seed < 2**63, f"seed must be an integer in 0..2^63-1, got {str(seed)[:40]}")
 
     def to_dict(self) -> dict[str, Any]:
         d = {"algorithm": self.algorithm}
@@ -98,7 +98,7 @@ class RunConfig:
 
     @classmethod
     def from_json(cls, text: str):
-        from engine._json_compat import loads
+        from engine.jsonio import loads
 
         return cls.from_dict(loads(text, where=f"{cls.algorithm} config"))
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from engine._json_compat import loads
 from engine.errors import InvalidParameterError
 from engine.files import read_input
+from engine.jsonio import loads
 from engine.runs.protocol import RunConfig
 
 __all__ = ["Family", "FAMILIES", "register_family", "unregister_family", "family_names", "family",
-           "config_class", "load_spec", "load_config", "config_from_dict", "FAMILIES_ENV"]
+           "config_class", "load_spec", "load_config", "config_from_dict", "FAMILIES_ENV", "restrict_paths"]
 
 FAMILIES_ENV = "TREE_WORKBENCH_FAMILIES"
 
@@ -132,6 +132,32 @@ def _resolve_path(v, base: Path):
     if isinstance(v, str) and v and not Path(v).is_absolute() and (base / v).exists():
         return str((base / v).resolve())
     return v
+
+
+#: config keys that may hold a file name, and the words that are not files there
+_PATH_KEYS = ("tree", "loss_file", "train", "test", "valid", "data", "labels")
+_NOT_FILES = {"", "synthetic"}
+
+
+def restrict_paths(d: dict[str, Any], policy) -> dict[str, Any]:
+    """``d`` with every file it names resolved under ``policy`` (an :class:`engine.files.PathPolicy`),
+    sweep values included; a name the policy refuses raises one line naming the key.
+
+    The app calls it with ``engine.files.browser_paths()`` on a pasted config, so that a config can
+    name samples and data-folder files but not ``/etc/passwd`` or ``/dev/zero``.
+    """
+    def fix(key, v):
+        if key not in _PATH_KEYS or not isinstance(v, str) or v in _NOT_FILES:
+            return v
+        if key == "labels" and v.strip().lstrip("-").isdigit():
+            return v
+        return str(policy.resolve(v, f"config {key!r}"))
+
+    out = {k: fix(k, v) for k, v in d.items()}
+    if isinstance(out.get("sweep"), dict):
+        out["sweep"] = {k: ([fix(k, x) for x in v] if isinstance(v, list) else fix(k, v))
+                        for k, v in out["sweep"].items()}
+    return out
 
 
 def _resolve_paths(d: dict[str, Any], base: Path) -> dict[str, Any]:

@@ -11,13 +11,20 @@ record keeps the process id and host that run it; opening the store marks ``inte
 ``running`` run of this host whose process is gone (killed, crashed, power cut). Runs of another
 host cannot be checked and are left as they are.
 
+The journal is WAL where it can be; on a network file system (NFS, SMB, sshfs: WAL needs shared
+memory on one host) the classic rollback journal is used, and a history on a read-only file system
+(or one this user cannot write) is opened read-only: it lists and shows, and refuses to record with
+one line. ``TREE_WORKBENCH_DB_JOURNAL=delete`` forces the rollback journal.
+
+A run may carry an ``owner`` (classroom mode, see ``workbench.state``): :meth:`RunStore.list` and
+:meth:`RunStore.delete` take ``owner=`` to see and delete only that owner's runs.
+
 The schema is versioned: table ``schema_version`` holds the version and :data:`MIGRATIONS` is the
 ordered list of steps; opening an older database applies the missing steps in one transaction.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sqlite3
@@ -69,6 +76,9 @@ MIGRATIONS: list[list[str]] = [
      "ALTER TABLE runs ADD COLUMN message TEXT",
      "CREATE INDEX runs_started ON runs (started)",
      "CREATE INDEX runs_status ON runs (status)"],
+    # 3: the owner of a run in classroom mode (a browser session's token; NULL from the CLI)
+    ["ALTER TABLE runs ADD COLUMN owner TEXT",
+     "CREATE INDEX runs_owner ON runs (owner)"],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -161,6 +171,7 @@ class RunRecord:
     host: Optional[str] = None
     progress: Optional[float] = None
     message: Optional[str] = None
+    owner: Optional[str] = None
 
     @property
     def result(self) -> RunResult:
@@ -181,6 +192,7 @@ class RunRecord:
         d = asdict(self)
         d["started"] = self.started_iso
         d["ended"] = self.ended_iso
+        d.pop("owner")  # a classroom session's token stays in the history
         if not curves:
             d.pop("curves")
         if not artefacts:
@@ -190,7 +202,7 @@ class RunRecord:
 
 _COLUMNS = ("id", "algorithm", "config", "seed", "code_version", "status", "started", "ended", "seconds",
             "error", "metrics", "curves", "artefacts", "label", "sweep", "pid", "host", "progress",
-            "message")
+            "message", "owner")
 _JSON_COLUMNS = ("config", "metrics", "curves", "artefacts")
 
 
@@ -233,30 +245,73 @@ class RunStore:
 
     def __init__(self, path=None, *, check_interrupted: bool = True):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
+        self.read_only = False
+        self.owner: Optional[str] = None  # see for_owner
         if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                pass  # a read-only parent: connecting below says what is wrong
         self._lock = threading.RLock()
         try:
-            self._conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None,
-                                         check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            self._migrate()
+            self._conn = self._connect()
         except sqlite3.DatabaseError as exc:
             raise InvalidParameterError(f"run history {self.path} cannot be opened: {exc}") from None
         self._key = str(self.path) if str(self.path) == ":memory:" else str(self.path.resolve())
         self._host = socket.gethostname()
         self._pid = os.getpid()
         self._pid_start = _proc_start(self._pid)
-        if check_interrupted:
+        if check_interrupted and not self.read_only:
             self.mark_interrupted()
+
+    def _connect(self) -> sqlite3.Connection:
+        """Open read-write (WAL, or the rollback journal on a network file system); fall back to
+        read-only when the file or its folder cannot be written."""
+        name = str(self.path)
+        if name != ":memory:" and self.path.exists() and not _writable(self.path):
+            return self._connect_read_only()
+        conn = sqlite3.connect(name, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.text_factory = _text
+        try:
+            journal = "DELETE" if _rollback_journal(self.path) else "WAL"
+            conn.execute(f"PRAGMA journal_mode={journal}")
+            conn.execute("PRAGMA synchronous=NORMAL" if journal == "WAL" else "PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._conn = conn
+            self._migrate()
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if self.path.exists() and ("readonly" in str(exc) or "read-only" in str(exc)
+                                       or "unable to open" in str(exc)):
+                return self._connect_read_only()
+            raise
+        return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        from urllib.parse import quote
+
+        # immutable: no -shm/-wal file is created or read beside a database nobody can write
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.text_factory = _text
+        self._conn = conn
+        self.read_only = True
+        version = _read_version(conn)
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise sqlite3.DatabaseError(f"it is read-only and its schema version {version} is not this "
+                                        f"workbench's {SCHEMA_VERSION}")
+        return conn
 
     # -- plumbing ---------------------------------------------------------------------------------
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error)."""
+        if self.read_only:
+            raise InvalidParameterError(f"run history {self.path} is read-only here (its file system or "
+                                        "permissions); runs can be listed and shown but not recorded or deleted; "
+                                        f"set {DB_ENV} to a writable file to record runs")
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -286,6 +341,23 @@ class RunStore:
                     c.execute(sql)
             c.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
+    def for_owner(self, owner: Optional[str]) -> "RunStore":
+        """A view of this history for one owner (a classroom session): runs it starts carry
+        ``owner``, and it lists, shows and deletes only that owner's runs. ``None``: every run (the
+        command line, a lecturer). The view shares this store's connection; close the store, not it.
+
+        >>> s = RunStore(":memory:")
+        >>> ana, ben = s.for_owner("ana"), s.for_owner("ben")
+        >>> rid = ana.start({"algorithm": "hedge", "seed": 0})
+        >>> [r.id for r in ana.list()], [r.id for r in ben.list()], [r.id for r in s.list()]
+        ([1], [], [1])
+        """
+        import copy
+
+        view = copy.copy(self)
+        view.owner = owner
+        return view
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -304,17 +376,19 @@ class RunStore:
     # -- writing ----------------------------------------------------------------------------------
 
     def start(self, config: dict[str, Any], *, label: str = "", sweep: Optional[str] = None,
-              version: Optional[str] = None) -> int:
+              version: Optional[str] = None, owner: Optional[str] = None) -> int:
         """Record a run that starts now (status ``running``, owned by this process); its id."""
         alg = config.get("algorithm")
         seed = config.get("seed")
-        seed = int(seed) if isinstance(seed, int) and not isinstance(seed, bool) else None
+        seed = int(seed) if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None
+        owner = self.owner if owner is None else owner
         with self._tx() as c:
             cur = c.execute(
                 "INSERT INTO runs (algorithm, config, seed, code_version, status, started, label, sweep, "
-                "pid, pid_start, host, progress, message) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 0, ?)",
+                "pid, pid_start, host, progress, message, owner) "
+                "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (str(alg), _dumps(config), seed, version or code_version(), time.time(), label, sweep,
-                 self._pid, self._pid_start, self._host, "starting"))
+                 self._pid, self._pid_start, self._host, "starting", owner))
             run_id = int(cur.lastrowid)
         with _LIVE_LOCK:
             _LIVE.add((self._key, run_id))
@@ -358,6 +432,8 @@ class RunStore:
 
     def mark_interrupted(self) -> list[int]:
         """Mark ``interrupted`` the ``running`` runs of this host whose process is gone; their ids."""
+        if self.read_only:
+            return []
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?",
@@ -379,9 +455,9 @@ class RunStore:
                     "WHERE id = ? AND status = 'running'", [(time.time(), i) for i in dead])
         return dead
 
-    def delete(self, run_id: int) -> None:
-        """Delete a run (not one that is still running)."""
-        rec = self.get(run_id, results=False)
+    def delete(self, run_id: int, *, owner: Optional[str] = None) -> None:
+        """Delete a run (not one that is still running); with ``owner``, only a run of that owner."""
+        rec = self.get(run_id, results=False, owner=owner)
         if rec.status == "running":
             raise InvalidParameterError(
                 f"run {run_id} is still running (process {rec.pid} on {rec.host}); cancel it first")
@@ -390,19 +466,26 @@ class RunStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def get(self, run_id: int, *, results: bool = True) -> RunRecord:
-        """The run ``run_id`` (``results=False`` leaves curves and artefacts empty, for speed)."""
+    def get(self, run_id: int, *, results: bool = True, owner: Optional[str] = None) -> RunRecord:
+        """The run ``run_id`` (``results=False`` leaves curves and artefacts empty, for speed);
+        with ``owner``, a run of another owner is not there (default: this view's owner, see :meth:`for_owner`)."""
+        owner = self.owner if owner is None else owner
         try:
             run_id = int(run_id)
-        except (TypeError, ValueError):
-            raise UnknownRunError(f"run id must be a number, got {run_id!r}") from None
-        recs = self._select("WHERE id = ?", (run_id,), results=results)
+        except (TypeError, ValueError, OverflowError):
+            raise UnknownRunError(f"run id must be a whole number, got {str(run_id)[:40]!r}") from None
+        if not 1 <= run_id < 2**63:
+            raise UnknownRunError(f"no run {run_id if run_id.bit_length() < 200 else 'of that id'} in the "
+                                  f"history {self.path} (ids are whole numbers from 1)")
+        tail, args = ("WHERE id = ?", (run_id,)) if owner is None else ("WHERE id = ? AND owner = ?", (run_id, owner))
+        recs = self._select(tail, args, results=results)
         if not recs:
             raise UnknownRunError(f"no run {run_id} in the history {self.path}")
         return recs[0]
 
     def list(self, *, algorithm=None, status=None, since=None, until=None, text: Optional[str] = None,
-             sweep: Optional[str] = None, limit: Optional[int] = None, results: bool = False) -> list[RunRecord]:
+             sweep: Optional[str] = None, limit: Optional[int] = None, results: bool = False,
+             owner: Optional[str] = None) -> list[RunRecord]:
         """Runs, newest first, filtered by algorithm(s), status(es), start time and free text.
 
         ``algorithm``/``status`` are a name or a list of names; ``since``/``until`` Unix times or
@@ -428,9 +511,16 @@ class RunStore:
         if sweep:
             where.append("sweep = ?")
             args.append(sweep)
+        owner = self.owner if owner is None else owner
+        if owner is not None:
+            where.append("owner = ?")
+            args.append(owner)
         sql = ("WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+                raise InvalidParameterError(f"the list limit must be a whole number >= 0, got {str(limit)[:40]}")
+            if limit:
+                sql += f" LIMIT {min(limit, 2**63 - 1)}"
         return self._select(sql, tuple(args), results=results)
 
     def _select(self, tail: str, args: tuple, *, results: bool) -> list[RunRecord]:
@@ -441,10 +531,59 @@ class RunStore:
         for row in rows:
             d = dict(zip(_COLUMNS, row))
             for k in _JSON_COLUMNS:
-                d[k] = json.loads(d[k]) if d[k] else {}
+                d[k], bad = _json_column(d[k])
+                if bad:  # a damaged record still lists; the error column says what was lost
+                    d["error"] = f"{d['error'] + '; ' if d['error'] else ''}stored {k} is unreadable ({bad})"
             d["label"] = d["label"] or ""
             out.append(RunRecord(**d))
         return out
+
+
+def _text(b: bytes) -> str:
+    """SQLite text as str; bytes that are not UTF-8 (a damaged or foreign history) are replaced."""
+    return b.decode("utf-8", "replace")
+
+
+def _json_column(text) -> tuple[Any, Optional[str]]:
+    if not text:
+        return {}, None
+    from engine.jsonio import loads
+
+    try:
+        return loads(text, where="column"), None
+    except EngineError as exc:
+        return {}, str(exc)[:80]
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+_NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "fuse.sshfs", "afs", "ceph", "glusterfs",
+               "fuse.glusterfs", "lustre", "gpfs", "beegfs", "fuse.s3fs"}
+
+
+def _rollback_journal(path: Path) -> bool:
+    """Use the rollback journal instead of WAL: forced by ``TREE_WORKBENCH_DB_JOURNAL=delete``, or the
+    history is on a network file system (WAL's shared memory works on one host only)."""
+    choice = os.environ.get("TREE_WORKBENCH_DB_JOURNAL", "").strip().lower()
+    if choice in ("delete", "rollback"):
+        return True
+    if choice == "wal" or str(path) == ":memory:":
+        return False
+    try:
+        target = str(path.resolve().parent)
+        best, fstype = "", ""
+        with open("/proc/mounts", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) >= 3:
+                    mnt = parts[1].replace("\\040", " ")
+                    if (target == mnt or target.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                        best, fstype = mnt, parts[2]
+        return fstype in _NETWORK_FS
+    except OSError:
+        return False
 
 
 def _read_version(c) -> int:

@@ -12,6 +12,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from engine.errors import InvalidParameterError
 from engine.errors import need as _need
+from engine.limits import check_seed
 from engine.trees.model import Tree
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
 def path_tree(n: int) -> Tree:
@@ -170,14 +171,23 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
     """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices.
 
+    Every argument is checked first (whole numbers in range, a seed in ``0..2^63-1``), so a bad
+    spec from a config or a scenario is one :class:`~engine.errors.InvalidParameterError` line.
+
     >>> from engine.trees import generate
     >>> generate("path", 7).n, len(generate("star", 9).leaves)
     (7, 8)
     >>> generate("random", 1000, seed=1) == generate("random", 1000, seed=1)  # seeded: reproducible
     True
     """
+    _need(isinstance(kind, str), f"a tree family is a name, one of {', '.join(GENERATORS)}; got {str(kind)[:40]}")
     kind = kind.replace("_", "-").lower()
-    _need(isinstance(n, (int, np.integer)) and 1 <= n <= MAX_GENERATE, f"n must be an integer in 1..{MAX_GENERATE:,}, got {n}")
+    _need(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_GENERATE,
+          f"n must be a whole number in 1..{MAX_GENERATE:,}, got {str(n)[:40]}")
+    seed = check_seed(seed)
+    for name, x, lo in (("k", k, 1), ("m", m, 1), ("b", b, 1), ("spine", spine, 1), ("legs", legs, 1)):
+        _need(x is None or (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and lo <= x <= MAX_GENERATE),
+              f"{name} must be a whole number in {lo}..{MAX_GENERATE:,}, got {str(x)[:40]}")
     if kind == "path":
         return path_tree(n)
     if kind == "star":

@@ -101,6 +101,9 @@ class Tree:
             n = len(names) if names is not None else (int(e.max()) + 1 if e.size else 0)
         if n == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
+        from engine import limits
+
+        limits.check("vertices", n, "the tree's vertices")
         if names is not None:
             if len(names) != n:
                 raise ValueError(f"{len(names)} names given for {n} vertices")
@@ -182,6 +185,9 @@ class Tree:
         p = np.asarray(parent, dtype=np.int64)
         if p.size == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
+        from engine import limits
+
+        limits.check("vertices", p.size, "the tree's vertices")
         roots = np.flatnonzero(p < 0)
         if len(roots) != 1:
             raise DisconnectedError(

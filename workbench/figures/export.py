@@ -19,13 +19,15 @@ b'%PDF-'
 
 from __future__ import annotations
 
+import base64
 import io
 import re
+import threading
 from html import unescape
 
 import numpy as np
 
-__all__ = ["SUPPORTED_TRACES", "figure_pdf", "figure_svg", "render", "to_mathtext"]
+__all__ = ["SUPPORTED_TRACES", "as_figure", "figure_pdf", "figure_svg", "render", "to_mathtext"]
 
 SUPPORTED_TRACES = ("scatter", "scattergl", "bar", "heatmap", "icicle")
 DEFAULT_WIDTH = 900
@@ -616,23 +618,61 @@ class _Renderer:
         return self.mf
 
 
+def _decoded(obj):
+    """``obj`` (a figure's dict) with Plotly's packed arrays (``{"dtype": "f4", "bdata": ...}``)
+    as numpy arrays; new containers, the input is left untouched (it may be a shared cache entry)."""
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            a = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            shape = obj.get("shape")
+            if shape:
+                dims = [int(d) for d in (shape.split(",") if isinstance(shape, str) else shape)]
+                a = a.reshape(dims)
+            return a
+        return {k: _decoded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_decoded(v) for v in obj]
+    return obj
+
+
+def as_figure(fig):
+    """A ``plotly.graph_objects.Figure`` for ``fig``: a Figure, a figure's dict, or any figure
+    whose ``to_dict()`` is its finished spec (``workbench.components.Spec``, packed arrays and all).
+
+    >>> import plotly.graph_objects as go
+    >>> as_figure({"data": [{"type": "bar", "y": [1, 2]}]}).data[0].type
+    'bar'
+    """
+    import plotly.graph_objects as go
+
+    if type(fig) is go.Figure:
+        return fig
+    spec = fig if isinstance(fig, dict) else fig.to_dict()
+    return go.Figure(_decoded(spec))
+
+
 def render(fig, *, width: int | None = None, height: int | None = None):
-    """``fig`` (a Plotly figure) redrawn as a matplotlib ``Figure`` of ``width`` x ``height`` px
-    (default: the figure's own size, else 900 x 450)."""
+    """``fig`` (a Plotly figure, or what :func:`as_figure` takes) redrawn as a matplotlib
+    ``Figure`` of ``width`` x ``height`` px (default: the figure's own size, else 900 x 450)."""
     import matplotlib
 
-    with matplotlib.rc_context(_RC):
-        return _Renderer(fig, width, height).run()
+    with _LOCK, matplotlib.rc_context(_RC):
+        return _Renderer(as_figure(fig), width, height).run()
 
 
 _RC = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "pdf.fonttype": 42, "axes.unicode_minus": True,
        "mathtext.default": "regular", "hatch.linewidth": 1.0}
 
 
+#: matplotlib's settings are global: one export at a time (downloads run on the server's threads)
+_LOCK = threading.Lock()
+
+
 def _save(fig, fmt: str, width, height) -> bytes:
     import matplotlib
 
-    with matplotlib.rc_context(_RC):
+    fig = as_figure(fig)
+    with _LOCK, matplotlib.rc_context(_RC):
         mf = _Renderer(fig, width, height).run()
         buf = io.BytesIO()
         mf.savefig(buf, format=fmt, facecolor=mf.get_facecolor(), bbox_inches="tight", pad_inches=0.15,

@@ -25,6 +25,7 @@ from workbench.figures.tree_figure import tree_figure
 __all__ = [
     "PATTERNS",
     "PROB_SCALE",
+    "convergence_figure",
     "d_figure",
     "difference_bars",
     "elimination_bars",
@@ -204,4 +205,37 @@ def work_bars(online_work: int, bp_work: int, ops: int, *, height=220, style: St
     fig.update_layout(title="Multiply-adds: online model vs one BP pass per operation", height=height,
                       xaxis=dict(type="log" if spread > 50 or spread < 1 / 50 else "linear"),
                       margin=dict(l=10, r=10, t=40, b=10))
+    return s.apply(fig)
+
+
+def convergence_figure(errors, *, current=None, converged_at=None, height=300,
+                       title="Largest |belief − exact| after each iteration",
+                       style: Style | None = None) -> go.Figure:
+    """The parallel schedule's error, iteration by iteration (line and circles); iteration
+    ``current`` is ringed in the selection colour and the first exact iteration ``converged_at``
+    carries a star and the word "exact", so neither cue is colour alone."""
+    from workbench.figures.style import current as current_style
+
+    s = style or current_style()
+    errors = [float(e) for e in errors]
+    it = list(range(len(errors)))
+    fig = go.Figure(go.Scatter(x=it, y=errors, mode="lines+markers", name="largest error",
+                               line=dict(color=s.vertex, width=s.line(2)),
+                               marker=dict(size=round(8 * s.scale), color=s.vertex, symbol="circle"),
+                               hovertemplate="iteration %{x}: %{y:.3e}<extra></extra>"))
+    if converged_at is not None and 0 <= converged_at < len(errors):
+        fig.add_scatter(x=[converged_at], y=[errors[converged_at]], mode="markers+text", name="exact",
+                        marker=dict(size=round(16 * s.scale), symbol="star", color=OKABE_ITO["green"],
+                                    line=dict(width=1, color=s.text)),
+                        text=["exact"], textposition="top center", textfont=dict(size=s.font("label")),
+                        hovertemplate="exact from iteration %{x}<extra></extra>")
+    if current is not None and 0 <= current < len(errors):
+        fig.add_scatter(x=[current], y=[errors[current]], mode="markers", name="shown above",
+                        marker=dict(size=round(20 * s.scale), symbol="circle-open", color=SELECT,
+                                    line=dict(width=s.line(3), color=SELECT)),
+                        hovertemplate="iteration %{x} (shown above)<extra></extra>")
+    top = max(errors, default=1.0) or 1.0
+    fig.update_layout(title=title, height=height, showlegend=False, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(title="iteration t", dtick=1 if len(errors) <= 20 else None),
+                      yaxis=dict(title="largest |belief − exact|", range=[-0.06 * top, 1.2 * top]))
     return s.apply(fig)

@@ -10,13 +10,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees.generators import star_tree
-from workbench.figures.inference_figures import elimination_bars, message_figure
+from workbench.components import chart
+from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
+from workbench.text import md
 
 DRAW_LIMIT = 40
 
@@ -51,7 +54,7 @@ try:
     psi = potts_interaction(params.k, params.coupling)
     exact = belief_propagation(tree, phi, psi)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 
@@ -79,14 +82,14 @@ def sequential(tree, exact, k: int) -> None:
     fig = message_figure(tree, msgs, current=step - 1 if step else None,
                          beliefs=exact.marginals if done else None,
                          title=f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else ""))
-    st.plotly_chart(fig, key="bp_seq_fig")
+    chart(fig, key="bp_seq_fig", name="bp_sequential")
     if step:
         s, r, vals = msgs[-1]
         others = [tree.name(x) for x in tree.neighbors(s) if x != r]
-        st.markdown(f"**Message {step}: m<sub>{tree.name(s)}→{tree.name(r)}</sub>** = "
-                    f"[{', '.join(f'{v:.4f}' for v in vals)}] (normalised) — uses φ<sub>{tree.name(s)}</sub>"
-                    + (f" and the messages from {', '.join(others)}" if others else " only (a leaf)"),
-                    unsafe_allow_html=True)
+        # names are data: escaped Markdown, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(tree.name(s))} → {md(tree.name(r))})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in vals)}\\] (normalised) — uses φ({md(tree.name(s))})"
+                    + (f" and the messages from {', '.join(md(o) for o in others)}" if others else " only (a leaf)"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")
@@ -108,13 +111,14 @@ def parallel(tree, phi, psi, exact) -> None:
     fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0),
                          title=f"Parallel schedule, iteration {it}: every message recomputed from "
                                "iteration t−1 (colour: belief P(label 0))")
-    st.plotly_chart(fig, key="bp_par_fig")
+    chart(fig, key="bp_par_fig", name="bp_parallel")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest |belief − exact| now", f"{err.max():.2e}")
     m2.metric("Exact from iteration", trace.converged_at)
     m3.metric("Messages per iteration", 2 * (tree.n - 1))
     errs = [float(np.nanmax(np.abs(np.nan_to_num(m, nan=1.0) - exact.marginals))) for m in trace.marginals]
-    st.line_chart(pd.DataFrame({"largest |belief − exact|": errs}), x_label="iteration")
+    chart(convergence_figure(errs, current=it, converged_at=trace.converged_at), key="bp_conv_fig",
+          name="bp_convergence")
     st.caption("Section 8.3: the parallel schedule is exact after at most diameter-many iterations. "
                "Each iteration uses the product trick of section 8.4 (one product per vertex, then "
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
@@ -132,12 +136,12 @@ def elimination(tree) -> None:
     star = star_tree(leaves + 1)
     centre_first = elimination_steps(star, [0] + list(range(1, leaves)), ke)
     leaves_first = elimination_steps(star, list(range(1, leaves + 1)), ke)
-    st.plotly_chart(elimination_bars({
+    chart(elimination_bars({
         f"centre first (largest table {largest_table(centre_first):,})":
             [(star.name(s.vertex), s.size) for s in centre_first],
         f"leaves first (largest table {largest_table(leaves_first):,})":
             [(star.name(s.vertex), s.size) for s in leaves_first],
-    }), key="bp_elim_fig")
+    }), key="bp_elim_fig", name="bp_elimination")
     own = elimination_steps(tree, leaves_first_order(tree), ke)
     st.caption(f"On the current tree, eliminating leaves first (reverse breadth-first order) never "
                f"creates a table larger than |X| = {largest_table(own)} entries.")

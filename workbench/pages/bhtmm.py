@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine import datasets
 from engine.errors import EngineError
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
@@ -200,7 +201,7 @@ def show(p: Params, cfg: BhtmmConfig, result):
     try:
         test = test_trees(cfg.test, cfg.synthetic_trees)
     except EngineError as exc:
-        st.error(str(exc))
+        st.error(public_message(exc))
         return
     st.subheader("A test tree")
     t = st.slider("Test tree", 1, test.n_trees, 1, key="bhtmm_tree") - 1

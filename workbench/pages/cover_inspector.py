@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.cover import (
     EDGE,
     KIND_NAMES,
@@ -40,6 +41,7 @@ from workbench.components import clickable_chart, tree_hash
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
@@ -205,7 +207,7 @@ try:
     cover = cached_cover(tree, s, variant.startswith("Rake"))
     other = cached_cover(tree, s, not variant.startswith("Rake"))
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 opt, rake = (other, cover) if cover.rake_only else (cover, other)
@@ -341,7 +343,7 @@ def rounds(tree, cover, s: int) -> None:
                + (" …" if verts.size > 60 else "") if verts.size <= 2000 else "."))
     elif sel_vertex is not None:
         names = " → ".join(cover.node_name(int(z)) for z in chain)
-        st.markdown(f"**Vertex {tree.name(sel_vertex)}** — its chain of ancestors in D "
+        st.markdown(f"**Vertex {md(tree.name(sel_vertex))}** — its chain of ancestors in D "
                     f"({len(chain)} nodes, an online update touches each once): {names}")
 
 
@@ -398,14 +400,14 @@ with tab_opt:
                                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
                 st.session_state["cover_best"] = (best_key, leaves.tolist(), hs.tolist())
             except EngineError as exc:
-                st.error(str(exc))
+                st.error(public_message(exc))
             bar.empty()
         res = st.session_state.get("cover_best")
         if res and res[0] == best_key:
             _, leaves, hs = res
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
-            st.markdown(f"Best root **{best}** with height **{hs[i]}**; worst height {max(hs)}.")
+            st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
             st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
                             key="cover_roots_plot", width="stretch")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine import datasets
 from engine.errors import EngineError
 from engine.forests.run import OfdeConfig, run
@@ -109,7 +110,7 @@ with main:
         try:
             cfg = config_for(params)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             cfg = None
         if cfg is not None:
             res = launch(cfg, run, label="Learning online")

@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from engine.jsonio import loads
 from engine.errors import EngineError
+from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import bp_work
 from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
@@ -37,6 +39,7 @@ from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
+from workbench.text import md
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
@@ -109,7 +112,7 @@ def _evidence(kind: str) -> None:
         else:
             s.clear(v)
     except EngineError as exc:
-        st.session_state["om_error"] = str(exc)
+        st.session_state["om_error"] = public_message(exc)
 
 
 def _play() -> None:
@@ -142,17 +145,14 @@ def _load_scenario() -> None:
     if up is None:
         return
     try:
-        obj = json.loads(up.getvalue().decode("utf-8"))
-        if isinstance(obj, dict) and not isinstance(obj.get("tree"), dict):
-            raise ValueError("an uploaded scenario must give its tree inline ({\"edges\": [...]}) or as "
-                             "a generator spec, not as a file path on the server")
-        sc = parse_scenario(obj)
+        # an uploaded scenario may name samples and data-folder files only, never a server path
+        sc = parse_scenario(loads(up.getvalue(), where=up.name), paths=browser_paths())
         if sc.k > MAX_K:
             raise ValueError(f"this page shows up to {MAX_K} labels; the scenario has {sc.k} "
                              "(replay it with python -m engine online replay)")
         s = OnlineSession.from_scenario(sc)
-    except (EngineError, ValueError, UnicodeDecodeError) as exc:
-        st.session_state["om_flash"] = ("error", f"cannot load the scenario {up.name}: {exc}")
+    except (EngineError, ValueError) as exc:
+        st.session_state["om_flash"] = ("error", f"cannot load the scenario {md(up.name)}: {public_message(exc)}")
         return
     set_tree(sc.tree, f"scenario {up.name}")
     matrix = sc.edge_potential.tolist()
@@ -221,11 +221,6 @@ def _work_spec(online: int, bp: int, ops: int) -> Spec:
     return Spec({"data": [bars], "layout": layout})
 
 
-def _md(name: str) -> str:
-    """A vertex name safe inside markdown (names come from data)."""
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~$" else c for c in name)
-
-
 # ------------------------------------------------------------------ the lesson (one fragment)
 @st.fragment
 def lesson(tree) -> None:
@@ -244,7 +239,7 @@ def lesson(tree) -> None:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)
         marg = s.marginal(sel)
-        st.markdown(f"**P(x_{_md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
+        st.markdown(f"**P(x_{md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
         st.plotly_chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars")
@@ -297,6 +292,11 @@ st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vi
            "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
            "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
 
+# A loaded scenario sets widget values: done here, before any widget exists, because Streamlit
+# refuses to change the state of a widget already drawn in this run (the load button sits below).
+for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
+    st.session_state[_key] = _value
+
 tree = current_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")
@@ -306,7 +306,7 @@ try:
     params = _settings(tree)
     _session(tree, params)
 except EngineError as exc:
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 lesson(tree)

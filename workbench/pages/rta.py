@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
@@ -18,6 +19,7 @@ from engine.multilabel.run import RtaConfig, run
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
+from workbench.text import md
 
 SYNTHETIC = "Synthetic (embedded)"
 UPLOAD = "Upload an ARFF file"
@@ -97,11 +99,11 @@ with right:
     if data is not None:
         try:
             summ = _summary(data, labels)
-            st.markdown(f"**{summ['name']}** · {summ['examples']:,} examples · {summ['features']} features · "
+            st.markdown(f"**{md(summ['name'])}** · {summ['examples']:,} examples · {summ['features']} features · "
                         f"{summ['labels']} labels · {summ['label_cardinality']:.2f} labels per example · "
                         f"{summ['distinct_labelsets']} distinct label sets")
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             data = None
     if go_btn and data is not None:
         try:
@@ -109,7 +111,7 @@ with right:
                                C=params.C, folds=params.folds, max_passes=params.max_passes,
                                baseline=params.baseline, seed=params.seed)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
             config = None
         if config is not None:
             result = launch(config, run, label="Cross-validating RTA")

@@ -11,9 +11,11 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from engine.jsonio import loads
+from engine.files import browser_paths, public_message
 from engine.errors import EngineError
 from engine.runs.export import export_runs
-from engine.runs.registry import config_from_dict, family, family_names
+from engine.runs.registry import config_from_dict, family, family_names, restrict_paths
 from engine.runs.store import STATUSES
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, launch, launch_sweep
@@ -83,7 +85,12 @@ if store is None:
     st.stop()
 store.mark_interrupted()
 head, refresh = st.columns([6, 1], vertical_alignment="center")
-head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · `{store.path}`")
+if store.owner is not None:
+    head.caption("Classroom mode: the runs of this browser session only (keep this page's address to find "
+                 "them again) · the lecturer sees every run")
+else:
+    head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · "
+                 f"`{store.path.name}`" + (" · read-only" if store.read_only else ""))
 refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
                width="stretch")
 if msg := st.session_state.pop("runs_flash", None):
@@ -117,9 +124,11 @@ with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
     text = st.text_area("Config (JSON)", value=example_config(), height=180, key="runs_config_text")
     if st.button("Run config", type="primary", key="runs_launch"):
         try:
-            spec = json.loads(text)
+            spec = loads(text, where="config")
             if not isinstance(spec, dict):
                 raise ValueError("a config is a JSON object")
+            # a pasted config may name samples and data-folder files only, never a server path
+            spec = restrict_paths(spec, browser_paths())
             if "sweep" in spec:
                 recs = launch_sweep(spec, label="Sweep")
                 if recs is not None:
@@ -135,9 +144,9 @@ with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
                     st.session_state["runs_select_next"] = [rid]
                     st.rerun()
         except ValueError as exc:
-            st.error(f"config is not valid JSON: {exc}" if not isinstance(exc, EngineError) else str(exc))
+            st.error(f"config is not valid JSON: {exc}" if not isinstance(exc, EngineError) else public_message(exc))
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
 
 
 # -- filters and the table -------------------------------------------------------------------------
@@ -197,7 +206,7 @@ if not chosen:
 try:
     selected = [store.get(i) for i in chosen]
 except EngineError as exc:  # deleted meanwhile, from another session
-    st.error(str(exc))
+    st.error(public_message(exc))
     st.stop()
 
 # -- one run, or several overlaid ------------------------------------------------------------------
@@ -290,11 +299,11 @@ if pending:
 if rerun and len(selected) == 1:
     rec = selected[0]
     try:
-        cfg = config_from_dict(rec.config)
+        cfg = config_from_dict(restrict_paths(rec.config, browser_paths()))
         if launch(cfg, family(cfg.algorithm).run, label=f"Re-running run #{rec.id}") is not None:
             rid = st.session_state.get("runner_last_run")
             flash(f"Run #{rec.id} re-run as run #{rid}.")
             st.session_state["runs_select_next"] = [rid]
             st.rerun()
     except EngineError as exc:
-        st.error(str(exc))
+        st.error(public_message(exc))

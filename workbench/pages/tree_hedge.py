@@ -9,6 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.hedge.run import HedgeConfig, run
 from engine.trees import generate
@@ -113,7 +114,7 @@ if submitted:
         try:
             run_tree = tree_from_spec(config.tree)
         except EngineError as exc:
-            st.error(str(exc))
+            st.error(public_message(exc))
         else:
             st.session_state["hedge_run"] = (version, config, run_tree, result)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.files import public_message
 from engine.errors import EngineError
 from engine.trees import GENERATORS, generate
 from engine.trees import editing
@@ -20,6 +21,7 @@ from engine.trees.metrics import tree_info
 from workbench.components import select_vertex, selected_vertex, tree_chart, tree_spec, vertex_box
 from workbench.figures.tree_figure import LABEL_LIMIT
 from workbench.state import can_undo, current_tree, list_samples, load_sample, set_tree, undo
+from workbench.text import md
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
@@ -66,7 +68,7 @@ def show_error(where: str) -> None:
     err = st.session_state.get("studio_error")
     if err and err[0] == where:
         del st.session_state["studio_error"]
-        st.error(err[1], icon=":material/error:")
+        st.error(public_message(err[1]), icon=":material/error:")
 
 
 # ------------------------------------------------------------------ callbacks (run before the script)
@@ -187,7 +189,7 @@ with left:
                               "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
                               "gzipped. With another extension the content decides.")
         if st.session_state.get("studio_upload_error"):
-            st.error(st.session_state["studio_upload_error"], icon=":material/error:")
+            st.error(public_message(st.session_state["studio_upload_error"]), icon=":material/error:")
     with src_paste:
         st.text_area("Newick or edge list", height=140, key="studio_paste",
                      placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
@@ -237,7 +239,7 @@ def editor(tree, version) -> None:
     kids = tree.children(v).size
     lab = f" · label `{tree.labels[v]}`" if tree.labels is not None and tree.labels[v] is not None else ""
     role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
-    st.markdown(f"Selected vertex: **{selected_name}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
+    st.markdown(f"Selected vertex: **{md(selected_name)}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
                 f"at depth {int(tree.depth[v])}{lab}")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
@@ -291,7 +293,7 @@ with tab_info:
                                         ("radius", info.radius), ("max degree", info.max_degree),
                                         ("height", int(tree.depth.max()))]):
         col.metric(label, f"{val:,}")
-    st.caption(f"Rooted at **{info.root}** · source: {st.session_state.get('tree_source', '')}")
+    st.caption(f"Rooted at **{md(info.root)}** · source: {md(st.session_state.get('tree_source', ''))}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
                        key="studio_down_fmt")

@@ -95,7 +95,8 @@ def sniff_format(data: bytes | str) -> str:
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode("utf-8", "replace")
     head = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(b"<"):
-        return "graphml" if root_tag(head) == "graphml" else "xml"
+        full = data if isinstance(data, bytes) else data.encode("utf-8", "replace")
+        return "graphml" if root_tag(full.lstrip(b"\xef\xbb\xbf").lstrip()) == "graphml" else "xml"
     if head.startswith(b"{"):
         first = head.split(b"\n", 1)[0]
         return "jsonl" if b'"children"' in first and b'"nodes"' not in first else "json"
@@ -111,7 +112,7 @@ def sniff_format(data: bytes | str) -> str:
 
 
 def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
-    if fmt == "xml" and root_tag(data[:4096].lstrip()) == "graphml":
+    if fmt == "xml" and root_tag(data.lstrip()) == "graphml":  # the whole prolog: comments may be long
         fmt = "graphml"
     if fmt == "graphml":
         return parse_graphml(data)
@@ -174,43 +175,35 @@ def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
     return _parse_labelled(data, path.name, path.name, fmt, index)
 
 
+#: Format name -> the parser of its text (XML formats go through their bytes; JSON lines take an index).
+_TEXT_PARSERS = {"json": parse_node_link, "edgelist": parse_edge_list, "newick": parse_newick, "gml": parse_gml}
+#: Format name -> the writer of its text.
+_WRITERS = {"json": format_node_link, "edgelist": format_edge_list, "tsv": lambda t: format_edge_list(t, "\t"),
+            "newick": format_newick, "gml": format_gml, "graphml": format_graphml, "xml": format_xml_document,
+            "jsonl": format_positional}
+
+
+def _unknown(fmt) -> TreeFormatError:
+    return TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+
+
 def parse_tree_text(text: str, fmt: str | None = None, *, index: int = 0) -> Tree:
     """Parse a tree given as text (pasted Newick, an edge list, ...); ``fmt=None`` sniffs it."""
     fmt = fmt or sniff_format(text)
-    if fmt == "json":
-        return parse_node_link(text)
-    if fmt == "edgelist":
-        return parse_edge_list(text)
-    if fmt == "newick":
-        return parse_newick(text)
-    if fmt == "gml":
-        return parse_gml(text)
+    if fmt in _TEXT_PARSERS:
+        return _TEXT_PARSERS[fmt](text)
     if fmt == "jsonl":
         return parse_positional(text, index)
     if fmt in ("graphml", "xml"):
         return _parse_bytes(text.encode("utf-8"), fmt, index)
-    raise TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+    raise _unknown(fmt)
 
 
 def format_tree_text(tree: Tree, fmt: str) -> str:
     """The text of ``tree`` in format ``fmt`` (a name of :data:`FORMAT_NAMES`)."""
-    if fmt == "json":
-        return format_node_link(tree)
-    if fmt == "edgelist":
-        return format_edge_list(tree)
-    if fmt == "tsv":
-        return format_edge_list(tree, "\t")
-    if fmt == "newick":
-        return format_newick(tree)
-    if fmt == "gml":
-        return format_gml(tree)
-    if fmt == "graphml":
-        return format_graphml(tree)
-    if fmt == "xml":
-        return format_xml_document(tree)
-    if fmt == "jsonl":
-        return format_positional(tree)
-    raise TreeFormatError(f"unknown tree format {fmt!r}; expected one of {', '.join(FORMAT_NAMES)}")
+    if fmt not in _WRITERS:
+        raise _unknown(fmt)
+    return _WRITERS[fmt](tree)
 
 
 def tree_to_bytes(tree: Tree, name: str, fmt: str | None = None) -> bytes:

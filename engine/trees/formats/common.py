@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+import re
+
 from engine.errors import TreeFormatError
 from engine.limits import LIMITS
 
-__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "TreeFormatError"]
+__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "XML_ILLEGAL",
+           "LINE_BREAKS", "TreeFormatError"]
+
+#: characters XML 1.0 cannot hold, not even as a character reference (GraphML and XML documents)
+XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+#: characters that end a line for ``str.splitlines`` (an edge list is read line by line), and NUL
+LINE_BREAKS = re.compile("[\x00\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_NUL = re.compile("\x00")
+
+
+def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: bool = False) -> None:
+    """Raise a one-line :class:`TreeFormatError` when a vertex name (or, with ``labels``, a label) of
+    ``tree`` has a character ``bad`` matches (default: NUL, which no text format holds): the file
+    would not read back. The message names the vertex, the character and the formats that can."""
+    bad = _NUL if bad is None else bad
+    values = list(tree.names) + ([str(x) for x in tree.labels if x is not None] if labels and tree.labels else [])
+    for s in values:
+        m = bad.search(s)
+        if m:
+            raise TreeFormatError(
+                f"{fmt} cannot hold the character U+{ord(m.group()):04X} of the name {s[:40]!r}; the file "
+                "would not read back. Write .json or .jsonl (which escape every character) or rename the vertex")
 
 #: Default largest input (after decompression) a reader accepts: beyond the app's upload limit,
 #: small enough that every reader answers within seconds. The limit in force is

@@ -13,7 +13,7 @@ import html
 import re
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import where
+from engine.trees.formats.common import where, refuse_unwritable
 from engine.trees.model import Tree
 
 __all__ = ["parse_gml", "format_gml"]
@@ -66,7 +66,7 @@ def _parse_lists(text: str) -> list:
         elif kind == "real":
             stack[-1].append((key, float(tok)))
         elif kind == "str":
-            stack[-1].append((key, html.unescape(tok[1:-1])))
+            stack[-1].append((key, _unescape(tok[1:-1])))
         else:
             raise TreeFormatError(f"key {key!r} at {where(text, key_at)} has no value")
         key = None
@@ -92,7 +92,7 @@ _KV = re.compile(r'([A-Za-z_]\w*)\s+("[^"]*"|[^\s\[\]"]+)')
 
 def _scalar(tok: str):
     if tok[0] == '"':
-        return html.unescape(tok[1:-1]) if "&" in tok else tok[1:-1]
+        return _unescape(tok[1:-1])
     try:
         return int(tok)
     except ValueError:
@@ -131,6 +131,7 @@ _EDGE_SIMPLE = re.compile(r"edge\s*\[\s*source\s+(-?\d+)\s+target\s+(-?\d+)\s*\]
 _NODE_ANY = re.compile(r"node\s*\[")
 _EDGE_ANY = re.compile(r"edge\s*\[")
 _ROOT = re.compile(r'^\s*root\s+("[^"]*"|\S+)', re.MULTILINE)
+_ROOT_WORD = re.compile(r"\broot\b")
 
 
 def _parse_simple(text: str) -> Tree | None:
@@ -145,7 +146,7 @@ def _parse_simple(text: str) -> Tree | None:
     import numpy as np
 
     ids = np.array([a for a, _, _ in nodes], dtype=np.int64)
-    names = [html.unescape(b) if "&" in b else b for _, b, _ in nodes]
+    names = [_unescape(b) for _, b, _ in nodes]
     cats = [c for _, _, c in nodes]
     labels = None
     if any(cats):
@@ -162,6 +163,8 @@ def _parse_simple(text: str) -> Tree | None:
     ei = order[pos_c] if e.size else np.zeros((0, 2), np.int64)
     r = 0
     m = _ROOT.search(text)
+    if len(_ROOT_WORD.findall(text)) != (1 if m else 0):
+        return None  # 'root' elsewhere (not at a line start, or in a label): the general path reads it
     if m:
         rs = _scalar(m.group(1))
         rs = rs if isinstance(rs, str) else _num(rs)
@@ -246,6 +249,25 @@ def _num(x) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
+def _unescape(s: str) -> str:
+    """GML strings: character references by code point (``&#133;`` is U+0085, not HTML's cp1252
+    ellipsis), then named entities."""
+    if "&" not in s:
+        return s
+    s = _NUMREF.sub(_numref, s)
+    return html.unescape(s) if "&" in s else s
+
+
+_NUMREF = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
+
+
+def _numref(m) -> str:
+    cp = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+    if cp == 0 or cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        return m.group(0)
+    return "&#38;" if cp == 0x26 else chr(cp)  # '&' itself stays escaped for the named pass
+
+
 def _s(x) -> str:
     return '"' + html.escape(str(x), quote=True).encode("ascii", "xmlcharrefreplace").decode() + '"'
 
@@ -259,6 +281,7 @@ def _value(x) -> str:
 
 
 def format_gml(tree: Tree) -> str:
+    refuse_unwritable(tree, "GML", labels=True)
     out = ["graph [", "  directed 0", f"  root {_s(tree.name(tree.root))}"]
     lab = tree.labels
     for i, s in enumerate(tree.names):

@@ -7,12 +7,17 @@ Typed keys (``int``, ``long``, ``double``, ``boolean``) are converted.
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _escape, quoteattr
 
 from engine.errors import EmptyTreeError, TreeFormatError
+from engine.trees.formats.common import XML_ILLEGAL, refuse_unwritable, tree_from_names
 from engine.trees.formats.xmlsafe import feed_safely, local
-from engine.trees.formats.common import tree_from_names
 from engine.trees.model import Tree
+
+
+def _escape_text(s: str) -> str:
+    """Element text escaped so that it reads back exactly (a CR would be read as a line feed)."""
+    return _escape(s, {"\r": "&#13;"})
 
 __all__ = ["parse_graphml", "format_graphml"]
 
@@ -135,6 +140,8 @@ def _convert(conv, text: str, what: str):
 
 
 def format_graphml(tree: Tree) -> str:
+    refuse_unwritable(tree, "GraphML (XML 1.0)", XML_ILLEGAL, labels=True)
+    escape = _escape_text
     lab = tree.labels
     has_lab = bool(lab) and any(x is not None for x in lab)
     kind = "string"

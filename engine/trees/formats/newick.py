@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import where
+from engine.trees.formats.common import where, refuse_unwritable
 from engine.trees.model import Tree
 
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
@@ -171,6 +171,7 @@ def _q(s: str) -> str:
 
 def format_newick(tree: Tree, lengths=None) -> str:
     """Newick text of ``tree`` from its root; names equal to their preorder index are left out."""
+    refuse_unwritable(tree, "Newick")
     if tree.n == 1:
         return _q(tree.name(0)) + ";\n"
     ptr, idx = tree.children_ptr, tree.children_idx

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from engine._json_compat import loads
+from engine.jsonio import loads
 
 from engine.errors import EngineError, TreeFormatError
 from engine.trees.formats.common import tree_from_names

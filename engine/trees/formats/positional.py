@@ -18,9 +18,9 @@ import json
 
 import numpy as np
 
-from engine._json_compat import loads
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
+from engine.jsonio import loads
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -89,10 +89,10 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
         if names_of is not None:
             if not isinstance(names_of, list):
                 raise bad("'label_names' must be a list")
-            try:
-                labels = [None if x is None else names_of[x - 1] for x in labels]
-            except (IndexError, TypeError):
-                raise bad(f"a label is not a position 1..{len(names_of)} of 'label_names'") from None
+            for x in labels:  # codes 1..M only: 0, -1 or true must not wrap around to another name
+                if x is not None and (isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= len(names_of)):
+                    raise bad(f"label {str(x)[:20]} is not a position 1..{len(names_of)} of 'label_names'")
+            labels = [None if x is None else names_of[x - 1] for x in labels]
     names = rec.get("names")
     if names is not None:
         if not isinstance(names, list) or len(names) != n:

@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from engine.errors import EmptyTreeError, TreeFormatError
+from engine.trees.formats.common import XML_ILLEGAL, refuse_unwritable
 from engine.trees.formats.xmlsafe import feed_safely, local
 from engine.trees.model import Tree
 
@@ -97,6 +98,7 @@ def _auto_names(tags: list[str]) -> list[str]:
 
 def format_xml_document(tree: Tree) -> str:
     """The tree as nested elements (children in stored order), tag = label where it is a valid name."""
+    refuse_unwritable(tree, "an XML document (XML 1.0)", XML_ILLEGAL, labels=True)
     ptr, idx = tree.children_ptr, tree.children_idx
     lab = tree.labels
     names = tree.names

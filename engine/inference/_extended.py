@@ -1,0 +1,131 @@
+"""Extended-exponent arithmetic for the inference kernels: a number is a mantissa and an exponent.
+
+A value is ``m * 2**e`` with ``m`` a double in [2^-128, 2^128] (or exactly 0) and ``e`` an integer
+held in a double, so products never under- or overflow (a product of three mantissas stays
+within 2^±384) and the exponent range is, in practice, unbounded. A sum of non-negative terms
+is aligned on the largest exponent: a term more than 2^1099 below it is dropped, and relative to
+the sum (which is at least 2^-384 times 2^F) it is below 2^-331, far under double precision. So
+sums and products of non-negative numbers are exact to a few ulps at any magnitude, and a result
+is zero only when every term is exactly zero: zero means zero mass, never an underflow.
+
+Scaling by 2^d (d <= 0) is a table look-up (``POW2``), not ``ldexp``: in compiled code that is as
+cheap as a multiply, where ``ldexp``/``frexp`` are library calls (``frexp`` is used only to
+renormalise a mantissa that left its range, which is rare). A zero carries the exponent
+``ZERO_E`` (-2^62), so it never wins the search for the largest exponent and needs no branch.
+
+One source, two builds, like the kernels that use it: compiled by numba when imported as
+``engine.inference._extended``, plain Python when loaded by :func:`pure_module`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
+           "load_pure", "pure_module"]
+
+_PURE = __name__.endswith("_pure")
+
+if _PURE:
+    def _jit(f):
+        return f
+else:
+    from numba import njit
+
+    def _jit(f):
+        return njit(cache=True)(f)
+
+#: Mantissas are kept in [LO, HI] (renormalised by ``frexp`` when they leave it).
+HI = 2.0 ** 128
+LO = 2.0 ** -128
+#: The exponent of an exact zero: far below any real exponent, finite, exact in a double.
+ZERO_E = -(2.0 ** 62)
+#: Terms more than 2^CLAMP below the largest one contribute exactly 0 (``POW2[CLAMP]`` is 0).
+CLAMP = 1099.0
+#: POW2[i] = 2^-i for i = 0..1099 (the last ones underflow to 0).
+POW2 = np.ldexp(1.0, -np.arange(int(CLAMP) + 1))
+LN2 = math.log(2.0)
+
+
+@_jit
+def norm(m, e):
+    """(m, e) with the mantissa back in [LO, HI]; (0, ZERO_E) for zero."""
+    if m == 0.0:
+        return 0.0, ZERO_E
+    if m > HI or m < LO:
+        f, x = math.frexp(m)
+        return f, e + x
+    return m, e
+
+
+@_jit
+def split(x):
+    """A double (0 or normal) as (mantissa, exponent)."""
+    return norm(x, 0.0)
+
+
+@_jit
+def pow2(d):
+    """2^d for d <= 0 (a float holding an integer); exactly 0 below 2^-1099."""
+    if d < -CLAMP:
+        d = -CLAMP
+    return POW2[int(-d)]
+
+
+@_jit
+def to_log(m, e):
+    """ln(m 2^e); -inf for zero."""
+    if m == 0.0:
+        return -np.inf
+    return np.log(m) + e * LN2
+
+
+@_jit
+def to_doubles(xm, xe, out, k):
+    """out[a] = x[a] / 2^F in doubles for a common F, every entry down to 2^-1022 of the largest a
+    normal double (smaller ones may flush to 0). Usually F is the largest exponent: then the
+    entries, mantissas times 2^-(at most 800), are exact. A wider vector first has its mantissas
+    normalised in place (``frexp``), since alignment on exponents alone is off by up to the
+    mantissa range."""
+    F = ZERO_E
+    for a in range(k):
+        if xm[a] > 0.0 and xe[a] > F:
+            F = xe[a]
+    narrow = True
+    for a in range(k):
+        if xm[a] > 0.0 and xe[a] - F < -800.0:
+            narrow = False
+    if not narrow:
+        F = ZERO_E
+        for a in range(k):
+            if xm[a] > 0.0:
+                f, x = math.frexp(xm[a])
+                xm[a] = f
+                xe[a] += x
+                if xe[a] > F:
+                    F = xe[a]
+    for a in range(k):
+        out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
+
+
+def load_pure(name: str, path: str):
+    """The module at ``path`` loaded again (once) as ``name + "_pure"``: its ``_jit`` is then the
+    identity, so its functions run as plain Python on NumPy arrays (the reference build)."""
+    import importlib.util
+    import sys
+
+    name = name if name.endswith("_pure") else name + "_pure"
+    mod = sys.modules.get(name)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return mod
+
+
+def pure_module():
+    """This file loaded again as plain Python (no numba): the reference build."""
+    return load_pure(__name__, __file__)
