@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.errors import NumericalRangeError
 from engine.inference.belief_propagation import belief_propagation, sequential_schedule
 from engine.inference.brute_force import brute_force
 from engine.inference.messages import (
@@ -98,12 +99,15 @@ def test_a_worked_example_by_hand():
 def test_tiny_and_huge_potentials_give_finite_messages():
     t = read_sample("lecture_5_vertices")
     phi = np.full((5, 2), 1e-300)
-    phi[:, 1] = 1e-310
+    phi[:, 1] = 2.3e-308               # the smallest normal doubles are still taken exactly
     psi = np.array([[1e300, 1.0], [1.0, 1e300]])
     for w in message_work(t, phi, psi):
         assert np.isfinite(w.message).all() and abs(w.message.sum() - 1) < 1e-12
     res = belief_propagation(t, phi, psi)
     np.testing.assert_allclose(message_work(t, phi, psi)[0].message, res.upward[4], rtol=1e-9)
+    phi[1, 1] = 1e-310                 # a subnormal has already lost precision: refused, named
+    with pytest.raises(NumericalRangeError, match="node potential of vertex"):
+        message_work(t, phi, psi)
 
 
 def test_the_page_model_with_evidence_and_a_network():
