@@ -37,14 +37,19 @@ import streamlit as st
 
 from engine.trees import Tree
 
-__all__ = ["Spec", "as_spec", "keep_colours", "chart", "export_buttons", "clickable_chart", "selected_vertex",
+__all__ = ["Spec", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart", "selected_vertex",
            "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
 PICK_LIMIT = 5000           # up to this many vertices the name box is a searchable list
+#: Plotly config of a clickable chart: two clicks within Plotly's double-click delay (300 ms: two
+#: vertices picked quickly) are a double click to Plotly, which clears the selection and resets the
+#: axes, so the second click was lost; here every click is a click (the modebar's "reset axes"
+#: button resets the view)
+CLICK_CONFIG = {"doubleClick": False, "doubleClickDelay": 1}
 
 
 def tree_hash(tree: Tree) -> str:
@@ -154,6 +159,7 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
     from workbench.figures.style import current
 
     cfg = current().plotly_config()
+    cfg.update(CLICK_CONFIG)
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
     export_buttons(fig, key=key)
@@ -185,6 +191,51 @@ def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
             st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
                                icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
+
+
+# ------------------------------------------------------------------ bars without a chart
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: Optional[str] = None) -> None:
+    """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
+    a Plotly chart whose numbers change is built again from scratch in the browser (tens to
+    hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
+    ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
+    under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
+    the largest). Labels and texts are escaped."""
+    import html
+    import math
+
+    from workbench.figures.style import current
+
+    s = current()
+    font = s.font("text")
+    top = max([float(r[1]) for r in rows] + [float(r[4]) for r in rows if len(r) > 4 and r[4] is not None] + [1e-300])
+
+    def width(v: float) -> float:
+        v = max(float(v), 0.0)
+        if log:
+            return 100.0 * math.log10(1.0 + v) / math.log10(1.0 + top) if top > 0 else 0.0
+        return 100.0 * min(v, 1.0)
+
+    hatch = f"repeating-linear-gradient(135deg,{s.muted} 0 2px,transparent 2px 5px)"
+    out = [f'<div style="font-size:{font}px;line-height:1.3">']
+    for row in rows:
+        label, value, colour, text = row[:4]
+        ghost = row[4] if len(row) > 4 else None
+        under = (f'<div style="width:{width(ghost):.2f}%;height:5px;margin-top:2px;background:{hatch}"></div>'
+                 if ghost is not None else "")
+        out.append(
+            '<div style="display:grid;grid-template-columns:minmax(5em,auto) 1fr 5.5em;gap:8px;'
+            'align-items:center;margin:4px 0">'
+            f"<span>{html.escape(str(label))}</span>"
+            f'<div style="background:{s.grid};border-radius:3px;padding:2px 0">'
+            f'<div style="width:{width(value):.2f}%;min-width:1px;height:12px;background:{colour};'
+            f'border-radius:2px"></div>{under}</div>'
+            f'<span style="text-align:right;font-variant-numeric:tabular-nums">{html.escape(str(text))}</span>'
+            "</div>")
+    if legend:
+        out.append(f'<div style="color:{s.muted};font-size:{s.font("small")}px">{html.escape(legend)}</div>')
+    out.append("</div>")
+    st.html("".join(out))
 
 
 # ------------------------------------------------------------------ the selected vertex

@@ -21,9 +21,11 @@ RING_AT = """(v) => {
         const tr = (gd.data || []).find(t => t.name === 'vertices');
         const ring = (gd.data || []).find(t => t.name === 'selected');
         if (!tr || !ring) continue;
-        const i = arr(tr.customdata).map(Number).indexOf(v);
-        return Math.abs(arr(ring.x)[0] - arr(tr.x)[i]) < 1e-9
-            && Math.abs(arr(ring.y)[0] - arr(tr.y)[i]) < 1e-9;
+        // the pick layer: one ring per vertex, drawn (selected) on the clicked one only
+        const i = arr(ring.customdata).map(Number).indexOf(v);
+        const sel = Array.from(ring.selectedpoints || []).map(Number);
+        return i >= 0 && sel.length === 1 && sel[0] === i
+            && Math.abs(arr(ring.x)[i] - arr(tr.x)[arr(tr.customdata).map(Number).indexOf(v)]) < 1e-6;
     }
     return false;
 }"""
@@ -64,6 +66,19 @@ def test_ten_alternating_clicks_give_ten_selections(page, app_url):
     assert min(after["points"]) == 1.0 and min(after["labels"]) == 1.0, after
     assert after["fills"] == before["fills"]          # colours unchanged by the clicks (no evidence set)
     shot(page, "clicks_alternating")
+
+
+def test_two_quick_clicks_are_two_clicks(page, app_url):
+    """Two vertices clicked within Plotly's double-click delay (300 ms): the second is a click on
+    its vertex, not a double click that clears the selection."""
+    _open_online(page, app_url)
+    for first, second, name in ((3, 4, "5"), (4, 3, "4"), (2, 4, "5")):
+        click_vertex(page, first)
+        click_vertex(page, second)   # no wait: pointing at it takes a frame or two
+        page.wait_for_function(SHOWN, arg=name, timeout=15_000)
+        page.wait_for_function(RING_AT, arg=second, timeout=15_000)
+        wait_for_app(page)
+    shot(page, "clicks_quick")
 
 
 def test_click_keeps_colours_and_names(page, app_url):

@@ -29,15 +29,16 @@ from workbench.components import (
     RING,
     Spec,
     as_spec,
+    bars,
     ring_trace,
     selected_vertex,
     tree_chart,
     tree_spec,
     vertex_box,
 )
-from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bars
+from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars
+from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
-from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
 from workbench.text import md
 
@@ -189,36 +190,22 @@ def _d_spec(cover, touched) -> Spec:
     return Spec({"data": data, "layout": base["layout"]})
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _bars_base(k: int, style) -> dict:
-    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
+def _marginal_bars(post, prior) -> None:
+    """The marginal of the selected vertex beside its prior (no evidence), as light bars: they
+    change with every click, and a chart would be built again in the browser each time."""
+    bars([(f"label {a}", p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
+         legend="bar: posterior · hatched: prior (no evidence)")
 
 
-def _bars_spec(post, prior, title: str) -> Spec:
-    base = _bars_base(len(post), current_style())
-    pr, po = (dict(t) for t in base["data"])
-    pr["y"] = np.asarray(prior, float)
-    po["y"] = np.asarray(post, float)
-    po["text"] = [f"{p:.3f}" for p in post]
-    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
-                                                                            text=rich(title)))})
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _work_base(style) -> dict:
-    return as_spec(work_bars(1, 1, 1, style=style))
-
-
-def _work_spec(online: int, bp: int, ops: int) -> Spec:
-    """:func:`work_bars` for these counts, from its cached dict."""
-    base = _work_base(current_style())
-    spread = bp * max(ops, 1) / max(online, 1)
-    bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
-                y=["online (all ops so far)", f"{ops} BP passes"],
-                text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
-    layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
-                                             type="log" if spread > 50 or spread < 1 / 50 else "linear"))
-    return Spec({"data": [bars], "layout": layout})
+def _work_bars(online: int, bp: int, ops: int) -> None:
+    """The multiply-adds of every online operation so far against one BP pass per operation."""
+    passes = bp * max(ops, 1)
+    spread = passes / max(online, 1)
+    log = spread > 50 or spread < 1 / 50
+    st.markdown("**Multiply-adds: online model vs one BP pass per operation**")
+    bars([("online (all ops so far)", online, OKABE_ITO["green"], f"{online:,}"),
+          (f"{ops} BP passes", passes, current_style().muted, f"{passes:,}")], log=log,
+         legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""))
 
 
 # ------------------------------------------------------------------ the lesson (one fragment)
@@ -242,7 +229,7 @@ def lesson(tree) -> None:
         st.markdown(f"**P(x_{md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
-        st.plotly_chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars")
+        _marginal_bars(marg, s.prior[sel])
         e1, e2 = st.columns(2)
         with e1:
             st.selectbox("Observed label", list(range(k)), key="om_label")
@@ -280,7 +267,7 @@ def lesson(tree) -> None:
     with d2:
         n_ops = s.n_operations
         if n_ops:
-            st.plotly_chart(_work_spec(model.total_work, full, n_ops), key="om_work")
+            _work_bars(model.total_work, full, n_ops)
         if tree.n <= 60:
             st.plotly_chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff")
 
