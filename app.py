@@ -1,16 +1,34 @@
-"""Tree Inference Workbench: builds the navigation and runs the chosen page (nothing heavy here)."""
+"""Tree Inference Workbench: builds the navigation and runs the chosen page (nothing heavy here).
+
+Before the page: the link's tree (``?tree=``) becomes the current tree, the link's lesson opens
+in the sidebar; after it, the address is brought up to date with the view (``workbench.links``).
+"""
 
 from pathlib import Path
 
 import streamlit as st
 
+from engine.urlstate import page_schema
+from workbench import links
+from workbench.lesson_panel import follow_query, render_panel
 from workbench.navigation import build_navigation
-from workbench.state import render_sidebar
+from workbench.state import render_sidebar, tree_from_query
 
 # a local icon: a ":material/...:" page icon is fetched from an outside host, which a classroom
 # without internet answers with a broken request
 ICON = Path(__file__).resolve().parent / "workbench" / "assets" / "favicon.png"
 st.set_page_config(page_title="Tree Inference Workbench", page_icon=str(ICON), layout="wide")
 page = build_navigation()
+schema = page_schema(page.url_path or "/")
+tree_from_query(schema.url_path)
+follow_query(schema)
 render_sidebar()
+with st.sidebar:
+    link_slot = st.empty()   # "Copy link": drawn now, drawn again once the page has run
+with link_slot.container():
+    links.copy_link_button(schema.url_path)
+render_panel(schema)
 page.run()
+links.write_query(schema.url_path)
+with link_slot.container():
+    links.copy_link_button(schema.url_path)

@@ -250,13 +250,13 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
 
 def _browser_observe(b, url: str, times: int) -> list[float]:
     """"Observe label" pressed ``times`` times in Chromium: from the press to the operation counted
-    on screen (the work panel's "<n> BP passes" shows the n-th operation) and the page idle (ms)."""
+    on screen (the work panel's "<n> BP pass(es)" shows the n-th operation) and the page idle (ms)."""
     ctx = b.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
     pg.goto(f"{url}/online_marginals")
     pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
-    counted = """(n) => (document.querySelector('[data-testid="stMain"]') || {textContent: ''})
-        .textContent.includes(n + ' BP passes')"""
+    counted = """(n) => new RegExp('(^|[^0-9,])' + n + ' BP pass').test(
+        (document.querySelector('[data-testid="stMain"]') || {textContent: ''}).textContent)"""
     out = []
     for i in range(1, times + 1):
         btn = pg.get_by_role("button", name="Observe label")

@@ -73,8 +73,9 @@ class BPModel:
 
 
 def bp_model(page: str, values: dict, tree: Tree | None = None) -> BPModel:
-    """The model of the Belief Propagation page (``page="belief_propagation"``) or of the Online
-    Marginals page (``"online_marginals"``: node potentials all ones, ``psi`` or the coupling)."""
+    """The model of the Belief Propagation page (``page="belief_propagation"``: seeded φ with the
+    link's ``phi`` rows, ``psi`` or the coupling) or of the Online Marginals page
+    (``"online_marginals"``: node potentials all ones, ``psi`` or the coupling)."""
     from engine.inference.potentials import potts_interaction, random_node_potentials
 
     v = with_defaults(page, values)
@@ -93,7 +94,10 @@ def bp_model(page: str, values: dict, tree: Tree | None = None) -> BPModel:
         psi = np.asarray(v["psi"], float) if v.get("psi") is not None else potts_interaction(k, float(v["coupling"]))
         if psi.shape != (k, k):
             raise InvalidParameterError(f"parameter psi is {psi.shape[0]} x {psi.shape[1]}; k = {k}")
-    post = np.array(phi, dtype=np.float64, copy=True)
+    phi = np.array(phi, dtype=np.float64, copy=True)
+    for i, w in evidence_vectors(v.get("phi") or {}, t, k, states).items():  # φ rows the link replaces
+        phi[i] = w
+    post = phi.copy()
     for i, w in evidence_vectors(v.get("evidence") or {}, t, k, states).items():
         post[i] = post[i] * np.asarray(w)
     return BPModel(t, k, post, np.asarray(phi, float), np.asarray(psi, float), states)

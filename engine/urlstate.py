@@ -172,6 +172,7 @@ class PageSchema:
     title : the menu title.
     params : its own parameters (the :data:`GLOBAL_PARAMS` come on top).
     tree_sizes : (min, max) vertices of a tree the page shows; a link outside is refused.
+    uses_tree : whether the page shows the current tree (its links then carry ``tree=``).
     """
 
     url_path: str
@@ -179,6 +180,7 @@ class PageSchema:
     title: str
     params: tuple[Param, ...] = ()
     tree_sizes: tuple[int, int] = (1, 10**9)
+    uses_tree: bool = True
 
     @property
     def all_params(self) -> dict[str, Param]:
@@ -206,6 +208,7 @@ GLOBAL_PARAMS: tuple[Param, ...] = (
 _SEED = {"lo": 0, "hi": 10**6, "default": 0}
 
 PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
+    PageSchema("lessons", "workbench/pages/lessons.py", "Lessons", uses_tree=False),
     PageSchema("tree_studio", "workbench/pages/tree_studio.py", "Tree Studio", (
         Param("vertex", VERTEX, "the selected vertex"),
         Param("source", CHOICE, "the open loading tab", "samples",
@@ -238,13 +241,17 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
     PageSchema("belief_propagation", "workbench/pages/belief_propagation.py", "Belief Propagation", (
         Param("k", INT, "the number of labels", 2, lo=2, hi=4),
         Param("coupling", FLOAT, "the Potts coupling of every edge", 0.8, lo=-2.0, hi=2.0),
+        Param("psi", MATRIX, "one k x k edge potential ψ for every edge (rows: the parent's label); "
+              "replaces the coupling"),
         Param("seed", INT, "the seed of the random node potentials φ", **_SEED),
+        Param("phi", EVIDENCE, "node potentials φ replacing the seeded ones at some vertices "
+              "(vertex=w0/w1/...)"),
         Param("network", TEXT, "a sample network (sample_networks/) with its own φ and ψ; replaces "
               "the tree, k, the coupling and the seed"),
         Param("evidence", EVIDENCE, "hard or soft evidence multiplying φ"),
         Param("vertex", VERTEX, "the selected vertex"),
         Param("messages", INT, "messages sent so far in the sequential schedule", 0, lo=0, hi=10_000),
-        Param("tab", CHOICE, "the open tab", "sequential", choices=("sequential", "parallel", "elimination")),
+        Param("tab", CHOICE, "the open tab", "sequential", choices=("sequential", "parallel", "elimination", "tables")),
         Param("iteration", INT, "the iteration t of the parallel schedule", 1, lo=0, hi=10_000),
         Param("speed", FLOAT, "messages per second when playing the schedule", 1.0, lo=0.25, hi=10.0),
         Param("star", INT, "leaves of the star in the elimination tab", 6, lo=3, hi=12),
@@ -282,7 +289,7 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
         Param("seed", INT, "the seed of the learner", **_SEED),
         Param("run", BOOL, "start the run when the page opens", False),
         Param("tab", CHOICE, "the open tab", "curve", choices=("curve", "structure", "time", "tradeoff")),
-    )),
+    ), uses_tree=False),
     PageSchema("rta", "workbench/pages/rta.py", "RTA Multilabel", (
         Param("data", TEXT, "synthetic, or the name of a Mulan benchmark in the data folder", "synthetic"),
         Param("examples", INT, "examples of the synthetic data", 300, lo=60, hi=3000),
@@ -297,7 +304,7 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
         Param("baseline", BOOL, "the LinearSVC baseline on the same folds", True),
         Param("seed", INT, "the seed", **_SEED),
         Param("run", BOOL, "start the run when the page opens", False),
-    )),
+    ), uses_tree=False),
     PageSchema("bhtmm", "workbench/pages/bhtmm.py", "Hidden Tree Markov Models", (
         Param("source", CHOICE, "the data", "synthetic", choices=("synthetic", "symm", "inex05")),
         Param("task", CHOICE, "node labelling or tree classification", "label", choices=("label", "classify")),
@@ -314,15 +321,15 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
         Param("seed", INT, "the seed", **_SEED),
         Param("run", BOOL, "start training when the page opens", False),
         Param("test_tree", INT, "the test tree shown (1 = the first)", 1, lo=1, hi=100_000),
-    )),
+    ), uses_tree=False),
     PageSchema("runs", "workbench/pages/runs.py", "Runs", (
         Param("record", TEXT, "the recorded run to open, by id"),
-    )),
+    ), uses_tree=False),
 )}
 
 
-#: The page the app opens at ``/`` (its own address also works in links).
-DEFAULT_PAGE = "tree_studio"
+#: The page the app opens at ``/``: the lessons, where a class starts (its own address also works).
+DEFAULT_PAGE = "lessons"
 
 
 def address(page: PageSchema | str) -> str:
@@ -576,7 +583,8 @@ def pages_markdown() -> str:
 
     lines = ["Every page:", ""] + rows(GLOBAL_PARAMS)
     for page in PAGES.values():
-        lines += ["", f"### {page.title}: `{address(page)}`", ""] + rows(page.params)
+        lines += ["", f"### {page.title}: `{address(page)}`", ""]
+        lines += rows(page.params) if page.params else ["No parameters of its own."]
     return "\n".join(lines) + "\n"
 
 

@@ -59,7 +59,7 @@ def test_slider_shows_each_round_of_figure1():
         at.slider(key="cover_t").set_value(t).run()
         assert not at.exception
         tr = cover.trace(t)
-        assert (f"**Round {t}:** T_{t} has {tr.vertices.size} vertices, {int(tr.mergeable.sum())} "
+        assert (f"**Round {t}:** $T_{{{t}}}$ has {tr.vertices.size} vertices, {int(tr.mergeable.sum())} "
                 f"of them mergeable") in text(at)
 
 
@@ -69,7 +69,7 @@ def test_inspect_component_and_vertex():
     tree = figure1_tree()
     cover = optimal_cover(tree, "1")
     z = int(cover.vertex_node[tree.index("10")])
-    at.selectbox(key="cover_pick").set_value("component S^10 (compress, round 0)").run()
+    at.selectbox(key="cover_pick").set_value("component S¹⁰ (compress, round 0)").run()
     assert not at.exception
     body = text(at)
     assert "boundary ∂T = {8, 12}" in body

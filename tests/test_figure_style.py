@@ -264,3 +264,52 @@ def test_docstring_examples(module):
 
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert res.failed == 0 and res.attempted > 0
+
+
+def test_presenter_mode_draws_figures_taller_without_touching_the_cached_one():
+    import plotly.graph_objects as go
+
+    from workbench.components import Spec, as_shown, as_spec
+
+    fig = go.Figure(layout=dict(height=400))
+    assert as_shown(fig, Style()) is fig
+    shown = as_shown(fig, Style(presenter=True))
+    assert shown.layout.height == round(400 * S.PRESENTER_HEIGHT) and fig.layout.height == 400
+    spec = Spec(as_spec(fig))
+    assert as_shown(spec, Style(presenter=True)).to_dict()["layout"]["height"] == round(400 * S.PRESENTER_HEIGHT)
+    assert spec.to_dict()["layout"]["height"] == 400
+
+
+def test_work_bars_name_one_pass_in_the_singular():
+    from workbench.figures.inference_figures import work_bar_names, work_bars
+
+    assert work_bar_names(1)[1] == "1 BP pass" and work_bar_names(3)[1] == "3 BP passes"
+    assert list(work_bars(30, 58, 1).data[0].y) == ["online (all ops so far)", "1 BP pass"]
+
+
+def test_label_pair_nodes_hide_the_edges_behind_them():
+    """Plotly draws markers of varying size at opacity 0.7 unless told: the nodes are opaque."""
+    from workbench.figures.multilabel_figures import label_pair_figure
+
+    fig = label_pair_figure(np.ones((4, 4)), ["a", "b", "c", "d"], [0.1, 0.5, 0.9, 0.3])
+    assert fig.data[-1].marker.opacity == 1.0
+
+
+def test_ofde_level_names_sit_left_one_above_one_below_with_room_on_top():
+    """The online curve reaches the batch levels at the right: their names sit at the left, the
+    higher above its line, the lower below; the y range leaves room above the highest name."""
+    from workbench.figures.forest_figures import learning_curve_figure
+
+    fig = learning_curve_figure({"OFDE": [[1, -9.0], [1000, -5.19]]}, {"Chow-Liu": -5.155, "CLT": -5.2})
+    anns = {a.text.split()[0]: a for a in fig.layout.annotations}
+    assert anns["Chow-Liu"].x == 0 and anns["Chow-Liu"].yanchor == "bottom"
+    assert anns["CLT"].x == 0 and anns["CLT"].yanchor == "top"
+    lo, hi = fig.layout.yaxis.range
+    assert lo < -9.0 and hi > -5.155 + 0.1 * (9.0 - 5.155)
+
+
+def test_size_vector_axis_has_whole_ticks():
+    from workbench.figures.htmm_figures import k_trace_figure
+
+    fig = k_trace_figure({"k[1]": [[1, 4], [9, 3]], "k[2]": [[1, 1], [5, 2]]})
+    assert fig.layout.yaxis.dtick == 1

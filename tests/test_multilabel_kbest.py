@@ -201,3 +201,73 @@ def test_sampled_trees_are_spanning_trees(l, seed):
         v = np.flatnonzero(s.parent[t] >= 0)
         assert np.all(pos[v] < pos[s.parent[t, v]])  # children before parents
         assert s.degree[t].sum() == 2 * (l - 1)
+
+
+# ------------------------------------------------ the fast kernels against the pinned reference
+
+def _score_draw(rng, n, l, style):
+    """Edge scores with exact ties of every kind: all zero (the first pass of training), small
+    integers and halves, generic floats, and generic floats with a shared integer part."""
+    if style == 0:
+        return np.zeros((n, l, 4))
+    if style == 1:
+        return rng.integers(-2, 3, size=(n, l, 4)).astype(float)
+    if style == 2:
+        return np.round(rng.normal(size=(n, l, 4)) * 2) / 2
+    if style == 3:
+        return rng.normal(size=(n, l, 4)) * rng.uniform(0.1, 3)
+    S = rng.normal(size=(n, l, 4))
+    S[:, :, ::2] = np.round(S[:, :, ::2])
+    return S
+
+
+@given(st.integers(2, 12), st.integers(1, 6), st.integers(1, 40), st.integers(0, 4), st.integers(0, 10**6))
+def test_fast_kbest_is_the_reference_bit_for_bit(l, n, K, style, seed):
+    """The fast merges (a line scan when no sums tie, the heap otherwise) and the interleaved
+    trace-back return the reference's labellings in the reference's order with the same scores,
+    bit for bit, ties included; so does the ensemble step built on them."""
+    from engine.multilabel import kbest as fast
+    from tests import kbest_reference as ref
+
+    rng = np.random.default_rng(seed)
+    trees = random_spanning_trees(l, n, seed=rng)
+    S = _score_draw(rng, n, l, style)
+    args = (trees.parent, trees.post, trees.child_ptr, trees.child_idx)
+    for t in range(n):
+        la, sa = np.zeros((K, l), np.uint8), np.empty(K)
+        lb, sb = np.zeros((K, l), np.uint8), np.empty(K)
+        ca = fast._kbest_tree(S[t], *(a[t] for a in args), K, la, sa, fast._workspace(l, K))
+        cb = ref._kbest_tree(S[t], *(a[t] for a in args), K, lb, sb, ref._workspace(l, K))
+        assert ca == cb
+        assert np.array_equal(la[:ca], lb[:cb])
+        assert sa[:ca].tobytes() == sb[:cb].tobytes()
+    ytrue = rng.integers(0, 2, size=l).astype(np.uint8)
+    got = fast._ensemble(S, *args, K, ytrue, True, fast._workspace(l, K))
+    want = ref._ensemble(S, *args, K, ytrue, True, ref._workspace(l, K))
+    assert np.array_equal(got[0], want[0])
+    assert got[1].tobytes() == want[1].tobytes()
+    assert got[2:4] == want[2:4]
+    assert got[4] == want[4] or (np.isnan(got[4]) and np.isnan(want[4]))
+
+
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=12), st.lists(st.integers(-3, 3), min_size=1, max_size=12),
+       st.integers(1, 40), st.booleans())
+def test_fast_pair_merge_is_the_heap(a, b, K, generic):
+    """Two descending lists (ties when ``generic`` is off): the merge returns the heap's pairs in
+    the heap's order; infinite sums go to the heap too."""
+    from engine.multilabel import kbest as fast
+    from tests import kbest_reference as ref
+
+    rng = np.random.default_rng(len(a) * 100 + len(b))
+    a = np.sort(np.asarray(a, float) + (rng.normal(size=len(a)) if generic else 0))[::-1].copy()
+    b = np.sort(np.asarray(b, float) + (rng.normal(size=len(b)) if generic else 0))[::-1].copy()
+    for x, y in ((a, b), (b, a), (a * 2e307, b * 2e307)):
+        m = max(K, len(x), len(y)) + 2
+        out_f = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64))
+        out_r = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64))
+        heap = (np.empty(m + 2), np.empty(m + 2, np.int64), np.empty(m + 2, np.int64))
+        kf = fast._topk_pairs(x, len(x), y, len(y), K, *out_f, *heap, np.empty(m), np.empty(m, np.int64))
+        kr = ref._topk_pairs(x, len(x), y, len(y), K, *out_r, *heap)
+        assert kf == kr
+        for f, r in zip(out_f, out_r):
+            assert f[:kf].tobytes() == r[:kr].tobytes()

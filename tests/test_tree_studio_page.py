@@ -10,6 +10,8 @@ from tests.conftest import ROOT
 @pytest.fixture
 def at():
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    app.run()                     # the landing page (Lessons)
+    app.switch_page("workbench/pages/tree_studio.py")
     app.run()
     assert not app.exception
     return app
@@ -141,3 +143,28 @@ def test_generator_sliders(at, kind, sliders, n):
         assert t.degree[0] == 4
     if kind == "caterpillar":
         assert (t.degree > 1).sum() == 10
+
+
+def test_copy_as_newick_and_tikz(at):
+    from engine.trees.formats import parse_tree_text
+
+    at.selectbox(key="studio_sample").set_value("primates.nwk").run()
+    at.button(key="studio_load_sample").click().run()
+    tree = tree_of(at)
+    assert not at.code                                   # nothing is written until a format is picked
+    at.segmented_control(key="studio_copy_as").set_value("Newick").run()
+    back = parse_tree_text(at.code[0].value, "newick")
+    assert back.n == tree.n and sorted(back.names) == sorted(tree.names)
+    at.segmented_control(key="studio_copy_as").set_value("TikZ").run()
+    tikz = at.code[0].value
+    assert tikz.count(r"\node[vertex]") == tree.n and r"\begin{tikzpicture}" in tikz
+    at.segmented_control(key="studio_copy_as").set_value("LaTeX document").run()
+    assert r"\documentclass" in at.code[0].value
+    # above the TikZ limit: its one-line refusal, no text
+    at.selectbox(key="studio_kind").set_value("random").run()
+    at.slider(key="studio_n").set_value(2001).run()
+    at.button(key="studio_generate").click().run()
+    at.segmented_control(key="studio_copy_as").set_value("TikZ").run()
+    assert not at.code and any("up to 2,000 vertices" in i.value for i in at.info), [i.value for i in at.info]
+    at.segmented_control(key="studio_copy_as").set_value("Newick").run()
+    assert at.code and at.code[0].value.rstrip().endswith(";")

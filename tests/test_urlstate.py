@@ -115,7 +115,8 @@ def test_build_then_parse_gives_the_values_back(case):
 def test_links_are_readable_and_refuse_leaving_the_app():
     assert build_link("online_marginals", {"tree": "((4,5)2,3)1;", "evidence": {"4": 1}}) == \
         "/online_marginals?tree=((4,5)2,3)1%3B&evidence=4=1"
-    assert build_link("tree_studio", {"tree": "path:5"}) == "/?tree=path:5"
+    assert build_link("tree_studio", {"tree": "path:5"}) == "/tree_studio?tree=path:5"
+    assert build_link("lessons", {"lesson": "cover", "step": 2}) == "/?lesson=cover&step=2"   # the default page
     assert parse_link("/tree_studio?tree=path:5").page.url_path == "tree_studio"
     for bad in ("http://example.org/ofde", "//example.org/ofde", "ofde?vars=4", "/ofde#x", "", "/ofde?vars=4&vars=5"):
         with pytest.raises(InvalidParameterError):

@@ -29,6 +29,7 @@ not an export.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -37,7 +38,8 @@ import streamlit as st
 
 from engine.trees import Tree
 
-__all__ = ["Spec", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart", "selected_vertex",
+__all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+           "selected_vertex",
            "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
            "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
@@ -139,13 +141,32 @@ def _first_id(key: str, decode: Callable):
     return None
 
 
+def as_shown(fig, style=None):
+    """``fig`` as the session shows it: in presenter mode :data:`~workbench.figures.style.PRESENTER_HEIGHT`
+    times taller (a copy: figures and specs may be cached and shared by every session)."""
+    from workbench.figures.style import PRESENTER_HEIGHT, current
+
+    if not (style or current()).presenter:
+        return fig
+    if isinstance(fig, Spec):
+        d = fig.to_dict()
+        h = d.get("layout", {}).get("height")
+        return Spec({**d, "layout": {**d["layout"], "height": round(h * PRESENTER_HEIGHT)}}) if h else fig
+    h = fig.layout.height
+    if not h:
+        return fig
+    fig = go.Figure(fig)
+    fig.layout.height = round(h * PRESENTER_HEIGHT)
+    return fig
+
+
 def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
                     config: Optional[dict] = None, on_clear: Optional[Callable[[], None]] = None,
-                    **chart_args) -> None:
+                    name: Optional[str] = None, **chart_args) -> None:
     """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
     ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
     are not clickable; a click that deselects (the same point again) calls ``on_clear()`` if
-    given, and changes nothing else."""
+    given, and changes nothing else. ``name``: the exported files' name (default ``key``)."""
 
     def picked():
         got = _first_id(key, decode)
@@ -158,11 +179,13 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
         fig = keep_colours(fig)
     from workbench.figures.style import current
 
-    cfg = current().plotly_config()
+    style = current()
+    fig = as_shown(fig, style)
+    cfg = style.plotly_config()
     cfg.update(CLICK_CONFIG)
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
-    export_buttons(fig, key=key)
+    export_buttons(fig, key=key, name=name)
 
 
 # ------------------------------------------------------------------ any figure, with its exports
@@ -172,7 +195,9 @@ def chart(fig, *, key: str, name: Optional[str] = None, config: Optional[dict] =
     (default ``key``)."""
     from workbench.figures.style import current
 
-    cfg = current().plotly_config()
+    style = current()
+    fig = as_shown(fig, style)
+    cfg = style.plotly_config()
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, config=cfg, **chart_args)
     export_buttons(fig, key=key, name=name)
@@ -185,7 +210,7 @@ def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
     the page."""
     from workbench.figures.export import figure_pdf, figure_svg
 
-    stem = name or key
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
     with st.container(horizontal=True, gap="small", key=f"{key}__exports"):
         for fmt, draw, mime in (("SVG", figure_svg, "image/svg+xml"), ("PDF", figure_pdf, "application/pdf")):
             st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,

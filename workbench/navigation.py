@@ -8,6 +8,7 @@ __all__ = ["PAGES", "build_navigation", "url_path"]
 
 #: (section, script path relative to app.py, title, icon)
 PAGES = [
+    ("Start", "workbench/pages/lessons.py", "Lessons", ":material/school:"),
     ("Trees", "workbench/pages/tree_studio.py", "Tree Studio", ":material/park:"),
     ("Trees", "workbench/pages/cover_inspector.py", "Cover Inspector", ":material/account_tree:"),
     ("Inference", "workbench/pages/online_marginals.py", "Online Marginals", ":material/bolt:"),

@@ -4,6 +4,12 @@ Every new session starts from the class tree: the tree named by ``TREE_WORKBENCH
 server was started with it (a tree file, or a generator spec such as
 ``{"generate": "random", "n": 1000, "seed": 0}``), else the lecture's 5-vertex sample. Sample and
 class trees are read once per server and shared (trees are immutable).
+
+A link's ``?tree=`` (a sample, a generator spec, ``figure1`` or a Newick text, see
+:func:`engine.trees.spec.tree_from_link`) makes its tree the current one (:func:`tree_from_query`,
+before every page). The current tree keeps the text that brings it back (:func:`tree_link`): the
+link's own spec, the sample or generator it came from, else its Newick text, or nothing when it is
+too large for a link.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
 from workbench.text import md
 
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples", "load_sample", "class_tree", "classroom_mode", "is_lecturer",
-           "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
+           "render_sidebar", "list_samples", "load_sample", "class_tree", "tree_from_query", "tree_link",
+           "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
 
 #: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
 CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
@@ -31,6 +37,12 @@ LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
+_LINK = "tree_link"          # session key: the ?tree= text of the current tree ("" = none fits)
+
+
+def sample_link(name: str) -> str:
+    """The ``?tree=`` text of a sample: its name without extensions."""
+    return name.split(".", 1)[0]
 
 
 def list_samples() -> list[str]:
@@ -65,20 +77,29 @@ def class_tree() -> tuple[Tree, str]:
 def current_tree() -> Tree:
     """The tree every page works on (the class tree until the user picks another)."""
     if "tree" not in st.session_state:
-        st.session_state["tree"], st.session_state["tree_source"] = class_tree()
+        tree, source = class_tree()
+        st.session_state["tree"], st.session_state["tree_source"] = tree, source
+        st.session_state[_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
         st.session_state["tree_undo"] = []
     return st.session_state["tree"]
 
 
-def set_tree(tree: Tree, source: str, *, undoable: bool = True) -> None:
-    """Make ``tree`` the current tree; the previous one goes on the undo stack."""
+def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None = None) -> None:
+    """Make ``tree`` the current tree; the previous one goes on the undo stack. ``link`` is the
+    ``?tree=`` text that brings it back (a sample name or a generator spec); without it the link
+    carries the tree's Newick text when it is small enough."""
     old = current_tree()
     stack = st.session_state.setdefault("tree_undo", [])
     if undoable:
-        stack.append((old, st.session_state.get("tree_source", "")))
+        stack.append((old, st.session_state.get("tree_source", ""), st.session_state.get(_LINK)))
         del stack[:-_UNDO_DEPTH]
+    _make_current(tree, source, link)
+
+
+def _make_current(tree: Tree, source: str, link: str | None) -> None:
     st.session_state["tree"] = tree
     st.session_state["tree_source"] = source
+    st.session_state[_LINK] = link
     st.session_state["tree_version"] = st.session_state.get("tree_version", 0) + 1
 
 
@@ -89,10 +110,51 @@ def can_undo() -> bool:
 def undo() -> None:
     stack = st.session_state.get("tree_undo") or []
     if stack:
-        tree, source = stack.pop()
-        st.session_state["tree"] = tree
-        st.session_state["tree_source"] = source
-        st.session_state["tree_version"] = st.session_state.get("tree_version", 0) + 1
+        _make_current(*stack.pop())
+
+
+def tree_link() -> str | None:
+    """The ``?tree=`` text of the current tree, or None when it is too large for a link."""
+    tree = current_tree()
+    got = st.session_state.get(_LINK)
+    if got is None:
+        from engine.trees.spec import tree_to_link
+
+        got = tree_to_link(tree) or ""
+        st.session_state[_LINK] = got
+    return got or None
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _link_tree(text: str) -> Tree:
+    from engine.trees.spec import tree_from_link
+
+    return tree_from_link(text)
+
+
+def tree_from_query(page: str) -> None:
+    """Make the tree of a link (``?tree=``) just opened on ``page`` the current tree, unless it
+    already is. A tree that cannot be read is said in one line, and the current tree stays."""
+    from workbench.links import arrived
+
+    raw = arrived(page, "tree")
+    if raw is None:
+        return
+    current_tree()
+    text = raw.strip()
+    if text == st.session_state.get(_LINK) or not text:
+        return
+    from engine import limits
+
+    try:
+        limits.check("link_chars", len(text), "the tree of the link: characters")
+        tree = _link_tree(text)
+    except EngineError as exc:
+        st.warning(f"The link's tree is not usable: {exc}. Showing {st.session_state.get('tree_source', '')}.",
+                   icon=":material/link_off:")
+        return
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    set_tree(tree, f"link tree={shown}", link=text)
 
 
 def render_sidebar() -> None:
@@ -106,7 +168,8 @@ def render_sidebar() -> None:
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
     if st.session_state.get("presenter"):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
-        st.html("<style>html { font-size: 20px; }</style>")
+        # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
+        st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
 
 
 def classroom_mode() -> bool:

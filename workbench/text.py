@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import string
 
-__all__ = ["md"]
+__all__ = ["md", "subscript", "superscript"]
 
 _PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
 
@@ -22,3 +22,37 @@ _PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
 def md(value) -> str:
     """``value`` as Markdown that displays exactly its text (one line)."""
     return _PUNCT.sub(r"\\\1", " ".join(str(value).split()))
+
+
+_SUPERSCRIPTS = dict(zip("0123456789+-=()abcdefghijklmnoprstuvwxyz",
+                         "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def superscript(base: str, exp) -> str:
+    """``base`` with ``exp`` as a superscript in plain text (widget labels and options show no
+    Markdown): Unicode superscript characters when ``exp`` has them all (digits, lower-case
+    letters but q, + - = ( )), else ``base(exp)``; never a caret.
+
+    >>> superscript("S", 10), superscript("S", "Human")
+    ('S¹⁰', 'S(Human)')
+    """
+    exp = str(exp)
+    if exp and all(ch in _SUPERSCRIPTS for ch in exp):
+        return base + "".join(_SUPERSCRIPTS[ch] for ch in exp)
+    return f"{base}({exp})"
+
+
+_SUBSCRIPTS = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+
+
+def subscript(base: str, index) -> str:
+    """``base`` with ``index`` as a subscript in plain text: Unicode subscript characters when
+    ``index`` has them all (digits and a few lower-case letters), else ``base_index``.
+
+    >>> subscript("x", 12), subscript("x", "Human")
+    ('x₁₂', 'x_Human')
+    """
+    index = str(index)
+    if index and all(ch in _SUBSCRIPTS for ch in index):
+        return base + "".join(_SUBSCRIPTS[ch] for ch in index)
+    return f"{base}_{index}"

@@ -70,36 +70,31 @@ def _first_bad(a: np.ndarray):
     return idx, a[idx]
 
 
-def check_vector(v, k: int, what: str) -> np.ndarray:
-    """A length-``k`` vector of finite non-negative numbers (``what`` names it in messages)."""
+def _check_entries(x, shape: tuple, what: str, expect: str) -> np.ndarray:
+    """An array of ``shape`` of finite non-negative numbers (``expect`` words the shape)."""
     try:
-        a = np.asarray(v, dtype=np.float64)
+        a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InvalidPotentialError(f"{what} must be {k} numbers, got {str(v)[:60]}") from None
-    if a.shape != (k,):
-        raise InvalidPotentialError(f"{what} must be {k} numbers, got shape {a.shape}")
+        raise InvalidPotentialError(f"{what} must be {expect}, got {str(x)[:60]}") from None
+    if a.shape != shape:
+        raise InvalidPotentialError(f"{what} must be {expect}, got shape {a.shape}")
     if not (np.isfinite(a).all() and (a >= 0).all()):
         idx, val = _first_bad(a)
-        raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}] "
+        at = ", ".join(map(str, idx))
+        raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{at}] "
                                     "(entries must be finite and >= 0)")
-    check_normal(a, lambda i: f"{what}: the entry at [{i[0]}]")
+    check_normal(a, lambda i: f"{what}: the entry at [{', '.join(map(str, i))}]")
     return a
+
+
+def check_vector(v, k: int, what: str) -> np.ndarray:
+    """A length-``k`` vector of finite non-negative numbers (``what`` names it in messages)."""
+    return _check_entries(v, (k,), what, f"{k} numbers")
 
 
 def check_matrix(m, k: int, what: str) -> np.ndarray:
     """A ``k x k`` matrix of finite non-negative numbers."""
-    try:
-        a = np.asarray(m, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidPotentialError(f"{what} must be a {k}x{k} matrix, got {str(m)[:60]}") from None
-    if a.shape != (k, k):
-        raise InvalidPotentialError(f"{what} must be a {k}x{k} matrix, got shape {a.shape}")
-    if not (np.isfinite(a).all() and (a >= 0).all()):
-        idx, val = _first_bad(a)
-        raise InvalidPotentialError(f"{what} has an invalid entry {val} at [{idx[0]}, {idx[1]}] "
-                                    "(entries must be finite and >= 0)")
-    check_normal(a, lambda i: f"{what}: the entry at [{i[0]}, {i[1]}]")
-    return a
+    return _check_entries(m, (k, k), what, f"a {k}x{k} matrix")
 
 
 def node_potential_array(tree: Tree, node_potentials, k: int | None = None) -> np.ndarray:

@@ -51,7 +51,7 @@ class OnlineSession:
         ``{"marginal": name}``, ...).
     evidence : dict
         vertex index -> the data set there by the latest update, for vertices whose data is not
-        all ones.
+        their starting data (all ones, or ``node_data``).
     version : int
         Increases with every change of the model (not with queries): a key for caches of the
         marginals.
@@ -110,7 +110,7 @@ class OnlineSession:
         self.model.update(i, data)
         vec = np.array(data, dtype=np.float64)
         self.ops.append({"update": self.tree.name(i), "data": vec.tolist()})
-        if np.all(vec == 1.0):
+        if np.array_equal(vec, self._start[1][i]):   # back to the starting data: no evidence
             self.evidence.pop(i, None)
         else:
             self.evidence[i] = vec
@@ -125,8 +125,9 @@ class OnlineSession:
         self.update(v, data)
 
     def clear(self, v) -> None:
-        """Remove the evidence at ``v`` (its data becomes all ones)."""
-        self.update(v, np.ones(self.k))
+        """Remove the evidence at ``v``: its data returns to the starting data (all ones, or its
+        ``node_data``)."""
+        self.update(v, self._start[1][self.tree.index(v)])
 
     def query(self, v) -> np.ndarray:
         """The marginal of ``v``, logged as a query (its walk becomes the model's ``last_op``)."""

@@ -259,8 +259,8 @@ def _hedge(v, tree):
 @_computation("hedge_favourite", "choice", ("tree_hedge",), ("task",))
 def _hedge_favourite(page, v, tree, args):
     """The favourite action of the link's learner at a task (task=NAME) at the link's trial (the
-    last snapshot at or before it; the end of the run without one): the action's number, or
-    ``tied`` when no action leads."""
+    last snapshot at or before it; the end of the run without one): ``action 1`` .. ``action k``
+    as the page names them, or ``tied`` when no action leads."""
     from engine.hedge.run import LEARNERS
 
     pb = _hedge(v, tree)
@@ -268,7 +268,7 @@ def _hedge_favourite(page, v, tree, args):
     trial = v.get("trial")
     s = len(pb.snap_t) - 1 if trial is None else int(np.searchsorted(pb.snap_t, int(trial), side="right")) - 1
     a = int(pb.favourite[max(s, 0), LEARNERS.index(v["learner"]), i])
-    return "tied" if a < 0 else str(a)
+    return "tied" if a < 0 else f"action {a + 1}"
 
 
 @_computation("hedge_least_loss", "choice", ("tree_hedge",))

@@ -39,12 +39,16 @@ __all__ = ["TreeKBest", "EnsembleInference", "kbest_tree", "ensemble_inference",
 
 
 @njit(cache=True, inline="always")
-def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
+def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj, cur, col):
     """K best sums a[i] + b[j] of two descending lists; returns how many (<= K).
 
-    Best-first search over the grid of pairs with a binary max-heap (``hv``, ``hi``, ``hj``,
-    scratch of length >= K + 1): pair (i, j) enters after (i, j - 1), and (i + 1, 0) after (i, 0),
-    so every pair is pushed at most once and the search costs O(K log K)."""
+    The reference is a best-first search over the grid of pairs with a binary max-heap (``hv``,
+    ``hi``, ``hj``, scratch of length >= K + 1): pair (i, j) enters after (i, j - 1), and
+    (i + 1, 0) after (i, 0), so every pair is pushed at most once and the search costs O(K log K).
+    Among equal sums the heap's layout decides which pair comes first, and the learner's numbers
+    depend on that order, so every other method must give exactly the heap's sequence. One that
+    does when no sum is repeated: :func:`_topk_scan` (linear in the shorter list per pair); it
+    gives up at the first repeated sum, and the heap runs instead."""
     if na == 0 or nb == 0:
         return 0
     if na == 1 or nb == 1:
@@ -57,6 +61,12 @@ def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
             out_ia[k] = i
             out_ib[k] = j
             k += 1
+        return k
+    if na <= nb:
+        k = _topk_scan(a, na, b, nb, K, out_val, out_ia, out_ib, cur, col)
+    else:
+        k = _topk_scan(b, nb, a, na, K, out_val, out_ib, out_ia, cur, col)
+    if k >= 0:
         return k
     size = 1
     hv[0] = a[0] + b[0]
@@ -78,6 +88,59 @@ def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
         if j == 0 and i + 1 < na:
             size = _heap_push(hv, hi, hj, size, a[i + 1] + b[0], i + 1, 0)
     return k
+
+
+@njit(cache=True, inline="always")
+def _topk_scan(s, ns, t, nt, K, out_val, out_is, out_it, cur, col):
+    """The K best sums s[r] + t[c] when no two of the K + 1 best are equal, else -1.
+
+    One line per entry r of the shorter list s: its next pair is (r, col[r]) with sum cur[r]
+    (-inf once the line is used up); line r + 1 opens when (r, 0) is taken, so the open lines are
+    the heap's frontier seen along s. Every step takes the largest cur, a scan over the open lines
+    (at most ns). When the K + 1 best sums are pairwise different, the order of the K best is the
+    only descending one, which is the heap's; a repeated sum (two consecutive outputs, or the K-th
+    and the next) returns -1. Floating-point addition commutes, so s[r] + t[c] is the very sum
+    the heap computes as a[i] + b[j]."""
+    top = s[0] + t[0]
+    bottom = s[ns - 1] + t[nt - 1]
+    if not (-np.inf < bottom and top < np.inf):
+        # an infinite (overflowed) or undefined sum: the -inf sentinel below would be ambiguous
+        return -1
+    total = min(K, ns * nt)
+    cur[0] = top
+    col[0] = 0
+    lo = 0
+    hi = 1
+    for k in range(total):
+        r = lo
+        best = cur[lo]
+        for q in range(lo + 1, hi):
+            if cur[q] > best:
+                best = cur[q]
+                r = q
+        if k > 0 and best == out_val[k - 1]:
+            return -1
+        c = col[r]
+        out_val[k] = best
+        out_is[k] = r
+        out_it[k] = c
+        if c + 1 < nt:
+            cur[r] = s[r] + t[c + 1]
+            col[r] = c + 1
+        else:
+            cur[r] = -np.inf
+        if c == 0 and r + 1 < ns:
+            cur[hi] = s[hi] + t[0]
+            col[hi] = 0
+            hi += 1
+        while lo < hi - 1 and cur[lo] == -np.inf:
+            lo += 1
+    if total < ns * nt:
+        # the (K + 1)-th sum must differ from the K-th
+        for q in range(lo, hi):
+            if cur[q] == out_val[total - 1]:
+                return -1
+    return total
 
 
 @njit(cache=True, inline="always")
@@ -114,8 +177,8 @@ def _workspace(l, K):
     """Scratch arrays of one K-best pass on a tree of l labels with lists up to K long."""
     return (np.zeros((l, 2, K)), np.ones((l, 2), np.int64), np.zeros((l, 2, K, 2), np.int64),
             np.zeros((l, 2, K, 2), np.int64), np.empty(2 * K), np.empty(K), np.empty(K, np.int64),
-            np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64),
-            np.empty(l, np.int64), np.empty(l, np.int64), np.empty(l, np.int64),
+            np.empty(K, np.int64), np.empty((K, l), np.int64), np.empty(K, np.int64), np.empty(K, np.int64),
+            np.empty(K), np.empty(K, np.int64),
             np.empty(K + 2), np.empty(K + 2, np.int64), np.empty(K + 2, np.int64))
 
 
@@ -125,7 +188,7 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
 
     ``ws`` is a :func:`_workspace` for at least K."""
     l = parent.shape[0]
-    P, cnt, merge_back, msg_back, msg, tmp_val, tmp_a, tmp_b, tmp_p, ry, rr, sv, sy, sr, hv, hi, hj = ws
+    P, cnt, merge_back, msg_back, msg, tmp_val, tmp_a, tmp_b, rank, ry, rr, cur, col, hv, hi, hj = ws
     for v in range(l):
         P[v, 0, 0] = 0.0
         P[v, 1, 0] = 0.0
@@ -135,28 +198,51 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
     for i in range(l - 1):
         v = post[i]
         p = parent[v]
+        n0 = cnt[v, 0]
+        n1 = cnt[v, 1]
         for yp in range(2):
             # message v -> p for parent value yp: merge the two lists of v shifted by the edge score
             s0 = S[v, yp]
             s1 = S[v, 2 + yp]
-            n0 = cnt[v, 0]
-            n1 = cnt[v, 1]
+            na = cnt[p, yp]
+            # the parent's list has one entry (v is its first child): the K best pairs are
+            # (0, r) in the message's order, so the message goes straight into the list
+            fused = na == 1
+            a0 = P[p, yp, 0]
             i0 = 0
             i1 = 0
             mc = 0
             while mc < K and (i0 < n0 or i1 < n1):
-                if i1 >= n1 or (i0 < n0 and P[v, 0, i0] + s0 >= P[v, 1, i1] + s1):
-                    msg[mc] = P[v, 0, i0] + s0
+                if i1 >= n1:
+                    take0 = True
+                    m = P[v, 0, i0] + s0
+                elif i0 >= n0:
+                    take0 = False
+                    m = P[v, 1, i1] + s1
+                else:
+                    m0 = P[v, 0, i0] + s0
+                    m1 = P[v, 1, i1] + s1
+                    take0 = m0 >= m1
+                    m = m0 if take0 else m1
+                if take0:
                     msg_back[v, yp, mc, 0] = 0
                     msg_back[v, yp, mc, 1] = i0
                     i0 += 1
                 else:
-                    msg[mc] = P[v, 1, i1] + s1
                     msg_back[v, yp, mc, 0] = 1
                     msg_back[v, yp, mc, 1] = i1
                     i1 += 1
+                if fused:
+                    P[p, yp, mc] = a0 + m
+                    merge_back[v, yp, mc, 0] = 0
+                    merge_back[v, yp, mc, 1] = mc
+                else:
+                    msg[mc] = m
                 mc += 1
-            k = _topk_pairs(P[p, yp], cnt[p, yp], msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj)
+            if fused:
+                cnt[p, yp] = mc
+                continue
+            k = _topk_pairs(P[p, yp], na, msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj, cur, col)
             for r in range(k):
                 P[p, yp, r] = tmp_val[r]
                 merge_back[v, yp, r, 0] = tmp_a[r]
@@ -180,27 +266,26 @@ def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
             rr[out] = i1
             i1 += 1
         out += 1
+    # trace the labellings back, all of them a vertex at a time (parents before children): the
+    # same back-pointers as one depth-first walk per labelling, but the K walks interleave
     for q in range(out):
-        top = 0
-        sv[0] = root
-        sy[0] = ry[q]
-        sr[0] = rr[q]
-        top = 1
-        while top > 0:
-            top -= 1
-            v = sv[top]
-            y = sy[top]
-            r = sr[top]
-            labs[q, v] = y
-            for j in range(ptr[v + 1] - 1, ptr[v] - 1, -1):
-                c = idx[j]
-                ra = merge_back[c, y, r, 0]
-                rm = merge_back[c, y, r, 1]
-                sv[top] = c
-                sy[top] = msg_back[c, y, rm, 0]
-                sr[top] = msg_back[c, y, rm, 1]
-                top += 1
-                r = ra
+        labs[q, root] = ry[q]
+        rank[q, root] = rr[q]
+    for i in range(l - 1, -1, -1):
+        v = post[i]
+        if ptr[v + 1] == ptr[v]:
+            continue
+        for q in range(out):
+            rr[q] = rank[q, v]
+        for j in range(ptr[v + 1] - 1, ptr[v] - 1, -1):
+            # the children were merged in order: undo the last merge first
+            c = idx[j]
+            for q in range(out):
+                y = labs[q, v]
+                rm = merge_back[c, y, rr[q], 1]
+                rr[q] = merge_back[c, y, rr[q], 0]
+                labs[q, c] = msg_back[c, y, rm, 0]
+                rank[q, c] = msg_back[c, y, rm, 1]
     return out
 
 

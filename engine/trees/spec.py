@@ -7,7 +7,7 @@ from pathlib import Path
 from engine.errors import EngineError, InvalidParameterError
 from engine.trees.model import Tree
 
-__all__ = ["PRESETS", "tree_from_link", "tree_from_spec", "tree_to_link"]
+__all__ = ["PRESETS", "generator_link", "tree_from_link", "tree_from_spec", "tree_to_link"]
 
 _GENERATOR_KEYS = {"n", "seed", "k", "m", "b", "spine", "legs"}
 _INLINE_KEYS = {"edges", "vertices", "root"}
@@ -204,3 +204,20 @@ def tree_to_link(tree: Tree) -> str | None:
         return None
     text = format_newick(tree).strip()
     return text if len(text) <= top else None
+
+
+def generator_link(kind: str, n: int, seed: int = 0, **options) -> str | None:
+    """The ``?tree=`` text of a generated tree (``KIND:N:SEED[:OPTION=VALUE...]``, options left
+    out when None), or None when the link may not generate that many vertices (``link_vertices``).
+
+    >>> generator_link("star-of-paths", 26, 3, k=5, m=5, b=None)
+    'star-of-paths:26:3:k=5:m=5'
+    >>> tree_from_link(generator_link("random", 50, 2)) == tree_from_link("random:50:2")
+    True
+    """
+    from engine import limits
+
+    if n > limits.value("link_vertices"):
+        return None
+    opts = "".join(f":{k}={int(v)}" for k, v in options.items() if v is not None and k in _GEN_OPTIONS)
+    return f"{kind}:{int(n)}:{int(seed)}{opts}"

@@ -42,7 +42,7 @@ def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")
     wait_for_app(page)
-    page.wait_for_selector("text=T_1 has 5 vertices", timeout=30_000)
+    page.wait_for_selector("text=has 5 vertices", timeout=30_000)  # "T₁ has 5 vertices" (LaTeX)
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=30_000)
     # click a black (mergeable) vertex in the tree view: its chain of ancestors in D appears
     click_last_trace_point(page, 0)
@@ -57,7 +57,7 @@ def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
     shot(page, "cover_inspector_component")
     # click an edge in the tree view: the component drawn there (present at round 1) is selected
     click_named_trace_point(page, 0, "components", point=0)
-    page.wait_for_selector("text=component S^2 (compress, round 0)", timeout=30_000)
+    page.wait_for_selector("text=component S² (compress, round 0)", timeout=30_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "cover_inspector_edge_click")
@@ -90,9 +90,9 @@ def test_cover_inspector_table_row_selects_component(page, app_url):
     grid = page.locator("[data-testid='stDataFrame']").first
     grid.wait_for(timeout=30_000)
     box = grid.bounding_box()
-    # the row-selection column is at the left edge; row 2 (below the header) is the component S^8
+    # the row-selection column is at the left edge; row 2 (below the header) is the component S⁸
     page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * 1 + 17)
     wait_for_app(page)
     page.get_by_role("tab", name="Rounds").click()
-    page.wait_for_selector("text=component S^8 (rake, round 2)", timeout=30_000)
+    page.wait_for_selector("text=component S⁸ (rake, round 2)", timeout=30_000)
     shot(page, "cover_inspector_table_click")

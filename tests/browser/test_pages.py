@@ -17,7 +17,7 @@ def test_every_page_opens(page, app_url, script):
 
 
 def test_tree_studio_click_selects_vertex(page, app_url):
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     plot = page.locator(".js-plotly-plot").first
     plot.wait_for(timeout=30_000)

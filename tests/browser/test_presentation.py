@@ -60,7 +60,7 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
 @pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
 def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     _, page, outside = themed_page
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
     before = min(s for s, _ in page.evaluate(FIGURE_FONTS))
@@ -75,3 +75,38 @@ def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     assert after > before >= FONT_MIN
     shot(page, "presenter_mode")
     assert not outside, outside
+
+
+def test_figure_downloads_from_the_buttons(browser, app_url, tmp_path):
+    """The "SVG" and "PDF" buttons under a figure give a valid SVG and a valid one-page PDF,
+    drawn on the server (no request outside 127.0.0.1)."""
+    import io
+
+    import pypdf
+    from defusedxml import ElementTree
+
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
+    page = ctx.new_page()
+    outside: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
+    try:
+        page.goto(f"{app_url}/belief_propagation")
+        wait_for_app(page)
+        exports = page.locator(".st-key-bp_seq_fig__exports")
+        exports.wait_for(timeout=30_000)
+        got = {}
+        for fmt in ("SVG", "PDF"):
+            with page.expect_download(timeout=60_000) as dl:
+                exports.get_by_role("button", name=fmt).click()
+            path = tmp_path / dl.value.suggested_filename
+            dl.value.save_as(path)
+            got[fmt] = path
+        assert got["SVG"].name == "bp_sequential.svg" and got["PDF"].name == "bp_sequential.pdf"
+        root = ElementTree.fromstring(got["SVG"].read_bytes())
+        assert root.tag.endswith("svg") and "Step 0 of 8" in " ".join(root.itertext())
+        pdf = pypdf.PdfReader(io.BytesIO(got["PDF"].read_bytes()))
+        assert len(pdf.pages) == 1 and "Step 0 of 8" in pdf.pages[0].extract_text()
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert not outside, outside
+    finally:
+        ctx.close()

@@ -12,7 +12,7 @@ def sidebar_text(page) -> str:
 
 
 def test_click_a_vertex_then_add_a_child_and_undo(page, app_url):
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     assert "5 vertices" in sidebar_text(page)
@@ -35,7 +35,7 @@ def test_click_a_vertex_then_add_a_child_and_undo(page, app_url):
 
 
 def test_bad_upload_shows_an_error(page, app_url, tmp_path):
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     page.get_by_role("tab", name="Upload").click()
     bad = tmp_path / "broken.nwk"
@@ -48,7 +48,7 @@ def test_bad_upload_shows_an_error(page, app_url, tmp_path):
 
 
 def test_generate_and_draw_10000_vertices(page, app_url):
-    page.goto(app_url)
+    page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     page.get_by_role("tab", name="Generate").click()
     page.locator("[data-testid='stSelectbox']").filter(has_text="Family").click()

@@ -311,7 +311,7 @@ def decomposition_figure(cover: HierarchicalCover, d_layout, t: int, *, selected
                 showlegend=done or not (formed & (cover.kind == k)).any(),
                 marker=dict(size=sizes[idx[0]], color=fills[idx[0]], symbol=KIND_SYMBOLS[k],
                             line=dict(width=st_.line(1) if m <= 2000 else 0,
-                                      color=st_.outline if done else st_.faint))))
+                                      color=st_.outline if done else st_.edge))))
     ring = [int(selected_node)] if selected_node is not None else []
     if chain is not None:
         ring += [int(c) for c in chain[:1]]

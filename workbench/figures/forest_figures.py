@@ -42,14 +42,22 @@ def learning_curve_figure(curves: dict, levels: dict, *, title: str = "Average t
                                  marker=dict(size=s.line(6), symbol=SYMBOLS[k % len(SYMBOLS)]),
                                  showlegend=True,
                                  hovertemplate="round %{x:,}<br>%{y:.4f} nats<extra>" + label + "</extra>"))
-    for k, (label, value) in enumerate(levels.items()):
-        if value is None:
-            continue
+    # the levels' names sit at the left, where the online curves start far below them (at the right
+    # they would sit on the curves that reach the levels): the highest above its line, the next below
+    # its own, and so on, so that two close levels do not print one name over the other
+    shown = sorted(((v, label) for label, v in levels.items() if v is not None), reverse=True)
+    for k, (value, label) in enumerate(shown):
         colour = s.text if label.startswith("Chow-Liu") else s.muted
         fig.add_hline(y=value, line=dict(color=colour, width=s.line(1.6), dash="dash" if label.startswith("CLT") else "solid"),
                       annotation_text=f"{label} {value:.3f}",
-                      annotation_position="bottom right" if k % 2 == 0 else "bottom left",
+                      annotation_position="top left" if k % 2 == 0 else "bottom left",
                       annotation_font=dict(color=colour, size=s.font("label")))
+    ys = [v for v, _ in shown] + [y for pts in curves.values()
+                                  for y in np.asarray(pts, dtype=float).reshape(-1, 2)[:, 1] if np.isfinite(y)]
+    if shown and ys:   # room above the highest level for its name (autorange ignores annotations)
+        lo, hi = min(ys), max(ys)
+        span = hi - lo if hi > lo else 1.0
+        fig.update_yaxes(range=[lo - 0.05 * span, hi + 0.14 * span])
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
                       hovermode="closest")

@@ -81,7 +81,7 @@ def loss_curves_figure(curves: dict, *, excess: bool, t: int | None = None, heig
     return s.apply(fig)
 
 
-def action_tree_figure(tree: Tree, actions, k: int, *, title: str, layout=None, height: int = 380,
+def action_tree_figure(tree: Tree, actions, k: int, *, title: str, layout=None, height: int = 500,
                        hover=None, mark=(), style: Style | None = None) -> go.Figure:
     """The tree with each task coloured and shaped by an action (a legend of the k actions);
     ``mark``: ringed tasks. Pass one ``layout`` to every tree of a comparison."""

@@ -73,6 +73,7 @@ def k_trace_figure(curves: dict, *, title: str = "Size vector k over iterations"
     fig.update_layout(title=dict(text=title, y=0.97), height=height, margin=dict(l=10, r=10, t=70, b=10),
                       xaxis_title="iteration", yaxis_title="k<sub>l</sub>",
                       legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom", xanchor="left"))
+    fig.update_yaxes(dtick=1)   # sizes are whole numbers: no "2.5" tick
     return s.apply(fig)
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "marginal_bars",
     "message_figure",
     "probability_colours",
+    "work_bar_names",
     "work_bars",
 ]
 
@@ -50,7 +51,7 @@ def probability_colours(fig: go.Figure, *, label: str = "P(label 0)") -> go.Figu
     on every run (an auto-ranged scale paints 0.55 as "low"), and put the number in the hover."""
     for trace in fig.data:
         if getattr(trace, "marker", None) is not None and trace.marker.colorscale is not None:
-            trace.marker.update(cmin=0.0, cmax=1.0, colorbar=dict(title=dict(text=label, side="right")))
+            trace.marker.update(cmin=0.0, cmax=1.0, colorbar=dict(title=dict(text=label, side="top")))
             if trace.name == "vertices":
                 trace.hovertemplate = "%{hovertext}<br>" + label + " = %{marker.color:.3f}<extra></extra>"
     return fig
@@ -107,6 +108,11 @@ def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kin
                        title=title, height=height, style=s)
 
 
+def _overlap(a, b) -> float:
+    """Area shared by two boxes ``(x0, x1, y0, y1)``."""
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[2], b[2]))
+
+
 def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,
                    layout=None, style: Style | None = None) -> go.Figure:
     """``messages``: list of (sender, receiver, values). Each is an arrow along its edge on its own
@@ -134,8 +140,18 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
     xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
     ppx = 600 / max(xr[1] - xr[0], 1e-9)
     ppy = (height - (50 if title else 20)) / max(yr[1] - yr[0], 1e-9)
+    # the vertices' discs in screen px (labels keep off them)
+    r = s.marker(tree.n) / 2 + 2
+    vx, vy = (x - xr[0]) * ppx, (y - yr[0]) * ppy
+    taken = [(a - r, a + r, b - r, b + r) for a, b in zip(vx, vy)]
     boxes = []
-    for i, (snd, rcv, vals) in enumerate(messages):
+    placed = {}
+    # the current message's label is placed first (it must not move away from its arrow), the
+    # others take the first spot, outwards along their perpendicular, that overlaps no label or vertex
+    order = ([current] if current is not None and 0 <= current < len(messages) else []) + \
+        [i for i in range(len(messages)) if i != current]
+    for i in order:
+        snd, rcv, vals = messages[i]
         x0, y0, x1, y1 = x[snd], y[snd], x[rcv], y[rcv]
         dx, dy = x1 - x0, y1 - y0
         # the perpendicular in screen px, to the left of the direction of travel
@@ -146,21 +162,38 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
         ox, oy = nx * off / ppx, ny * off / ppy
         ax_, ay_ = x0 + 0.22 * dx + ox, y0 + 0.22 * dy + oy
         hx, hy = x0 + 0.72 * dx + ox, y0 + 0.72 * dy + oy
-        red = i == current
-        fig.add_annotation(x=hx, y=hy, ax=ax_, ay=ay_, xref="x", yref="y", axref="x", ayref="y",
-                           showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=s.line(3.2 if red else 1.8),
-                           arrowcolor=SELECT if red else s.text, text="")
         text = "[" + ", ".join(f"{v:.2f}" for v in vals) + "]"
         w = text_width(text, font) + 8
         # the label: beside the arrow's tail, pushed outwards along the perpendicular
         lx, ly = 26 * s.scale * nx + 0.5 * w * np.sign(nx) * (abs(nx) > 0.3), 22 * s.scale * ny
+        tx, ty = (ax_ - xr[0]) * ppx, (ay_ - yr[0]) * ppy
+        best = None
+        for f in (1.0, 1.6, 2.2, 2.8, 3.4):
+            for shift in (0.0, font + 6, -(font + 6)):
+                cx, cy = tx + f * lx, ty + f * ly + shift
+                box = (cx - w / 2, cx + w / 2, cy - font * 0.75, cy + font * 0.75)
+                hit = sum(_overlap(box, t) for t in taken)
+                if best is None or hit < best[0]:
+                    best = (hit, f * lx, f * ly + shift, box)
+                if hit == 0:
+                    break
+            if best[0] == 0:
+                break
+        _, lx, ly, box = best
+        taken.append(box)
+        boxes.append(box)
+        placed[i] = (ax_, ay_, hx, hy, lx, ly, text)
+    for i in sorted(placed, key=lambda j: j == current):   # the current message drawn last, on top
+        ax_, ay_, hx, hy, lx, ly, text = placed[i]
+        red = i == current
+        fig.add_annotation(x=hx, y=hy, ax=ax_, ay=ay_, xref="x", yref="y", axref="x", ayref="y",
+                           showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=s.line(3.2 if red else 1.8),
+                           arrowcolor=SELECT if red else s.text, text="")
         fig.add_annotation(x=ax_, y=ay_, xref="x", yref="y", ax=lx, ay=-ly, showarrow=True, arrowhead=0,
                            arrowwidth=1, arrowcolor=s.muted, standoff=2,
                            font=dict(size=font, color=SELECT if red else s.text),
                            text=f"<b>{text}</b>" if red else text, bgcolor=s.label_bg,
                            bordercolor=SELECT if red else s.faint, borderwidth=1, borderpad=2)
-        cx, cy = (ax_ - xr[0]) * ppx + lx, (ay_ - yr[0]) * ppy + ly
-        boxes.append((cx - w / 2, cx + w / 2, cy - font, cy + font))
     if boxes:  # widen the ranges so no label leaves the plot
         bx = np.array(boxes)
         lo_x = min(0.0, bx[:, 0].min()) / ppx
@@ -194,15 +227,20 @@ def elimination_bars(series: dict, *, title="Size of the table created at each s
     return s.apply(fig)
 
 
+def work_bar_names(ops: int) -> list[str]:
+    """The two bars' names of :func:`work_bars` for ``ops`` operations ("1 BP pass", "3 BP passes")."""
+    return ["online (all ops so far)", f"{ops:,} BP pass" + ("" if ops == 1 else "es")]
+
+
 def work_bars(online_work: int, bp_work: int, ops: int, *, height=220, style: Style | None = None) -> go.Figure:
     s = style or current()
     fig = go.Figure()
-    fig.add_bar(y=["online (all ops so far)", f"{ops} BP passes"], x=[online_work, bp_work * max(ops, 1)],
+    fig.add_bar(y=work_bar_names(ops), x=[online_work, bp_work * max(ops, 1)],
                 orientation="h", marker_color=[OKABE_ITO["green"], s.faint],
                 marker_pattern_shape=["", "/"],
                 text=[f"{online_work:,}", f"{bp_work * max(ops, 1):,}"], textposition="auto")
     spread = bp_work * max(ops, 1) / max(online_work, 1)
-    fig.update_layout(title="Multiply-adds: online model vs one BP pass per operation", height=height,
+    fig.update_layout(title="Multiply-adds: online vs BP", height=height,
                       xaxis=dict(type="log" if spread > 50 or spread < 1 / 50 else "linear"),
                       margin=dict(l=10, r=10, t=40, b=10))
     return s.apply(fig)

@@ -88,14 +88,14 @@ def exact_fraction_figure(curve, n_labels: int, *, n_trees: int | None = None, h
                              name=f"{n_trees} trees" if n_trees else "this run"))
     xl = float(np.log2(n_labels))
     fig.add_shape(type="line", x0=xl, x1=xl, y0=0, y1=100, line=dict(color=s.muted, dash="dot"))
-    fig.add_annotation(x=xl, y=4, text=" K = l", showarrow=False, xanchor="left", font=dict(color=s.muted))
+    fig.add_annotation(x=xl, y=4, text=f" K = l = {n_labels}", showarrow=False, xanchor="left", font=dict(color=s.muted))
     fig.add_shape(type="line", x0=x.min(), x1=x.max(), y0=90, y1=90, line=dict(color=_GAP, dash="dash"))
     fig.add_annotation(x=x.max(), y=90, text="90 %", showarrow=False, yanchor="bottom", xanchor="right",
                        font=dict(color=_GAP))
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
-                      title=dict(text=f"Certified-exact inference against K{f' ({n_trees} trees)' if n_trees else ''}",
-                                 x=0),
-                      xaxis=dict(title=f"K, length of the K-best lists (dotted: K = l = {n_labels})",
+                      # short titles: in presenter mode the figure is half a page wide at 1.4x text
+                      title=dict(text=f"Certified exact vs K{f', {n_trees} trees' if n_trees else ''}", x=0),
+                      xaxis=dict(title="K, length of the K-best lists",
                                  tickvals=x.tolist(), ticktext=[f"{kk:.0f}" for kk in k], tickangle=0),
                       yaxis=dict(title="test examples certified exact (%)", range=[0, 103]))
     return s.apply(fig)
@@ -171,7 +171,8 @@ def label_pair_figure(weights, label_names, frequencies=None, *, height: int = 3
         x=x, y=y, mode="markers+text", text=[str(n)[:14] for n in label_names],
         textposition=["top center" if yy >= 0 else "bottom center" for yy in y],
         textfont=dict(size=s.font("label"), color=s.text),
-        marker=dict(size=14 + 30 * freq, color=OKABE_ITO["yellow"], line=dict(width=1.5, color=s.outline)),
+        # opacity 1: Plotly draws markers of varying size (a bubble chart) at 0.7, the edges showing through
+        marker=dict(size=14 + 30 * freq, color=OKABE_ITO["yellow"], opacity=1.0, line=dict(width=1.5, color=s.outline)),
         hovertext=[f"{n}: on in {100 * f:.0f} % of examples" for n, f in zip(label_names, freq)],
         hoverinfo="text", showlegend=False))
     fig.update_xaxes(visible=False, range=[-1.5, 1.5])

@@ -35,6 +35,7 @@ __all__ = [
     "FONT_SIZES",
     "NEUTRAL",
     "OKABE_ITO",
+    "PRESENTER_HEIGHT",
     "PRESENTER_SCALE",
     "PROBABILITY_SCALE",
     "RIGHT",
@@ -89,6 +90,9 @@ FONT_MIN = 12
 FONT_SIZES = {"tick": 12, "small": 12, "label": 13, "legend": 13, "text": 14, "axis": 14, "title": 16}
 #: fonts, markers and lines grow by this factor in presenter mode
 PRESENTER_SCALE = 1.4
+#: figures are drawn this much taller in presenter mode, so that the plot keeps its room beside the
+#: larger text and markers (``workbench.components.chart``; an exported figure is the one shown)
+PRESENTER_HEIGHT = 1.3
 #: the app's font (shipped with Streamlit, served locally)
 FONT_FAMILY = '"Source Sans", "Source Sans Pro", "Source Sans 3", sans-serif'
 

@@ -195,7 +195,7 @@ def tree_figure(tree: Tree, *, layout=None, color=None, colorscale=None, highlig
             lo = float(np.nanmin(arr)) if cmin is None else cmin
             hi = float(np.nanmax(arr)) if cmax is None else cmax
             marker.update(colorscale=scale, showscale=True, cmin=lo, cmax=hi, colorbar=dict(
-                thickness=14, title=dict(text=colorbar_title, side="right") if colorbar_title else None))
+                thickness=14, title=dict(text=colorbar_title, side="top") if colorbar_title else None))
             if isinstance(scale, (list, tuple)):
                 span = hi - lo if hi > lo else 1.0
                 fills = [colour_at((v - lo) / span, scale) for v in arr.astype(float)]

@@ -1,10 +1,16 @@
-"""Belief Propagation: the lecture's sum-product schedule step by step, the parallel schedule
-iteration by iteration, and why elimination order matters
-(the lecture notes "Inferences on trees: sum-product algorithm", sections 8.1-8.4)."""
+"""Belief Propagation: set evidence by clicking a vertex, edit φ and ψ, and watch each sum-product
+message being made, one at a time or played at a chosen speed; the parallel schedule iteration by
+iteration, and why elimination order matters (the lecture notes "Inferences on trees: sum-product
+algorithm", sections 8.1-8.4).
+
+The model is the one of :func:`engine.pagestate.bp_model` (what a lesson's link describes and the
+lesson checker computes with): the current tree with random φ and a Potts ψ, or a network (a
+sample, or a BIF/XMLBIF/UAI/Hugin file imported here), with φ rows and ψ edited in the tables and
+the evidence multiplied into φ. Every message shown is :func:`engine.inference.messages.message_work`'s,
+made of the engine's own messages.
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -12,97 +18,421 @@ import streamlit as st
 
 from engine.files import public_message
 from engine.errors import EngineError
-from engine.inference.belief_propagation import belief_propagation, flooding, sequential_schedule
+from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
-from engine.inference.potentials import potts_interaction, random_node_potentials
+from engine.inference.messages import belief_work, marginals_csv, message_work, messages_csv
+from engine.networks import network_sample_names, read_network_bytes, read_sample_network
+from engine.pagestate import BPModel, bp_model
 from engine.trees.generators import star_tree
-from workbench.components import chart
-from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
+from engine.trees.layout import tidy_layout
+from engine.urlstate import evidence_vectors, format_evidence
+from workbench import links
+from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
+from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 from workbench.text import md
 
 DRAW_LIMIT = 40
+KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
+CURRENT = "(the current tree)"        # the model box: the current tree with random φ and a Potts ψ
+UPLOADED = "uploaded: "               # ... or an imported network
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
+TABS = {"sequential": "Sequential schedule", "parallel": "Parallel schedule", "elimination": "Elimination order",
+        "tables": "φ and ψ tables"}
+CLICKS = {"select": "inspects it", "set": "sets the evidence below", "clear": "clears its evidence"}
 
 
-@dataclass(frozen=True)
-class BPParams:
-    k: int
-    coupling: float
-    seed: int
+# ------------------------------------------------------------------ the model
+def _tex(name: str) -> str:
+    """A vertex name inside TeX: as ``\\text{...}`` with TeX's special characters escaped."""
+    special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+               "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+    return r"\text{" + "".join(special.get(c, c) for c in " ".join(str(name).split())[:40]) + "}"
 
 
-st.title("Belief Propagation")
-st.caption('The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the sum-product messages '
-           '(eq. 5) and marginals (eq. 6).')
-st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
-         r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
-
-tree = current_tree()
-if tree.n > DRAW_LIMIT or tree.n < 2:
-    st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
-            f"{tree.n:,}. Showing the lecture's 5-vertex tree instead.")
-    tree = load_sample(DEFAULT_SAMPLE)
-
-c1, c2, c3 = st.columns(3)
-params = BPParams(
-    k=int(c1.slider("Labels k", 2, 4, 2, key="bp_k")),
-    coupling=float(c2.slider("Potts coupling", -2.0, 2.0, 0.8, 0.1, key="bp_coupling")),
-    seed=int(c3.number_input("Seed of the node potentials φ", 0, 10 ** 6, 0, key="bp_seed")),
-)
-try:
-    phi = random_node_potentials(tree.n, params.k, seed=params.seed)
-    psi = potts_interaction(params.k, params.coupling)
-    exact = belief_propagation(tree, phi, psi)
-except EngineError as exc:
-    st.error(public_message(exc))
-    st.stop()
+def _samples() -> list[str]:
+    return [n.rsplit(".", 1)[0] for n in network_sample_names()]
 
 
-@st.fragment
-def sequential(tree, exact, k: int) -> None:
-    """The schedule one message at a time (a step reruns only this)."""
-    schedule = sequential_schedule(tree)
-    total = len(schedule)
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _sample_network(name: str):
+    return read_sample_network(name)
 
-    def _step(delta):
-        st.session_state["bp_step"] = int(min(max(st.session_state.get("bp_step", 0) + delta, 0), total))
 
+def _network():
+    """The chosen network (a sample or the imported one), or None on the current tree."""
+    name = st.session_state.get("bp_network") or CURRENT
+    if name.startswith(UPLOADED):
+        up = st.session_state.get("bp_uploaded")
+        return up[1] if up and UPLOADED + up[0] == name else None
+    return None if name == CURRENT else _sample_network(name)
+
+
+def _page_tree():
+    net = _network()
+    if net is not None:
+        return net.tree
+    tree = current_tree()
+    return tree if 2 <= tree.n <= DRAW_LIMIT else load_sample(DEFAULT_SAMPLE)
+
+
+def _changed() -> None:
+    """The model changed (evidence, φ, ψ): the schedule's fragment reruns the whole page."""
+    st.session_state["bp_rev"] = st.session_state.get("bp_rev", 0) + 1
+
+
+def _evidence() -> dict:
+    return dict(st.session_state.get("bp_evidence") or {})
+
+
+def _set_evidence(evidence: dict) -> None:
+    st.session_state["bp_evidence"] = evidence or None
+    _changed()
+
+
+def build_model(tree) -> BPModel:
+    """The page's model: :func:`engine.pagestate.bp_model` of its settings (the link's values),
+    with an imported network's tables and the per-edge ψ edits of a network."""
+    ss = st.session_state
+    net = _network()
+    values = {"k": ss.get("bp_k", 2), "coupling": ss.get("bp_coupling", 0.8), "seed": ss.get("bp_seed", 0),
+              "psi": ss.get("bp_psi"), "phi": ss.get("bp_phi"), "evidence": _evidence()}
+    if net is None:
+        return bp_model("belief_propagation", values, tree)
+    phi = np.array(net.node_potentials, float)
+    for i, w in evidence_vectors(values["phi"] or {}, net.tree, net.k, net.states).items():
+        phi[i] = w
+    psi = np.array(net.edge_potentials, float)
+    edits = ss.get("bp_psi_edges") or {}
+    for i, (a, b) in enumerate(net.tree.edges):
+        m = edits.get((net.tree.name(int(a)), net.tree.name(int(b))))
+        if m is not None:
+            psi[i, : len(m), : len(m[0])] = m
+    post = phi.copy()
+    for i, w in evidence_vectors(values["evidence"], net.tree, net.k, net.states).items():
+        post[i] = post[i] * np.asarray(w)
+    return BPModel(net.tree, net.k, post, phi, psi, net.states)
+
+
+def _labels(model: BPModel, v: int) -> list[str]:
+    """The label names of vertex ``v`` (a network variable's states, else 0..k-1)."""
+    return list(model.states[v]) if model.states is not None else [str(a) for a in range(model.k)]
+
+
+def _evidence_value(model: BPModel, v: int, label: int):
+    return model.states[v][label] if model.states is not None else int(label)
+
+
+# ------------------------------------------------------------------ callbacks (before the rerun)
+def _on_upload() -> None:
+    up = st.session_state.get("bp_upload")
+    if up is None:
+        return
+    try:
+        net = read_network_bytes(up.getvalue(), up.name)
+    except EngineError as exc:
+        st.session_state["bp_flash"] = ("error", public_message(exc))
+        return
+    if net.tree.n > DRAW_LIMIT:
+        st.session_state["bp_flash"] = ("error", f"{md(up.name)}: {net.tree.n} variables; this page draws networks of "
+                                                 f"up to {DRAW_LIMIT} (use python -m engine network for larger ones)")
+        return
+    st.session_state["bp_uploaded"] = (up.name, net)
+    st.session_state["bp_network"] = UPLOADED + up.name
+    _reset_model_state()
+    st.session_state["bp_flash"] = ("success", f"Imported {md(up.name)}: a {md(net.kind)} network of {net.tree.n} "
+                                               f"variables, now the model of the page.")
+
+
+def _reset_model_state() -> None:
+    """A new model: evidence, edited tables and the schedule start afresh."""
+    for key in ("bp_evidence", "bp_phi", "bp_psi", "bp_psi_edges"):
+        st.session_state.pop(key, None)
+    st.session_state["bp_step"] = 0
+    _changed()
+
+
+def _soft_weights(model: BPModel, v: int):
+    return tuple(float(st.session_state.get(f"bp_soft_{a}", 1.0)) for a in range(len(_labels(model, v))))
+
+
+def _wanted_evidence(model: BPModel, v: int):
+    """The evidence the controls describe for vertex ``v``: a label (hard) or weights (soft)."""
+    if st.session_state.get("bp_ev_kind", "hard") == "soft":
+        return _soft_weights(model, v)
+    label = min(int(st.session_state.get("bp_ev_label", 0)), len(_labels(model, v)) - 1)
+    return _evidence_value(model, v, label)
+
+
+def _apply_evidence(v: int, action: str) -> None:
+    """Set (``"set"``), toggle (``"toggle"``: set, or clear when it is already set) or clear the
+    evidence at vertex ``v``."""
+    model = st.session_state.get("bp_model")
+    if model is None:
+        return
+    ev = _evidence()
+    name = model.tree.name(v)
+    want = _wanted_evidence(model, v)
+    if action == "clear" or (action == "toggle" and ev.get(name) == want):
+        ev.pop(name, None)
+    else:
+        if isinstance(want, tuple) and not any(want):
+            st.session_state["bp_flash"] = ("error", f"soft evidence at {md(name)} must have a positive weight")
+            return
+        ev[name] = want
+    _set_evidence(ev)
+
+
+def _on_pick(v: int) -> None:
+    mode = st.session_state.get("bp_click", "select")
+    if mode == "set":
+        _apply_evidence(v, "toggle")
+    elif mode == "clear":
+        _apply_evidence(v, "clear")
+
+
+def _step(delta: int, total: int) -> None:
+    st.session_state["bp_step"] = int(min(max(st.session_state.get("bp_step", 0) + delta, 0), total))
+
+
+def _play(total: int) -> None:
+    playing = not st.session_state.get("bp_playing", False)
+    st.session_state["bp_playing"] = playing
+    if playing and st.session_state.get("bp_step", 0) >= total:
+        st.session_state["bp_step"] = 0
+
+
+# ------------------------------------------------------------------ links
+def _snap_speed(v: float) -> float:
+    return min(SPEEDS, key=lambda s: abs(s - float(v)))
+
+
+def _seed_network(name) -> None:
+    if name is None:
+        st.session_state["bp_network"] = CURRENT
+        return
+    stem = str(name).rsplit(".", 1)[0]
+    if stem not in _samples():
+        raise ValueError(f"no sample network is called {name}; samples: {', '.join(_samples())}")
+    if st.session_state.get("bp_network") != stem:
+        st.session_state["bp_network"] = stem
+
+
+def _state_bind(key: str) -> links.Bind:
+    """A parameter kept as plain session state (evidence, φ rows, ψ)."""
+    return links.Bind(seed=lambda v: st.session_state.__setitem__(key, v or None),
+                      read=lambda: st.session_state.get(key) or None)
+
+
+LINK = {
+    "k": "bp_k", "coupling": "bp_coupling", "seed": "bp_seed", "psi": _state_bind("bp_psi"),
+    "phi": _state_bind("bp_phi"), "evidence": _state_bind("bp_evidence"),
+    "network": links.Bind(seed=_seed_network, read=lambda: st.session_state.get("bp_network")
+                          if st.session_state.get("bp_network") in _samples() else None),
+    "vertex": links.vertex(f"{KEY}__vertex", _page_tree), "messages": "bp_step",
+    "tab": links.choice("bp_tab", TABS), "iteration": "bp_iter",
+    "speed": links.Bind("bp_speed", _snap_speed), "star": "bp_star", "elim_k": "bp_elim_k",
+}
+
+
+# ------------------------------------------------------------------ pieces of the page
+def settings() -> None:
+    """The model: the current tree with random φ and a Potts ψ, or a network."""
+    c0, c1, c2, c3 = st.columns([1.3, 1, 1, 1])
+    options = [CURRENT] + _samples()
+    up = st.session_state.get("bp_uploaded")
+    if up is not None:
+        options.append(UPLOADED + up[0])
+    if st.session_state.get("bp_network") not in options:
+        st.session_state["bp_network"] = CURRENT
+    c0.selectbox("Model", options, key="bp_network", on_change=_reset_model_state,
+                 help="The current tree (random φ, one Potts ψ on every edge), a sample network, or the "
+                      "network you imported (below).")
+    net = _network()
+    if net is None:
+        c1.slider("Labels k", 2, 4, 2, key="bp_k", on_change=_reset_model_state)
+        c2.slider("Potts coupling", -2.0, 2.0, 0.8, 0.1, key="bp_coupling", on_change=_changed,
+                  disabled=st.session_state.get("bp_psi") is not None,
+                  help="ψ = e^coupling on the diagonal, 1 elsewhere (unless ψ is edited in its table).")
+        c3.number_input("Seed of the node potentials φ", 0, 10 ** 6, 0, key="bp_seed", on_change=_changed)
+    else:
+        c1.metric("Variables", net.tree.n)
+        c2.metric("Largest number of states", net.k)
+        c3.caption(f"A {net.kind} network from {net.source or 'a file'}: its own φ and ψ.")
+    with st.expander("Import a network (BIF, XMLBIF, UAI, Hugin .net)", icon=":material/upload_file:"):
+        st.file_uploader("Network file", type=["bif", "xml", "xmlbif", "uai", "net", "gz"], key="bp_upload",
+                         on_change=_on_upload,
+                         help="A Bayesian network whose nodes have at most one parent, or a pairwise Markov "
+                              "network on a tree; anything else is refused, naming the node or cycle at fault.")
+        if up is not None:
+            st.caption(f"Imported: {md(up[0])}. An imported network does not travel in a link; a sample network does.")
+
+
+def evidence_panel(model: BPModel, exact, sel: int) -> None:
+    """The selected vertex: its posterior, and the evidence controls."""
+    tree = model.tree
+    labels = _labels(model, sel)
+    name = tree.name(sel)
+    ev = _evidence()
+    card = len(labels)
+    post = exact.marginals[sel][:card]
+    prior = belief_propagation(tree, model.prior_node_potentials, model.edge_potentials, k=model.k).marginals[sel][:card]
+    shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
+        ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
+    st.markdown(f"**P(x({md(name)}) | evidence)** = \\[{shown}\\]")
+    chart(marginal_bars(post, prior, title=f"P(x_{name}): prior and with the evidence", height=240),
+          key="bp_bars", name="bp_marginal")
+    st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key="bp_click", horizontal=True)
+    st.radio("Evidence", ["hard", "soft"], key="bp_ev_kind", horizontal=True,
+             format_func={"hard": "hard: one label", "soft": "soft: a weight per label"}.get)
+    if st.session_state.get("bp_ev_kind", "hard") == "hard":
+        if st.session_state.get("bp_ev_label", 0) >= card:
+            st.session_state["bp_ev_label"] = 0
+        st.selectbox("Label", list(range(card)), format_func=lambda a: labels[a], key="bp_ev_label")
+    else:
+        cols = st.columns(min(card, 4))
+        for a in range(card):
+            cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=f"bp_soft_{a}")
+    b1, b2, b3 = st.columns(3)
+    b1.button(f"Set at {md(name)}", key="bp_ev_set", on_click=_apply_evidence, args=(sel, "set"), type="primary",
+              width="stretch")
+    b2.button(f"Clear at {md(name)}", key="bp_ev_clear", on_click=_apply_evidence, args=(sel, "clear"),
+              disabled=name not in ev, width="stretch")
+    b3.button("Clear all", key="bp_ev_clear_all", on_click=_set_evidence, args=({},), disabled=not ev,
+              width="stretch")
+    if ev:
+        st.caption("Evidence: " + md(format_evidence(ev).replace(",", ", ")) + " (it multiplies φ).")
+    else:
+        st.caption("No evidence: click a vertex with **sets the evidence below** chosen, or use the buttons.")
+
+
+def _figure(model: BPModel, msgs, current, beliefs, title, sel):
+    tree = model.tree
+    fig = message_figure(tree, msgs, current=current, beliefs=beliefs, title=title)
+    x, y = tidy_layout(tree)
+    size = 18
+    rings = [tree.index(n) for n in _evidence()]
+    if rings:
+        fig.add_trace(ring_trace(x, y, rings, size=size + 8, colour=EVIDENCE_RING, width=3, name="evidence"))
+    fig.add_trace(ring_trace(x, y, [sel], size=size + 14, colour=RING, width=3.5, name="selected"))
+    return fig
+
+
+def _message_table(model: BPModel, w) -> pd.DataFrame:
+    """How m_{s→r} is made (eq. 5): one row per label of the sender, then the sums."""
+    tree = model.tree
+    s, r = tree.name(w.sender), tree.name(w.receiver)
+    ls, lr = _labels(model, w.sender), _labels(model, w.receiver)
+    cs, cr = len(ls), len(lr)
+    cols: dict[str, list] = {f"φ_{s}": list(w.phi[:cs])}
+    for u, m in w.incoming:
+        cols[f"m_{tree.name(u)}→{s}"] = list(m[:cs])
+    cols["product"] = list(w.product[:cs])
+    for b in range(cr):
+        cols[f"× ψ(·, x_{r}={lr[b]})"] = list(w.terms[:cs, b])
+    df = pd.DataFrame(cols, index=[f"x_{s} = {a}" for a in ls], dtype=float)
+    sums = {c: np.nan for c in df.columns}
+    norm = dict(sums)
+    for b in range(cr):
+        sums[f"× ψ(·, x_{r}={lr[b]})"] = float(w.unnormalised[b])
+        norm[f"× ψ(·, x_{r}={lr[b]})"] = float(w.message[b])
+    df.loc["Σ over x_" + s] = sums
+    df.loc[f"m_{s}→{r} (normalised)"] = norm
+    return df
+
+
+def sequential(model: BPModel, exact, work, rev: int) -> None:
+    """The schedule one message at a time, played or stepped; a click, a step or a tick reruns only
+    this (a new piece of evidence reruns the page)."""
+    if st.session_state.get("bp_rev", 0) != rev:
+        st.rerun()
+    links.write_query("belief_propagation")
+    tree = model.tree
+    total = len(work)
+    ss = st.session_state
+    if ss.get("bp_step", 0) > total:
+        ss["bp_step"] = total
+    if ss.get("bp_playing"):
+        import time
+
+        now = time.monotonic()
+        if ss.get("bp_step", 0) >= total:
+            ss["bp_playing"] = False
+            st.rerun()   # the whole page: the timer stops
+        elif now - ss.get("bp_tick", 0.0) >= 0.8 / float(ss.get("bp_speed", 1.0)):
+            ss["bp_tick"] = now
+            ss["bp_step"] = ss.get("bp_step", 0) + 1
     b1, b2, b3 = st.columns([1, 1, 6])
-    b1.button("◀ back", on_click=_step, args=(-1,), key="bp_back")
-    b2.button("next ▶", on_click=_step, args=(1,), key="bp_next")
-    st.session_state["bp_step"] = min(st.session_state.get("bp_step", 0), total)
+    b1.button("◀ back", on_click=_step, args=(-1, total), key="bp_back")
+    b2.button("next ▶", on_click=_step, args=(1, total), key="bp_next")
     step = b3.slider("Messages sent", 0, total, key="bp_step")
-    msgs = []
-    for s, r in schedule[:step]:
-        vals = exact.upward[s] if tree.parent[s] == r else exact.downward[r]
-        msgs.append((s, r, vals))
+    done = step == total
+    msgs = [(w.sender, w.receiver, w.message) for w in work[:step]]
     phase = ("collect: leaves towards the root " + tree.name(tree.root)) if step <= total // 2 \
         else "distribute: root outwards"
-    done = step == total
-    fig = message_figure(tree, msgs, current=step - 1 if step else None,
-                         beliefs=exact.marginals if done else None,
-                         title=f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else ""))
-    chart(fig, key="bp_seq_fig", name="bp_sequential")
+    sel = selected_vertex(tree, KEY, tree.root)
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        fig = _figure(model, msgs, step - 1 if step else None, exact.marginals if done else None,
+                      f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else ""), sel)
+        clickable_chart(fig, key="bp_seq_fig", name="bp_sequential",
+                        on_pick=lambda v: (select_vertex(tree, KEY, v), _on_pick(v)))
+        st.caption("Click a vertex: it is selected (red ring) and, as chosen on the right, gets or loses "
+                   "evidence (orange ring).")
+    with right:
+        evidence_panel(model, exact, sel)
     if step:
-        s, r, vals = msgs[-1]
-        others = [tree.name(x) for x in tree.neighbors(s) if x != r]
-        # names are data: escaped Markdown, no HTML (a crafted name must not reach the browser as markup)
-        st.markdown(f"**Message {step}: m({md(tree.name(s))} → {md(tree.name(r))})** = "
-                    f"\\[{', '.join(f'{v:.4f}' for v in vals)}\\] (normalised) — uses φ({md(tree.name(s))})"
-                    + (f" and the messages from {', '.join(md(o) for o in others)}" if others else " only (a leaf)"))
+        w = work[step - 1]
+        s, r = tree.name(w.sender), tree.name(w.receiver)
+        others = [tree.name(u) for u, _ in w.incoming]
+        # names are data: escaped Markdown and TeX, no HTML (a crafted name must not reach the browser as markup)
+        st.markdown(f"**Message {step}: m({md(s)} → {md(r)})** = "
+                    f"\\[{', '.join(f'{v:.4f}' for v in w.message[:len(_labels(model, w.receiver))])}\\] (normalised) — "
+                    f"φ({md(s)})" + (f" times the messages from {', '.join(md(o) for o in others)}" if others
+                                      else " only (a leaf)") + f", summed against ψ({md(s)}, {md(r)}):")
+        ts, tr = _tex(s), _tex(r)
+        st.latex(rf"m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}})\,"
+                 rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf"\, m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others))
+        st.table(_message_table(model, w).map(lambda x: "" if pd.isna(x) else f"{x:.4f}"))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")
+        b = belief_work(tree, model.node_potentials, model.edge_potentials, sel, k=model.k, result=exact)
+        name = tree.name(sel)
+        card = len(_labels(model, sel))
+        st.markdown(f"Eq. 6 at **{md(name)}**: P(x({md(name)})) ∝ φ({md(name)}) · "
+                    + " · ".join(f"m({md(tree.name(u))} → {md(name)})" for u, _ in b.incoming)
+                    + " = \\[" + ", ".join(f"{p:.4f}" for p in b.product[:card]) + "\\] → \\["
+                    + ", ".join(f"{p:.4f}" for p in b.marginal[:card]) + "\\]")
         df = pd.DataFrame(exact.marginals, index=list(tree.names),
-                          columns=[f"P(label {a})" for a in range(k)])
+                          columns=[f"P(label {a})" for a in range(model.k)])
         st.dataframe(df.style.format("{:.4f}"), key="bp_marg_table")
+    if step:
+        table = pd.DataFrame([{"step": w.step, "phase": w.phase, "from": tree.name(w.sender), "to": tree.name(w.receiver),
+                               **{f"m(x_to = {a})": float(w.message[a]) for a in range(model.k)}} for w in work[:step]])
+        with st.expander(f"The {step} message{'s' if step > 1 else ''} sent so far", expanded=done):
+            st.dataframe(table, hide_index=True, key="bp_messages_table")
 
 
-@st.fragment
-def parallel(tree, phi, psi, exact) -> None:
+def controls(total: int) -> None:
+    """Play / pause and the speed (the whole page reruns: the timer of the schedule changes)."""
+    c1, c2, _ = st.columns([1, 2, 4], vertical_alignment="bottom")
+    playing = st.session_state.get("bp_playing", False)
+    c1.button("Pause" if playing else "Play", key="bp_play", on_click=_play, args=(total,),
+              icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
+    if st.session_state.get("bp_speed") not in SPEEDS:
+        st.session_state["bp_speed"] = 1.0
+    c2.select_slider("Speed (messages per second)", SPEEDS, key="bp_speed")
+
+
+def parallel(model: BPModel, exact) -> None:
     """The parallel schedule, iteration by iteration (the slider reruns only this)."""
-    trace = flooding(tree, phi, psi)
+    links.write_query("belief_propagation")
+    tree = model.tree
+    trace = flooding(tree, model.node_potentials, model.edge_potentials, k=model.k)
     last = len(trace.upward) - 1
+    if st.session_state.get("bp_iter", 1) > last:
+        st.session_state["bp_iter"] = last
     it = st.slider("Iteration t", 0, last, min(1, last), key="bp_iter")
     ch = tree.order[1:]
     msgs = [(int(c), int(tree.parent[c]), trace.upward[it][c]) for c in ch] + \
@@ -124,9 +454,9 @@ def parallel(tree, phi, psi, exact) -> None:
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
 
 
-@st.fragment
 def elimination(tree) -> None:
     """Elimination order on a star and on the current tree (its sliders rerun only this)."""
+    links.write_query("belief_propagation")
     st.markdown("Section 8.1: eliminating a variable multiplies every factor that mentions it and "
                 "sums it out, leaving a table over its neighbours. On a star, eliminating the centre "
                 "first creates a table over all the leaves.")
@@ -147,10 +477,130 @@ def elimination(tree) -> None:
                f"creates a table larger than |X| = {largest_table(own)} entries.")
 
 
-seq_tab, par_tab, elim_tab = st.tabs(["Sequential schedule", "Parallel schedule", "Elimination order"])
+def tables(model: BPModel) -> None:
+    """φ and ψ as small tables: an edit changes the model at once."""
+    tree = model.tree
+    net = _network()
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Node potentials φ** (before the evidence)")
+        phi = model.prior_node_potentials
+        cols = [f"label {a}" for a in range(model.k)]
+        base = pd.DataFrame(phi, index=list(tree.names), columns=cols)
+        got = st.data_editor(base, key=f"bp_phi_edit_{st.session_state.get('bp_rev', 0)}",
+                             column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
+                                            for c in cols})
+        rows = {}
+        for v, name in enumerate(tree.names):
+            row = got.loc[name].to_numpy(dtype=float)
+            if not np.array_equal(row, phi[v]):
+                card = len(_labels(model, v))
+                if not np.all(np.isfinite(row)) or np.any(row < 0) or not np.any(row[:card]):
+                    st.error(f"φ at {md(name)} must be finite numbers >= 0, not all zero; got {row.tolist()}")
+                    return
+                rows[name] = tuple(float(x) for x in row[:card])
+        if rows:
+            st.session_state["bp_phi"] = {**(st.session_state.get("bp_phi") or {}), **rows}
+            _changed()
+            st.rerun()
+        if st.session_state.get("bp_phi"):
+            st.button("Back to the seeded φ", key="bp_phi_reset",
+                      on_click=lambda: (st.session_state.pop("bp_phi", None), _changed()))
+        if net is not None:
+            st.caption("States beyond a variable's own are padding: they stay 0.")
+    with right:
+        if net is None:
+            st.markdown("**Edge potential ψ** (rows: the parent's label, columns: the child's), on every edge")
+            psi = np.asarray(model.edge_potentials, float)
+            psi = psi if psi.ndim == 2 else psi[0]
+            cols = [f"child {b}" for b in range(model.k)]
+            base = pd.DataFrame(psi, index=[f"parent {a}" for a in range(model.k)], columns=cols)
+            got = st.data_editor(base, key=f"bp_psi_edit_{st.session_state.get('bp_rev', 0)}",
+                                 column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
+                                                for c in cols})
+            m = got.to_numpy(dtype=float)
+            if not np.array_equal(m, psi):
+                if not np.all(np.isfinite(m)) or np.any(m < 0):
+                    st.error("ψ must be finite numbers >= 0")
+                    return
+                st.session_state["bp_psi"] = tuple(tuple(float(x) for x in r) for r in m)
+                _changed()
+                st.rerun()
+            if st.session_state.get("bp_psi") is not None:
+                st.button("Back to the Potts coupling", key="bp_psi_reset",
+                          on_click=lambda: (st.session_state.pop("bp_psi", None), _changed()))
+        else:
+            st.markdown("**Edge potentials ψ** of the network: P(child | parent) of each edge")
+            edges = [(tree.name(int(a)), tree.name(int(b))) for a, b in tree.edges]
+            pick = st.selectbox("Edge", range(len(edges)), format_func=lambda i: f"{edges[i][0]} → {edges[i][1]}",
+                                key="bp_psi_edge")
+            a, b = (int(x) for x in tree.edges[pick])
+            la, lb = _labels(model, a), _labels(model, b)
+            psi = np.asarray(model.edge_potentials[pick], float)[: len(la), : len(lb)]
+            base = pd.DataFrame(psi, index=[f"{edges[pick][0]} = {x}" for x in la],
+                                columns=[f"{edges[pick][1]} = {x}" for x in lb])
+            got = st.data_editor(base, key=f"bp_psi_net_{pick}_{st.session_state.get('bp_rev', 0)}")
+            m = got.to_numpy(dtype=float)
+            if not np.array_equal(m, psi):
+                if not np.all(np.isfinite(m)) or np.any(m < 0):
+                    st.error("ψ must be finite numbers >= 0")
+                    return
+                edits = dict(st.session_state.get("bp_psi_edges") or {})
+                edits[edges[pick]] = m.tolist()
+                st.session_state["bp_psi_edges"] = edits
+                _changed()
+                st.rerun()
+            st.caption("Edited tables of a network stay in this session (they do not travel in a link).")
+
+
+# ------------------------------------------------------------------ the page
+st.title("Belief Propagation")
+st.caption('The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the sum-product '
+           "messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each message by "
+           "hand from the numbers that make it, or play the schedule.")
+st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
+         r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
+links.sync_query("belief_propagation", LINK)
+flash = st.session_state.pop("bp_flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
+settings()
+
+tree = _page_tree()
+if _network() is None and tree is not current_tree():
+    st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
+            f"{current_tree().n:,}. Showing the lecture's 5-vertex tree instead.")
+ev = _evidence()
+stale = [n for n in ev if tree.find(n) is None]
+if stale:
+    st.warning(f"Evidence at {', '.join(md(n) for n in stale)} dropped: not a vertex of this tree.")
+    _set_evidence({n: x for n, x in ev.items() if n not in stale})
+try:
+    model = build_model(tree)
+    exact = belief_propagation(tree, model.node_potentials, model.edge_potentials, k=model.k)
+    work = message_work(tree, model.node_potentials, model.edge_potentials, k=model.k, result=exact)
+except EngineError as exc:
+    st.error(public_message(exc))
+    if _evidence():
+        st.button("Clear all evidence", key="bp_ev_reset", on_click=_set_evidence, args=({},))
+    st.stop()
+st.session_state["bp_model"] = model
+
+seq_tab, par_tab, elim_tab, table_tab = st.tabs(list(TABS.values()), key="bp_tab",
+                                                on_change="rerun")
 with seq_tab:
-    sequential(tree, exact, params.k)
+    controls(len(work))
+    playing = st.session_state.get("bp_playing", False)
+    st.fragment(sequential, run_every=1.0 / float(st.session_state.get("bp_speed", 1.0)) if playing else None)(
+        model, exact, work, st.session_state.get("bp_rev", 0))
+    d1, d2, _ = st.columns([1, 1, 3])
+    d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv", mime="text/csv",
+                       key="bp_dl_messages", icon=":material/download:")
+    d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals), file_name="marginals.csv",
+                       mime="text/csv", key="bp_dl_marginals", icon=":material/download:")
 with par_tab:
-    parallel(tree, phi, psi, exact)
+    st.fragment(parallel)(model, exact)
 with elim_tab:
-    elimination(tree)
+    st.fragment(elimination)(tree)
+with table_tab:
+    tables(model)

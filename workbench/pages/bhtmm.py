@@ -13,6 +13,9 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
 from engine.htmm.sp import AUTHORS_CODE
+from workbench.components import chart
+from engine.pagestate import bhtmm_config
+from workbench import links
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
                                             loglik_figure)
 from workbench.runner import launch
@@ -52,15 +55,44 @@ SP_VARIANT_NAMES = {"exact": "exact EM (the model of eqs. 1–2)",
                     "authors": "authors' code, step for step (the published numbers)"}
 
 
+SOURCE_LABELS = {"synthetic": "Synthetic ternary trees (section IV-B generator)",
+                 "symm": "symm benchmark (600 / 180 trees)",
+                 "inex05": "INEX 2005 benchmark (4,820 / 4,811 XML trees)"}
+
+
 def sources() -> dict[str, tuple[str, str]]:
-    out = {"Synthetic ternary trees (section IV-B generator)": (SYNTHETIC, SYNTHETIC)}
+    out = {SOURCE_LABELS["synthetic"]: (SYNTHETIC, SYNTHETIC)}
     found = datasets.available("trees")
-    for name, label in (("symm", "symm benchmark (600 / 180 trees)"),
-                        ("inex05", "INEX 2005 benchmark (4,820 / 4,811 XML trees)")):
+    for name in ("symm", "inex05"):
         if name in found:
             tr, te = found[name]
-            out[label] = (str(tr), str(te))
+            out[SOURCE_LABELS[name]] = (str(tr), str(te))
     return out
+
+
+def _shown() -> bool:
+    last = st.session_state.get("bhtmm_last")
+    if last is None:
+        return False
+    key, model = last
+    return st.session_state["bhtmm_runs"][key][model][0] == st.session_state.get("bhtmm_params_now")
+
+
+def _range_bind(end: int) -> links.Bind:
+    """L_min (end 0) or L_max (end 1) of the range slider."""
+    def seed(v):
+        lo_hi = list(st.session_state.get("bhtmm_lrange", (1, 3)))
+        lo_hi[end] = (1, 3)[end] if v is None else int(v)
+        st.session_state["bhtmm_lrange"] = (min(lo_hi), max(lo_hi))
+
+    return links.Bind(seed=seed, read=lambda: st.session_state.get("bhtmm_lrange", (1, 3))[end])
+
+
+LINK = {"source": links.choice("bhtmm_source", SOURCE_LABELS), "task": "bhtmm_task", "model": "bhtmm_model",
+        "states": "bhtmm_states", "iterations": "bhtmm_iterations", "synthetic": "bhtmm_synthetic",
+        "lmin": _range_bind(0), "lmax": _range_bind(1), "phi": "bhtmm_phi", "sampler": "bhtmm_sampler",
+        "init": "bhtmm_init", "sp": "bhtmm_sp_variant", "seed": "bhtmm_seed", "run": links.run_bind("bhtmm", _shown),
+        "test_tree": "bhtmm_tree"}
 
 
 @st.cache_resource(show_spinner="Loading test trees")
@@ -68,8 +100,12 @@ def test_trees(spec: str, n_per_class: int):
     return load_data(spec, test=True, n_per_class=n_per_class)
 
 
-def settings() -> tuple[Params, BhtmmConfig] | None:
+def settings() -> tuple[Params, BhtmmConfig, bool]:
+    """The settings, their run configuration, and whether the user asked to train."""
     src = sources()
+    if st.session_state.get("bhtmm_source", SOURCE_LABELS["synthetic"]) not in src:
+        st.warning(f"{st.session_state['bhtmm_source']}: not in the data folder; the synthetic source is shown.")
+        st.session_state["bhtmm_source"] = SOURCE_LABELS["synthetic"]
     with st.form("bhtmm_settings"):
         c1, c2, c3 = st.columns(3)
         with c1:
@@ -83,12 +119,12 @@ def settings() -> tuple[Params, BhtmmConfig] | None:
             synthetic = st.slider("Synthetic trees per class (training)", 5, 200, 40, key="bhtmm_synthetic",
                                   help="test: 30 % of that; only for the synthetic source")
         with c3:
-            lmin, lmax = st.slider("Important positions L_min … L_max (TF)", 0, 8, (1, 3))
-            phi = st.number_input("Size prior φ (TF)", 0.0, 10.0, 2.0, 0.5)
-            sampler = st.selectbox("Hidden-state sampler (TF)", ["exact", "prior"],
+            lmin, lmax = st.slider("Important positions L_min … L_max (TF)", 0, 8, (1, 3), key="bhtmm_lrange")
+            phi = st.number_input("Size prior φ (TF)", 0.0, 10.0, 2.0, 0.5, key="bhtmm_phi")
+            sampler = st.selectbox("Hidden-state sampler (TF)", ["exact", "prior"], key="bhtmm_sampler",
                                    format_func={"exact": "exact joint draw",
                                                 "prior": "paper's prior proposal (Alg. 1)"}.get)
-            init = st.selectbox("Start (TF)", ["sp", "prior"],
+            init = st.selectbox("Start (TF)", ["sp", "prior"], key="bhtmm_init",
                                 format_func={"sp": "states from a short SP-BHTMM run",
                                              "prior": "parameters from the priors (paper)"}.get)
             sp_variant = st.selectbox("SP-BHTMM implementation", list(SP_VARIANTS), key="bhtmm_sp_variant",
@@ -102,14 +138,13 @@ def settings() -> tuple[Params, BhtmmConfig] | None:
         go = st.form_submit_button("Train and evaluate", type="primary")
     p = Params(source, task, model, int(states), int(iterations), int(lmin), int(max(lmax, 1)),
                float(phi), sampler, init, int(synthetic), int(seed), sp_variant)
-    if not go:
-        return None
-    train, test = src[source]
-    cfg = BhtmmConfig(train=train, test=test, model=model, task=task, states=p.states,
-                      iterations=p.iterations, lmin=p.lmin, lmax=p.lmax, phi=p.phi, sampler=sampler,
-                      init=init, synthetic_trees=p.synthetic_trees, seed=p.seed,
-                      **SP_VARIANTS[sp_variant])
-    return p, cfg
+    st.session_state["bhtmm_params_now"] = p
+    token = next(t for t, label in SOURCE_LABELS.items() if label == source)
+    # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
+    cfg = bhtmm_config({"source": token, "task": task, "model": model, "states": p.states,
+                        "iterations": p.iterations, "synthetic": p.synthetic_trees, "lmin": p.lmin, "lmax": p.lmax,
+                        "phi": p.phi, "sampler": sampler, "init": init, "sp": sp_variant, "seed": p.seed})
+    return p, cfg, go
 
 
 def run_name(metrics: dict) -> str:
@@ -187,16 +222,16 @@ def show(p: Params, cfg: BhtmmConfig, result):
             gen = st.toggle("Confusion of the generated labels", value=True)
             cm = m["generated_confusion"] if gen else m["confusion"]
             names = [f"{i} ({i - 1} ch.)" if ternary(cfg) else str(i) for i in range(1, len(cm) + 1)]
-            st.plotly_chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
+            chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
                             key="bhtmm_cm")
         else:
-            st.plotly_chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
+            chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
                             key="bhtmm_cm")
     with right:
-        st.plotly_chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
+        chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
         ks = {k: v for k, v in result.curves.items() if k.startswith("k[")}
         if ks:
-            st.plotly_chart(k_trace_figure(ks), key="bhtmm_k")
+            chart(k_trace_figure(ks), key="bhtmm_k")
 
     try:
         test = test_trees(cfg.test, cfg.synthetic_trees)
@@ -204,6 +239,9 @@ def show(p: Params, cfg: BhtmmConfig, result):
         st.error(public_message(exc))
         return
     st.subheader("A test tree")
+    if st.session_state.get("bhtmm_tree", 1) > test.n_trees:
+        st.session_state["bhtmm_tree"] = test.n_trees
+    links.write_query("bhtmm")
     t = st.slider("Test tree", 1, test.n_trees, 1, key="bhtmm_tree") - 1
     s = test.tree_nodes(t)
     tree = test.to_tree(t)
@@ -215,13 +253,13 @@ def show(p: Params, cfg: BhtmmConfig, result):
         pred = result.artefacts[kind][s.start:s.stop]
         wrong = sum(str(a) != b for a, b in zip(pred, true))
         rule = " Label = number of children + 1 on these ternary trees." if ternary(cfg) else ""
-        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s) in red.{rule}")
-        st.plotly_chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig")
+        st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s), drawn as vermillion squares marked ✗.{rule}")
+        chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
         st.caption(f"Tree {t + 1}: class {yt}, predicted {yp} "
                    f"({'right' if yp == yt else 'wrong'}; posterior {result.artefacts['posterior_max'][t]:.2f}).")
-        st.plotly_chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig")
+        chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
 
 
 st.title("Hidden Tree Markov Models")
@@ -231,10 +269,10 @@ st.caption("\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Mod
            "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
            "child position and is trained by EM.")
 
-picked = settings()
+links.sync_query("bhtmm", LINK)
+p, cfg, go = settings()
 store = st.session_state.setdefault("bhtmm_runs", {})
-if picked is not None:
-    p, cfg = picked
+if go or links.run_once("bhtmm", cfg):
     result = launch(cfg, run, label=f"Training {NAMES[p.model]}")
     if result is not None:
         key = (p.source, p.task)

@@ -37,11 +37,12 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
-from workbench.components import clickable_chart, tree_hash
+from workbench.components import chart, clickable_chart, tree_hash
+from workbench import links
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
-from workbench.text import md
+from workbench.text import md, superscript
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
@@ -119,18 +120,56 @@ def growth_rows() -> list[dict]:
     return rows
 
 
-PRESETS = {
-    "Star": (lambda: star_tree(16), "preset star n=16 (height 1)"),
-    "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)"),
-    "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges"),
-    "Figure 1": (figure1_tree, "preset Figure 1 of the seed (reconstructed)"),
-    "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000"),
+PRESETS = {  # name: (make, source, ?tree= text)
+    "Star": (lambda: star_tree(16), "preset star n=16 (height 1)", "star:16"),
+    "Path": (lambda: path_tree(32), "preset path n=32 (height about log2 n)", "path:32"),
+    "Star of paths": (lambda: star_of_paths(8, 6), "preset star of 8 paths of 6 edges", "star-of-paths:49:0:k=8:m=6"),
+    "Figure 1": (figure1_tree, "preset Figure 1 of Online Sum-Product Computation over Trees (reconstructed)",
+                 "figure1"),
+    "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000", "random:20000:0"),
 }
+VARIANTS = {"optimal": "Optimal (2,s)-cover", "rake": "Rake-only (section 4)"}
+TABS = {"rounds": "Rounds", "components": "Components", "optimality": "Optimality & best root",
+        "icicle": "Icicle of D", "growth": "Height growth"}
 
 
 def _use_preset(name: str) -> None:
-    make, source = PRESETS[name]
-    set_tree(make(), source)
+    make, source, link = PRESETS[name]
+    set_tree(make(), source, link=link)
+
+
+def _selection_bind(kind: str) -> links.Bind:
+    """``vertex=`` / ``node=`` of a link and the page's selection ``cover_sel``: a link's name waits
+    as ``("link", kind, name)`` until the cover is built (a node is named in D)."""
+    def named(sel):
+        if not sel or sel[0] not in (kind, "link") or (sel[0] == "link" and sel[1] != kind):
+            return None
+        if sel[0] == "link":
+            return sel[2]
+        if kind == "vertex":
+            return current_tree().name(int(sel[1]))
+        cover = st.session_state.get("cover_current")
+        return cover.node_name(int(sel[1])) if cover is not None and 0 <= sel[1] < cover.m else None
+
+    return links.Bind("cover_sel", lambda name: ("link", kind, name), named)
+
+
+def _resolve_link_selection(tree, cover) -> None:
+    """A selection a link named, as the page's (kind, index)."""
+    sel = st.session_state.get("cover_sel")
+    if not sel or sel[0] != "link":
+        return
+    _, kind, name = sel
+    if kind == "vertex":
+        v = tree.find(name)
+        got = None if v is None else ("vertex", v)
+    else:
+        names = cover.node_names()
+        got = ("node", names.index(name)) if name in names else None
+    if got is None:
+        st.warning(f"The link's {kind}={name!r} is not a {kind} of {'the tree' if kind == 'vertex' else 'D'} "
+                   "(ignored).", icon=":material/link_off:")
+    st.session_state["cover_sel"] = got
 
 
 # ---------------------------------------------------------------- selection plumbing
@@ -157,7 +196,7 @@ def _fresh_event(key: str):
 def _label_node(cover, z: int) -> str:
     if cover.kind[z] == EDGE:
         return f"edge {cover.node_name(z)}"
-    return f"component S^{cover.node_name(z)} ({KIND_NAMES[int(cover.kind[z])]}, round {int(cover.round[z])})"
+    return f"component {superscript('S', cover.node_name(z))} ({KIND_NAMES[int(cover.kind[z])]}, round {int(cover.round[z])})"
 
 
 def _label_vertex(tree, v: int) -> str:
@@ -170,10 +209,16 @@ st.title("Cover Inspector")
 st.caption("A hierarchical cover splits the tree recursively at single vertices; its decomposition "
            "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
            "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
-           "T_t — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
+           "$T_t$ — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
            "and reaches the minimum height among (2,s)-covers in linear time.")
 
 tree = current_tree()
+root_key = f"cover_root_{st.session_state.get('tree_version', 0)}"
+links.sync_query("cover_inspector", {
+    "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
+                       and tree.is_leaf(tree.find(name)) else None),
+    "cover": links.choice("cover_variant", VARIANTS), "t": "cover_t",
+    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "tab": links.choice("cover_tab", TABS)})
 st.markdown("**Presets**")
 pcols = st.columns(len(PRESETS))
 for col, name in zip(pcols, PRESETS):
@@ -188,7 +233,6 @@ version = (st.session_state.get("tree_version", 0), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:
-    root_key = f"cover_root_{version[0]}"
     if root_key not in st.session_state:
         st.session_state[root_key] = tree.name(default_root(tree))
     if len(leaf_names) <= 5000:
@@ -197,7 +241,7 @@ with c1:
     else:
         root_name = st.text_input("Root s (a leaf)", key=root_key)
 with c2:
-    variant = st.radio("Cover", ["Optimal (2,s)-cover", "Rake-only (section 4)"], horizontal=False,
+    variant = st.radio("Cover", list(VARIANTS.values()), horizontal=False,
                        key="cover_variant",
                        help="Rake-only merges leaves only: height at most the diameter, but only "
                             "edge-sized two-boundary components (cheaper updates).")
@@ -214,7 +258,7 @@ opt, rake = (other, cover) if cover.rake_only else (cover, other)
 info = cached_info(tree)
 with c3:
     st.markdown(f"**{tree.n:,} vertices**, {int(tree.leaves.size):,} leaves, D has {cover.m:,} nodes "
-                f"({cover.rounds} rounds).  \nThe black vertices of T_t are merged in round t; the "
+                f"({cover.rounds} rounds).  \nThe black vertices of $T_t$ are merged in round t; the "
                 f"shaded bands are the components formed before it.")
 
 # metrics side by side
@@ -234,10 +278,13 @@ if tree.n <= BRUTE_FORCE_N:
 owner = (version, s, cover.rake_only)
 if st.session_state.get("cover_owner") != owner:
     st.session_state["cover_owner"] = owner
-    st.session_state["cover_sel"] = None
+    pending = st.session_state.get("cover_sel")
+    st.session_state["cover_sel"] = pending if pending and pending[0] == "link" else None
     st.session_state.pop("cover_pick", None)
     if st.session_state.get("cover_t", 0) > cover.rounds:
         st.session_state["cover_t"] = 0
+st.session_state["cover_current"] = cover
+_resolve_link_selection(tree, cover)
 
 # a new row selected in the components table becomes the selection (clicks in the two views
 # select through their callbacks, workbench.components.clickable_chart)
@@ -247,8 +294,8 @@ if got is not None:
     if 0 <= int(got) < len(rows):
         st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
 
-tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(
-    ["Rounds", "Components", "Optimality & best root", "Icicle of D", "Height growth"])
+tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(list(TABS.values()), key="cover_tab",
+                                                                on_change="rerun")
 
 @st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
@@ -270,6 +317,7 @@ def _pick_in_d(c) -> None:
 @st.fragment
 def rounds(tree, cover, s: int) -> None:
     """T_t, D and the selection: the round slider, a click or a pick reruns only this."""
+    links.write_query("cover_inspector")
     sel = st.session_state.get("cover_sel")
     # the same selection as a pick list (keyboard and screen-reader friendly)
     pick_opts = pick_options(tree, s, cover.rake_only) if cover.m <= PICK_LIMIT else None
@@ -283,7 +331,7 @@ def rounds(tree, cover, s: int) -> None:
     top = st.columns([3, 2])
     with top[0]:
         t = st.slider("Round t", 0, max(cover.rounds, 1) if cover.rounds else 1, key="cover_t",
-                      help="T_t is the contracted tree at the start of round t; T_R is s alone.",
+                      help="$T_t$ is the contracted tree at the start of round t; $T_R$ is s alone.",
                       disabled=cover.rounds == 0)
         t = min(t, cover.rounds)
     with top[1]:
@@ -307,7 +355,7 @@ def rounds(tree, cover, s: int) -> None:
     sel_vertex = sel[1] if sel and sel[0] == "vertex" else None
     chain = cover.ancestors(cover.node_of_vertex(sel_vertex)) if sel_vertex is not None else None
     n_merge = int(tr.mergeable.sum())
-    st.markdown(f"**Round {t}:** T_{t} has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
+    st.markdown(f"**Round {t}:** $T_{{{t}}}$ has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
                 f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
                                 f"They form {n_merge:,} new component{'' if n_merge == 1 else 's'} of height {t + 1}."))
     t_layout, d_layout = cached_layouts(tree, s, cover.rake_only)
@@ -321,8 +369,8 @@ def rounds(tree, cover, s: int) -> None:
             clickable_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
                             key="cover_tplot", on_pick=_pick_in_t, width="stretch")
         else:
-            st.info(f"The tree has {tree.n:,} vertices and T_{t} {tr.vertices.size:,}; trees are drawn "
-                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see T_t.")
+            st.info(f"The tree has {tree.n:,} vertices and $T_{{{t}}}$ {tr.vertices.size:,}; trees are drawn "
+                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see $T_t$.")
     with right:
         if d_layout is not None:
             clickable_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
@@ -334,9 +382,9 @@ def rounds(tree, cover, s: int) -> None:
         z = sel_node
         verts = cover.vertices_of(z)
         kids = ", ".join(cover.node_name(int(c)) for c in cover.children(z)[:30])
-        bnd = ", ".join(tree.name(b) for b in cover.boundary_of(z)) or "∅"
+        bnd = "{" + ", ".join(tree.name(b) for b in cover.boundary_of(z)) + "}" if len(cover.boundary_of(z)) else "∅"
         st.markdown(
-            f"**{_label_node(cover, z)}** — boundary ∂T = {{{bnd}}}, {verts.size:,} vertices, "
+            f"**{md(_label_node(cover, z))}** — boundary ∂T = {bnd}, {verts.size:,} vertices, "
             f"height {int(cover.node_height[z])} in D"
             + (f", split at {tree.name(int(cover.split_vertex[z]))} into: {kids}" if cover.kind[z] != EDGE else "")
             + (f".  \nVertices: {', '.join(tree.name(int(v)) for v in verts[:60])}"
@@ -408,8 +456,8 @@ with tab_opt:
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
             st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
-            st.plotly_chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best),
-                            key="cover_roots_plot", width="stretch")
+            chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best), key="cover_roots_plot",
+                  name="cover_best_root", width="stretch")
 
             def _use_best(name=best, key=root_key):
                 st.session_state[key] = name
@@ -417,11 +465,12 @@ with tab_opt:
             st.button(f"Use root {best}", key="cover_use_best", on_click=_use_best)
 
 with tab_icicle:
-    st.caption("Each block is a component; its width is its number of edges, its colour its kind "
-               "(grey edge, blue rake, orange compress, purple root). Click to zoom into a subtree.")
-    st.plotly_chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", width="stretch")
+    st.caption("Each block is a component; its width is its number of edges, and its kind is written in it "
+               "and coloured: grey edge, blue rake, orange compress, purple root. Click to zoom into a subtree.")
+    chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", name="cover_icicle",
+          width="stretch")
 
 with tab_growth:
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
                "grows like log₂ n, a star of paths with log₂ n edges each grows like log log n.")
-    st.plotly_chart(growth_figure(growth_rows()), key="cover_growth", width="stretch")
+    chart(growth_figure(growth_rows()), key="cover_growth", name="cover_height_growth", width="stretch")

@@ -3,16 +3,20 @@ with the batch Chow-Liu tree (Koriche, "Online Forest Density Estimation", Figur
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from engine.files import public_message
 from engine import datasets
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
+from workbench.components import chart
+from engine.pagestate import ofde_config
+from workbench import links
 from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
                                              structure_figure)
 from workbench.runner import launch
@@ -50,9 +54,30 @@ def save_upload(upload) -> str:
 
 
 def build_config(p: Params, train: str = "", test: str = "", valid: str = "") -> OfdeConfig:
-    return OfdeConfig(train=train, test=test, valid=valid, n_vars=p.n_vars, n_train=p.n_train, n_test=2000,
-                      n_valid=1000, data_seed=p.data_seed, model=p.model, mixture_size=p.mixture_size,
-                      rounds=p.rounds, perturbation_scale=p.perturbation_scale, eval_points=30, seed=p.seed)
+    """The run configuration of these settings: :func:`engine.pagestate.ofde_config` (what a lesson's
+    link describes), with the files of an upload."""
+    cfg = ofde_config({"data": "benchmark" if p.source == "Benchmark" else "synthetic", "vars": p.n_vars,
+                       "train": str(p.n_train), "data_seed": p.data_seed, "benchmark": p.benchmark or "nltcs",
+                       "experts": p.model, "mixture": p.mixture_size, "scale": f"{p.perturbation_scale:g}",
+                       "rounds": p.rounds, "seed": p.seed})
+    return dataclasses.replace(cfg, train=train, test=test, valid=valid) if p.source == "Upload CSV" else cfg
+
+
+SOURCES = {"synthetic": "Synthetic Markov tree", "benchmark": "Benchmark"}
+TABS = {"curve": "Learning curve", "structure": "Forest vs Chow-Liu", "time": "Time per round",
+        "tradeoff": "Perturbation trade-off"}
+
+
+def _shown() -> bool:
+    stored = st.session_state.get("ofde_result")
+    return stored is not None and stored[0] == st.session_state.get("ofde_params_now")
+
+
+LINK = {"data": links.choice("ofde_source", SOURCES), "vars": "ofde_nvars",
+        "train": links.Bind("ofde_ntrain", int, str), "data_seed": "ofde_dseed", "benchmark": "ofde_bench",
+        "experts": "ofde_model", "mixture": "ofde_k", "scale": links.Bind("ofde_scale", float, lambda x: f"{x:g}"),
+        "rounds": "ofde_rounds", "seed": "ofde_seed", "run": links.run_bind("ofde", _shown),
+        "tab": links.choice("ofde_tab", TABS)}
 
 
 st.title("OFDE vs Chow-Liu")
@@ -61,10 +86,17 @@ st.caption("\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates f
            "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
            "the whole training set at once; OFDE sees one sample per round.")
 
+links.sync_query("ofde", LINK)
 benchmarks = available_benchmarks()
 controls, main = st.columns([1, 3], gap="large")
 with controls:
     sources = ["Synthetic Markov tree"] + (["Benchmark"] if benchmarks else []) + ["Upload CSV"]
+    if st.session_state.get("ofde_source", sources[0]) not in sources:
+        st.warning("No benchmark is in the data folder: the synthetic source is shown.")
+        st.session_state["ofde_source"] = sources[0]
+    if st.session_state.get("ofde_bench") is not None and st.session_state["ofde_bench"] not in benchmarks:
+        st.warning(f"Benchmark {st.session_state['ofde_bench']} is not in the data folder.")
+        st.session_state.pop("ofde_bench")
     source = st.radio("Data", sources, key="ofde_source")
     n_vars, n_train, data_seed, bench = 12, 3000, 0, None
     up_train = up_test = None
@@ -87,6 +119,7 @@ with controls:
     rounds = int(st.number_input("Rounds (0 = one pass)", 0, 10**7, 0, step=1000, key="ofde_rounds"))
     seed = int(st.number_input("Seed", 0, 10**6, 0, key="ofde_seed"))
     params = Params(source, n_vars, n_train, data_seed, bench, model, k, float(scale), rounds, seed)
+    st.session_state["ofde_params_now"] = params
     go_run = st.button("Run OFDE", type="primary", key="ofde_run", use_container_width=True)
     go_trade = st.button("Compare perturbation scales", key="ofde_trade", use_container_width=True)
 
@@ -106,6 +139,11 @@ def config_for(p: Params, scale: float | None = None) -> OfdeConfig | None:
 
 
 with main:
+    if not go_run and source != "Upload CSV":
+        try:
+            go_run = links.run_once("ofde", config_for(params))
+        except EngineError as exc:
+            st.error(public_message(exc))
     if go_run:
         try:
             cfg = config_for(params)
@@ -151,13 +189,12 @@ with main:
                        "over 100 seeds; the public Python OFDE 0.125). A smaller scale steadies it.")
         c5.metric("ms / round", f"{m['per_round_ms_median']:.3f}", help="median time per round")
         c6.metric("Edges ≠ CL", m["shd_to_chowliu"], help="structural Hamming distance to the Chow-Liu tree")
-        tab_curve, tab_struct, tab_time, tab_trade = st.tabs(
-            ["Learning curve", "Forest vs Chow-Liu", "Time per round", "Perturbation trade-off"])
+        tab_curve, tab_struct, tab_time, tab_trade = st.tabs(list(TABS.values()), key="ofde_tab", on_change="rerun")
         with tab_curve:
             levels = {"Chow-Liu": m["chowliu_test_loglik"], f"CLT (eps {m['clt_epsilon']})": m["clt_test_loglik"]}
             label = f"OFDE over {m['model']} (k={m['mixture_size']}, scale {m['perturbation_scale']:g})"
-            st.plotly_chart(learning_curve_figure({label: m["curve"]}, levels), use_container_width=True,
-                            key="ofde_curve")
+            chart(learning_curve_figure({label: m["curve"]}, levels), width="stretch", key="ofde_curve",
+                  name="ofde_learning_curve")
             st.caption(f"{m['rounds']:,} rounds over {m['n_train']:,} training samples of {m['n_vars']} variables; "
                        f"average log-likelihood of {m['n_test']:,} test samples under the current mixture, "
                        "natural log.")
@@ -166,18 +203,20 @@ with main:
             cl = {tuple(e) for e in a["chowliu_edges"]}
             left, right = st.columns(2)
             shared = forest_layout(m["n_vars"], a["chowliu_edges"])  # one layout: same variable, same place
-            left.plotly_chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
-                                               title="OFDE: heaviest component", layout=shared),
-                              use_container_width=True, key="ofde_forest")
-            right.plotly_chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
-                                                title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0],
-                                                mark_dash=THEIRS_ONLY[1], layout=shared),
-                               use_container_width=True, key="ofde_cl")
-            st.caption(f"Both drawn on the Chow-Liu tree's layout. Red, solid: OFDE edges the Chow-Liu tree lacks "
-                       f"({len(ours - cl)}); orange, dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
+            with left:
+                chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
+                                       title="OFDE: heaviest component", layout=shared),
+                      width="stretch", key="ofde_forest", name="ofde_forest")
+            with right:
+                chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
+                                       title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0], mark_dash=THEIRS_ONLY[1],
+                                       layout=shared),
+                      width="stretch", key="ofde_cl", name="ofde_chow_liu")
+            st.caption(f"Both drawn on the Chow-Liu tree's layout. Vermillion, thick and solid: OFDE edges the Chow-Liu "
+                       f"tree lacks ({len(ours - cl)}); orange, thick and dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
                        + ", ".join(f"{c['weight']:.3f}" for c in a["mixture"]))
         with tab_time:
-            st.plotly_chart(round_time_figure(res.curves["round_ms"]), use_container_width=True, key="ofde_time")
+            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key="ofde_time", name="ofde_round_time")
             st.caption(f"Median {m['per_round_ms_median']:.3f} ms, 90th percentile {m['per_round_ms_p90']:.3f} ms "
                        "per round (play, update, perturbed leader, swap rounding; evaluation excluded).")
         with tab_trade:
@@ -188,9 +227,9 @@ with main:
                         "carries the regret guarantee; smaller perturbations follow the leader sooner.")
             else:
                 _, curves, tm = trade
-                st.plotly_chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
-                                                      title="Smaller perturbations converge faster"),
-                                use_container_width=True, key="ofde_trade_fig")
+                chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
+                                            title="Smaller perturbations converge faster"),
+                      width="stretch", key="ofde_trade_fig", name="ofde_perturbation_tradeoff")
                 st.caption("Perturbations are uniform in [0, scale / beta_t] with beta_t = sqrt(2/t)/n. The regret "
                            "bound of section 5 needs scale 1; below it, FPL behaves more like Follow the Leader, "
                            "which has no guarantee against adversarial sequences but converges fast on i.i.d. data.")

@@ -21,6 +21,8 @@ from engine.jsonio import loads
 from engine.errors import EngineError
 from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import bp_work
+from engine.networks import network_sample_names, read_sample_network
+from engine.urlstate import evidence_vectors
 from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
@@ -30,17 +32,22 @@ from workbench.components import (
     Spec,
     as_spec,
     bars,
+    chart,
+    export_buttons,
     ring_trace,
     selected_vertex,
     tree_chart,
     tree_spec,
     vertex_box,
 )
-from workbench.figures.inference_figures import PROB_SCALE, d_figure, difference_bars
+from workbench import links
+from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
+                                                 work_bars)
 from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
+from workbench.figures.style import rich
 from workbench.state import current_tree, set_tree
-from workbench.text import md
+from workbench.text import md, subscript
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
@@ -49,15 +56,42 @@ D_AUTO = 1200         # ... by default up to this many (above, on request: it is
 MAX_K = 5
 
 
+NO_NETWORK = "(the current tree)"
+
+
 @dataclass(frozen=True)
 class OnlineParams:
     k: int
     matrix: tuple          # k x k potential of every edge: rows the parent's label, columns the child's
     cover: str
+    network: str | None = None   # a sample network: its own tree, φ and ψ (then k and matrix are its)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _network(name: str):
+    return read_sample_network(name)
+
+
+def _page_tree():
+    """The tree of the page: the chosen network's, else the current tree."""
+    name = st.session_state.get("om_network")
+    return _network(name).tree if name and name != NO_NETWORK else current_tree()
 
 
 def _settings(tree) -> OnlineParams:
-    c1, c2, c3 = st.columns([1, 2, 1])
+    c0, c1, c2, c3 = st.columns([1.2, 1, 2, 1])
+    with c0:
+        net_name = st.selectbox("Model", [NO_NETWORK] + [n.rsplit(".", 1)[0] for n in network_sample_names()],
+                                key="om_network", help="A sample network brings its own tree, node potentials "
+                                "φ and edge potentials ψ (sample_networks/).")
+    if net_name != NO_NETWORK:
+        net = _network(net_name)
+        c1.metric("Labels k", net.k)
+        c2.caption(f"Network **{net_name}** ({net.kind}, {net.tree.n} variables): its own φ and ψ on every "
+                   "edge; evidence multiplies φ.")
+        with c3:
+            cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover")
+        return OnlineParams(net.k, (), cover, net_name)
     with c1:
         k = st.slider("Labels k", 2, MAX_K, 2, key="om_k")
     with c2:
@@ -76,6 +110,7 @@ def _settings(tree) -> OnlineParams:
             st.caption("ψ(parent = row, child = column) on every edge, parents towards the root "
                        f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
             matrix = df.to_numpy(dtype=float)
+            st.session_state["om_matrix_now"] = tuple(map(tuple, np.asarray(matrix, float).tolist()))
     with c3:
         cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover",
                          help="optimal: height O(log n); rake-only: only leaves are merged, height "
@@ -84,16 +119,98 @@ def _settings(tree) -> OnlineParams:
 
 
 def _settings_key(tree, p: OnlineParams) -> tuple:
-    return (tree.content_key, p.k, p.matrix, p.cover)
+    return (tree.content_key, p.k, p.matrix, p.cover) + ((p.network,) if p.network else ())
 
 
 def _session(tree, p: OnlineParams) -> OnlineSession:
-    """This session's lesson for these settings; rebuilt (O(n)) when they or the tree change."""
+    """This session's lesson for these settings; rebuilt (O(n)) when they or the tree change. A
+    link's evidence waiting in ``om_evidence_link`` is applied, as it multiplies φ."""
     key = _settings_key(tree, p)
     if st.session_state.get("om_session_key") != key or "om_session" not in st.session_state:
-        st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=p.cover)
+        if p.network:
+            net = _network(p.network)
+            t = net.tree
+            st.session_state["om_session"] = OnlineSession(
+                t, net.k, np.ones((net.k, net.k)), cover=p.cover,
+                edge_potentials={(t.name(int(a)), t.name(int(b))): net.edge_potentials[i]
+                                 for i, (a, b) in enumerate(t.edges)},
+                node_data={t.name(v): net.node_potentials[v] for v in range(t.n)})
+        else:
+            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=p.cover)
         st.session_state["om_session_key"] = key
-    return st.session_state["om_session"]
+    s = st.session_state["om_session"]
+    wanted = st.session_state.pop("om_evidence_link", None)
+    if wanted is not None:
+        _set_evidence(s, wanted)
+    return s
+
+
+def _states(s: OnlineSession):
+    """The state names of a network's variables (None on the current tree)."""
+    name = st.session_state.get("om_network")
+    if name and name != NO_NETWORK and _network(name).tree is s.tree:
+        return _network(name).states
+    return None
+
+
+def _phi(s: OnlineSession, v: int) -> np.ndarray:
+    """φ_v of the session's start (ones, or a network's node potential)."""
+    return np.asarray(s.node_data.get(s.tree.name(v), np.ones(s.k)), float)
+
+
+def _set_evidence(s: OnlineSession, evidence: dict) -> None:
+    """Make the session's evidence exactly ``evidence`` ({name: label or weights}, multiplying φ)."""
+    wanted = evidence_vectors(evidence, s.tree, s.k, _states(s))
+    for v in list(s.evidence):
+        if v not in wanted:
+            s.clear(v)
+    for v, w in wanted.items():
+        s.update(v, _phi(s, v) * np.asarray(w))
+
+
+def _evidence_now() -> dict | None:
+    """The session's evidence as a link gives it (label, state name or weights; φ divided out)."""
+    s: OnlineSession | None = st.session_state.get("om_session")
+    if s is None or not s.evidence:
+        return None
+    states = _states(s)
+    out = {}
+    for v, data in sorted(s.evidence.items()):
+        card = len(states[v]) if states is not None else s.k
+        phi = _phi(s, v)[:card]
+        d = np.asarray(data, float)[:card]
+        if np.any((phi == 0) & (d != 0)):
+            continue
+        w = np.divide(d, phi, out=np.zeros(card), where=phi > 0)
+        nz = np.flatnonzero(w)
+        if nz.size == 1 and np.allclose(w[nz], 1.0):
+            out[s.tree.name(v)] = states[v][int(nz[0])] if states is not None else int(nz[0])
+        else:
+            out[s.tree.name(v)] = tuple(float(x) for x in w)
+    return out or None
+
+
+def _seed_psi(m) -> None:
+    if m is None:
+        st.session_state["om_mode"] = "Potts coupling"
+        return
+    if len(m) > MAX_K:
+        raise ValueError(f"this page shows up to {MAX_K} labels")
+    st.session_state["om_mode"] = "Edit matrix"
+    st.session_state["om_matrix_start"] = [list(r) for r in m]
+    st.session_state["om_k"] = len(m)
+
+
+LINK = {
+    "k": "om_k", "coupling": "om_coupling", "cover": links.choice("om_cover", {"optimal": "optimal", "rake": "rake-only"}),
+    "psi": links.Bind(seed=_seed_psi, read=lambda: st.session_state.get("om_matrix_now")
+                      if st.session_state.get("om_mode") == "Edit matrix" else None),
+    "network": links.Bind("om_network", lambda name: name.rsplit(".", 1)[0],
+                          lambda x: x if x in [n.rsplit(".", 1)[0] for n in network_sample_names()] else None),
+    "evidence": links.Bind(seed=lambda e: st.session_state.__setitem__("om_evidence_link", e or {}),
+                           read=_evidence_now),
+    "vertex": links.vertex(f"{KEY}__vertex", _page_tree),
+}
 
 
 # ------------------------------------------------------------------ callbacks (run before the rerun)
@@ -105,11 +222,12 @@ def _evidence(kind: str) -> None:
     """Observe a label, apply soft evidence or clear, at the selected vertex."""
     s: OnlineSession = st.session_state["om_session"]
     v = selected_vertex(s.tree, KEY, s.tree.root)
-    try:
+    try:  # evidence multiplies φ_v (all ones on the current tree; a network's own φ)
         if kind == "observe":
-            s.observe(v, int(st.session_state.get("om_label", 0)))
+            label = int(st.session_state.get("om_label", 0))
+            s.update(v, _phi(s, v) * np.eye(s.k)[label])
         elif kind == "soft":
-            s.update(v, [float(st.session_state.get(f"om_soft_{a}", 1.0)) for a in range(s.k)])
+            s.update(v, _phi(s, v) * np.array([float(st.session_state.get(f"om_soft_{a}", 1.0)) for a in range(s.k)]))
         else:
             s.clear(v)
     except EngineError as exc:
@@ -190,10 +308,12 @@ def _d_spec(cover, touched) -> Spec:
     return Spec({"data": data, "layout": base["layout"]})
 
 
-def _marginal_bars(post, prior) -> None:
+def _marginal_bars(post, prior, states=None) -> None:
     """The marginal of the selected vertex beside its prior (no evidence), as light bars: they
-    change with every click, and a chart would be built again in the browser each time."""
-    bars([(f"label {a}", p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
+    change with every click, and a chart would be built again in the browser each time (its
+    Plotly figure, :func:`_bars_spec`, is drawn only for the SVG/PDF downloads)."""
+    bars([(f"label {a}" if states is None else states[a], p, category_colour(a), f"{p:.3f}", q)
+          for a, (p, q) in enumerate(zip(post, prior))],
          legend="bar: posterior · hatched: prior (no evidence)")
 
 
@@ -203,14 +323,49 @@ def _work_bars(online: int, bp: int, ops: int) -> None:
     spread = passes / max(online, 1)
     log = spread > 50 or spread < 1 / 50
     st.markdown("**Multiply-adds: online model vs one BP pass per operation**")
-    bars([("online (all ops so far)", online, OKABE_ITO["green"], f"{online:,}"),
-          (f"{ops} BP passes", passes, current_style().muted, f"{passes:,}")], log=log,
+    ours, theirs = work_bar_names(ops)
+    bars([(ours, online, OKABE_ITO["green"], f"{online:,}"),
+          (theirs, passes, current_style().muted, f"{passes:,}")], log=log,
          legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""))
+
+
+# the Plotly figures of the two bar panels, drawn only for their SVG/PDF downloads
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _bars_base(k: int, style) -> dict:
+    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
+
+
+def _bars_spec(post, prior, title: str) -> Spec:
+    base = _bars_base(len(post), current_style())
+    pr, po = (dict(t) for t in base["data"])
+    pr["y"] = np.asarray(prior, float)
+    po["y"] = np.asarray(post, float)
+    po["text"] = [f"{p:.3f}" for p in post]
+    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
+                                                                            text=rich(title)))})
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _work_base(style) -> dict:
+    return as_spec(work_bars(1, 1, 1, style=style))
+
+
+def _work_spec(online: int, bp: int, ops: int) -> Spec:
+    """:func:`work_bars` for these counts, from its cached dict."""
+    base = _work_base(current_style())
+    spread = bp * max(ops, 1) / max(online, 1)
+    bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
+                y=work_bar_names(ops),
+                text=[f"{online:,}", f"{bp * max(ops, 1):,}"])
+    layout = dict(base["layout"], xaxis=dict(base["layout"].get("xaxis", {}),
+                                             type="log" if spread > 50 or spread < 1 / 50 else "linear"))
+    return Spec({"data": [bars], "layout": layout})
 
 
 # ------------------------------------------------------------------ the lesson (one fragment)
 @st.fragment
 def lesson(tree) -> None:
+    links.write_query("online_marginals")   # a click or evidence reruns only this: the address follows
     s: OnlineSession = st.session_state["om_session"]
     k = s.k
     sel = selected_vertex(tree, KEY, tree.root)
@@ -220,19 +375,26 @@ def lesson(tree) -> None:
         spec = tree_spec(tree, title="The tree T", colour=colour, colour_scale=PROB_SCALE,
                          colour_title="P(label 0)", rings=sorted(s.evidence), selected=sel)
         tree_chart(tree, KEY, spec, default=tree.root, on_pick=_query)
-        st.caption("Colour: P(label 0). Red ring: the selected vertex; orange rings: vertices with "
+        st.caption("Colour: P(label 0). Large red ring: the selected vertex; smaller orange rings: vertices with "
                    "evidence. Click a vertex (or pick it by name) to query its marginal.")
     with right:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)
         marg = s.marginal(sel)
-        st.markdown(f"**P(x_{md(name)})** = [" + ", ".join(f"{p:.4f}" for p in marg) + "]"
+        states = _states(s)
+        shown = ", ".join(f"{p:.4f}" for p in marg) if states is None else \
+            ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(states[sel], marg))
+        st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
-        _marginal_bars(marg, s.prior[sel])
+        _marginal_bars(marg, s.prior[sel], None if states is None else states[sel])
+        export_buttons(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
         e1, e2 = st.columns(2)
         with e1:
-            st.selectbox("Observed label", list(range(k)), key="om_label")
+            if states is not None and st.session_state.get("om_label", 0) >= len(states[sel]):
+                st.session_state["om_label"] = 0
+            st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key="om_label",
+                         format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
             st.button("Observe label", key="om_observe", type="primary", on_click=_evidence, args=("observe",))
             st.button("Clear evidence", key="om_clear", on_click=_evidence, args=("clear",))
         with e2:
@@ -247,7 +409,7 @@ def lesson(tree) -> None:
     full = bp_work(tree.n, k)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Cover height", model.height)
-    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red in D")
+    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red and ringed in D")
     m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
               delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
               delta_arrow="off")   # a share, not a rise: no arrow
@@ -258,8 +420,8 @@ def lesson(tree) -> None:
         if m_d and m_d <= D_LIMIT and (m_d <= D_AUTO or st.toggle(
                 f"Draw D ({m_d:,} nodes)", key="om_draw_d",
                 help="Off by default for large trees: D is sent again after every click.")):
-            st.plotly_chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d")
-            st.caption("Red: the D nodes the last operation touched (one path, at most height + 1 nodes).")
+            chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d", name="decomposition_tree")
+            st.caption("Red and ringed: the D nodes the last operation touched (one path, at most height + 1 nodes).")
         elif m_d > D_LIMIT:
             st.info(f"D has {m_d:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
         if m_d and rep is not None:
@@ -268,8 +430,9 @@ def lesson(tree) -> None:
         n_ops = s.n_operations
         if n_ops:
             _work_bars(model.total_work, full, n_ops)
+            export_buttons(_work_spec(model.total_work, full, n_ops), key="om_work", name="work")
         if tree.n <= 60:
-            st.plotly_chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff")
+            chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff", name="posterior_minus_prior")
 
 
 # ------------------------------------------------------------------ the page
@@ -284,7 +447,8 @@ st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vi
 for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
     st.session_state[_key] = _value
 
-tree = current_tree()
+links.sync_query("online_marginals", LINK)
+tree = _page_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")
     st.stop()

@@ -4,6 +4,7 @@ Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import tempfile
 from dataclasses import dataclass
@@ -15,7 +16,10 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
-from engine.multilabel.run import RtaConfig, run
+from engine.multilabel.run import run
+from workbench.components import chart
+from engine.pagestate import rta_config
+from workbench import links
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
@@ -23,6 +27,31 @@ from workbench.text import md
 
 SYNTHETIC = "Synthetic (embedded)"
 UPLOAD = "Upload an ARFF file"
+INNER = "inner validation"
+
+
+def _seed_c(c) -> None:
+    st.session_state["rta_c_mode"] = INNER if c in (None, "inner") else "fixed"
+    if c not in (None, "inner"):
+        st.session_state["rta_C"] = float(c)
+
+
+def _shown() -> bool:
+    stored = st.session_state.get("rta_result")
+    return stored is not None and stored[0] == st.session_state.get("rta_params_now")
+
+
+LINK = {
+    "data": links.Bind("rta_data", lambda d: SYNTHETIC if d == "synthetic" else d,
+                       lambda c: "synthetic" if c == SYNTHETIC else None if c in (None, UPLOAD)
+                       or c not in benchmark_files() else c),
+    "examples": "rta_examples", "labels": "rta_labels", "trees": "rta_trees",
+    "max_k": links.Bind("rta_max_k", int, str),
+    "c": links.Bind(seed=_seed_c, read=lambda: "inner" if st.session_state.get("rta_c_mode", INNER) == INNER
+                    else f"{st.session_state.get('rta_C', 1.0):g}"),
+    "folds": "rta_folds", "passes": "rta_passes", "baseline": "rta_baseline", "seed": "rta_seed",
+    "run": links.run_bind("rta", _shown),
+}
 
 
 @dataclass(frozen=True)
@@ -64,16 +93,17 @@ st.caption(
     "programming; the best of their union is **provably** the best labelling of the whole ensemble whenever it "
     "scores at least the average of the trees' K-th best scores (Lemma 7).")
 
+links.sync_query("rta", LINK)
 files = benchmark_files()
 left, right = st.columns([1, 3], gap="large")
 with left:
-    choice = st.selectbox("Data", [SYNTHETIC, *files.keys(), UPLOAD],
+    choice = st.selectbox("Data", [SYNTHETIC, *files.keys(), UPLOAD], key="rta_data",
                           help="The Mulan benchmarks appear when ../shared/data/multilabel is present.")
     data, labels = "synthetic", None
     if choice == SYNTHETIC:
         c1, c2 = st.columns(2)
-        m = c1.number_input("Examples", 60, 3000, 300, step=20)
-        nl = c2.number_input("Labels", 2, 14, 6)
+        m = c1.number_input("Examples", 60, 3000, 300, step=20, key="rta_examples")
+        nl = c2.number_input("Labels", 2, 14, 6, key="rta_labels")
         data = {"synthetic": {"n_examples": int(m), "n_labels": int(nl), "n_features": 20, "seed": 0}}
     elif choice == UPLOAD:
         up = st.file_uploader("ARFF file (dense or sparse; .gz ok)", type=["arff", "gz"])
@@ -82,17 +112,18 @@ with left:
         data = _save_upload(up) if up is not None else None
     else:
         data = str(files[choice])
-    n_trees = st.slider("Spanning trees", 1, 40, 10)
-    max_k = st.select_slider("Largest K", [2, 4, 8, 16, 32, 64], value=32)
-    c_mode = st.radio("Margin slack C", ["inner validation", "fixed"], horizontal=True,
+    n_trees = st.slider("Spanning trees", 1, 40, 10, key="rta_trees")
+    max_k = st.select_slider("Largest K", [2, 4, 8, 16, 32, 64], value=32, key="rta_max_k")
+    c_mode = st.radio("Margin slack C", [INNER, "fixed"], horizontal=True, key="rta_c_mode",
                       help="Inner validation picks C from {100, 50, 10, 1, 0.5, 0.1, 0.01} in every training fold.")
-    C = st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0) if c_mode == "fixed" else None
+    C = st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0, key="rta_C") if c_mode == "fixed" else None
     c1, c2 = st.columns(2)
-    folds = c1.number_input("Folds", 2, 10, 5 if choice != SYNTHETIC else 3)
-    passes = c2.number_input("Passes", 1, 200, 30 if choice != SYNTHETIC else 15)
-    baseline = st.checkbox("LinearSVC baseline on the same folds", value=True)
-    seed = st.number_input("Seed", 0, 10**6, 0)
+    folds = c1.number_input("Folds", 2, 10, 5 if choice != SYNTHETIC else 3, key="rta_folds")
+    passes = c2.number_input("Passes", 1, 200, 30 if choice != SYNTHETIC else 15, key="rta_passes")
+    baseline = st.checkbox("LinearSVC baseline on the same folds", value=True, key="rta_baseline")
+    seed = st.number_input("Seed", 0, 10**6, 0, key="rta_seed")
     params = Params(data, labels, int(n_trees), int(max_k), C, int(folds), int(passes), "svm" if baseline else None, int(seed))
+    st.session_state["rta_params_now"] = params
     go_btn = st.button("Run cross-validation", type="primary", disabled=data is None)
 
 with right:
@@ -105,18 +136,24 @@ with right:
         except EngineError as exc:
             st.error(public_message(exc))
             data = None
-    if go_btn and data is not None:
-        try:
-            config = RtaConfig(data=params.data, labels=params.labels, n_trees=params.n_trees, max_k=params.max_k,
-                               C=params.C, folds=params.folds, max_passes=params.max_passes,
-                               baseline=params.baseline, seed=params.seed)
+    config = None
+    if data is not None:
+        try:   # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
+            config = rta_config({"data": "synthetic" if choice == SYNTHETIC else choice if choice != UPLOAD
+                                 else "synthetic", "examples": int(m) if choice == SYNTHETIC else 300,
+                                 "labels": int(nl) if choice == SYNTHETIC else 6, "trees": params.n_trees,
+                                 "max_k": str(params.max_k), "c": "inner" if C is None else f"{C:g}",
+                                 "folds": params.folds, "passes": params.max_passes,
+                                 "baseline": params.baseline is not None, "seed": params.seed})
+            if choice == UPLOAD:
+                config = dataclasses.replace(config, data=params.data, labels=params.labels)
         except EngineError as exc:
             st.error(public_message(exc))
             config = None
-        if config is not None:
-            result = launch(config, run, label="Cross-validating RTA")
-            if result is not None:
-                st.session_state["rta_result"] = (params, result)
+    if config is not None and (go_btn or (choice != UPLOAD and links.run_once("rta", config))):
+        result = launch(config, run, label="Cross-validating RTA")
+        if result is not None:
+            st.session_state["rta_result"] = (params, result)
     stored = st.session_state.get("rta_result")
     result = stored[1] if stored is not None else None
     if result is None:
@@ -142,18 +179,19 @@ with right:
                    "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), Table 1, 5-fold CV, linear kernel.")
         c1, c2 = st.columns(2)
         with c1:
-            st.plotly_chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),
-                            use_container_width=True)
+            chart(exact_fraction_figure(result.curves["exact_fraction_vs_k"], m["labels"], n_trees=m["n_trees"]),
+                  key="rta_exact_fig", name="rta_exact_fraction", width="stretch")
         with c2:
-            st.plotly_chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
-                            use_container_width=True)
+            chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
+                  key="rta_pairs_fig", name="rta_label_pairs", width="stretch")
             st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
                        "Node size: how often the label is on.")
         st.subheader("The sampled spanning trees")
-        st.caption("Labels sit at the same places in every tree; the root (orange) is label 0. "
+        st.caption("Labels sit at the same places in every tree; the root (an orange square) is label 0. "
                    + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
-        st.plotly_chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), use_container_width=True)
+        chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), key="rta_trees_fig",
+              name="rta_spanning_trees", width="stretch")
         with st.expander("Per fold and training curve"):
             st.dataframe(per_fold_table(m), use_container_width=True)
-            st.plotly_chart(training_figure(result.curves.get("dual_objective"), result.curves.get("duality_gap")),
-                            use_container_width=True)
+            chart(training_figure(result.curves.get("dual_objective"), result.curves.get("duality_gap")),
+                  key="rta_training_fig", name="rta_training", width="stretch")

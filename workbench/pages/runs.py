@@ -17,6 +17,8 @@ from engine.errors import EngineError
 from engine.runs.export import export_runs
 from engine.runs.registry import config_from_dict, family, family_names, restrict_paths
 from engine.runs.store import STATUSES
+from workbench.components import chart
+from workbench import links
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, launch, launch_sweep
 
@@ -79,7 +81,15 @@ def flash(message: str) -> None:
     st.session_state["runs_flash"] = message
 
 
+def _chosen_record():
+    chosen = st.session_state.get("runs_chosen") or []
+    return str(chosen[0]) if len(chosen) == 1 else None
+
+
 st.title("Runs")
+links.sync_query("runs", {"record": links.Bind(
+    seed=lambda r: st.session_state.__setitem__("runs_select_next", [int(r)]) if r is not None else None,
+    read=_chosen_record)})
 store = history()
 if store is None:
     st.stop()
@@ -240,7 +250,7 @@ if len(selected) == 1:
             st.progress(rec.progress or 0.0, text=f"{rec.message or 'running'} (pid {rec.pid} on {rec.host})")
         elif rec.curves:
             curve = st.selectbox("Curve", list(rec.curves), key="runs_curve_one")
-            st.plotly_chart(curves_figure([rec], curve), key="runs_curve_plot")
+            chart(curves_figure([rec], curve), key="runs_curve_plot", name=f"run_{curve}")
         else:
             st.info("This run has no curves.")
 else:
@@ -253,13 +263,13 @@ else:
         if curve_names:
             curve = st.selectbox("Curve", curve_names, key="runs_curve_many")
             log_x = st.toggle("Logarithmic x axis", key="runs_logx")
-            st.plotly_chart(curves_figure(selected, curve, log_x=log_x), key="runs_overlay_plot")
+            chart(curves_figure(selected, curve, log_x=log_x), key="runs_overlay_plot", name=f"runs_{curve}")
         else:
             st.info("None of these runs has curves.")
     with right:
         if metric_names:
             metric = st.selectbox("Metric", metric_names, key="runs_metric")
-            st.plotly_chart(metric_figure(selected, metric), key="runs_metric_plot")
+            chart(metric_figure(selected, metric), key="runs_metric_plot", name=f"runs_{metric}")
     st.dataframe(pd.DataFrame({run_name(r): {m: r.metrics.get(m) for m in metric_names} for r in selected}),
                  width="stretch")
 

@@ -3,17 +3,21 @@ on the current tree, against two baselines."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from engine.files import public_message
 from engine.errors import EngineError
-from engine.hedge.run import HedgeConfig, run
+from engine.files import public_message
+from engine.hedge.run import run
+from engine.pagestate import hedge_config
 from engine.trees import generate
 from engine.trees.spec import tree_from_spec
+from workbench.components import chart
+from workbench import links
 from workbench.figures.hedge_figures import (LEARNER_STYLE, action_tree_figure, loss_curves_figure,
                                              regret_heatmap)
 from workbench.runner import launch
@@ -29,6 +33,24 @@ ENV_LABELS = {
 ENV_HELP = ("**Piecewise**: each task's best action is constant on pieces of the tree, cut at the switch "
             "edges. **Unrelated**: each task's best action at random. **Switching**: a subtree changes "
             "its best action halfway through. **My loss file**: rows task, y_1, …, y_k.")
+
+
+VIEWS = {"excess": "Loss above the best comparator", "cumulative": "Cumulative loss"}
+
+
+def _shown() -> bool:
+    """Whether the results on the page are those of the settings (then the link says run=1)."""
+    stored = st.session_state.get("hedge_run")
+    return stored is not None and stored[1] == st.session_state.get("hedge_config_now")
+
+
+LINK = {"k": "hedge_k", "trials": "hedge_trials", "eta": "hedge_eta", "coupling": "hedge_coupling",
+        "env": links.Bind("hedge_env", from_widget=lambda e: None if e == "file" else e),
+        "switches": "hedge_switches", "seed": "hedge_seed", "run": links.run_bind("tree_hedge", _shown),
+        "trial": links.Bind(seed=lambda t: st.session_state.__setitem__("hedge_trial_link", t),
+                            read=lambda: st.session_state.get("hedge_time") if _shown() else None),
+        "learner": "hedge_learner", "view": links.choice("hedge_view", VIEWS),
+        "task": links.vertex("hedge_task")}
 
 
 @dataclass(frozen=True)
@@ -48,6 +70,7 @@ st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vi
            "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
            "marginal of a tree model whose edges say *neighbouring tasks tend to share their best action*.")
 
+links.sync_query("tree_hedge", LINK)
 tree = current_tree()
 with st.expander("How TREE-HEDGE works and what it promises"):
     st.markdown(
@@ -70,7 +93,7 @@ with top[0]:
     st.markdown(f"**Tasks:** the current tree, {tree.n:,} vertices.")
 with top[1]:
     if tree.n < 20 and st.button("Use a demo tree (60 tasks)", help="Sets the current tree to a random tree of 60 vertices"):
-        set_tree(generate("random", 60, seed=7), "generated random n=60 seed=7 (TREE-HEDGE demo)")
+        set_tree(generate("random", 60, seed=7), "generated random n=60 seed=7 (TREE-HEDGE demo)", link="random:60:7")
         st.rerun()
 
 with st.form("hedge_setup"):
@@ -79,25 +102,33 @@ with st.form("hedge_setup"):
         k = st.slider("Actions k", 2, 5, 3, key="hedge_k")
         trials = st.number_input("Trials T", 10, 200_000, 2000, step=100, key="hedge_trials")
     with c2:
-        eta = st.slider("Learning rate η", 0.05, 4.0, 1.0, 0.05)
-        coupling = st.slider("Coupling P", 0.0, 1.0, 0.9, 0.01,
+        eta = st.slider("Learning rate η", 0.05, 4.0, 1.0, 0.05, key="hedge_eta")
+        coupling = st.slider("Coupling P", 0.0, 1.0, 0.9, 0.01, key="hedge_coupling",
                              help="Potts edge potential: P on the diagonal, (1−P)/(k−1) elsewhere. "
                                   "1/k: unrelated tasks (TREE-HEDGE = Hedge per task); 1: one shared action.")
     with c3:
         env = st.selectbox("Environment", list(ENV_LABELS), format_func=ENV_LABELS.get, key="hedge_env",
                            help=ENV_HELP)
+        if st.session_state.get("hedge_switches", 0) > tree.n - 1:
+            st.session_state["hedge_switches"] = tree.n - 1
         switches = st.slider("Switches (edges where the best action changes)", 0, max(tree.n - 1, 0),
-                             max(1, min(tree.n - 1, round(tree.n / 20))))
+                             min(3, tree.n - 1), key="hedge_switches")
     with c4:
-        seed = st.number_input("Seed", 0, 10**6, 0)
+        seed = st.number_input("Seed", 0, 10**6, 0, key="hedge_seed")
         upload = st.file_uploader("Loss file (for 'My loss file')", type=["csv", "tsv", "jsonl", "json"])
     submitted = st.form_submit_button("Run TREE-HEDGE", type="primary")
 
 params = HedgeParams(int(k), int(trials), float(eta), float(coupling), env, int(switches), int(seed))
 version = st.session_state.get("tree_version", 0)
+# the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
+config = hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta, "coupling": params.coupling,
+                       "env": params.environment if params.environment != "file" else "piecewise",
+                       "switches": params.switches, "seed": params.seed}, tree)
+if params.environment == "file":
+    config = None
+st.session_state["hedge_config_now"] = config
 
-if submitted:
-    loss_file = None
+if submitted or (config is not None and links.run_once("tree_hedge", config)):
     if params.environment == "file":
         if upload is None:
             st.error("Choose a loss file first (rows: task name, then k losses in [0, 1]).")
@@ -105,10 +136,10 @@ if submitted:
         folder = Path(tempfile.mkdtemp(prefix="hedge_losses_"))
         loss_file = str(folder / Path(upload.name).name)
         Path(loss_file).write_bytes(upload.getvalue())
-    config = HedgeConfig(tree={"edges": [list(e) for e in tree.named_edges()], "root": tree.name(tree.root)},
-                         states=params.states, trials=params.trials, eta=params.eta,
-                         coupling=params.coupling, environment=params.environment,
-                         switches=params.switches, loss_file=loss_file, seed=params.seed)
+        config = dataclasses.replace(hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta,
+                                                   "coupling": params.coupling, "switches": params.switches,
+                                                   "seed": params.seed}, tree),
+                                     environment="file", loss_file=loss_file)
     result = launch(config, run, label="TREE-HEDGE run")
     if result is not None:
         try:
@@ -151,37 +182,55 @@ def results(run_tree, result) -> None:
                   if m.get("cover_height") is not None else f"({m['backend']} backend)"))
 
     snaps = a["snapshot_trials"]
+    wanted = st.session_state.pop("hedge_trial_link", None)
+    if wanted is not None:   # a link's trial: the last snapshot at or before it
+        st.session_state["hedge_time"] = max([x for x in snaps if x <= wanted] or snaps[:1])
+    elif st.session_state.get("hedge_time") not in snaps:
+        st.session_state.pop("hedge_time", None)
+    links.write_query("tree_hedge")
     t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key="hedge_time")
     i = snaps.index(t)
 
     left, right = st.columns([3, 2])
     with left:
-        view = st.radio("Curves", ["Loss above the best comparator", "Cumulative loss"], horizontal=True,
+        view = st.radio("Curves", list(VIEWS.values()), horizontal=True,
                         key="hedge_view", label_visibility="collapsed")
         excess = view != "Cumulative loss"
-        st.plotly_chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
+        chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
         st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
                    "that levels off has stopped paying for learning; the bound may never be crossed."
                    if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
     with right:
         learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
                                key="hedge_learner")
-        st.plotly_chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
+        chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
                                        height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
                         key="hedge_heat")
 
     trials_at = a["task_trials"][i]
     hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]
+    if st.session_state.get("hedge_task") is not None and run_tree.find(st.session_state["hedge_task"]) is None:
+        st.session_state["hedge_task"] = None
+    task_name = st.selectbox("Point out a task", list(run_tree.names), index=None, key="hedge_task",
+                             placeholder="pick a task by name (ringed in both maps)")
+    task = None if task_name is None else run_tree.find(task_name)
+    if task is not None:
+        fav = a["favourite"][learner][i][task]
+        best = a["true_best"][i][task] if a["true_best"] is not None else a["comparator"][task]
+        st.markdown(f"Task **{task_name}** after trial {t:,}: {trials_at[task]} trials of its own; "
+                    f"{LEARNER_STYLE[learner][0]} favours " + (f"**action {fav + 1}**" if fav >= 0 else "**no action (tied)**")
+                    + f"; the {'true best' if a['true_best'] is not None else 'comparator μ*'} action is {best + 1}.")
+    mark = () if task is None else (task,)
     c1, c2 = st.columns(2)
     with c1:
         if a["true_best"] is not None:
-            st.plotly_chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover,
+            chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover, mark=mark,
                                                title=f"Each task's true best action (trial {t:,})"), key="hedge_truth")
         else:
-            st.plotly_chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover,
+            chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover, mark=mark,
                                                title="Best comparator μ* of Theorem 9 (whole run)"), key="hedge_truth")
     with c2:
-        st.plotly_chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover,
+        chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover, mark=mark,
                                            title=f"{LEARNER_STYLE[learner][0]}: favourite action after trial {t:,}"),
                         key="hedge_fav")
 

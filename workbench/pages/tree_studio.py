@@ -14,18 +14,22 @@ import streamlit as st
 
 from engine.files import public_message
 from engine.errors import EngineError
-from engine.trees import GENERATORS, generate
+from engine.trees import GENERATORS, Tree, generate
 from engine.trees import editing
-from engine.trees.formats import FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, parse_tree_text, read_tree_bytes, tree_to_bytes
+from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
+                                  read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
-from workbench.components import select_vertex, selected_vertex, tree_chart, tree_spec, vertex_box
+from workbench.components import select_vertex, selected_vertex, tree_chart, tree_hash, tree_spec, vertex_box
+from engine.trees.spec import generator_link
+from workbench import links
 from workbench.figures.tree_figure import LABEL_LIMIT
-from workbench.state import can_undo, current_tree, list_samples, load_sample, set_tree, undo
+from workbench.state import can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, undo
 from workbench.text import md
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
 KEY = "studio_tree"      # the clickable tree and its selection (workbench.components)
+COPY_LIMIT = 5_000       # vertices whose Newick is shown to copy (larger: download it)
 SLIDER_MAX = 10_000
 
 
@@ -49,14 +53,15 @@ def sample_label(name: str) -> str:
     return f"{stem.replace('_', ' ')}  ·  {FORMAT_NAMES.get(fmt, ext)}"
 
 
-def apply(fn, source: str, where: str = "edit") -> bool:
-    """Run an engine operation that returns a tree; make it current, or keep the error to show."""
+def apply(fn, source: str, where: str = "edit", link: str | None = None) -> bool:
+    """Run an engine operation that returns a tree; make it current (``link``: the ``?tree=`` text
+    that brings it back, when shorter than its Newick text), or keep the error to show."""
     try:
         new = fn()
     except EngineError as exc:
         st.session_state["studio_error"] = (where, str(exc))
         return False
-    set_tree(new, source)
+    set_tree(new, source, link=link)
     st.session_state.pop("studio_error", None)
     if where == "source":  # a new tree: start from its root
         select_vertex(new, KEY, new.root)
@@ -71,11 +76,20 @@ def show_error(where: str) -> None:
         st.error(public_message(err[1]), icon=":material/error:")
 
 
+@st.cache_data(max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def tree_text(tree: Tree, kind: str) -> str:
+    """The tree as Newick, a TikZ picture or a standalone LaTeX document (``EngineError`` when the
+    format refuses it, e.g. TikZ above its size limit)."""
+    if kind == "Newick":
+        return format_newick(tree)
+    return format_tikz(tree, standalone=kind == "LaTeX document")
+
+
 # ------------------------------------------------------------------ callbacks (run before the script)
 def on_load_sample() -> None:
     name = st.session_state.get("studio_sample")
     if name:
-        apply(lambda: load_sample(name), f"sample {name}", "source")
+        apply(lambda: load_sample(name), f"sample {name}", "source", link=sample_link(name))
 
 
 def on_upload() -> None:
@@ -121,7 +135,8 @@ def on_generate() -> None:
     params = generate_params()
     opts = {f: getattr(params, f) for f in ("k", "m", "b", "spine", "legs")}
     apply(lambda: generate(params.kind, params.n, seed=params.seed, **opts),
-          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source")
+          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source",
+          link=generator_link(params.kind, params.n, params.seed, **opts))
 
 
 def on_edit(action: str) -> None:
@@ -169,13 +184,16 @@ def on_apply_table(key: str) -> None:
 st.title("Tree Studio")
 st.caption("Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
            "to edit it. The tree you leave here is the one every other page works on.")
+SOURCES = {"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}
+links.sync_query("tree_studio", {"vertex": links.vertex(f"{KEY}__vertex"), "source": links.choice("studio_source", SOURCES)})
 tree = current_tree()
 version = st.session_state.get("tree_version", 0)
 
 left, right = st.columns([1, 2.6], gap="large")
 
 with left:
-    src_sample, src_upload, src_paste, src_gen = st.tabs(["Samples", "Upload", "Paste", "Generate"])
+    src_sample, src_upload, src_paste, src_gen = st.tabs(list(SOURCES.values()), key="studio_source",
+                                                         on_change="rerun")
     with src_sample:
         st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
                      placeholder="Choose a sample", key="studio_sample")
@@ -221,6 +239,7 @@ def editor(tree, version) -> None:
     tree) reruns the whole page, so the sidebar, the table and the summary follow."""
     if st.session_state.get("tree_version", 0) != version:
         st.rerun()
+    links.write_query("tree_studio")   # a click reruns only this: the address follows
     selected = selected_vertex(tree, KEY, tree.root)
     selected_name = tree.name(selected)
     if tree.n <= DRAW_LIMIT:
@@ -267,7 +286,7 @@ with right:
 
 # ------------------------------------------------------------------ table, summary, download
 st.divider()
-tab_table, tab_info, tab_down = st.tabs(["Edge table", "Summary", "Download"])
+tab_table, tab_info, tab_down, tab_copy = st.tabs(["Edge table", "Summary", "Download", "Copy as Newick / TikZ"])
 with tab_table:
     if tree.n == 1:
         st.caption("A single vertex has no edges; add a child above.")
@@ -302,3 +321,17 @@ with tab_down:
     # the file is written when the button is clicked (every format can write every tree)
     st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
                        key="studio_download", icon=":material/download:", mime="application/octet-stream")
+with tab_copy:
+    kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key="studio_copy_as",
+                                help="TikZ: a tikzpicture for slides and papers (plain TikZ, compiles with "
+                                     "pdfLaTeX); LaTeX document: the same in a complete standalone document.")
+    if kind is None:
+        st.caption("Pick a format: the text appears with a copy button at its top right.")
+    elif kind == "Newick" and tree.n > COPY_LIMIT:
+        st.info(f"This tree has {tree.n:,} vertices: its Newick is shown up to {COPY_LIMIT:,}. "
+                "Download it as Newick (.nwk) in the Download tab.")
+    else:
+        try:
+            st.code(tree_text(tree, kind), language="latex" if kind != "Newick" else None, height=320)
+        except EngineError as exc:
+            st.info(str(exc))

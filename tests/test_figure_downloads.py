@@ -1,0 +1,153 @@
+"""The "SVG" and "PDF" buttons under every figure of every page, as a user clicks them.
+
+Each page runs headless (``AppTest``) into a state that shows its figures; every figure has one
+button pair (``workbench.components.export_buttons``), no export is drawn during a rerun (the
+files are made only on a click), and the file each button gives -- the callable Streamlit runs on
+the click -- is a valid SVG (XML with an ``<svg>`` root) or a valid one-page PDF (pypdf).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from defusedxml import ElementTree
+from streamlit.runtime.media_file_manager import MediaFileManager
+
+import workbench.figures.export as export
+from tests.conftest import open_app_page
+
+pypdf = pytest.importorskip("pypdf")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every deferred download the pages register (file name -> callable), and how many exports
+    were drawn (``drawn[0]``)."""
+    files: dict = {}
+    drawn = [0]
+    add = MediaFileManager.add_deferred
+
+    def record(self, fn, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = fn
+        return add(self, fn, mimetype, coordinates, file_name=file_name, **kw)
+
+    save = export._save
+
+    def counted(*args, **kw):
+        drawn[0] += 1
+        return save(*args, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    monkeypatch.setattr(export, "_save", counted)
+    return files, drawn
+
+
+def check_exports(at, files: dict, drawn: list) -> set[str]:
+    """Every figure on the page has its two buttons, nothing was exported during the runs, and
+    each button's file is valid. Returns the file names."""
+    assert not at.exception, at.exception
+    assert drawn[0] == 0, "an export was drawn during a rerun"
+    keys = {b.key for b in at.get("download_button")}
+    charts = [c.key for c in at.get("plotly_chart")]
+    for key in charts:
+        assert {f"{key}__svg", f"{key}__pdf"} <= keys, f"the figure {key!r} has no SVG and PDF buttons"
+    shown = {k[:-5] for k in keys if k.endswith("__svg")}
+    assert shown == set(charts), (shown, charts)
+    names = set()
+    for name, make in files.items():
+        if name.endswith(".svg"):
+            root = ElementTree.fromstring(make())
+            assert root.tag.endswith("svg"), name
+            names.add(name)
+        elif name.endswith(".pdf"):
+            data = make()
+            assert data[:5] == b"%PDF-", name
+            assert len(pypdf.PdfReader(io.BytesIO(data)).pages) == 1, name
+            names.add(name)
+    assert len(names) >= 2 * len(shown) > 0, (sorted(names), sorted(shown))
+    drawn[0] = 0
+    return names
+
+
+def test_tree_studio_exports(downloads):
+    at = open_app_page("workbench/pages/tree_studio.py")
+    at.selectbox(key="studio_sample").set_value("primates.nwk").run()
+    at.button(key="studio_load_sample").click().run()
+    assert {"studio_tree.svg", "studio_tree.pdf"} <= check_exports(at, *downloads)
+    svg = downloads[0]["studio_tree.svg"]().decode()
+    for name in ("Human", "Chimpanzee", "Gorilla"):   # the names are in the drawing, as text
+        assert name in svg
+
+
+def test_cover_inspector_exports(downloads):
+    at = open_app_page("workbench/pages/cover_inspector.py")
+    at.button(key="cover_preset_Figure 1").click().run()
+    at.button(key="cover_try_roots").click().run()
+    got = check_exports(at, *downloads)
+    assert {"cover_tplot.svg", "cover_dplot.pdf", "cover_icicle.svg", "cover_height_growth.pdf",
+            "cover_best_root.svg"} <= got
+
+
+def test_inference_pages_export(downloads):
+    at = open_app_page("workbench/pages/online_marginals.py")
+    at.button(key="om_observe").click().run()
+    assert {"om_tree.svg", "marginal.pdf", "work.svg", "posterior_minus_prior.pdf"} <= check_exports(at, *downloads)
+    downloads[0].clear()
+    at.switch_page("workbench/pages/belief_propagation.py").run()
+    at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
+    assert {"bp_sequential.svg", "bp_parallel.pdf", "bp_convergence.svg", "bp_elimination.pdf"} <= \
+        check_exports(at, *downloads)
+
+
+def test_tree_hedge_exports(downloads):
+    at = open_app_page("workbench/pages/tree_hedge.py")
+    at.number_input(key="hedge_trials").set_value(300)
+    at.button(key="FormSubmitter:hedge_setup-Run TREE-HEDGE").click().run()
+    assert {f"hedge_{fig}.{fmt}" for fig in ("curves", "heat", "truth", "fav") for fmt in ("svg", "pdf")} \
+        <= check_exports(at, *downloads)
+
+
+def test_ofde_exports(downloads):
+    at = open_app_page("workbench/pages/ofde.py")
+    at.slider(key="ofde_nvars").set_value(6)
+    at.select_slider(key="ofde_ntrain").set_value(500)
+    at.button(key="ofde_run").click().run()
+    assert {"ofde_learning_curve.svg", "ofde_forest.pdf", "ofde_chow_liu.svg", "ofde_round_time.pdf"} <= \
+        check_exports(at, *downloads)
+
+
+def test_bhtmm_exports(downloads):
+    at = open_app_page("workbench/pages/bhtmm.py", timeout=180)
+    at.radio(key="bhtmm_model").set_value("tf")
+    at.slider(key="bhtmm_states").set_value(3)
+    at.slider(key="bhtmm_iterations").set_value(3)
+    at.slider(key="bhtmm_synthetic").set_value(5)
+    at.button[0].click().run()
+    assert {"bhtmm_cm.svg", "bhtmm_ll.pdf", "bhtmm_tree_1.svg"} <= check_exports(at, *downloads)
+
+
+def test_rta_exports(downloads):
+    at = open_app_page("workbench/pages/rta.py", timeout=240)
+    nums = {n.label: n for n in at.number_input}
+    nums["Examples"].set_value(80)
+    nums["Folds"].set_value(2)
+    nums["Passes"].set_value(3)
+    at.slider[0].set_value(3)
+    at.radio[0].set_value("fixed")
+    at.run()
+    at.button[0].click().run()
+    assert {"rta_exact_fraction.svg", "rta_label_pairs.pdf", "rta_spanning_trees.svg", "rta_training.pdf"} <= \
+        check_exports(at, *downloads)
+
+
+def test_runs_exports(downloads, db):
+    from tests.test_runs_page import seed_runs
+
+    seed_runs(db)
+    at = open_app_page("workbench/pages/runs.py")
+    at.multiselect(key="runs_chosen").set_value([1, 2]).run()
+    metric = at.selectbox(key="runs_metric").value
+    assert {"runs_estimate.svg", f"runs_{metric}.pdf"} <= check_exports(at, *downloads)

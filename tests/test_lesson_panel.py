@@ -1,0 +1,181 @@
+"""AppTests of the lessons in the app: the landing page, the panel beside the page (step through,
+check and reveal), a bad lesson file, and the Belief Propagation page's numbers against the engine."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.inference.belief_propagation import belief_propagation
+from engine.inference.messages import message_work
+from engine.lessons import load_lessons
+from engine.pagestate import bp_model
+from engine.trees.spec import tree_from_link
+from engine.urlstate import page_schema, parse_link
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+
+
+def _app(folder=None, monkeypatch=None) -> AppTest:
+    if folder is not None:
+        monkeypatch.setenv("TREE_WORKBENCH_LESSONS", str(folder))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _button(at, key):
+    return next(b for b in at.button if b.key == key)
+
+
+def _progress(at) -> str:
+    return " ".join(p.proto.text for p in at.get("progress") if p.proto.text.startswith("Step "))
+
+
+def _sidebar_text(at) -> str:
+    return "\n".join(m.value for m in at.sidebar.markdown)
+
+
+def test_landing_page_lists_every_lesson():
+    at = _app()
+    lessons, errors = load_lessons()
+    assert not errors
+    shown = [s.value for s in at.subheader]
+    assert shown == [x.title for x in lessons]
+    captions = " ".join(c.value for c in at.caption)
+    for x in lessons:
+        assert f"{x.minutes} minutes · {len(x.steps)} steps" in captions
+    assert not at.error
+
+
+def test_start_then_next_and_previous_move_the_page_with_the_panel():
+    lesson = next(x for x in load_lessons()[0] if x.id == "first_class")
+    at = _app()
+    _button(at, "lesson_start_first_class").click().run()
+    assert not at.exception, at.exception
+    n = len(lesson.steps)
+    for k in range(1, n + 1):
+        step = lesson.steps[k - 1]
+        link = parse_link(step.url)
+        assert _progress(at).startswith(f"Step {k} of {n}")
+        assert f"##### {step.title}" in _sidebar_text(at)
+        assert at.title[0].value == link.page.title, (k, step.url)
+        # the address holds the step's link (values equal to the page's defaults are left out)
+        assert at.query_params["lesson"] == ["first_class"] or at.query_params["lesson"] == "first_class"
+        for name, text in link.raw.items():
+            if name == "tree" or link.values.get(name) == page_schema(link.page.url_path).param(name).default:
+                continue
+            got = at.query_params.get(name)
+            got = got[0] if isinstance(got, list) else got
+            assert got == text, (k, name, got, text)
+        assert not at.error, (k, [e.value for e in at.error])
+        if k < n:
+            _button(at, "lesson_next").click().run()
+            assert not at.exception, (k, at.exception)
+    _button(at, "lesson_prev").click().run()
+    assert _progress(at).startswith(f"Step {n - 1} of {n}")
+    _button(at, "lesson_close").click().run()
+    assert not _progress(at)
+
+
+def test_the_answer_shows_only_after_reveal_or_a_right_answer():
+    lesson = next(x for x in load_lessons()[0] if x.id == "belief_propagation")
+    q = lesson.steps[0].question
+    assert q is not None and q.kind == "number"
+    at = _app()
+    _button(at, "lesson_start_belief_propagation").click().run()
+    assert "**Question.**" in _sidebar_text(at)
+    assert "**Answer:**" not in _sidebar_text(at)
+    box = next(t for t in at.sidebar.text_input if t.key == "lesson_q_belief_propagation_1")
+    box.set_value("63").run()
+    _button(at, "lesson_check").click().run()
+    assert any("Not quite" in w.value for w in at.sidebar.warning)
+    assert "**Answer:**" not in _sidebar_text(at)
+    box = next(t for t in at.sidebar.text_input if t.key == "lesson_q_belief_propagation_1")
+    box.set_value(q.answer).run()
+    _button(at, "lesson_check").click().run()
+    assert any(s.value == "Right." for s in at.sidebar.success)
+    assert f"**Answer:** {q.answer}" in _sidebar_text(at)
+    # the next step's question is asked afresh; Reveal shows its answer
+    _button(at, "lesson_next").click().run()
+    q2 = lesson.steps[1].question
+    assert "**Answer:**" not in _sidebar_text(at)
+    _button(at, "lesson_reveal").click().run()
+    assert f"**Answer:** {q2.answer}" in _sidebar_text(at)
+
+
+BAD = """---
+title: A lesson with a mistake
+minutes: 5
+audience: testers
+---
+Intro.
+
+## A step on a page that does not exist
+state: /no_such_page?tree=path:5
+
+Look at the page.
+"""
+
+
+def test_a_bad_lesson_file_gives_one_line_naming_file_and_line_and_the_others_load(tmp_path, monkeypatch):
+    for p in (ROOT / "lessons").glob("*.md"):
+        (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "broken.md").write_text(BAD, encoding="utf-8")
+    at = _app(tmp_path, monkeypatch)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("broken.md:9:"), errors[0]
+    assert "no_such_page" in errors[0] and "\n" not in errors[0]
+    assert str(tmp_path) not in errors[0]          # no server path on the page
+    assert len(at.subheader) == len(load_lessons()[0])
+
+
+def test_a_link_to_an_unknown_lesson_is_one_warning(monkeypatch):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["lesson"] = "no_such_lesson"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("no_such_lesson" in w.value for w in at.warning)
+    assert not _progress(at)
+
+
+@pytest.mark.parametrize("query", ["tree=lecture_5_vertices&evidence=4=1",
+                                   "network=weather&evidence=Rain=yes,Traffic=jammed"])
+def test_bp_page_messages_and_marginals_equal_the_engines(query):
+    """The page's table of the messages sent, and its marginals, against engine BP on the model of
+    the same link (hard evidence included)."""
+    link = parse_link("/belief_propagation?" + query)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(link.page.script)
+    at.query_params.clear()
+    for name, text in link.raw.items():      # the address of a link opened on that page
+        at.query_params[name] = text
+    at.run()
+    assert not at.exception, at.exception
+    total = at.slider(key="bp_step").max
+    at.slider(key="bp_step").set_value(total).run()
+    assert not at.exception, at.exception
+    # an independent model of the same link, built from the engine alone
+    tree = None if "network" in link.raw else tree_from_link(link.raw["tree"])
+    ref = bp_model("belief_propagation", link.values, tree)
+    tree = ref.tree
+    evidence = link.values["evidence"]
+    exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
+    work = message_work(tree, ref.node_potentials, ref.edge_potentials, k=ref.k, result=exact)
+    tables = [d.value for d in at.dataframe]
+    sent = next(v for v in tables if "from" in v.columns)
+    assert len(sent) == len(work) == 2 * (tree.n - 1)
+    for row, w in zip(sent.itertuples(index=False), work):
+        assert (row[2], row[3]) == (tree.name(w.sender), tree.name(w.receiver))
+        got = np.array(row[4:4 + ref.k], dtype=float)
+        np.testing.assert_allclose(got, w.message[:ref.k], rtol=1e-12, atol=1e-15)
+    marg = next(v for v in tables if "P(label 0)" in v.columns)
+    np.testing.assert_allclose(marg.to_numpy(dtype=float), exact.marginals, rtol=1e-12, atol=1e-15)
+    assert evidence
+    for name, label in evidence.items():     # hard evidence: that label has probability one
+        states = ref.states[tree.index(name)] if ref.states is not None else None
+        col = states.index(label) if states is not None else int(label)
+        assert marg.loc[name].iloc[col] == pytest.approx(1.0, rel=1e-12)

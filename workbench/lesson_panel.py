@@ -1,0 +1,172 @@
+"""The lessons in the app: read once per server, and the panel beside the page when one is open.
+
+Lessons are the Markdown files of ``lessons/`` (:mod:`engine.lessons`), or of the folder named by
+``TREE_WORKBENCH_LESSONS``; they are read again when a file changes, so a lecturer can edit one
+while the server runs. A bad file gives one error naming the file and the line (shown on the
+landing page); the others load.
+
+A lesson is open when the address says ``?lesson=ID&step=K``: the sidebar then shows the step
+("step k of N", progress, what to look at), its question with an input by kind, Check and Reveal,
+and Previous / Next, which move the page to that step's link (``st.switch_page`` with the link's
+query). The lesson stays open while the user wanders to other pages, until it is closed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import streamlit as st
+
+from engine.errors import LessonError
+from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
+from engine.urlstate import PageSchema, parse_link
+from workbench import links
+
+__all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
+           "render_panel"]
+
+LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
+_OPEN = "lesson_open"        # (lesson id, step number) of the open lesson
+_ANSWERS = "lesson_answers"  # (lesson id, step) -> "right" | "wrong" | "revealed"
+
+
+def lessons_folder() -> Path:
+    """The folder of lessons: ``$TREE_WORKBENCH_LESSONS``, else ``lessons/`` of the checkout."""
+    env = os.environ.get(LESSONS_ENV, "").strip()
+    return Path(env) if env else LESSONS_DIR
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the lessons…")
+def _load(folder: str, stamp: tuple) -> tuple[list[Lesson], list[LessonError]]:
+    return load_lessons(Path(folder))
+
+
+def all_lessons() -> tuple[list[Lesson], list[LessonError]]:
+    """Every lesson that reads, and one error per file that does not (read again when a file
+    changes)."""
+    folder = lessons_folder()
+    try:
+        files = lesson_files(folder)
+        stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    except (LessonError, OSError) as exc:
+        return [], [exc if isinstance(exc, LessonError) else LessonError(f"{folder}: {exc}", str(folder), 0)]
+    return _load(str(folder), stamp)
+
+
+def find_lesson(lesson_id: str) -> Optional[Lesson]:
+    return next((x for x in all_lessons()[0] if x.id == lesson_id), None)
+
+
+def go_to_step(lesson: Lesson, k: int) -> None:
+    """Open step ``k`` (1 = the first) of ``lesson``: the page of its link, with its query."""
+    k = min(max(int(k), 1), len(lesson.steps))
+    link = parse_link(lesson.steps[k - 1].url)
+    query = dict(link.raw)
+    query.update(lesson=lesson.id, step=str(k))
+    st.session_state[_OPEN] = (lesson.id, k)
+    links.reset_next(link.page.url_path)
+    st.switch_page(link.page.script, query_params=query)
+
+
+def follow_query(page: PageSchema) -> None:
+    """Open the lesson and step the address names; a new step resets the page to the link's
+    values (a parameter the link leaves out takes its default)."""
+    lesson_id = links.arrived(page.url_path, "lesson")
+    step = links.arrived(page.url_path, "step")
+    if lesson_id is None and step is None:
+        return
+    lesson_id = st.query_params.get("lesson")
+    if lesson_id is None:
+        return
+    lesson = find_lesson(lesson_id)
+    if lesson is None:
+        st.warning(f"The link names the lesson {lesson_id[:60]!r}, which is not among the lessons "
+                   f"({', '.join(x.id for x in all_lessons()[0]) or 'none could be read'}).",
+                   icon=":material/link_off:")
+        st.session_state.pop(_OPEN, None)
+        return
+    try:
+        k = int(st.query_params.get("step", "1"))
+    except ValueError:
+        k = 1
+    k = min(max(k, 1), len(lesson.steps))
+    if st.session_state.get(_OPEN) != (lesson.id, k):
+        st.session_state[_OPEN] = (lesson.id, k)
+        links.reset_next(page.url_path)
+
+
+def _close() -> None:
+    st.session_state.pop(_OPEN, None)
+
+
+def render_panel(page: PageSchema) -> None:
+    """The open lesson's step in the sidebar (nothing when no lesson is open)."""
+    opened = st.session_state.get(_OPEN)
+    if not opened:
+        return
+    lesson = find_lesson(opened[0])
+    if lesson is None:
+        st.session_state.pop(_OPEN, None)
+        return
+    k = opened[1]
+    n = len(lesson.steps)
+    step = lesson.steps[k - 1]
+    go = None
+    with st.sidebar:
+        st.divider()
+        with st.container(key="lesson_panel"):
+            st.markdown(f"**{lesson.title}**")
+            st.progress(k / n, text=f"Step {k} of {n}" + (f" · {step.minutes} min" if step.minutes else ""))
+            st.markdown(f"##### {step.title}")
+            if parse_link(step.url).page.url_path != page.url_path:
+                st.info("This step is on another page.", icon=":material/info:")
+                if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
+                    go = k
+            st.markdown(step.text)
+            if step.question is not None:
+                _question(lesson, k, step.question)
+            c1, c2 = st.columns(2)
+            if c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
+                         width="stretch"):
+                go = k - 1
+            if c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n,
+                         type="primary", width="stretch"):
+                go = k + 1
+            st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
+                      type="tertiary")
+    if go is not None:
+        go_to_step(lesson, go)
+
+
+def _question(lesson: Lesson, k: int, q) -> None:
+    answers = st.session_state.setdefault(_ANSWERS, {})
+    key = (lesson.id, k)
+    st.markdown(f"**Question.** {q.text}")
+    response = None
+    if q.kind == "choice":
+        response = st.radio("Your answer", q.choices, index=None, key=f"lesson_q_{lesson.id}_{k}")
+    elif q.kind == "vertices":
+        response = st.text_input("Your answer: vertex names, separated by commas (none: leave empty)",
+                                 key=f"lesson_q_{lesson.id}_{k}")
+    elif q.kind == "number":
+        response = st.text_input("Your answer: a number", key=f"lesson_q_{lesson.id}_{k}")
+    c1, c2 = st.columns(2)
+    if q.kind != "reveal" and c1.button("Check", key="lesson_check", width="stretch"):
+        if response is None or (isinstance(response, str) and not response.strip() and q.kind != "vertices"):
+            answers[key] = "empty"
+        else:
+            answers[key] = "right" if q.check(response) else "wrong"
+    if c2.button("Reveal", key="lesson_reveal", width="stretch"):
+        answers[key] = "revealed"
+    state = answers.get(key)
+    if state == "right":
+        st.success("Right.", icon=":material/check_circle:")
+    elif state == "wrong":
+        st.warning("Not quite: look at the page again, or reveal the answer.", icon=":material/help:")
+    elif state == "empty":
+        st.info("Give an answer first, or reveal it.")
+    if state in ("right", "revealed"):
+        st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+

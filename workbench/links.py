@@ -1,0 +1,301 @@
+"""A page's settings in its address: read on arrival, written back after every change.
+
+Every page lists which of its query parameters (the table of :mod:`engine.urlstate`) drive which
+widget, and calls :func:`sync_query` first thing. A value that arrives in the address -- a link
+sent to a student, a reload (F5), a step of a lesson -- is put into its widget's session state
+before the widget is drawn; the widgets' values are then written back into the address (values
+equal to the table's defaults left out), so the address bar always holds the exact view and
+:func:`copy_link_button` copies it. A bad value is said in one line (``st.warning``) and the
+page opens with its default.
+
+Why not Streamlit's ``bind="query-params"``: a bound widget takes the parameter's name as its key
+(``k``, ``seed``, ``vertex`` are on several pages, and the pages, their callbacks and their tests
+address widgets by page-prefixed keys); it is seeded from the address only on its first draw or
+on history navigation (Streamlit 1.67, ``SessionState._handle_query_param_binding``), so a
+lesson's next step on the same page would not move it; choice widgets put their displayed label
+in the address instead of the table's token; an invalid value is dropped without a word; and half
+of the parameters are no widget at all (the selected vertex, evidence, the open tab). One
+mechanism serves them all here.
+
+Seeding rule: a parameter whose text in the address differs from what this page last read or
+wrote is put into its widget; a parameter missing from the address keeps the page's current
+value, except right after a lesson moved the page (:func:`reset_next`), when it takes its default.
+A fragment that changes a bound widget calls :func:`write_query` so the address follows at once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.urlstate import FLOAT, VERTEX, PageSchema, format_value, page_schema, parse_query
+
+__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "sync_query", "write_query", "view_query", "address_link", "reset_next",
+           "copy_link_button", "app_root"]
+
+_SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
+_BINDS = "_links_binds"    # page -> {name: Bind} (for write_query inside fragments)
+_RESET = "_links_reset"    # a page whose next run takes every bound value from the address
+
+
+def _same(x):
+    return x
+
+
+@dataclass(frozen=True)
+class Bind:
+    """How a parameter drives a widget: its session-state ``key``, the widget's value of a
+    parameter value (``to_widget``), and the parameter value of a widget's value (``from_widget``;
+    None means "not set").
+
+    State that is no single widget gives ``seed(value)`` (put a link's value, or None for the
+    default, into the page's state) and ``read()`` (the value now, None for "not set") instead.
+    """
+
+    key: str = ""
+    to_widget: Callable[[Any], Any] = _same
+    from_widget: Callable[[Any], Any] = _same
+    seed: Callable[[Any], None] | None = None
+    read: Callable[[], Any] | None = None
+
+
+def choice(key: str, labels: Mapping[str, Any]) -> Bind:
+    """A widget that shows labels (a radio, a select box, tabs) for the table's tokens."""
+    back = {v: k for k, v in labels.items()}
+    return Bind(key, lambda token: labels[token], lambda label: back.get(label))
+
+
+def vertex(key: str, tree: Callable[[], Any] | None = None) -> Bind:
+    """The selected vertex of a clickable tree (``workbench.components`` keeps its name under
+    ``key``); a name that is not a vertex of ``tree()`` (default: the current tree) is left out."""
+    def named(name):
+        from workbench.state import current_tree
+
+        t = (tree or current_tree)()
+        return name if name is not None and t is not None and t.find(name) is not None else None
+
+    return Bind(key, _same, named)
+
+
+def run_bind(page: str, shown: Callable[[], bool]) -> Bind:
+    """``run=1``: a link asks the page to start its run (see :func:`run_once`); the page's own link
+    says ``run=1`` while ``shown()`` (the results on the page are those of its settings)."""
+    key = f"_links_run_{page}"
+    return Bind(seed=lambda v: st.session_state.__setitem__(key, bool(v)), read=lambda: True if shown() else None)
+
+
+def run_once(page: str, config) -> bool:
+    """Whether the page should start ``config`` now because a link said ``run=1``: once per session
+    and configuration (a reload or another student's session starts its own)."""
+    ss = st.session_state
+    if not ss.pop(f"_links_run_{page}", False):
+        return False
+    done = ss.setdefault("_links_runs", set())
+    key = (page, config.to_json())
+    if key in done:
+        return False
+    done.add(key)
+    return True
+
+
+def _bind(b: str | Bind) -> Bind:
+    return b if isinstance(b, Bind) else Bind(b)
+
+
+def _address() -> dict[str, str]:
+    """The address's query, one text per name (the last one when repeated)."""
+    out = {}
+    for name in st.query_params.keys():
+        vals = st.query_params.get_all(name)
+        out[name] = vals[-1] if vals else ""
+    return out
+
+
+def arrived(page: str, name: str) -> str | None:
+    """The address's text for ``name`` when it is new to ``page`` (not what the page last read or
+    wrote: a link opened, a reload, a lesson's step), else None. State changed by a click since
+    the last write is newer than the address, so it is not overwritten by a stale address."""
+    raw = st.query_params.get(name)
+    if raw is None:
+        return None
+    seen = st.session_state.get(_SEEN, {}).get(page_schema(page).url_path)
+    return raw if seen is None or seen.get(name) != raw else None
+
+
+def reset_next(page: str) -> None:
+    """The next run of ``page`` takes every bound value from the address (missing: its default);
+    the lesson panel calls this before it moves the page to a step."""
+    st.session_state[_RESET] = page_schema(page).url_path
+
+
+def sync_query(page: str, binds: Mapping[str, str | Bind] | None = None) -> dict[str, Any]:
+    """Read the page's parameters from the address into their widgets, write the widgets back.
+
+    ``binds`` maps parameter names to widget keys (or :class:`Bind`). Returns the typed values
+    the address gives (every parameter of the page, bound or not: ``run``, ``network``, ...).
+    """
+    schema = page_schema(page)
+    ss = st.session_state
+    bound = {name: _bind(b) for name, b in (binds or {}).items()}
+    for name in bound:
+        schema.param(name)  # an unknown name is a bug of the page
+    ss.setdefault(_BINDS, {})[schema.url_path] = bound
+    raw = _address()
+    seen = ss.setdefault(_SEEN, {}).get(schema.url_path)
+    reset = ss.get(_RESET) == schema.url_path
+    if reset:
+        del ss[_RESET]
+    query = {k: v for k, v in raw.items() if k != "tree"}   # the tree is read by workbench.state
+    values, errors = parse_query(schema, query, strict=False)
+    if raw != seen or reset:
+        for err in errors:
+            st.warning(f"The link's {err} (ignored).", icon=":material/link_off:")
+        if reset:  # defaults first: two parameters may share a widget (a selection of either kind)
+            for name, b in bound.items():
+                if name not in values:
+                    _seed(schema, name, b, schema.param(name).default)
+        for name, b in bound.items():
+            if name in values and (reset or seen is None or raw.get(name) != seen.get(name)):
+                _seed(schema, name, b, values[name])
+    write_query(schema.url_path)
+    return values
+
+
+def _seed(schema: PageSchema, name: str, b: Bind, value) -> None:
+    if b.seed is not None:
+        try:
+            b.seed(value)
+        except (KeyError, ValueError, EngineError) as exc:
+            st.warning(f"The link's {name}={value!r} cannot be used: {exc} (ignored).", icon=":material/link_off:")
+        return
+    if value is None:
+        st.session_state.pop(b.key, None)
+        return
+    try:
+        widget = b.to_widget(value)
+        if b.from_widget(widget) is None:
+            raise ValueError("not a vertex of the tree" if schema.param(name).kind == VERTEX
+                             else "not available here")
+    except (KeyError, ValueError, EngineError) as exc:
+        st.warning(f"The link's {name}={value!r} is {exc} (ignored).", icon=":material/link_off:")
+        return
+    st.session_state[b.key] = widget
+
+
+def view_query(page: str) -> dict[str, str]:
+    """The query of the exact view of ``page`` now: the current tree (on pages that show one),
+    the open lesson and step, and every bound widget's value that is not the table's default."""
+    from workbench.state import tree_link
+
+    schema = page_schema(page)
+    ss = st.session_state
+    bound = ss.get(_BINDS, {}).get(schema.url_path, {})
+    values: dict[str, Any] = {}
+    if schema.uses_tree:
+        values["tree"] = tree_link()
+    lesson = ss.get("lesson_open")
+    if lesson:
+        values["lesson"], values["step"] = lesson
+    for name, b in bound.items():
+        if b.read is None and b.key not in ss:
+            continue
+        try:
+            values[name] = b.read() if b.read is not None else b.from_widget(ss[b.key])
+        except (KeyError, ValueError, TypeError, EngineError):
+            continue
+    if values.get("network") is not None:
+        values.pop("tree", None)   # a network brings its own tree
+    out: dict[str, str] = {}
+    for name, p in schema.all_params.items():   # the table's order
+        v = values.get(name)
+        if v is None:
+            continue
+        if p.kind == FLOAT:
+            v = float(f"{float(v):.10g}")   # 0.8, not the slider's 0.8000000000000002
+        if name not in ("tree", "lesson", "step") and v == p.default:
+            continue
+        try:
+            text = format_value(p, v)
+            p.parse(text)
+        except (EngineError, ValueError, TypeError):
+            continue  # a value the table cannot carry (a vertex name with a comma, ...)
+        out[name] = text
+    return out
+
+
+def write_query(page: str) -> None:
+    """Put the exact view of ``page`` into the address (only when it changed)."""
+    schema = page_schema(page)
+    want = view_query(schema.url_path)
+    if want != _address():
+        st.query_params.from_dict(want)
+    st.session_state.setdefault(_SEEN, {})[schema.url_path] = want
+
+
+def address_link(page: str) -> str:
+    """The link (relative to the app's root) the address bar holds now for ``page``."""
+    from urllib.parse import urlencode
+
+    from engine.urlstate import address
+
+    q = _address()
+    return address(page) + ("?" + urlencode(q, safe="(),:/=;") if q else "")
+
+
+def app_root(page: str) -> str:
+    """The app's address in the user's browser without the page ``page`` (``http://host:8501``)."""
+    url = (st.context.url or "").rstrip("/")
+    path = page_schema(page).url_path
+    if url.endswith("/" + path):
+        url = url[: -len(path) - 1]
+    return url
+
+
+# a chain link (Material Symbols "link", drawn inline: no icon font or outside request needed)
+_LINK_ICON = ('<svg width="16" height="16" viewBox="0 0 24 24" fill="currentColor" style="vertical-align:-3px">'
+              '<path d="M3.9 12c0-1.71 1.39-3.1 3.1-3.1h4V7H7c-2.76 0-5 2.24-5 5s2.24 5 5 5h4v-1.9H7c-1.71 '
+              '0-3.1-1.39-3.1-3.1zM8 13h8v-2H8v2zm9-6h-4v1.9h4c1.71 0 3.1 1.39 3.1 3.1s-1.39 3.1-3.1 3.1h-4V17h4'
+              'c2.76 0 5-2.24 5-5s-2.24-5-5-5z"/></svg>')
+
+
+def copy_link_button(page: str) -> None:
+    """A "Copy link" button for the exact view of ``page`` (the address, kept current by
+    :func:`write_query`), with the link shown for copying by hand; says so when the current
+    tree is too large to travel in a link."""
+    from workbench.state import current_tree, tree_link
+
+    schema = page_schema(page)
+    link = address_link(schema.url_path)
+    full = json.dumps(app_root(schema.url_path) + link).replace("<", "\\u003c")   # a JS string, inert in HTML
+    # copies the address bar (always the exact view, also after a fragment changed it); the
+    # text below is the fallback for a browser that refuses the clipboard (plain http)
+    st.html(f"""
+<button class="tw-copy-link" title="Copy the link to this exact view"
+  style="width:100%;padding:0.4rem 0.6rem;border-radius:0.5rem;border:1px solid rgba(49,51,63,0.3);
+         background:transparent;color:inherit;font:inherit;cursor:pointer">{_LINK_ICON} Copy link</button>
+<script>
+(() => {{
+  const b = document.currentScript.previousElementSibling;
+  b.addEventListener("click", () => {{
+    const url = window.location.href || {full};
+    const label = b.innerHTML;
+    const done = () => {{ b.textContent = "\\u2713 Link copied"; setTimeout(() => b.innerHTML = label, 1500); }};
+    if (navigator.clipboard && window.isSecureContext) {{
+      navigator.clipboard.writeText(url).then(done);
+    }} else {{
+      const t = document.createElement("textarea"); t.value = url; document.body.appendChild(t);
+      t.select(); document.execCommand("copy"); t.remove(); done();
+    }}
+  }});
+}})();
+</script>""", unsafe_allow_javascript=True)
+    st.caption(f"Link to this view: `{link if len(link) <= 160 else link[:157] + '…'}`")
+    if schema.uses_tree and tree_link() is None:
+        tree = current_tree()
+        st.caption(f"The current tree ({tree.n:,} vertices, {st.session_state.get('tree_source', '')}) is too "
+                   "large to travel in a link: the link opens on the class tree. Give a sample name or a "
+                   "generator spec (e.g. tree=random:1000:7) instead.")
