@@ -193,7 +193,7 @@ def _browser_first_renders(b, url: str, pages, quiet_ms: float = 500.0) -> tuple
 
 def _click_benchmark(b, url: str, clicks: int) -> dict:
     """Alternate clicks between two far-apart vertices of the 1,000-vertex tree; time each from the
-    mouse press to "P(x_<name>)" of that vertex on screen (browser clock). The mouse points at the
+    mouse press to "P(x₁₈₃)" (its name as a subscript) of that vertex on screen (browser clock). The mouse points at the
     vertex (Plotly's hover names it) before the press, as a person's does."""
     ctx = b.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
@@ -225,6 +225,8 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
     def clean(s):   # hover text "<b>name</b><br>…" -> name
         return re.sub(r"<[^>]+>", "", str(s).split("<br>")[0])
 
+    from workbench.text import subscript
+
     (va, na), (vb, nb) = [(int(v), clean(nm)) for v, nm in pick]
     pg.evaluate("() => window.addEventListener('mousedown', () => { window.__downAt = performance.now(); "
                 "window.__shownAt = undefined; }, true)")
@@ -234,7 +236,7 @@ def _click_benchmark(b, url: str, clicks: int) -> dict:
         v, name, other = (va, na, nb) if shown != na else (vb, nb, na)
         click_vertex(pg, v)   # point at it, then press: the latency runs from the press
         try:
-            pg.wait_for_function(_SHOWN_JS, arg=[f"P(x_{name})", f"P(x_{other})"], timeout=8000, polling="raf")
+            pg.wait_for_function(_SHOWN_JS, arg=[f"P({subscript('x', name)})", f"P({subscript('x', other)})"], timeout=8000, polling="raf")
             lat.append(pg.evaluate("() => window.__shownAt - window.__downAt"))
             shown = name
         except Exception:   # the click never showed its vertex: a lost click

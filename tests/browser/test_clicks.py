@@ -6,13 +6,19 @@ Screenshots in tests/browser/screenshots/."""
 import pytest
 
 from tests.browser.conftest import ARR, click_vertex, shot, wait_for_app
+from workbench.text import subscript
+
+
+def marginal(name: str) -> str:
+    """The start of the marginal line the page shows for vertex ``name`` ("P(x₄) =")."""
+    return f"P({subscript('x', name)}) ="
 
 pytestmark = pytest.mark.browser
 
 # the lecture tree (the default tree): names 1..5 at indices 0..4
-SHOWN = """(want) => {
+SHOWN = """(want) => {   // want: marginal("4")
     const main = document.querySelector('[data-testid="stMain"]');
-    return main && main.textContent.includes('P(x_' + want + ') =');
+    return main && main.textContent.includes(want);
 }"""
 
 RING_AT = """(v) => {
@@ -46,7 +52,7 @@ OPACITIES = """() => {
 def _open_online(page, app_url):
     page.goto(f"{app_url}/online_marginals")
     wait_for_app(page)
-    page.wait_for_function(SHOWN, arg="1", timeout=30_000)   # the root is selected at first
+    page.wait_for_function(SHOWN, arg=marginal("1"), timeout=30_000)   # the root is selected at first
 
 
 def test_ten_alternating_clicks_give_ten_selections(page, app_url):
@@ -56,7 +62,7 @@ def test_ten_alternating_clicks_give_ten_selections(page, app_url):
     for i in range(10):
         v, name = (3, "4") if i % 2 == 0 else (4, "5")
         click_vertex(page, v)
-        page.wait_for_function(SHOWN, arg=name, timeout=15_000)
+        page.wait_for_function(SHOWN, arg=marginal(name), timeout=15_000)
         page.wait_for_function(RING_AT, arg=v, timeout=15_000)
         wait_for_app(page)
         shown.append(name)
@@ -82,7 +88,7 @@ def test_two_quick_clicks_are_two_clicks(page, app_url):
     for first, second, name in ((3, 4, "5"), (2, 3, "4"), (4, 2, "3")):
         click_vertex(page, first)
         click_vertex(page, second)   # no wait: pointing at it takes a frame or two
-        page.wait_for_function(SHOWN, arg=name, timeout=15_000)
+        page.wait_for_function(SHOWN, arg=marginal(name), timeout=15_000)
         page.wait_for_function(RING_AT, arg=second, timeout=15_000)
         wait_for_app(page)
     shot(page, "clicks_quick")
@@ -94,7 +100,7 @@ def test_click_keeps_colours_and_names(page, app_url):
     wait_for_app(page)
     coloured = page.evaluate(OPACITIES)
     click_vertex(page, 2)
-    page.wait_for_function(SHOWN, arg="3", timeout=15_000)
+    page.wait_for_function(SHOWN, arg=marginal("3"), timeout=15_000)
     wait_for_app(page)
     got = page.evaluate(OPACITIES)
     assert min(got["points"]) == 1.0, got["points"]
@@ -110,7 +116,7 @@ def test_pick_a_vertex_by_name(page, app_url):
     box.click()
     page.keyboard.type("5")
     page.keyboard.press("Enter")
-    page.wait_for_function(SHOWN, arg="5", timeout=15_000)
+    page.wait_for_function(SHOWN, arg=marginal("5"), timeout=15_000)
     page.wait_for_function(RING_AT, arg=4, timeout=15_000)
     wait_for_app(page)
     # the keyboard route sets evidence too: focus the button and press Enter
