@@ -257,8 +257,8 @@ def _browser_observe(b, url: str, times: int) -> list[float]:
     pg = ctx.new_page()
     pg.goto(f"{url}/online_marginals")
     pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
-    counted = """(n) => new RegExp('(^|[^0-9,])' + n + ' BP pass').test(
-        (document.querySelector('[data-testid="stMain"]') || {textContent: ''}).textContent)"""
+    counted = """(n) => Array.from(document.querySelectorAll('[data-testid="stMain"] span'))
+        .some(e => [n + ' BP pass', n + ' BP passes'].includes(e.textContent.trim()))"""
     out = []
     for i in range(1, times + 1):
         btn = pg.get_by_role("button", name="Observe label")
