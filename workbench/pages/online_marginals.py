@@ -40,12 +40,12 @@ from workbench.components import (
     tree_spec,
     vertex_box,
 )
-from workbench import links
 from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
                                                  work_bars)
 from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
+from workbench import links
 from workbench.state import current_tree, set_tree
 from workbench.text import md, subscript
 
