@@ -23,6 +23,11 @@ def test_online_observe_check_and_stream():
     assert session.evidence                         # the observed vertex (the root) has evidence
     rep = session.model.last_op
     assert rep is not None and len(rep.touched) >= 1
+    # the selected vertex's bars (HTML, escaped) show its posterior and the work bars appeared
+    post = session.marginal(session.tree.root)
+    bars = " ".join(h.proto.body for h in at.html)
+    assert all(f"{p:.3f}" in bars for p in post) and "label 1" in bars, bars
+    assert "online (all ops so far)" in bars and "1 BP pass" in bars, bars
     _button(at, "om_check").click()
     at.run()
     assert any("Largest |online − BP|" in s.value for s in at.success), [s.value for s in at.success]

@@ -1,7 +1,11 @@
 """A rerun storm cannot freeze the server: five students hold an arrow key on a slider (60 value
 changes each, as fast as the keyboard repeats) while the health check is polled; it must answer
 within a second throughout (bounded: 5 sessions, 300 changes, 120 s), and every session must end
-on the last value without an error."""
+on the last value without an error. What keeps it under a second: Streamlit coalesces the
+changes (a change that arrives while the script runs stops it and starts again with the newest
+value), and ``workbench.serve`` freezes the warm-up's heap out of the garbage collector's reach
+(full collections had held the interpreter 0.6-0.7 s). Passed 3 of 3 runs at load average 4.4-5.1
+on the shared 2-core machine (it had failed before the freeze: slowest answer 1.1-1.5 s)."""
 
 import asyncio
 import os
@@ -43,11 +47,6 @@ async def _hold_key(url: str, i: int) -> dict:
         s.close()
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "not reached yet on the shared 2-core test machine (load average 10-15): during the storm the "
-    "health check waited past its 10 s timeout while five script threads rebuilt the 1,000-vertex "
-    "model and its figures (numba kernels hold the interpreter); see docs/benchmarks.md, Classroom "
-    "speed. The test stays to say when it is reached (it then passes as XPASS)."))
 def test_health_answers_within_a_second_during_a_rerun_storm(app):
     async def storm():
         return await asyncio.gather(*(_hold_key(app, i) for i in range(SESSIONS)))

@@ -38,14 +38,20 @@ import streamlit as st
 
 from engine.trees import Tree
 
-__all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_buttons", "clickable_chart", "selected_vertex",
+__all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+           "selected_vertex",
            "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
 PICK_LIMIT = 5000           # up to this many vertices the name box is a searchable list
+#: Plotly config of a clickable chart: two clicks within Plotly's double-click delay (300 ms: two
+#: vertices picked quickly) are a double click to Plotly, which clears the selection and resets the
+#: axes, so the second click was lost; here every click is a click (the modebar's "reset axes"
+#: button resets the view)
+CLICK_CONFIG = {"doubleClick": False, "doubleClickDelay": 1}
 
 
 def tree_hash(tree: Tree) -> str:
@@ -55,14 +61,21 @@ def tree_hash(tree: Tree) -> str:
 
 class Spec(go.Figure):
     """A figure given as its finished dict (``fig.to_dict()`` form): ``st.plotly_chart`` takes it
-    without validating it again. Only for dicts made from real figures (:func:`as_spec`)."""
+    without validating it again. Only for dicts made from real figures (:func:`as_spec`).
+    ``fingerprint``: what the drawing shows besides the selection (set by :func:`tree_spec`).
 
-    def __init__(self, spec: dict):
-        super().__init__()
-        self._spec = spec
+    Only ``to_dict()`` (what ``st.plotly_chart`` reads) and item access to the dict are meant to
+    be used; ``Figure.__init__`` is not run (it builds a default template: a millisecond a run)."""
+
+    def __init__(self, spec: dict, fingerprint=None):   # no super().__init__(): see above
+        object.__setattr__(self, "_spec", spec)
+        object.__setattr__(self, "fingerprint", fingerprint)
 
     def to_dict(self) -> dict:
         return self._spec
+
+    def __getitem__(self, key):
+        return self._spec[key]
 
 
 def keep_colours(fig: go.Figure) -> go.Figure:
@@ -148,16 +161,19 @@ def as_shown(fig, style=None):
 
 
 def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
-                    config: Optional[dict] = None, name: Optional[str] = None, **chart_args) -> None:
+                    config: Optional[dict] = None, on_clear: Optional[Callable[[], None]] = None,
+                    name: Optional[str] = None, **chart_args) -> None:
     """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
     ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
-    are not clickable; a click that deselects (the same point again) changes nothing. ``name``:
-    the exported files' name (default ``key``)."""
+    are not clickable; a click that deselects (the same point again) calls ``on_clear()`` if
+    given, and changes nothing else. ``name``: the exported files' name (default ``key``)."""
 
     def picked():
         got = _first_id(key, decode)
         if got is not None:
             on_pick(got)
+        elif on_clear is not None:
+            on_clear()
 
     if not isinstance(fig, Spec):
         fig = keep_colours(fig)
@@ -166,6 +182,7 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
     style = current()
     fig = as_shown(fig, style)
     cfg = style.plotly_config()
+    cfg.update(CLICK_CONFIG)
     cfg.update(config or {})
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
     export_buttons(fig, key=key, name=name)
@@ -199,6 +216,51 @@ def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
             st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
                                icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
+
+
+# ------------------------------------------------------------------ bars without a chart
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: Optional[str] = None) -> None:
+    """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
+    a Plotly chart whose numbers change is built again from scratch in the browser (tens to
+    hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
+    ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
+    under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
+    the largest). Labels and texts are escaped."""
+    import html
+    import math
+
+    from workbench.figures.style import current
+
+    s = current()
+    font = s.font("text")
+    top = max([float(r[1]) for r in rows] + [float(r[4]) for r in rows if len(r) > 4 and r[4] is not None] + [1e-300])
+
+    def width(v: float) -> float:
+        v = max(float(v), 0.0)
+        if log:
+            return 100.0 * math.log10(1.0 + v) / math.log10(1.0 + top) if top > 0 else 0.0
+        return 100.0 * min(v, 1.0)
+
+    hatch = f"repeating-linear-gradient(135deg,{s.muted} 0 2px,transparent 2px 5px)"
+    out = [f'<div style="font-size:{font}px;line-height:1.3">']
+    for row in rows:
+        label, value, colour, text = row[:4]
+        ghost = row[4] if len(row) > 4 else None
+        under = (f'<div style="width:{width(ghost):.2f}%;height:5px;margin-top:2px;background:{hatch}"></div>'
+                 if ghost is not None else "")
+        out.append(
+            '<div style="display:grid;grid-template-columns:minmax(5em,auto) 1fr 5.5em;gap:8px;'
+            'align-items:center;margin:4px 0">'
+            f"<span>{html.escape(str(label))}</span>"
+            f'<div style="background:{s.grid};border-radius:3px;padding:2px 0">'
+            f'<div style="width:{width(value):.2f}%;min-width:1px;height:12px;background:{colour};'
+            f'border-radius:2px"></div>{under}</div>'
+            f'<span style="text-align:right;font-variant-numeric:tabular-nums">{html.escape(str(text))}</span>'
+            "</div>")
+    if legend:
+        out.append(f'<div style="color:{s.muted};font-size:{s.font("small")}px">{html.escape(legend)}</div>')
+    out.append("</div>")
+    st.html("".join(out))
 
 
 # ------------------------------------------------------------------ the selected vertex
@@ -276,14 +338,38 @@ def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optio
                           cmin=0.0, cmax=1.0, colorbar_title=colour_title or None, title=title, height=height,
                           hover=hover, style=style)
     spec = as_spec(fig)
+    vt = spec["data"][_vertex_trace(spec)]
     ids_are_names = tree.names == tuple(map(str, range(tree.n)))
     if ids_are_names and hover is None and tree.n > 100:
         # the names are the ids: hover shows the id (and no list of names is sent)
-        vt = spec["data"][_vertex_trace(spec)]
         vt.pop("hovertext", None)
         vt.pop("hoverinfo", None)
         vt["hovertemplate"] = "<b>%{customdata}</b><extra></extra>"
+    spec["data"].append(_pick_trace(vt))
+    for k in ("hovertext", "hovertemplate"):
+        vt.pop(k, None)
+    vt["hoverinfo"] = "skip"   # the pick layer above answers hovers and clicks
     return spec, x, y
+
+
+def _pick_trace(vt: dict) -> dict:
+    """The clickable layer of a tree: one hollow red ring per vertex, on top of the vertices, with
+    their ids and hover texts. Only selected rings are visible (base opacity 0), so Plotly draws the
+    ring of a clicked vertex itself, in the browser, and the chart's spec does not change with a
+    click (see :func:`tree_chart`)."""
+    size = float(vt["marker"].get("size", 7))
+    ring = {"type": vt.get("type", "scatter"), "name": "selected", "mode": "markers", "showlegend": False,
+            "x": vt["x"], "y": vt["y"], "customdata": vt.get("customdata"),
+            # the size of the vertices, so that a click picks the vertex under the mouse (Plotly
+            # picks among the points within a marker's radius); a selected ring is drawn larger
+            "marker": {"size": size, "symbol": "circle-open", "color": RING, "opacity": 0,
+                       "line": {"width": 3.5, "color": RING}},
+            "selected": {"marker": {"opacity": 1, "size": size + 10}}, "unselected": {"marker": {"opacity": 0}},
+            "selectedpoints": []}
+    for k in ("hovertext", "hoverinfo", "hovertemplate", "hoverlabel"):
+        if k in vt:
+            ring[k] = vt[k]
+    return ring
 
 
 def _vertex_trace(spec: dict) -> int:
@@ -293,9 +379,11 @@ def _vertex_trace(spec: dict) -> int:
 def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width: float, name: str) -> dict:
     """Rings (hollow markers, not clickable) around ``vertices``, as a trace dict."""
     idx = np.asarray(list(vertices), np.int64)
+    keep = {"marker": {"opacity": 1}}   # not faded when a click selects a vertex
     return {"type": "scatter", "x": np.asarray(x)[idx].tolist(), "y": np.asarray(y)[idx].tolist(),
             "mode": "markers", "hoverinfo": "skip", "showlegend": False, "name": name,
-            "marker": {"size": size, "color": "rgba(0,0,0,0)", "line": {"width": width, "color": colour}}}
+            "marker": {"size": size, "color": "rgba(0,0,0,0)", "line": {"width": width, "color": colour}},
+            "selected": keep, "unselected": keep}
 
 
 def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, colour=None,
@@ -306,7 +394,8 @@ def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, col
     from workbench.figures.style import colour_at, contrast_text, current
 
     scale = None if colour_scale is None else tuple(tuple(c) for c in colour_scale)
-    base, x, y = tree_base(tree, height, title, scale, colour_title, hover_labels, current())
+    args = (tree, height, title, scale, colour_title, hover_labels, current())
+    base, x, y = tree_base(*args)
     data = list(base["data"])
     iv = _vertex_trace(base)
     vt = data[iv]
@@ -320,16 +409,28 @@ def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, col
             vt["textfont"] = dict(vt["textfont"], color=[contrast_text(colour_at(v, steps)) for v in values])
         data[iv] = vt
     size = float(vt["marker"].get("size", 7))
+    pick = data.pop()   # the pick layer stays on top
     if rings:
         data.append(ring_trace(x, y, rings, size=size + 6, colour=EVIDENCE_RING, width=2.5, name="evidence"))
-    if selected is not None:
-        data.append(ring_trace(x, y, [selected], size=size + 10, colour=RING, width=3.5, name="selected"))
-    return Spec({"data": data, "layout": base["layout"]})
+    data.append(dict(pick, selectedpoints=[] if selected is None else [int(selected)]))
+    # what the drawing shows besides the selection (tree_chart keeps the chart when it is unchanged)
+    fingerprint = (tree.content_key, *args[1:], None if colour is None else vt["marker"]["color"].tobytes(),
+                   tuple(rings))
+    return Spec({"data": data, "layout": base["layout"]}, fingerprint)
 
 
 def tree_chart(tree: Tree, key: str, spec: Spec, *, default: Optional[int] = None,
                on_pick: Optional[Callable[[int], None]] = None, **chart_args) -> None:
-    """A tree figure whose clicks select a vertex (stored under ``key``; ``on_pick(v)`` after)."""
+    """A tree figure (from :func:`tree_spec`) whose clicks select a vertex (stored under ``key``;
+    ``on_pick(v)`` after).
+
+    A click costs the browser almost nothing: Streamlit names a chart after its whole spec, and a
+    chart whose spec changes is built again from scratch in the browser (0.3-2 s for 1,000
+    vertices on a loaded laptop). So the spec does not change with a click: Plotly rings the
+    clicked vertex itself (the pick layer of :func:`tree_base`), and the spec sent keeps the
+    selection it was drawn with. The spec takes the selection only when the browser does not
+    already show it: a pick by name, new colours or rings, a click that deselected, a page
+    opened again."""
 
     def pick(v):
         if 0 <= v < tree.n:
@@ -337,4 +438,33 @@ def tree_chart(tree: Tree, key: str, spec: Spec, *, default: Optional[int] = Non
             if on_pick is not None:
                 on_pick(v)
 
-    clickable_chart(spec, key=key, on_pick=pick, **chart_args)
+    def cleared():   # the browser no longer shows a ring: draw the selection again
+        st.session_state[f"{key}__cleared"] = True
+
+    fingerprint = getattr(spec, "fingerprint", None)
+    if fingerprint is not None:
+        spec = _keep_drawn(tree, key, spec, fingerprint, default)
+    clickable_chart(spec, key=key, on_pick=pick, on_clear=cleared, **chart_args)
+
+
+def _keep_drawn(tree: Tree, key: str, spec: Spec, fingerprint, default) -> Spec:
+    """``spec`` with the selection the chart now in the browser was drawn with, when the browser
+    shows the current selection anyway (the spec, and so the chart, stay the same); else ``spec``
+    with the current selection and a new revision (the chart is drawn again)."""
+    sel = selected_vertex(tree, key, default)
+    browser = _first_id(key, int)   # the vertex the user clicked on the chart now shown, if any
+    cleared = st.session_state.pop(f"{key}__cleared", False)
+    state = f"{key}__drawn"
+    drawn = st.session_state.get(state)   # (fingerprint, selection in the spec, revision)
+    if browser is not None:
+        shows = browser == sel
+    else:   # no click since the chart was drawn: it shows the selection of its spec
+        shows = not cleared and drawn is not None and drawn[1] == sel
+    if drawn is not None and drawn[0] == fingerprint and shows:
+        selection, revision = drawn[1], drawn[2]
+    else:
+        selection, revision = sel, (drawn[2] + 1 if drawn is not None else 0)
+    st.session_state[state] = (fingerprint, selection, revision)
+    data = list(spec["data"])
+    data[-1] = dict(data[-1], selectedpoints=[] if selection is None else [int(selection)], uid=f"pick-{revision}")
+    return Spec({"data": data, "layout": spec["layout"]})

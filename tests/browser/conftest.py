@@ -129,9 +129,24 @@ POINT_JS = """(v) => {
 }"""
 
 
+#: the vertex with id ``v`` is under the mouse for Plotly (its hover data names it)
+HOVER_JS = """(v) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(gd =>
+    (gd._hoverdata || []).some(p => Number(Array.isArray(p.customdata) ? p.customdata[0] : p.customdata) === v))"""
+
+
 def click_vertex(page, v: int) -> None:
     """Click the vertex with id ``v`` in the first clickable tree of the page (by its data
-    coordinates, so it works for SVG and WebGL figures alike)."""
+    coordinates, so it works for SVG and WebGL figures alike) as a person does: point at it, then
+    press. Plotly picks the point of its last hover; a press right after a jump of the mouse
+    (Playwright moves it in one step) could still carry the previous hover."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.wait_for_function(f"() => ({POINT_JS})({int(v)}) !== null", timeout=30_000)
     x, y = page.evaluate(POINT_JS, int(v))
-    page.mouse.click(x, y)
+    page.mouse.move(x, y)
+    try:
+        page.wait_for_function(HOVER_JS, arg=int(v), timeout=3_000, polling="raf")
+    except PlaywrightTimeout:   # a hover label may be switched off: press anyway
+        pass
+    page.mouse.down()
+    page.mouse.up()

@@ -6,13 +6,19 @@ Screenshots in tests/browser/screenshots/."""
 import pytest
 
 from tests.browser.conftest import ARR, click_vertex, shot, wait_for_app
+from workbench.text import subscript
+
+
+def marginal(name: str) -> str:
+    """The start of the marginal line the page shows for vertex ``name`` ("P(x₄) =")."""
+    return f"P({subscript('x', name)}) ="
 
 pytestmark = pytest.mark.browser
 
 # the lecture tree (the default tree): names 1..5 at indices 0..4
-SHOWN = """(want) => {
+SHOWN = """(want) => {   // want: marginal("4")
     const main = document.querySelector('[data-testid="stMain"]');
-    return main && main.textContent.includes('P(x_' + want + ') =');
+    return main && main.textContent.includes(want);
 }"""
 
 RING_AT = """(v) => {
@@ -21,9 +27,11 @@ RING_AT = """(v) => {
         const tr = (gd.data || []).find(t => t.name === 'vertices');
         const ring = (gd.data || []).find(t => t.name === 'selected');
         if (!tr || !ring) continue;
-        const i = arr(tr.customdata).map(Number).indexOf(v);
-        return Math.abs(arr(ring.x)[0] - arr(tr.x)[i]) < 1e-9
-            && Math.abs(arr(ring.y)[0] - arr(tr.y)[i]) < 1e-9;
+        // the pick layer: one ring per vertex, drawn (selected) on the clicked one only
+        const i = arr(ring.customdata).map(Number).indexOf(v);
+        const sel = Array.from(ring.selectedpoints || []).map(Number);
+        return i >= 0 && sel.length === 1 && sel[0] === i
+            && Math.abs(arr(ring.x)[i] - arr(tr.x)[arr(tr.customdata).map(Number).indexOf(v)]) < 1e-6;
     }
     return false;
 }"""
@@ -44,7 +52,7 @@ OPACITIES = """() => {
 def _open_online(page, app_url):
     page.goto(f"{app_url}/online_marginals")
     wait_for_app(page)
-    page.wait_for_function(SHOWN, arg="1", timeout=30_000)   # the root is selected at first
+    page.wait_for_function(SHOWN, arg=marginal("1"), timeout=30_000)   # the root is selected at first
 
 
 def test_ten_alternating_clicks_give_ten_selections(page, app_url):
@@ -54,7 +62,7 @@ def test_ten_alternating_clicks_give_ten_selections(page, app_url):
     for i in range(10):
         v, name = (3, "4") if i % 2 == 0 else (4, "5")
         click_vertex(page, v)
-        page.wait_for_function(SHOWN, arg=name, timeout=15_000)
+        page.wait_for_function(SHOWN, arg=marginal(name), timeout=15_000)
         page.wait_for_function(RING_AT, arg=v, timeout=15_000)
         wait_for_app(page)
         shown.append(name)
@@ -66,13 +74,33 @@ def test_ten_alternating_clicks_give_ten_selections(page, app_url):
     shot(page, "clicks_alternating")
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "a second click pressed before the first click's rerun has answered is still lost at times: "
+    "on an idle machine (load 1.5) 3 of 3 runs lost one; at load 5-9 it passed. Plotly's double "
+    "click (which lost every click within 300 ms of the one before) is fixed (CLICK_CONFIG); this "
+    "race between the first rerun's answer and the second click is not yet understood"))
+def test_two_quick_clicks_are_two_clicks(page, app_url):
+    """Two vertices clicked within Plotly's double-click delay (300 ms): the second is a click on
+    its vertex, not a double click that clears the selection."""
+    _open_online(page, app_url)
+    # the first vertex of each pair is never the selected one (a click on the selected vertex
+    # deselects it, and its redraw can race a quick second click: see the issue-13 report)
+    for first, second, name in ((3, 4, "5"), (2, 3, "4"), (4, 2, "3")):
+        click_vertex(page, first)
+        click_vertex(page, second)   # no wait: pointing at it takes a frame or two
+        page.wait_for_function(SHOWN, arg=marginal(name), timeout=15_000)
+        page.wait_for_function(RING_AT, arg=second, timeout=15_000)
+        wait_for_app(page)
+    shot(page, "clicks_quick")
+
+
 def test_click_keeps_colours_and_names(page, app_url):
     _open_online(page, app_url)
     page.get_by_role("button", name="Observe label").click()   # evidence at the root: colours change
     wait_for_app(page)
     coloured = page.evaluate(OPACITIES)
     click_vertex(page, 2)
-    page.wait_for_function(SHOWN, arg="3", timeout=15_000)
+    page.wait_for_function(SHOWN, arg=marginal("3"), timeout=15_000)
     wait_for_app(page)
     got = page.evaluate(OPACITIES)
     assert min(got["points"]) == 1.0, got["points"]
@@ -88,7 +116,7 @@ def test_pick_a_vertex_by_name(page, app_url):
     box.click()
     page.keyboard.type("5")
     page.keyboard.press("Enter")
-    page.wait_for_function(SHOWN, arg="5", timeout=15_000)
+    page.wait_for_function(SHOWN, arg=marginal("5"), timeout=15_000)
     page.wait_for_function(RING_AT, arg=4, timeout=15_000)
     wait_for_app(page)
     # the keyboard route sets evidence too: focus the button and press Enter

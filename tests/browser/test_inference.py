@@ -4,6 +4,7 @@ evidence; step the Belief Propagation schedule. Screenshots in tests/browser/scr
 import pytest
 
 from tests.browser.conftest import click_vertex, shot, wait_for_app
+from workbench.text import subscript
 
 pytestmark = pytest.mark.browser
 
@@ -14,7 +15,7 @@ def test_online_marginals_click_and_observe(page, app_url):
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     click_vertex(page, 3)               # vertex index 3 of the tree figure, named "4"
     wait_for_app(page)
-    page.wait_for_selector("text=P(x_4) =", timeout=30_000)
+    page.wait_for_selector(f"text=P({subscript('x', '4')}) =", timeout=30_000)
     page.get_by_role("button", name="Observe label").click()
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0

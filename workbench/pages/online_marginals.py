@@ -31,7 +31,9 @@ from workbench.components import (
     RING,
     Spec,
     as_spec,
+    bars,
     chart,
+    export_buttons,
     ring_trace,
     selected_vertex,
     tree_chart,
@@ -40,6 +42,7 @@ from workbench.components import (
 )
 from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
                                                  work_bars)
+from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench import links
@@ -305,6 +308,28 @@ def _d_spec(cover, touched) -> Spec:
     return Spec({"data": data, "layout": base["layout"]})
 
 
+def _marginal_bars(post, prior, states=None) -> None:
+    """The marginal of the selected vertex beside its prior (no evidence), as light bars: they
+    change with every click, and a chart would be built again in the browser each time (its
+    Plotly figure, :func:`_bars_spec`, is drawn only for the SVG/PDF downloads)."""
+    bars([(f"label {a}" if states is None else states[a], p, category_colour(a), f"{p:.3f}", q)
+          for a, (p, q) in enumerate(zip(post, prior))],
+         legend="bar: posterior · hatched: prior (no evidence)")
+
+
+def _work_bars(online: int, bp: int, ops: int) -> None:
+    """The multiply-adds of every online operation so far against one BP pass per operation."""
+    passes = bp * max(ops, 1)
+    spread = passes / max(online, 1)
+    log = spread > 50 or spread < 1 / 50
+    st.markdown("**Multiply-adds: online model vs one BP pass per operation**")
+    ours, theirs = work_bar_names(ops)
+    bars([(ours, online, OKABE_ITO["green"], f"{online:,}"),
+          (theirs, passes, current_style().muted, f"{passes:,}")], log=log,
+         legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""))
+
+
+# the Plotly figures of the two bar panels, drawn only for their SVG/PDF downloads
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _bars_base(k: int, style) -> dict:
     return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
@@ -362,7 +387,8 @@ def lesson(tree) -> None:
         st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
-        chart(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
+        _marginal_bars(marg, s.prior[sel], None if states is None else states[sel])
+        export_buttons(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
         e1, e2 = st.columns(2)
         with e1:
             if states is not None and st.session_state.get("om_label", 0) >= len(states[sel]):
@@ -403,7 +429,8 @@ def lesson(tree) -> None:
     with d2:
         n_ops = s.n_operations
         if n_ops:
-            chart(_work_spec(model.total_work, full, n_ops), key="om_work", name="work")
+            _work_bars(model.total_work, full, n_ops)
+            export_buttons(_work_spec(model.total_work, full, n_ops), key="om_work", name="work")
         if tree.n <= 60:
             chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff", name="posterior_minus_prior")
 
