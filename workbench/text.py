@@ -36,10 +36,7 @@ def superscript(base: str, exp) -> str:
     >>> superscript("S", 10), superscript("S", "Human")
     ('S¹⁰', 'S(Human)')
     """
-    exp = str(exp)
-    if exp and all(ch in _SUPERSCRIPTS for ch in exp):
-        return base + "".join(_SUPERSCRIPTS[ch] for ch in exp)
-    return f"{base}({exp})"
+    return _scripted(base, str(exp), _SUPERSCRIPTS, "({})")
 
 
 _SUBSCRIPTS = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
@@ -52,7 +49,12 @@ def subscript(base: str, index) -> str:
     >>> subscript("x", 12), subscript("x", "Human")
     ('x₁₂', 'x_Human')
     """
-    index = str(index)
-    if index and all(ch in _SUBSCRIPTS for ch in index):
-        return base + "".join(_SUBSCRIPTS[ch] for ch in index)
-    return f"{base}_{index}"
+    return _scripted(base, str(index), _SUBSCRIPTS, "_{}")
+
+
+def _scripted(base: str, text: str, table: dict, fallback: str) -> str:
+    """``base`` followed by ``text`` in the characters of ``table`` when it has them all, else
+    by ``fallback`` filled with ``text``."""
+    if text and all(ch in table for ch in text):
+        return base + "".join(table[ch] for ch in text)
+    return base + fallback.format(text)

@@ -31,12 +31,17 @@ def click_named_trace_point(page, plot: int, name: str, point: int = 0) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
-    page.set_viewport_size({"width": 1400, "height": 1800})
+def open_preset(page, app_url, preset: str, height: int = 1600, timeout: int = 30_000) -> None:
+    """Open the Cover Inspector at 1400 x ``height`` and load one of its preset trees."""
+    page.set_viewport_size({"width": 1400, "height": height})
     page.goto(f"{app_url}/cover_inspector")
     wait_for_app(page)
-    page.get_by_role("button", name="Figure 1").click()
-    wait_for_app(page)
+    page.get_by_role("button", name=preset).click()
+    wait_for_app(page, timeout=timeout)
+
+
+def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
+    open_preset(page, app_url, "Figure 1", height=1800)
     page.wait_for_selector("text=14 vertices", timeout=30_000)
     # move the round slider with the keyboard
     page.get_by_role("slider").first.focus()
@@ -64,11 +69,7 @@ def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
 
 
 def test_cover_inspector_large_tree(page, app_url):
-    page.set_viewport_size({"width": 1400, "height": 1600})
-    page.goto(f"{app_url}/cover_inspector")
-    wait_for_app(page)
-    page.get_by_role("button", name="Random 20,000").click()
-    wait_for_app(page, timeout=120_000)
+    open_preset(page, app_url, "Random 20,000", timeout=120_000)
     page.wait_for_selector("text=20,000 vertices", timeout=60_000)
     slider = page.get_by_role("slider").first
     for r in range(1, 5):  # one step at a time: a key pressed while the page reruns can be lost
@@ -81,11 +82,7 @@ def test_cover_inspector_large_tree(page, app_url):
 
 
 def test_cover_inspector_table_row_selects_component(page, app_url):
-    page.set_viewport_size({"width": 1400, "height": 1600})
-    page.goto(f"{app_url}/cover_inspector")
-    wait_for_app(page)
-    page.get_by_role("button", name="Figure 1").click()
-    wait_for_app(page)
+    open_preset(page, app_url, "Figure 1")
     page.get_by_role("tab", name="Components").click()
     grid = page.locator("[data-testid='stDataFrame']").first
     grid.wait_for(timeout=30_000)

@@ -81,6 +81,16 @@ def flash(message: str) -> None:
     st.session_state["runs_flash"] = message
 
 
+def launch_and_show(cfg, label: str, done: str) -> None:
+    """Run ``cfg`` with progress; once recorded, flash ``done`` (``{}``: the new run's id) and
+    select the new run in the table."""
+    if launch(cfg, family(cfg.algorithm).run, label=label) is not None:
+        rid = st.session_state.get("runner_last_run")
+        flash(done.format(rid))
+        st.session_state["runs_select_next"] = [rid]
+        st.rerun()
+
+
 def _chosen_record():
     chosen = st.session_state.get("runs_chosen") or []
     return str(chosen[0]) if len(chosen) == 1 else None
@@ -148,11 +158,7 @@ with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
                     st.rerun()
             else:
                 cfg = config_from_dict(spec)
-                if launch(cfg, family(cfg.algorithm).run, label=f"Running {cfg.algorithm}") is not None:
-                    rid = st.session_state.get("runner_last_run")
-                    flash(f"{cfg.algorithm} run recorded as run #{rid}.")
-                    st.session_state["runs_select_next"] = [rid]
-                    st.rerun()
+                launch_and_show(cfg, f"Running {cfg.algorithm}", f"{cfg.algorithm} run recorded as run #{{}}.")
         except ValueError as exc:
             st.error(f"config is not valid JSON: {exc}" if not isinstance(exc, EngineError) else public_message(exc))
         except EngineError as exc:
@@ -310,10 +316,6 @@ if rerun and len(selected) == 1:
     rec = selected[0]
     try:
         cfg = config_from_dict(restrict_paths(rec.config, browser_paths()))
-        if launch(cfg, family(cfg.algorithm).run, label=f"Re-running run #{rec.id}") is not None:
-            rid = st.session_state.get("runner_last_run")
-            flash(f"Run #{rec.id} re-run as run #{rid}.")
-            st.session_state["runs_select_next"] = [rid]
-            st.rerun()
+        launch_and_show(cfg, f"Re-running run #{rec.id}", f"Run #{rec.id} re-run as run #{{}}.")
     except EngineError as exc:
         st.error(public_message(exc))
