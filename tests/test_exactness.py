@@ -202,15 +202,12 @@ def test_pure_python_build_is_exact_too(m):
 @given(m=models(max_n=60))
 def test_both_bp_passes(m):
     tree, k, phi, E, _ = m
-    lz, marg = log_sum_product(tree, phi, E)
-    for method in ("numba", "numpy"):
-        if marg is None:
-            with pytest.raises(InconsistentEvidenceError):
-                belief_propagation(tree, phi, E, method=method)
-            continue
-        r = belief_propagation(tree, phi, E, method=method)
-        _close_logz(r.log_partition, lz)
-        _close_marginals(r.marginals, marg)
+    if log_sum_product(tree, phi, E)[1] is not None:
+        _check_bp(tree, phi, E)
+        return
+    for method in ("numba", "numpy"):     # zero total mass: both passes say so
+        with pytest.raises(InconsistentEvidenceError):
+            belief_propagation(tree, phi, E, method=method)
 
 
 @settings(max_examples=60)
