@@ -14,7 +14,7 @@ printed before and after.
 ``WORKTREE`` is the engine as it is in this checkout. Default revisions: the engine before the
 exact arithmetic (87570c7), with it (a67201c) and this checkout. Models: k states, Potts
 interaction 1 (``exp(1)`` on the diagonal), node data U(0.1, 1.1) — ordinary models, on which the
-exact arithmetic must cost at most 1.5× of what the old code took (the issue's goal).
+exact arithmetic must cost at most 1.5× of what the old code took (the goal set for this work).
 """
 
 from __future__ import annotations

@@ -68,9 +68,14 @@ def split(x):
 
 @_jit
 def pow2(d):
-    """2^d for d <= 0 (a float holding an integer); exactly 0 below 2^-1099."""
+    """2^d for d <= 0 (a float holding an integer); exactly 0 below 2^-1099.
+
+    Callers align on the largest exponent, so d > 0 is their bug; it still never reads outside
+    ``POW2`` (which compiled code would not check): 2^d, inf above 2^1023, NaN for NaN."""
     if d < -CLAMP:
         d = -CLAMP
+    elif not d <= 0.0:
+        return math.ldexp(1.0, int(d)) if d <= 1023.0 else (math.inf if d > 0.0 else math.nan)
     return POW2[int(-d)]
 
 

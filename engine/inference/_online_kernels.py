@@ -205,7 +205,8 @@ def _node_table(z, NI, tab, pool, k, sc):
         if pool[g, a] > 0.0 and sc[PE, a] > W:
             W = sc[PE, a]
     for a in range(k):
-        w = pool[g, a] * pow2(sc[PE, a] - W)
+        # only where γ is non-zero: W is the largest exponent of those, so the shift is <= 0
+        w = pool[g, a] * pow2(sc[PE, a] - W) if pool[g, a] > 0.0 else 0.0
         if pool[g, a] > 0.0 and w < SAFE:
             fast = False
         sc[WD, a] = w
@@ -250,7 +251,7 @@ def _scale_rows(tab, c, k, sc, row, keep):
                 r = tab[c, kk + a * k + x]
         sc[keep, a] = r
         for x in range(k):
-            v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r)
+            v = tab[c, a * k + x] * pow2(tab[c, kk + a * k + x] - r) if tab[c, a * k + x] > 0.0 else 0.0
             sc[row, a * k + x] = v
             if tab[c, a * k + x] > 0.0 and v < SAFE:
                 ok = False
