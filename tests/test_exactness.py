@@ -353,3 +353,25 @@ def test_tree_hedge_stores_a_weight_below_the_normal_range_as_zero():
         assert h.data[1].tolist() == [0.0, 1.0]
         assert h._log_data[1, 0] == pytest.approx(-720.0)
         np.testing.assert_allclose(h.predict_one(1), [0.0, 1.0])
+
+
+def test_zero_entries_of_gamma_are_not_shifted_past_the_largest_exponent():
+    """A node table once shifted γ's zero entries too: with an all-zero row of a β below, a zero
+    entry's exponent sum exceeded the largest of the non-zero ones and ``pow2`` was asked for
+    2^1536, read before its table (a segmentation fault in compiled code). The pure build
+    indexes with Python's checks, so the case that found it now runs in both builds."""
+    rng = np.random.default_rng(151)
+    rng.integers(4), rng.integers(2, 6), rng.integers(3, 41)      # the draws of the stress script
+    tree = path_tree(40).rerooted(int(rng.integers(40)))
+    rng.integers(3)
+    phi, E = _entries(rng, (40, 3), 0.15), _entries(rng, (39, 3, 3), 0.15)
+    lz, marg = log_sum_product(tree, phi, E)
+    for backend in ("python", "numba"):
+        if marg is None:
+            with pytest.raises(InconsistentEvidenceError):
+                OnlineModel(tree, 3, E, phi, backend=backend)
+        else:
+            _check_online(OnlineModel(tree, 3, E, phi, backend=backend), tree, phi, E)
+    from engine.inference._extended import pow2
+    assert (pow2(0.0), pow2(-3.0), pow2(1.0), pow2(-5000.0)) == (1.0, 0.125, 2.0, 0.0)
+    assert pow2(1536.0) == np.inf and np.isnan(pow2(np.nan))
