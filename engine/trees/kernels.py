@@ -52,8 +52,29 @@ def reroot_parent(parent, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _depth_first(ptr, idx, root, children_reversed):  # pragma: no cover - compiled
-    """Preorder from ``root``; children taken in reverse order when ``children_reversed``."""
+def postorder(ptr, idx, root):  # pragma: no cover - compiled
+    n = ptr.shape[0] - 1
+    out = np.empty(n, np.int64)
+    stack = np.empty(n, np.int64)
+    nxt = ptr[:-1].copy()
+    top = 0
+    stack[0] = root
+    k = 0
+    while top >= 0:
+        v = stack[top]
+        if nxt[v] < ptr[v + 1]:
+            top += 1
+            stack[top] = idx[nxt[v]]
+            nxt[v] += 1
+        else:
+            out[k] = v
+            k += 1
+            top -= 1
+    return out
+
+
+@njit(cache=True)
+def preorder(ptr, idx, root):  # pragma: no cover - compiled
     n = ptr.shape[0] - 1
     out = np.empty(n, np.int64)
     stack = np.empty(n, np.int64)
@@ -67,20 +88,8 @@ def _depth_first(ptr, idx, root, children_reversed):  # pragma: no cover - compi
         k += 1
         for j in range(ptr[v + 1] - 1, ptr[v] - 1, -1):
             top += 1
-            stack[top] = idx[ptr[v] + ptr[v + 1] - 1 - j] if children_reversed else idx[j]
+            stack[top] = idx[j]
     return out
-
-
-@njit(cache=True)
-def postorder(ptr, idx, root):  # pragma: no cover - compiled
-    """Children before parents, children in order: the reverse of a preorder that takes them
-    in reverse order."""
-    return _depth_first(ptr, idx, root, True)[::-1].copy()
-
-
-@njit(cache=True)
-def preorder(ptr, idx, root):  # pragma: no cover - compiled
-    return _depth_first(ptr, idx, root, False)
 
 
 @njit(cache=True)

@@ -31,7 +31,7 @@ def click_named_trace_point(page, plot: int, name: str, point: int = 0) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def open_preset(page, app_url, preset: str, height: int = 1600, timeout: int = 30_000) -> None:
+def open_preset(page, app_url, preset: str, height: int = 1600, timeout: int = 60_000) -> None:
     """Open the Cover Inspector at 1400 x ``height`` and load one of its preset trees."""
     page.set_viewport_size({"width": 1400, "height": height})
     page.goto(f"{app_url}/cover_inspector")
