@@ -97,8 +97,12 @@ def test_two_quick_clicks_are_two_clicks(page, app_url):
 
 def test_click_keeps_colours_and_names(page, app_url):
     _open_online(page, app_url)
+    before = page.evaluate(OPACITIES)["fills"]
     page.get_by_role("button", name="Observe label").click()   # evidence at the root: colours change
     wait_for_app(page)
+    # the chart is drawn again with the new colours a moment after the script has finished
+    page.wait_for_function("(before) => JSON.stringify((" + OPACITIES + ")().fills) !== JSON.stringify(before)",
+                           arg=before, timeout=15_000)
     coloured = page.evaluate(OPACITIES)
     # The first evidence recolours every vertex, so the chart is drawn again from scratch; a click
     # while Plotly is still drawing can be lost (the race test_two_quick_clicks_are_two_clicks
