@@ -74,3 +74,18 @@ def db(tmp_path, monkeypatch):
     registry.register_family(*runs_family.FAMILY)
     yield path
     registry.unregister_family("treeflip")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Stop the run workers the app's pages started in this process, so pytest can exit: a worker
+    that does not exit keeps the process pool's exit handler waiting for ever (seen once in CI)."""
+    import sys
+
+    runner = sys.modules.get("workbench.runner")
+    pool = getattr(runner, "_pool", None)
+    if pool is None:
+        return
+    for proc in list((getattr(pool.executor, "_processes", None) or {}).values()):
+        proc.terminate()
+    pool.executor.shutdown(wait=False, cancel_futures=True)
+    pool.manager.shutdown()
