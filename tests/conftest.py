@@ -77,15 +77,10 @@ def db(tmp_path, monkeypatch):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Stop the run workers the app's pages started in this process, so pytest can exit: a worker
-    that does not exit keeps the process pool's exit handler waiting for ever (seen once in CI)."""
+    """Stop the run workers the app's pages started in this process, so pytest can exit (seen
+    once in CI: pytest waited for ever on a worker after its summary)."""
     import sys
 
     runner = sys.modules.get("workbench.runner")
-    pool = getattr(runner, "_pool", None)
-    if pool is None:
-        return
-    for proc in list((getattr(pool.executor, "_processes", None) or {}).values()):
-        proc.terminate()
-    pool.executor.shutdown(wait=False, cancel_futures=True)
-    pool.manager.shutdown()
+    if runner is not None:
+        runner.shutdown_pool()

@@ -262,6 +262,20 @@ def _get_pool() -> Optional[_Pool]:
         return _pool
 
 
+def shutdown_pool() -> None:
+    """Stop the worker processes now (queued runs are dropped) so the process can exit: a worker
+    that does not exit would keep the pool's exit handler waiting."""
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is None:
+        return
+    for proc in list((getattr(pool.executor, "_processes", None) or {}).values()):
+        proc.terminate()
+    pool.executor.shutdown(wait=False, cancel_futures=True)
+    pool.manager.shutdown()
+
+
 def start_pool() -> None:
     """Start the run workers now (the server's warm-up calls it before serving)."""
     p = _get_pool()
