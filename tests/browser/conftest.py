@@ -67,11 +67,27 @@ def browser(chromium):
         b.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so ``page`` can tell at teardown that the test failed."""
+    rep = yield
+    setattr(item, f"rep_{rep.when}", rep)
+    return rep
+
+
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
     yield pg
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        # what the page showed when the test failed: a screenshot, and its text in the failure's printout
+        with contextlib.suppress(Exception):
+            SHOTS.mkdir(exist_ok=True)
+            pg.screenshot(path=str(SHOTS / f"failed-{request.node.name}.png"))
+            text = pg.locator("[data-testid='stMain']").inner_text(timeout=5_000)
+            rep.sections.append(("what the page showed", text[:3000]))   # printed with the failure
     ctx.close()
 
 
