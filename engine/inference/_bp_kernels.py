@@ -14,10 +14,11 @@ sections 8.2 and 8.4):
 - :func:`sum_product_kernel`, the fast pass, in plain doubles: every vector is scaled to a
   largest entry of 1 as it is formed and the factors are multiplied into log Z (one logarithm
   per many factors). It is exact whenever no product can underflow, which it makes sure of:
-  the potentials' non-zero entries must lie in [2^-300, 2^300] (checked by :func:`scan` before
-  it starts) and every scaled vector must keep its non-zero entries at least ``TAU`` = 2^-300
-  (checked as it goes), so every product formed (of at most three such numbers) is a normal
-  double. A failed check returns ``BAIL`` at once — never an answer that might be wrong.
+  the potentials' non-zero entries must lie in [2^-300, 2^300] (the edge potentials' checked by
+  :func:`scan` before it starts, the node potentials' as it reads them) and every scaled vector
+  must keep its non-zero entries at least ``TAU`` = 2^-300 (checked as it goes), so every
+  product formed (of at most three such numbers) is a normal double. A failed check returns
+  ``BAIL`` at once — never an answer that might be wrong.
 - :func:`sum_product_wide`, the exact pass for the models the fast one gives up on: every entry
   is a mantissa and an exponent (``engine.inference._extended``), exact at any magnitude.
 
@@ -35,10 +36,11 @@ from numba import njit
 from engine.inference._extended import ZERO_E, norm, pow2, split, to_doubles, to_log
 
 __all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "lean_sweep", "scan",
-           "OK", "ZERO", "BAIL", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
+           "OK", "ZERO", "BAIL", "INVALID", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
 
-#: Return codes of the sum-product kernels.
-OK, ZERO, BAIL = 0, 1, 2
+#: Return codes of the sum-product kernels (INVALID: a node potential entry is negative, NaN,
+#: infinite or subnormal — the fast pass checks them as it reads them).
+OK, ZERO, BAIL, INVALID = 0, 1, 2, 3
 #: Smallest non-zero entry of a scaled vector in the fast pass.
 TAU = 2.0 ** -300
 #: Range of the non-zero entries of node and of edge potentials in the fast pass (checked by
@@ -100,19 +102,30 @@ def _carry(m, acc, logz):
 
 @njit(cache=True)
 def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg):
-    """The fast pass, for potentials whose non-zero entries :func:`scan` found within
-    [PHI_LO, PHI_HI] and [P_LO, P_HI]. ``order`` maps ranks to vertices, ``rank`` vertices to
-    ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or (n - 1, k, k)
-    by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank. Returns (status,
-    log Z); status OK, ZERO (total mass 0) or BAIL."""
+    """The fast pass, for edge potentials whose non-zero entries :func:`scan` found within
+    [P_LO, P_HI]; the node potentials are checked here as they are read (the scan of
+    :func:`scan`, without a pass of its own). ``order`` maps ranks to vertices, ``rank``
+    vertices to ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or
+    (n - 1, k, k) by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank.
+    Returns (status, log Z); status OK, ZERO (total mass 0), BAIL (also when a non-zero φ entry
+    lies outside [PHI_LO, PHI_HI]) or INVALID (a φ entry that is not 0 or a normal double)."""
     n, k = phi.shape
     shared = E.shape[0] == 1
     acc = 1.0
     logz = 0.0
+    inside = True
     for v in range(n):              # φ in rank order: sequential reads, scattered writes
         i = rank[v]                 # (cheaper than gathering with random reads)
         for a in range(k):
-            phin[i, a] = phi[v, a]
+            x = phi[v, a]
+            if not (x == 0.0 or (x >= _TINY and x <= _HUGE)):
+                return INVALID, 0.0
+            inside &= (x == 0.0) | ((x >= PHI_LO) & (x <= PHI_HI))
+            phin[i, a] = x
+    if not inside:
+        return BAIL, 0.0
+    for a in range(k):
+        up[0, a] = 1.0              # the root sends no message
     # collect: inner[v] = phi[v] * prod_children up[c], scaled after each product (a leaf's is
     # φ itself, read from phin: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
     for v in range(n - 1, 0, -1):
