@@ -52,6 +52,8 @@ if _PURE:
 
     def _jit(f):
         return f
+
+    _jit_inline = _jit
 else:
     from numba import njit
 
@@ -59,6 +61,10 @@ else:
 
     def _jit(f):
         return njit(cache=True)(f)
+
+    def _jit_inline(f):
+        """Compiled into its callers (numba's inlining): for small steps of the hot walks."""
+        return njit(cache=True, inline="always")(f)
 
 norm = _X.norm
 split = _X.split
@@ -347,6 +353,16 @@ def _climb(pool, base, i, k, Up, Upidx, npu):
     return True, npu, work
 
 
+@_jit_inline
+def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
+    """Save D node y's table (for the undo), recompute it and record y as touched. Returns
+    (ok, nu, nt, work); ok is False when the table is all zero."""
+    nu = _save_row(tab, y, Ut, Uidx, nu)
+    ok, w = _node_table(y, NI, tab, pool, k, sc)
+    touched[nt] = y
+    return ok, nu, nt + 1, w
+
+
 @_jit
 def _prefetch_path(z, NI, tab, pool):
     """Cache hints for a walk from D node ``z`` up to the root: each node's table, its 2-boundary
@@ -395,33 +411,20 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
         work += w
         touched[nt] = z
         nt += 1
-        if not ok:
-            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-            return False, nt, work
     else:
         base = NI[z, GOFS]
         P = NI[z, GP]
-        t = base + P
-        npu = _save_row(pool, t, Up, Upidx, npu)
-        if not _set_data_leaf(pool, t, data, v, k):
-            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-            return False, nt, work
-        ok, npu, w = _climb(pool, base, P >> 1, k, Up, Upidx, npu)
-        work += w
-        if not ok:
-            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-            return False, nt, work
-        nu = _save_row(tab, z, Ut, Uidx, nu)
-        ok, w = _node_table(z, NI, tab, pool, k, sc)
-        work += w
-        touched[nt] = z
-        nt += 1
-        if not ok:
-            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-            return False, nt, work
+        npu = _save_row(pool, base + P, Up, Upidx, npu)
+        ok = _set_data_leaf(pool, base + P, data, v, k)
+        if ok:
+            ok, npu, w = _climb(pool, base, P >> 1, k, Up, Upidx, npu)
+            work += w
+        if ok:
+            ok, nu, nt, w = _retable(z, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt)
+            work += w
     c = z
     y = NI[c, DPAR]
-    while y >= 0:
+    while ok and y >= 0:
         s = NI[c, GSLOT]
         if s >= 0:
             base = NI[y, GOFS]
@@ -430,20 +433,14 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
             _set_alpha_leaf(pool, base + i, tab, c, k)
             ok, npu, w = _climb(pool, base, i >> 1, k, Up, Upidx, npu)
             work += w
-            if not ok:
-                _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-                return False, nt, work
-        nu = _save_row(tab, y, Ut, Uidx, nu)
-        ok, w = _node_table(y, NI, tab, pool, k, sc)
-        work += w
-        touched[nt] = y
-        nt += 1
-        if not ok:
-            _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
-            return False, nt, work
+        if ok:
+            ok, nu, nt, w = _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt)
+            work += w
         c = y
         y = NI[c, DPAR]
-    return True, nt, work
+    if not ok:      # a table or product came out all zero: undo every write, newest first
+        _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu)
+    return ok, nt, work
 
 
 @_jit
