@@ -4,7 +4,7 @@
                                    [--folds 5] [--passes 30] [--jobs 2] [--json out.json]
     python benchmarks/bench_rta.py --timing [--datasets yeast medical-like]   # protocol time only
     python benchmarks/bench_rta.py --growth [--svg docs/img]                  # cost against m x l
-    python benchmarks/bench_rta.py --kbest                                    # K-best kernels, µs a call
+    python benchmarks/bench_rta.py --kbest [--against 0b24665]                # K-best kernels, µs a call
 
 ``medical-like`` is a synthetic stand-in for Mulan's ``medical`` (not shipped with the benchmark
 data): the same shape and sparsity, 978 examples, 1,449 binary word features with about 16 words
@@ -125,13 +125,14 @@ def growth(args) -> None:
 
 def kbest(args) -> None:
     """Algorithm 1 on the ensemble (``_ensemble``, called from compiled code as training does): the
-    kernels as they were when the RTA numbers were pinned (``tests/kbest_reference.py``) against the
-    current ones, which return the same labellings bit for bit."""
+    kernels of git revision ``--against`` (by default 0b24665, the kernels the RTA numbers were
+    pinned with) against the current ones, which return the same labellings bit for bit."""
     from numba import njit
 
     from engine.multilabel import kbest as current
     from engine.multilabel.spanning_trees import random_spanning_trees
-    from tests import kbest_reference as pinned
+
+    pinned = _kbest_at(args.against)
 
     def timer(mod):
         ens = mod._ensemble
@@ -151,7 +152,7 @@ def kbest(args) -> None:
     draws = {"generic": rng.normal(size=(n, l, 4)), "ties": np.round(rng.normal(size=(n, l, 4)) * 2) / 2}
     ex = np.zeros(l, np.uint8)
     print(f"K-best inference over {n} random spanning trees of {l} labels, µs a call (CPU, from compiled code; "
-          f"load {load_average()})")
+          f"load {load_average()}); pinned: engine/multilabel/kbest.py at {args.against}")
     print("| K | scores | pinned kernels | current | speed-up |")
     print("|---:|---|---:|---:|---:|")
     runs = {name: timer(mod) for name, mod in (("pinned", pinned), ("current", current))}
@@ -167,6 +168,27 @@ def kbest(args) -> None:
                 us[name] = 1e6 * (time.process_time() - c0) / reps
             print(f"| {K} | {label} | {us['pinned']:.1f} | {us['current']:.1f} | {us['pinned'] / us['current']:.2f}× |",
                   flush=True)
+
+
+def _kbest_at(rev: str):
+    """``engine/multilabel/kbest.py`` as it was at git revision ``rev``, imported as a module."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    got = subprocess.run(["git", "-C", str(root), "show", f"{rev}:engine/multilabel/kbest.py"],
+                         capture_output=True, text=True)
+    if got.returncode:
+        raise SystemExit(f"bench_rta: cannot read engine/multilabel/kbest.py at {rev} "
+                         f"({got.stderr.strip() or 'git failed'}); a clone with its history is needed")
+    path = Path(tempfile.mkdtemp(prefix="kbest_at_")) / f"kbest_{rev}.py"
+    path.write_text(got.stdout)
+    spec = importlib.util.spec_from_file_location(f"kbest_{rev}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def main(argv=None):
@@ -190,6 +212,8 @@ def main(argv=None):
     ap.add_argument("--growth", action="store_true", help="only print the growth table (cost against m x l)")
     ap.add_argument("--growth-passes", type=int, default=5)
     ap.add_argument("--kbest", action="store_true", help="only time the K-best kernels (pinned against current)")
+    ap.add_argument("--against", default="0b24665", metavar="REV",
+                    help="with --kbest: the git revision whose kernels are timed as 'pinned'")
     ap.add_argument("--svg", default=None, metavar="DIR", help="write the growth plot into this folder")
     args = ap.parse_args(argv)
     if args.kbest:

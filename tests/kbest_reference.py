@@ -1,246 +1,147 @@
-"""The K-best inference kernels as they were when the RTA numbers were pinned: the oracle of the
-fast kernels in :mod:`engine.multilabel.kbest`.
+"""K-best max-sum inference on a spanning tree and over an ensemble of trees, in plain Python: the
+oracle of the compiled kernels of :mod:`engine.multilabel.kbest`.
 
-A best-first heap merges two sorted lists (``_topk_pairs``), every list is computed in full up to
-K (``_kbest_tree``) and every labelling is traced back on its own. The fast kernels must return
-the same labellings in the same order with the same scores, bit for bit, ties included: the
-tests compare them on random trees with many exact ties (``tests/test_multilabel_kbest.py``).
+Written for reading, not for speed: Python lists of scores and back-pointers, the K best sums of
+two sorted lists by a best-first search over pairs with a binary max-heap, and one walk per
+labelling to trace it back. Which of two equal scores comes first is part of the specification,
+because the learner's numbers depend on it (the RTA pins were taken with this order): a message
+takes the child's value 0 before 1, the root's list the value 0 before 1, and a merge of two lists
+yields pairs in the order the heap below pops them (a pushed entry rises past strictly smaller
+parents; a sifted entry sinks below a strictly larger child, the right one when it is strictly
+larger than the left). The compiled kernels must return the same labellings in the same order with
+the same scores, bit for bit (``tests/test_multilabel_kbest.py``).
+
+Edge scores are indexed as in the engine: ``S[t][v][2 * y_v + y_parent(v)]``.
 """
 
-import numpy as np
-from numba import njit
+import math
 
 
-@njit(cache=True, inline="always")
-def _topk_pairs(a, na, b, nb, K, out_val, out_ia, out_ib, hv, hi, hj):
-    """K best sums a[i] + b[j] of two descending lists; returns how many (<= K).
+def topk_pairs(a, b, K):
+    """The K best sums ``a[i] + b[j]`` of two descending lists, as ``(sum, i, j)`` in heap order.
 
-    Best-first search over the grid of pairs with a binary max-heap (``hv``, ``hi``, ``hj``,
-    scratch of length >= K + 1): pair (i, j) enters after (i, j - 1), and (i + 1, 0) after (i, 0),
-    so every pair is pushed at most once and the search costs O(K log K)."""
-    if na == 0 or nb == 0:
-        return 0
-    if na == 1 or nb == 1:
-        # one list of one entry: the heap would pop the pairs along the other list in order
-        k = 0
-        while k < K and k < na * nb:
-            i = k if nb == 1 else 0
-            j = k if na == 1 else 0
-            out_val[k] = a[i] + b[j]
-            out_ia[k] = i
-            out_ib[k] = j
-            k += 1
-        return k
-    size = 1
-    hv[0] = a[0] + b[0]
-    hi[0] = 0
-    hj[0] = 0
-    k = 0
-    while k < K and size > 0:
-        v, i, j = hv[0], hi[0], hj[0]
-        out_val[k] = v
-        out_ia[k] = i
-        out_ib[k] = j
-        k += 1
-        # pop the root
-        size -= 1
-        if size > 0:
-            _heap_place(hv, hi, hj, 0, size, hv[size], hi[size], hj[size])
-        if j + 1 < nb:
-            size = _heap_push(hv, hi, hj, size, a[i] + b[j + 1], i, j + 1)
-        if j == 0 and i + 1 < na:
-            size = _heap_push(hv, hi, hj, size, a[i + 1] + b[0], i + 1, 0)
-    return k
-
-
-@njit(cache=True, inline="always")
-def _heap_push(hv, hi, hj, size, v, i, j):
-    c = size
-    while c > 0:
-        p = (c - 1) >> 1
-        if hv[p] >= v:
-            break
-        hv[c], hi[c], hj[c] = hv[p], hi[p], hj[p]
-        c = p
-    hv[c], hi[c], hj[c] = v, i, j
-    return size + 1
-
-
-@njit(cache=True, inline="always")
-def _heap_place(hv, hi, hj, c, size, v, i, j):
-    """Sift the entry (v, i, j) down from slot c of a heap of ``size`` entries."""
-    while True:
-        ch = 2 * c + 1
-        if ch >= size:
-            break
-        if ch + 1 < size and hv[ch + 1] > hv[ch]:
-            ch += 1
-        if hv[ch] <= v:
-            break
-        hv[c], hi[c], hj[c] = hv[ch], hi[ch], hj[ch]
-        c = ch
-    hv[c], hi[c], hj[c] = v, i, j
-
-
-@njit(cache=True, nogil=True)
-def _workspace(l, K):
-    """Scratch arrays of one K-best pass on a tree of l labels with lists up to K long."""
-    return (np.zeros((l, 2, K)), np.ones((l, 2), np.int64), np.zeros((l, 2, K, 2), np.int64),
-            np.zeros((l, 2, K, 2), np.int64), np.empty(2 * K), np.empty(K), np.empty(K, np.int64),
-            np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64), np.empty(K, np.int64),
-            np.empty(l, np.int64), np.empty(l, np.int64), np.empty(l, np.int64),
-            np.empty(K + 2), np.empty(K + 2, np.int64), np.empty(K + 2, np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _kbest_tree(S, parent, post, ptr, idx, K, labs, scores, ws):
-    """K best labellings of one tree; fills ``labs`` (K, l) uint8 and ``scores`` (K,); returns count.
-
-    ``ws`` is a :func:`_workspace` for at least K."""
-    l = parent.shape[0]
-    P, cnt, merge_back, msg_back, msg, tmp_val, tmp_a, tmp_b, tmp_p, ry, rr, sv, sy, sr, hv, hi, hj = ws
-    for v in range(l):
-        P[v, 0, 0] = 0.0
-        P[v, 1, 0] = 0.0
-        cnt[v, 0] = 1
-        cnt[v, 1] = 1
-    root = post[l - 1]
-    for i in range(l - 1):
-        v = post[i]
-        p = parent[v]
-        for yp in range(2):
-            # message v -> p for parent value yp: merge the two lists of v shifted by the edge score
-            s0 = S[v, yp]
-            s1 = S[v, 2 + yp]
-            n0 = cnt[v, 0]
-            n1 = cnt[v, 1]
-            i0 = 0
-            i1 = 0
-            mc = 0
-            while mc < K and (i0 < n0 or i1 < n1):
-                if i1 >= n1 or (i0 < n0 and P[v, 0, i0] + s0 >= P[v, 1, i1] + s1):
-                    msg[mc] = P[v, 0, i0] + s0
-                    msg_back[v, yp, mc, 0] = 0
-                    msg_back[v, yp, mc, 1] = i0
-                    i0 += 1
-                else:
-                    msg[mc] = P[v, 1, i1] + s1
-                    msg_back[v, yp, mc, 0] = 1
-                    msg_back[v, yp, mc, 1] = i1
-                    i1 += 1
-                mc += 1
-            k = _topk_pairs(P[p, yp], cnt[p, yp], msg, mc, K, tmp_val, tmp_a, tmp_b, hv, hi, hj)
-            for r in range(k):
-                P[p, yp, r] = tmp_val[r]
-                merge_back[v, yp, r, 0] = tmp_a[r]
-                merge_back[v, yp, r, 1] = tmp_b[r]
-            cnt[p, yp] = k
-    # root: merge its two lists
-    n0 = cnt[root, 0]
-    n1 = cnt[root, 1]
-    i0 = 0
-    i1 = 0
-    out = 0
-    while out < K and (i0 < n0 or i1 < n1):
-        if i1 >= n1 or (i0 < n0 and P[root, 0, i0] >= P[root, 1, i1]):
-            scores[out] = P[root, 0, i0]
-            ry[out] = 0
-            rr[out] = i0
-            i0 += 1
-        else:
-            scores[out] = P[root, 1, i1]
-            ry[out] = 1
-            rr[out] = i1
-            i1 += 1
-        out += 1
-    for q in range(out):
-        top = 0
-        sv[0] = root
-        sy[0] = ry[q]
-        sr[0] = rr[q]
-        top = 1
-        while top > 0:
-            top -= 1
-            v = sv[top]
-            y = sy[top]
-            r = sr[top]
-            labs[q, v] = y
-            for j in range(ptr[v + 1] - 1, ptr[v] - 1, -1):
-                c = idx[j]
-                ra = merge_back[c, y, r, 0]
-                rm = merge_back[c, y, r, 1]
-                sv[top] = c
-                sy[top] = msg_back[c, y, rm, 0]
-                sr[top] = msg_back[c, y, rm, 1]
-                top += 1
-                r = ra
+    Pair (i, j) enters the heap after (i, j - 1) is popped, and (i + 1, 0) after (i, 0)."""
+    if not a or not b:
+        return []
+    if len(a) == 1 or len(b) == 1:  # a single line of pairs: popped along it
+        line = [(0, j) for j in range(len(b))] if len(a) == 1 else [(i, 0) for i in range(len(a))]
+        return [(a[i] + b[j], i, j) for i, j in line[:K]]
+    heap = [(a[0] + b[0], 0, 0)]
+    out = []
+    while len(out) < K and heap:
+        top = heap[0]
+        out.append(top)
+        last = heap.pop()
+        if heap:
+            _sink(heap, last)
+        _, i, j = top
+        if j + 1 < len(b):
+            _rise(heap, (a[i] + b[j + 1], i, j + 1))
+        if j == 0 and i + 1 < len(a):
+            _rise(heap, (a[i + 1] + b[0], i + 1, 0))
     return out
 
 
-@njit(cache=True, inline="always")
-def _labelling_score(S, parent, y):
-    """Average over trees of the tree scores of labelling y."""
-    n, l = parent.shape
-    tot = 0.0
-    for t in range(n):
-        for v in range(l):
-            p = parent[t, v]
+def _rise(heap, entry):
+    heap.append(entry)
+    c = len(heap) - 1
+    while c > 0 and heap[(c - 1) // 2][0] < entry[0]:
+        heap[c] = heap[(c - 1) // 2]
+        c = (c - 1) // 2
+    heap[c] = entry
+
+
+def _sink(heap, entry):
+    """Put ``entry`` at the root of ``heap`` and let it sink to its place."""
+    c, n = 0, len(heap)
+    while 2 * c + 1 < n:
+        child = 2 * c + 1
+        if child + 1 < n and heap[child + 1][0] > heap[child][0]:
+            child += 1
+        if heap[child][0] <= entry[0]:
+            break
+        heap[c] = heap[child]
+        c = child
+    heap[c] = entry
+
+
+def _best_of_two(first, second, K):
+    """Merge two descending lists of (score, tag), ``first`` winning ties, K at most."""
+    out, i, j = [], 0, 0
+    while len(out) < K and (i < len(first) or j < len(second)):
+        if j >= len(second) or (i < len(first) and first[i][0] >= second[j][0]):
+            out.append(first[i])
+            i += 1
+        else:
+            out.append(second[j])
+            j += 1
+    return out
+
+
+def kbest_tree(S, parent, post, children, K):
+    """The K best labellings of one tree: a list of ``(score, labelling)``, best first.
+
+    ``post`` lists the labels children first; ``children[v]`` are v's children in the order their
+    messages are merged into v's lists."""
+    l = len(parent)
+    best = [[[0.0], [0.0]] for _ in range(l)]  # best[v][y]: K best scores of v's subtree, v = y
+    msg_back, merge_back = {}, {}
+    for v in post[:-1]:
+        p = parent[v]
+        for yp in (0, 1):
+            # the message v -> p for p = yp: v's two lists shifted by the edge's score
+            shifted = [[(s + S[v][2 * y + yp], (y, r)) for r, s in enumerate(best[v][y])] for y in (0, 1)]
+            msg = _best_of_two(shifted[0], shifted[1], K)
+            msg_back[v, yp] = [back for _, back in msg]
+            merged = topk_pairs(best[p][yp], [m for m, _ in msg], K)
+            best[p][yp] = [s for s, _, _ in merged]
+            merge_back[v, yp] = [(i, j) for _, i, j in merged]
+    root = post[-1]
+    ends = _best_of_two([(s, (0, r)) for r, s in enumerate(best[root][0])],
+                        [(s, (1, r)) for r, s in enumerate(best[root][1])], K)
+    out = []
+    for score, (y, r) in ends:
+        labelling = [0] * l
+        todo = [(root, y, r)]
+        while todo:
+            v, y, r = todo.pop()
+            labelling[v] = y
+            for c in reversed(children[v]):  # the last child merged is undone first
+                r, m = merge_back[c, y][r]
+                todo.append((c, *msg_back[c, y][m]))
+        out.append((score, labelling))
+    return out
+
+
+def ensemble_score(S, parents, y):
+    """The ensemble's score of labelling y: the trees' edge scores summed tree by tree, label by
+    label, then divided by the number of trees."""
+    total = 0.0
+    for St, parent in zip(S, parents):
+        for v, p in enumerate(parent):
             if p >= 0:
-                tot += S[t, v, 2 * y[v] + y[p]]
-    return tot / n
+                total += St[v][2 * y[v] + y[p]]
+    return total / len(parents)
 
 
-@njit(cache=True, nogil=True)
-def _ensemble(S, parent, post, ptr, idx, K, exclude, use_exclude, ws):
-    """Candidate set, best candidate, best candidate other than ``exclude`` and theta(K)."""
-    n, l = parent.shape
-    cand = np.empty((n * K, l), np.uint8)
-    candT = np.empty((l, n * K), np.uint8)  # the same, label-major, for the vectorised scoring
-    labs = np.empty((K, l), np.uint8)
-    sc = np.empty(K)
-    theta = 0.0
-    complete = False
-    nc = 0
-    for t in range(n):
-        c = _kbest_tree(S[t], parent[t], post[t], ptr[t], idx[t], K, labs, sc, ws)
-        if c < K:
+def ensemble(S, parents, posts, children, K, exclude=None):
+    """The candidates (the trees' K-best lists, tree by tree), their ensemble scores, the first best
+    candidate, the first best one other than ``exclude`` (-1 if none or no ``exclude``) and
+    theta(K), the average of the trees' K-th best scores (-inf when a tree has fewer than K)."""
+    cands, theta, complete = [], 0.0, False
+    for St, parent, post, ch in zip(S, parents, posts, children):
+        lst = kbest_tree(St, parent, post, ch, K)
+        if len(lst) < K:
             complete = True
         else:
-            theta += sc[K - 1]
-        for q in range(c):
-            for v in range(l):
-                cand[nc, v] = labs[q, v]
-                candT[v, nc] = labs[q, v]
-            nc += 1
-    theta = -np.inf if complete else theta / n
-    # ensemble scores: every candidate's sum runs over (t, v) in the order of _labelling_score
-    # (identical rounding), all candidates at once
-    cscore = np.zeros(nc)
-    for t in range(n):
-        for v in range(l):
-            p = parent[t, v]
-            if p >= 0:
-                s0, s1, s2, s3 = S[t, v, 0], S[t, v, 1], S[t, v, 2], S[t, v, 3]
-                yv = candT[v]
-                yp = candT[p]
-                for q in range(nc):
-                    if yv[q]:
-                        cscore[q] += s3 if yp[q] else s2
-                    else:
-                        cscore[q] += s1 if yp[q] else s0
-    for q in range(nc):
-        cscore[q] /= n
-    best = -1
-    viol = -1
-    for q in range(nc):
-        if best < 0 or cscore[q] > cscore[best]:
+            theta += lst[K - 1][0]
+        cands += [y for _, y in lst]
+    theta = -math.inf if complete else theta / len(parents)
+    scores = [ensemble_score(S, parents, y) for y in cands]
+    best = viol = -1
+    for q, s in enumerate(scores):
+        if best < 0 or s > scores[best]:
             best = q
-        if use_exclude:
-            same = True
-            for v in range(l):
-                if cand[q, v] != exclude[v]:
-                    same = False
-                    break
-            if not same and (viol < 0 or cscore[q] > cscore[viol]):
-                viol = q
-    return cand[:nc], cscore, best, viol, theta
+        if exclude is not None and list(cands[q]) != list(exclude) and (viol < 0 or s > scores[viol]):
+            viol = q
+    return cands, scores, best, viol, theta

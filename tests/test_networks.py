@@ -188,7 +188,11 @@ def test_pgmpy_written_networks_load_with_their_potentials(tmp_path_factory, mod
     from pgmpy.inference import VariableElimination
 
     path = _write(model, fmt, tmp_path_factory.mktemp("net"))
-    net = read_network(path)
+    try:
+        net = read_network(path)
+    except NetworkFormatError as exc:  # a table pgmpy wrote child-major that also reads the standard way
+        assert fmt == "uai" and "cannot be told" in str(exc), exc
+        return
     theirs = getattr(rw, _READERS[fmt])(str(path)).get_model()
     for cpd in theirs.get_cpds():  # writers round: read each row as the distribution it stands for
         cpd.normalize()
@@ -355,6 +359,35 @@ def test_an_ambiguous_conditional_table_line_is_refused_not_guessed():
     with pytest.raises(NetworkFormatError, match="amb.bif:5: .*both row by row and column by column"):
         read_network_bytes((head + "probability ( B | A ) { table 0.2, 0.3, 0.5, 0.5, 0.2, 0.3, 0.3, 0.5, 0.2; }\n")
                            .encode(), "amb.bif")
+
+
+UAI_HEAD = "BAYES\n2\n{c} {c}\n2\n1 0\n2 0 1\n\n{c}\n{prior}\n{cells}\n"
+
+
+def test_uai_table_is_read_in_the_layout_that_sums_to_one_exactly():
+    """A 2 x 2 table whose first column sums to 1.0005 reads as a distribution both ways within the
+    rounding tolerance; the reading whose rows sum to one exactly is the one meant, in either
+    layout (the UAI standard, or pgmpy's child-major one)."""
+    cond = np.array([[0.3, 0.7], [0.7005, 0.2995]])  # rows: parent states, each sums to 1 exactly
+    for layout, flat in (("standard", cond.ravel()), ("pgmpy", cond.T.ravel())):
+        text = UAI_HEAD.format(c=2, prior="0.4 0.6", cells="4\n" + " ".join(repr(float(x)) for x in flat))
+        net = read_network_bytes(text.encode(), f"{layout}.uai")
+        _close(net.edge_potentials[0], cond)
+
+
+def test_uai_table_pgmpy_could_have_written_either_way_is_refused(tmp_path):
+    """pgmpy writes a conditional table child-major; a permutation reads as an exact distribution
+    both ways, so which is meant cannot be told: refused naming the factor, not guessed."""
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+    from pgmpy.readwrite import UAIWriter
+
+    m = DiscreteBayesianNetwork([("a", "b")])
+    m.add_cpds(TabularCPD("a", 3, [[0.2], [0.3], [0.5]]),
+               TabularCPD("b", 3, [[0, 0, 1], [1, 0, 0], [0, 1, 0]], evidence=["a"], evidence_card=[3]))
+    UAIWriter(m).write(str(tmp_path / "perm.uai"))
+    with pytest.raises(NetworkFormatError, match=r"perm.uai:\d+: the table of factor 1 \(x1 given x0\).*cannot be told"):
+        read_network(tmp_path / "perm.uai")
 
 
 def test_extreme_potentials_stay_exact():

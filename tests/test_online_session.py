@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
+from engine.errors import EngineError, InconsistentEvidenceError, InvalidParameterError, UnknownVertexError
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
@@ -117,6 +117,43 @@ def test_play_skips_inconsistent_ops_and_reports_progress():
     assert played + skipped == 60 and skipped > 0 and played > 0
     assert seen and 0 < seen[-1] <= 1
     np.testing.assert_allclose(s.marginals(), _bp(s), rtol=RTOL, atol=1e-12)
+
+
+def _state(s: OnlineSession):
+    last = s.model.last_op
+    return (s.model.node_data.tobytes(), s.ops, {i: v.tolist() for i, v in s.evidence.items()}, s.version,
+            s.model.total_work, None if last is None else (last.op, last.touched.tolist(), last.work))
+
+
+@settings(max_examples=40, deadline=None)
+@given(tree=trees(max_n=30).filter(lambda t: t.n >= 2), k=st.integers(2, 3), count=st.integers(0, 80),
+       chunk=st.integers(1, 30), hard=st.sampled_from([0.2, 1.0]), bad=st.sampled_from([None, "vertex", "data"]),
+       seed=st.integers(0, 10**6), cover=st.sampled_from(["optimal", "rake-only"]))
+def test_play_in_batches_ends_as_one_op_at_a_time(tree, k, count, chunk, hard, bad, seed, cover):
+    """The batched play (update_many, marginal_many, the last op alone) leaves model, log, evidence,
+    version, total work and last op exactly as applying the ops one by one does; with inconsistent
+    evidence (hard, contradicting potentials), an unknown vertex or bad data in the stream too."""
+    rng = np.random.default_rng(seed)
+    psi = [[1.0, 0.0, 0.0][:k], [0.0, 1.0, 0.0][:k], [0.0, 0.0, 1.0][:k]][:k] if hard == 1.0 else rng.random((k, k)) + 0.1
+    ops = random_ops(tree, k, count, seed=rng, hard=hard)
+    if bad and ops:
+        t = int(rng.integers(len(ops)))
+        ops[t] = {"update": "no such vertex", "data": [1.0] * k} if bad == "vertex" else \
+            {"update": tree.name(0), "data": [1.0] * (k + 1)}
+    batched, one_by_one = (OnlineSession(tree, k, psi, cover=cover) for _ in range(2))
+    got = batched.play(ops, chunk=chunk)
+    want = sum(1 for op in ops if _applies(one_by_one, op))
+    assert got == (want, len(ops) - want)
+    assert _state(batched) == _state(one_by_one)
+    np.testing.assert_allclose(batched.marginals(), _bp(batched), rtol=RTOL, atol=1e-12)
+
+
+def _applies(s: OnlineSession, op) -> bool:
+    try:
+        s.apply(op)
+        return True
+    except EngineError:
+        return False
 
 
 def test_from_scenario_names_the_failing_op():

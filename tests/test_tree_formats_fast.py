@@ -2,6 +2,8 @@
 tree, numbering, names and branch lengths on random trees and on random, often malformed, token
 strings; anything the fast reader does not take goes to the careful parser, which names the place."""
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -163,3 +165,65 @@ def test_jsonl_writer_refuses_a_text_beyond_the_reader_limit():
 
     with pytest.raises(TreeFormatError, match=r"^JSON lines would give every one of the 20,000 nodes 19,999 slots"):
         format_tree_text(star_tree(20_000), "jsonl")  # 1.2 GB of '-1,' (the careful loop would build it)
+
+
+def _jsonl_reading(line, fast: bool):
+    """The careful (``fast=False``) or the fast-first reading of one JSON line: a tree's parts, or
+    the error's type and message."""
+    from engine.trees.formats import positional
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(positional, "FAST_READ_FROM", 0 if fast else 10**12)
+        try:
+            t = positional.parse_positional_record(line, 3)
+        except EngineError as exc:
+            return type(exc).__name__, str(exc)
+    return t.names, t.parent.tolist(), t.labels, None if t.positions is None else t.positions.tolist(), t.root
+
+
+@given(t=trees(labels="any"), pad=st.booleans())
+def test_fast_jsonl_reader_reads_what_the_careful_reader_reads(t, pad):
+    """Written records (names, labels coded or not, spaces between tokens or not) read the same
+    through the compiled scanner as through json.loads, and the scanner does not decline them."""
+    from engine.trees.formats import positional
+
+    line = positional.format_positional(t).rstrip("\n")
+    if pad:
+        line = " " + json.dumps(json.loads(line), separators=(" ,\t", " : "), ensure_ascii=False) + " \r"
+    assert positional._fast_record(line, "line 3") is not None
+    assert _jsonl_reading(line, True) == _jsonl_reading(line, False)
+
+
+JSONL_TOKENS = st.sampled_from(['{', '}', '[', ']', ',', ':', '"children"', '"names"', '"labels"', '"y"', '"a"',
+                                '"label_names"', '-1', '2', '3', '1', '0', '01', '1.5', 'true', 'null', ' ', '"\\u0041"',
+                                '"x\\"y"', '[[2],[-1]]', '[[2,3],[-1],[-1]]', '"ch\\ildren"', '-', '99999999999999999999',
+                                '"é"', '\n'])
+
+
+@given(st.lists(JSONL_TOKENS, min_size=1, max_size=30), st.integers(0, 2))
+def test_fast_jsonl_reader_on_token_soup_is_the_careful_reader(tokens, frame):
+    """Hostile and malformed records: the fast-first reading is exactly the careful one (the same
+    tree, or the same one-line error), whatever the scanner declines."""
+    text = "".join(tokens)
+    line = ('{"children":' + text + "}", '{"children":[[2],[-1]],' + text + "}", text)[frame]
+    assert _jsonl_reading(line, True) == _jsonl_reading(line, False)
+
+
+def test_large_jsonl_records_take_the_fast_path_and_errors_keep_their_place(monkeypatch):
+    from engine.trees.formats import positional
+
+    t = random_tree(30_000, seed=2)
+    line = positional.format_positional(t)
+    assert len(line) >= positional.FAST_READ_FROM
+    calls = []
+    real = positional._fast_record
+    monkeypatch.setattr(positional, "_fast_record", lambda *a: calls.append(real(*a)) or calls[-1])
+    same_tree(t, parse_tree_text(line, "jsonl"), labels=False)
+    assert calls[-1] is not None                                  # read by the scanner
+    bad = line.replace("[-1", "[1.5", 1)                          # declined: json.loads names the place
+    with pytest.raises(EngineError, match=r"^line 1: node \d+, slot 1: 1\.5 is not a node number"):
+        parse_tree_text(bad, "jsonl")
+    assert calls[-1] is None
+    cut = line[: len(line) // 2]
+    with pytest.raises(EngineError, match=r"^line 1: invalid JSON at line 1, column \d+"):
+        parse_tree_text(cut, "jsonl")

@@ -152,8 +152,99 @@ class OnlineSession:
     def apply(self, op: dict):
         """Apply one scenario op (validated as by ``parse_scenario``); its output line or None."""
         line = apply_op(self.model, len(self.ops), op)
+        self._log(op, self.tree.index(op["update"]) if "update" in op else -1)
+        return line
+
+    def play(self, ops, progress: Optional[Callable[[float, str], None]] = None, *,
+             chunk: int = 1000) -> tuple[int, int]:
+        """Apply a stream of ops, skipping those that fail (inconsistent evidence, an unknown
+        vertex, bad data); returns ``(played, skipped)``. ``progress(fraction, message)`` is
+        called after every ``chunk`` ops.
+
+        Updates and marginal queries go through the batch verbs, a chunk at a time: the chunk's
+        updates in one :meth:`~OnlineModel.update_many` (inconsistent ones skipped), then its
+        queries in one :meth:`~OnlineModel.marginal_many` (their values are not kept, and a walk's
+        work does not depend on the evidence), then the chunk's last op on its own so that
+        ``last_op`` is that op's walk. Model, log, evidence, version and total work end as after
+        applying the ops one by one (the tests compare the two). A chunk with any other op, or
+        with an op that fails for another reason than inconsistency, is applied one op at a time.
+        """
+        ops = list(ops)
+        played = skipped = 0
+        for start in range(0, len(ops), chunk):
+            part = ops[start:start + chunk]
+            done = self._play_batched(part)
+            if done is None:
+                done = self._play_one_by_one(part)
+            played += done
+            skipped += len(part) - done
+            if progress is not None:
+                end = start + len(part)
+                progress(end / len(ops), f"operation {end} of {len(ops)}")
+        return played, skipped
+
+    def _play_one_by_one(self, ops) -> int:
+        played = 0
+        for op in ops:
+            try:
+                self.apply(op)
+                played += 1
+            except EngineError:
+                pass
+        return played
+
+    def _play_batched(self, ops) -> Optional[int]:
+        """Play ``ops`` (updates and queries only) with the batch verbs; the number applied, or
+        None (nothing done) when that cannot be done for this chunk.
+
+        Up to the last query: the updates in one batch, then the queries in another; the last
+        query alone (its walk is ``last_op``); then the updates after it in one batch."""
+        if not all(("update" in op) != ("marginal" in op) for op in ops):
+            return None
+        try:
+            where = [self.tree.index(op["update"] if "update" in op else op["marginal"]) for op in ops]
+        except EngineError:
+            return None
+        queries = [t for t, op in enumerate(ops) if "marginal" in op]
+        m = queries[-1] if queries else -1
+        head = self._update_batch(ops, where, range(m))
+        if head is None:
+            return None
+        if len(queries) > 1:   # (an empty batch would still set the model's latest op)
+            self.model.marginal_many(np.array([where[t] for t in queries[:-1]], np.int64))
+        played = 0
+        for t in range(m):
+            if head.get(t, True):
+                self._log(ops[t], where[t])
+                played += 1
+        if m >= 0:
+            played += self._play_one_by_one(ops[m:m + 1])
+        tail = self._update_batch(ops, where, range(m + 1, len(ops)))
+        if tail is None:   # bad data after the last query: one by one (nothing of the tail is done)
+            return played + self._play_one_by_one(ops[m + 1:])
+        for t in range(m + 1, len(ops)):
+            if tail[t]:
+                self._log(ops[t], where[t])
+                played += 1
+        return played
+
+    def _update_batch(self, ops, where, span) -> Optional[dict]:
+        """The updates among ``ops[span]`` in one ``update_many`` (inconsistent ones skipped):
+        {position: applied}, or None (nothing done) when an update's data is not valid."""
+        ups = [t for t in span if "update" in ops[t]]
+        if not ups:
+            return {}
+        try:
+            X = np.array([ops[t]["data"] for t in ups], np.float64).reshape(len(ups), self.k)
+            applied = self.model.update_many(np.array([where[t] for t in ups], np.int64), X,
+                                             skip_inconsistent=True)
+        except (EngineError, ValueError, TypeError):   # checked before anything is applied
+            return None
+        return dict(zip(ups, applied.tolist()))
+
+    def _log(self, op: dict, i: int) -> None:
+        """Record an applied op: the log, the evidence at vertex ``i``, the version."""
         if "update" in op:
-            i = self.tree.index(op["update"])
             vec = np.array(op["data"], dtype=np.float64)
             if np.all(vec == 1.0):
                 self.evidence.pop(i, None)
@@ -162,22 +253,6 @@ class OnlineSession:
         if "update" in op or "set_edge" in op:
             self.version += 1
         self.ops.append(dict(op))
-        return line
-
-    def play(self, ops, progress: Optional[Callable[[float, str], None]] = None) -> tuple[int, int]:
-        """Apply a stream of ops, skipping those that fail (inconsistent evidence); returns
-        ``(played, skipped)``. ``progress(fraction, message)`` is called every 25 ops."""
-        played = skipped = 0
-        ops = list(ops)
-        for j, op in enumerate(ops):
-            try:
-                self.apply(op)
-                played += 1
-            except EngineError:
-                skipped += 1
-            if progress is not None and j % 25 == 0:
-                progress((j + 1) / len(ops), f"operation {j + 1} of {len(ops)}")
-        return played, skipped
 
     # ------------------------------------------------------------------ reading (not logged)
     def marginal(self, v) -> np.ndarray:

@@ -108,6 +108,32 @@ class Tokens:
         except ValueError:
             raise self.error(f"expected {what}, found {tok.text!r}", tok.line) from None
 
+    def scope(self, what: str) -> tuple[Token, list[Token]]:
+        """The ``( child | parent, parent ... )`` head of a table block (``|`` and ``,`` between
+        names are optional): the child's token and the parents' tokens."""
+        self.expect("(")
+        child = self.name(f"the variable of the {what}")
+        parents = []
+        while not self.accept(")"):
+            if self.accept("|") or self.accept(","):
+                continue
+            parents.append(self.name("a parent"))
+        return child, parents
+
+    def block(self, what: str):
+        """The entries of a ``{ ... }`` block: yields the first word of each (``what`` names it in
+        errors) and leaves the rest of the entry to the caller; ends after the closing ``}``."""
+        self.expect("{")
+        while not self.accept("}"):
+            yield self.name(what)
+
+    def declared(self, tok: Token, index: dict[str, int], what: str, block: str) -> int:
+        """The number of the variable ``tok`` names; an error naming ``tok``'s line if no ``block``
+        declares it (``what`` is the block that names it)."""
+        if tok.text not in index:
+            raise self.error(f"the {what} names {tok.text!r}, which no {block} declares", tok.line)
+        return index[tok.text]
+
     def skip_until(self, text: str) -> None:
         """Skip tokens up to and including ``text`` at nesting depth 0 of (), {} and []."""
         depth = 0

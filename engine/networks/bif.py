@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.networks._text import Tokens, tokenize
-from engine.networks.model import CPT_TOLERANCE, Factor, Network, Variable, assemble
+from engine.networks.model import Factor, Network, Variable, assemble, cpt_layout
 
 __all__ = ["parse_bif"]
 
@@ -41,18 +41,13 @@ def parse_bif(text: str, label: str = "network.bif") -> Network:
         else:
             raise tk.error(f"expected network, variable or probability, found {tok.text!r}", tok.line)
     index = {v.name: i for i, v in enumerate(variables)}
-    factors = []
-    for child, parents, rows, line in blocks:
-        factors.append(_table(tk, variables, index, child, parents, rows, line))
-    return assemble(variables, factors, "bayes", label)
+    return assemble(variables, [_table(tk, variables, index, *b) for b in blocks], "bayes", label)
 
 
 def _variable(tk: Tokens, line: int) -> Variable:
     name = tk.name("a variable name").text
-    tk.expect("{")
     states = None
-    while not tk.accept("}"):
-        tok = tk.name("type or property")
+    for tok in tk.block("type or property"):
         if tok.text.lower() == "type":
             kind = tk.name("discrete").text.lower()
             if kind != "discrete":
@@ -85,13 +80,7 @@ def _variable(tk: Tokens, line: int) -> Variable:
 
 
 def _probability(tk: Tokens, line: int):
-    tk.expect("(")
-    child = tk.name("the variable of the probability block")
-    parents = []
-    while not tk.accept(")"):
-        if tk.accept("|") or tk.accept(","):
-            continue
-        parents.append(tk.name("a parent"))
+    child, parents = tk.scope("probability block")
     tk.expect("{")
     rows = []  # (kind, states, values, line)
     while not tk.accept("}"):
@@ -124,14 +113,8 @@ def _numbers(tk: Tokens) -> list[float]:
 
 
 def _table(tk: Tokens, variables, index, child, parents, rows, line) -> Factor:
-    def var(tok, role):
-        if tok.text not in index:
-            raise tk.error(f"the probability block names {role} {tok.text!r}, which no variable block "
-                           "declares", tok.line)
-        return index[tok.text]
-
-    c = var(child, "the variable")
-    ps = [var(p, "the parent") for p in parents]
+    c = tk.declared(child, index, "probability block", "variable block")
+    ps = [tk.declared(p, index, "probability block", "variable block") for p in parents]
     name = variables[c].name
     cc = len(variables[c].states)
     if len(ps) > 1:  # let the assembler name the node and its parents
@@ -152,7 +135,12 @@ def _table(tk: Tokens, variables, index, child, parents, rows, line) -> Factor:
             if len(vals) != cp * cc:
                 raise tk.error(f"the table of {name} given {variables[p].name} has {len(vals)} numbers, "
                                f"expected {cp} x {cc} = {cp * cc}", rline)
-            table[:] = _table_layout(tk, name, variables[p].name, np.asarray(vals, float), cp, cc, rline)
+            t = cpt_layout(np.asarray(vals, float), cp, cc)
+            if t is None:
+                raise tk.error(f"the table of {name} given {variables[p].name} reads as a distribution both row "
+                               f"by row and column by column; write one line per state of {variables[p].name}, "
+                               "e.g. ( state ) 0.2, 0.8;", rline)
+            table[:] = t
         elif kind == "default":
             if len(vals) != cc:
                 raise tk.error(f"the default row of {name} has {len(vals)} numbers; {name} has {cc} states", rline)
@@ -171,16 +159,3 @@ def _table(tk: Tokens, variables, index, child, parents, rows, line) -> Factor:
     if missing.size:
         raise tk.error(f"the table of {name} has no row for {variables[p].name}={pstates[missing[0]]}", line)
     return Factor((p, c), table, line, c)
-
-
-def _table_layout(tk, name, parent, vals, cp, cc, line) -> np.ndarray:
-    """A conditional ``table`` line: parent-major (rows of the child) or child-major, whichever sums
-    to one per parent state; refused when both do and differ."""
-    a = vals.reshape(cp, cc)
-    b = vals.reshape(cc, cp).T
-    ok_a = np.all(np.abs(a.sum(axis=1) - 1) <= CPT_TOLERANCE)
-    ok_b = np.all(np.abs(b.sum(axis=1) - 1) <= CPT_TOLERANCE)
-    if ok_a and ok_b and not np.allclose(a, b):
-        raise tk.error(f"the table of {name} given {parent} reads as a distribution both row by row and "
-                       f"column by column; write one line per state of {parent}, e.g. ( state ) 0.2, 0.8;", line)
-    return b if ok_b and not ok_a else a

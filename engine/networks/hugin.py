@@ -51,10 +51,7 @@ def parse_hugin(text: str, label: str = "network.net") -> Network:
     index = {v.name: i for i, v in enumerate(variables)}
     factors = []
     for child, parents, data, line, dline in pots:
-        for t in [child] + parents:
-            if t.text not in index:
-                raise tk.error(f"the potential names {t.text!r}, which no node declares", t.line)
-        scope = tuple(index[p.text] for p in parents) + (index[child.text],)
+        scope = tuple(tk.declared(t, index, "potential", "node") for t in parents + [child])
         shape = [len(variables[s].states) for s in scope]
         if data is None:
             raise tk.error(f"the potential of {child.text} has no data", line)
@@ -62,16 +59,14 @@ def parse_hugin(text: str, label: str = "network.net") -> Network:
         if vals.size != int(np.prod(shape)):
             raise tk.error(f"the data of {child.text} has {vals.size} numbers, expected "
                            f"{' x '.join(map(str, shape))} = {int(np.prod(shape))}", dline)
-        factors.append(Factor(scope, vals.reshape(shape), line, index[child.text]))
+        factors.append(Factor(scope, vals.reshape(shape), line, scope[-1]))
     return assemble(variables, factors, "bayes", label)
 
 
 def _node(tk: Tokens, line: int) -> Variable:
     name = tk.name("a node name").text
-    tk.expect("{")
     states = None
-    while not tk.accept("}"):
-        attr = tk.name("an attribute")
+    for attr in tk.block("an attribute"):
         tk.expect("=")
         if attr.text == "states":
             tk.expect("(")
@@ -90,17 +85,10 @@ def _node(tk: Tokens, line: int) -> Variable:
 
 
 def _potential(tk: Tokens, line: int):
-    tk.expect("(")
-    child = tk.name("the node of the potential")
-    parents = []
-    tk.accept("|")
-    while not tk.accept(")"):
-        parents.append(tk.name("a parent"))
-    tk.expect("{")
+    child, parents = tk.scope("potential")
     data = None
     dline = line
-    while not tk.accept("}"):
-        attr = tk.name("an attribute")
+    for attr in tk.block("an attribute"):
         tk.expect("=")
         if attr.text == "data":
             dline = attr.line

@@ -33,7 +33,7 @@ from engine.errors import (
 )
 from engine.trees.model import Tree
 
-__all__ = ["CPT_TOLERANCE", "Factor", "Network", "Variable", "assemble"]
+__all__ = ["CPT_TOLERANCE", "Factor", "Network", "Variable", "assemble", "cpt_layout"]
 
 # Sizes are bounded by the named limits of engine.limits: ``vertices`` (variables), ``states``
 # (states of one variable) and ``table_cells`` (numbers in all the tables together).
@@ -251,6 +251,30 @@ def assemble(variables: list[Variable], factors: list[Factor], kind: str, label:
         t = pair[(p, c)] if (p, c) in pair else pair[(c, p)].T
         psi[i, :card[p], :card[c]] = t
     return Network(tree, phi, psi, tuple(tuple(v.states) for v in variables), kind, label)
+
+
+def cpt_layout(vals: np.ndarray, cp: int, cc: int) -> np.ndarray | None:
+    """A conditional table of ``cc`` child states given ``cp`` parent states, written as one flat
+    list: read parent by parent (the child's states fastest, the standard) or child by child (as
+    pgmpy's UAI writer and some BIF ``table`` lines have it), whichever makes every row a
+    distribution.
+
+    When both do and they differ, a reading whose rows sum to one exactly (to 1e-9) wins over one
+    that does so only within the rounding tolerance (a coincidence: a 2 x 2 table whose first
+    column sums to 1 ± 0.001 reads either way); otherwise the table is ambiguous and ``None`` is
+    returned, for the reader to refuse it naming its line. When neither does, the standard layout
+    is returned and the probability check names the row that is off.
+    """
+    a = vals.reshape(cp, cc)
+    b = vals.reshape(cc, cp).T
+    da = float(np.max(np.abs(a.sum(axis=1) - 1)))
+    db = float(np.max(np.abs(b.sum(axis=1) - 1)))
+    if da <= CPT_TOLERANCE and db <= CPT_TOLERANCE and not np.allclose(a, b):
+        exact = 1e-9
+        if (da <= exact) != (db <= exact):
+            return a if da <= exact else b
+        return None
+    return b if db <= CPT_TOLERANCE < da else a
 
 
 def _check_cpt(f: Factor, variables: list[Variable], at) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine import limits
 from engine.networks._text import Token, Tokens
-from engine.networks.model import CPT_TOLERANCE, Factor, Network, Variable, assemble
+from engine.networks.model import Factor, Network, Variable, assemble, cpt_layout
 
 __all__ = ["parse_uai"]
 
@@ -96,18 +96,13 @@ def parse_uai(text: str, label: str = "network.uai") -> Network:
                 raise tk.error(f"factor {f} of a BAYES network has an empty scope", sline)
             child = scope[-1]
             if len(scope) == 2:
-                table = _bayes_layout(table, card[scope[0]], card[scope[1]])
+                table = cpt_layout(vals, card[scope[0]], card[scope[1]])
+                if table is None:
+                    raise tk.error(f"the table of factor {f} (x{scope[1]} given x{scope[0]}) reads as a "
+                                   "distribution both with the child's states changing fastest (the UAI "
+                                   "standard) and slowest (as pgmpy writes it): which is meant cannot be told",
+                                   ln)
         factors.append(Factor(scope, table, sline, child))
     if not tk.done():
         raise tk.error(f"unexpected {tk.peek().text!r} after the last table")
     return assemble(variables, factors, "bayes" if kind == "BAYES" else "markov", label)
-
-
-def _bayes_layout(table: np.ndarray, cp: int, cc: int) -> np.ndarray:
-    """The standard layout (rows: parent states) unless only pgmpy's child-major one sums to one."""
-    if np.all(np.abs(table.sum(axis=1) - 1) <= CPT_TOLERANCE):
-        return table
-    alt = table.reshape(-1).reshape(cc, cp).T
-    if np.all(np.abs(alt.sum(axis=1) - 1) <= CPT_TOLERANCE):
-        return alt
-    return table

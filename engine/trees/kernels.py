@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["prufer_decode", "reroot_parent", "preorder", "postorder", "preorder_csr", "buchheim", "tidy_x"]
+__all__ = ["prufer_decode", "reroot_parent", "depth_first", "preorder_csr", "buchheim", "tidy_x"]
 
 
 @njit(cache=True)
@@ -52,44 +52,32 @@ def reroot_parent(parent, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def postorder(ptr, idx, root):  # pragma: no cover - compiled
+def depth_first(ptr, idx, root):  # pragma: no cover - compiled
+    """Preorder and postorder of one depth-first walk from ``root``, children in stored order."""
     n = ptr.shape[0] - 1
-    out = np.empty(n, np.int64)
+    pre = np.empty(n, np.int64)
+    post = np.empty(n, np.int64)
     stack = np.empty(n, np.int64)
-    nxt = ptr[:-1].copy()
+    nxt = ptr[:-1].copy()  # the next child of each vertex to visit
     top = 0
     stack[0] = root
+    pre[0] = root
+    i = 1
     k = 0
     while top >= 0:
         v = stack[top]
         if nxt[v] < ptr[v + 1]:
-            top += 1
-            stack[top] = idx[nxt[v]]
+            c = idx[nxt[v]]
             nxt[v] += 1
+            top += 1
+            stack[top] = c
+            pre[i] = c
+            i += 1
         else:
-            out[k] = v
+            post[k] = v
             k += 1
             top -= 1
-    return out
-
-
-@njit(cache=True)
-def preorder(ptr, idx, root):  # pragma: no cover - compiled
-    n = ptr.shape[0] - 1
-    out = np.empty(n, np.int64)
-    stack = np.empty(n, np.int64)
-    top = 0
-    stack[0] = root
-    k = 0
-    while top >= 0:
-        v = stack[top]
-        top -= 1
-        out[k] = v
-        k += 1
-        for j in range(ptr[v + 1] - 1, ptr[v] - 1, -1):
-            top += 1
-            stack[top] = idx[j]
-    return out
+    return pre, post
 
 
 @njit(cache=True)
@@ -205,7 +193,7 @@ def buchheim(ptr, idx, parent, order, post):  # pragma: no cover - compiled
 def preorder_csr(ptr, idx, root):  # pragma: no cover - compiled
     """The tree renumbered in preorder (for memory locality): preorder, new ptr, idx, parent."""
     n = ptr.shape[0] - 1
-    pre = preorder(ptr, idx, root)
+    pre = depth_first(ptr, idx, root)[0]
     rank = np.empty(n, np.int64)
     for i in range(n):
         rank[pre[i]] = i
@@ -230,7 +218,7 @@ def preorder_csr(ptr, idx, root):  # pragma: no cover - compiled
 def tidy_x(ptr, idx, root):  # pragma: no cover - compiled
     pre, nptr, nidx, npar = preorder_csr(ptr, idx, root)
     n = pre.shape[0]
-    post = postorder(nptr, nidx, 0)
+    post = depth_first(nptr, nidx, 0)[1]
     # in preorder numbering, 0..n-1 lists parents before children: the second walk's order
     xp = buchheim(nptr, nidx, npar, np.arange(n), post)
     x = np.empty(n)

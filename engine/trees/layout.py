@@ -22,14 +22,14 @@ def preorder(tree: Tree) -> np.ndarray:
     """Depth-first preorder of the vertices from the root, children in stored order."""
     from engine.trees import kernels
 
-    return kernels.preorder(tree.children_ptr, tree.children_idx, tree.root)
+    return kernels.depth_first(tree.children_ptr, tree.children_idx, tree.root)[0]
 
 
 def postorder(tree: Tree) -> np.ndarray:
     """Depth-first postorder (children in stored order, each before its parent)."""
     from engine.trees import kernels
 
-    return kernels.postorder(tree.children_ptr, tree.children_idx, tree.root)
+    return kernels.depth_first(tree.children_ptr, tree.children_idx, tree.root)[1]
 
 
 def tidy_layout(tree: Tree) -> tuple[np.ndarray, np.ndarray]:

@@ -427,9 +427,11 @@ def _check_unique_names(names: Sequence[str]) -> None:
         if dup.size:
             raise DuplicateNameError(f"two vertices are named {str(srt[dup[0]])!r}")
         return
+    strs = list(map(str, names))
+    if len(set(strs)) == len(strs):
+        return
     seen: set[str] = set()
-    for s in names:
-        s = str(s)
+    for s in strs:  # name the first repeat
         if s in seen:
             raise DuplicateNameError(f"two vertices are named {s!r}")
         seen.add(s)

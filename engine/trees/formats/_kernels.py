@@ -1,5 +1,5 @@
 """Compiled (numba, cached) loops of the tree formats for large trees: the scanner and token walk
-of the Newick reader and writer, and the children rows of the JSON-lines writer.
+of the Newick reader and writer, and the children rows of the JSON-lines reader and writer.
 
 Imported lazily by :mod:`engine.trees.formats.newick` and :mod:`engine.trees.formats.positional`
 for large trees, so that importing the engine does not load numba. The scanner runs the very state machine of the careful parser
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["scan_newick", "newick_tokens", "int_rows_json"]
+__all__ = ["scan_newick", "newick_tokens", "int_rows_json", "json_object_spans", "json_int_rows"]
 
 _OPEN, _COMMA, _CLOSE, _COLON, _SEMI = 40, 44, 41, 58, 59  # ( , ) : ;
 
@@ -248,3 +248,172 @@ def int_rows_json(M):  # pragma: no cover - compiled
         k = _put(out, k, 93)  # ]
     out[k] = 93
     return out
+
+
+@njit(cache=True, inline="always")
+def _json_space(c):
+    return c == 32 or c == 9 or c == 10 or c == 13
+
+
+@njit(cache=True)
+def json_object_spans(b):  # pragma: no cover - compiled
+    """The top-level members of the JSON object in the bytes ``b`` (uint8): ``(status, spans)``
+    with ``spans`` (m, 4) holding the byte offsets of each key's text (inside its quotes) and of its
+    value. Values are skipped by their brackets, strings (with escapes) stepped over; nothing is
+    checked inside them. ``status`` is 0, or -1 at anything unusual (a key with an escape, an
+    unbalanced value, text after the object): the careful reader then runs and names the place."""
+    L = b.shape[0]
+    spans = np.empty((L // 4 + 1, 4), np.int64)
+    m = 0
+    i = 0
+    while i < L and _json_space(b[i]):
+        i += 1
+    if i >= L or b[i] != 123:  # {
+        return -1, spans[:0]
+    i += 1
+    while True:
+        while i < L and _json_space(b[i]):
+            i += 1
+        if i >= L:
+            return -1, spans[:0]
+        if b[i] == 125 and m == 0:  # } of an empty object
+            i += 1
+            break
+        if b[i] != 34:  # "
+            return -1, spans[:0]
+        ks = i + 1
+        i = ks
+        while i < L and b[i] != 34:
+            if b[i] == 92:  # a backslash in a key: the careful reader
+                return -1, spans[:0]
+            i += 1
+        if i >= L:
+            return -1, spans[:0]
+        ke = i
+        i += 1
+        while i < L and _json_space(b[i]):
+            i += 1
+        if i >= L or b[i] != 58:  # :
+            return -1, spans[:0]
+        i += 1
+        while i < L and _json_space(b[i]):
+            i += 1
+        vs = i
+        depth = 0
+        while i < L:
+            c = b[i]
+            if c == 34:
+                i += 1
+                while i < L and b[i] != 34:
+                    i += 2 if b[i] == 92 else 1
+                if i >= L:
+                    return -1, spans[:0]
+            elif c == 91 or c == 123:
+                depth += 1
+            elif c == 93 or c == 125:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == 44 and depth == 0:
+                break
+            i += 1
+        if depth != 0 or i >= L:
+            return -1, spans[:0]
+        ve = i
+        while ve > vs and _json_space(b[ve - 1]):
+            ve -= 1
+        if ve == vs:
+            return -1, spans[:0]
+        spans[m, 0] = ks
+        spans[m, 1] = ke
+        spans[m, 2] = vs
+        spans[m, 3] = ve
+        m += 1
+        if b[i] == 44:
+            i += 1
+            continue
+        if b[i] != 125:  # a ] closing the object
+            return -1, spans[:0]
+        i += 1
+        break
+    while i < L and _json_space(b[i]):
+        i += 1
+    if i != L:
+        return -1, spans[:0]
+    return 0, spans[:m].copy()
+
+
+@njit(cache=True)
+def json_int_rows(b, s, e):  # pragma: no cover - compiled
+    """The JSON list of lists of integers in ``b[s:e]``, e.g. ``[[2,3],[-1],[]]``: ``(status,
+    widths, flat)``, the length of every row and all the integers row after row. ``status`` is 0,
+    or -1 at anything else (a float, a string, a leading zero, more than 18 digits, bad
+    punctuation): the careful reader then runs and names the place."""
+    widths = np.empty((e - s) // 2 + 1, np.int64)
+    flat = np.empty((e - s) // 2 + 1, np.int64)
+    n = 0
+    m = 0
+    i = s
+    if i >= e or b[i] != 91:
+        return -1, widths[:0], flat[:0]
+    i += 1
+    while i < e and _json_space(b[i]):
+        i += 1
+    if i < e and b[i] == 93:
+        i += 1
+    else:
+        while True:
+            while i < e and _json_space(b[i]):
+                i += 1
+            if i >= e or b[i] != 91:
+                return -1, widths[:0], flat[:0]
+            i += 1
+            w = 0
+            while i < e and _json_space(b[i]):
+                i += 1
+            if i < e and b[i] == 93:
+                i += 1
+            else:
+                while True:
+                    while i < e and _json_space(b[i]):
+                        i += 1
+                    neg = False
+                    if i < e and b[i] == 45:  # -
+                        neg = True
+                        i += 1
+                    d0 = i
+                    x = 0
+                    while i < e and 48 <= b[i] <= 57:
+                        x = 10 * x + (b[i] - 48)
+                        i += 1
+                    nd = i - d0
+                    if nd == 0 or nd > 18 or (nd > 1 and b[d0] == 48):
+                        return -1, widths[:0], flat[:0]
+                    flat[m] = -x if neg else x
+                    m += 1
+                    w += 1
+                    while i < e and _json_space(b[i]):
+                        i += 1
+                    if i < e and b[i] == 44:
+                        i += 1
+                        continue
+                    if i < e and b[i] == 93:
+                        i += 1
+                        break
+                    return -1, widths[:0], flat[:0]
+            widths[n] = w
+            n += 1
+            while i < e and _json_space(b[i]):
+                i += 1
+            if i < e and b[i] == 44:
+                i += 1
+                continue
+            if i < e and b[i] == 93:
+                i += 1
+                break
+            return -1, widths[:0], flat[:0]
+    while i < e and _json_space(b[i]):
+        i += 1
+    if i != e:
+        return -1, widths[:0], flat[:0]
+    return 0, widths[:n].copy(), flat[:m].copy()

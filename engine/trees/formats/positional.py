@@ -64,23 +64,70 @@ def read_positional_stream(f, index: int = 0, max_bytes: int | None = None) -> T
     raise _missing(index, k + 1)
 
 
+#: records of at least this many characters are read through the compiled scanner first
+FAST_READ_FROM = 100_000
+
+
 def parse_positional_record(line: str, lineno: int = 1) -> Tree:
+    """The tree of one JSON line (``lineno`` is for messages)."""
+    where = f"line {lineno}"
+    fast = _fast_record(line, where) if len(line) >= FAST_READ_FROM else None
+    if fast is not None:
+        rec, parent, slot = fast
+    else:
+        try:
+            rec = loads(line, where=where)
+        except EngineError as exc:
+            raise TreeFormatError(str(exc)) from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
+            raise TreeFormatError(f"{where}: expected an object with a 'children' list (and 'labels')")
+        if not rec["children"]:
+            from engine.errors import EmptyTreeError
+
+            raise EmptyTreeError(f"{where}: the tree is empty ('children' has no nodes)")
+        parent, slot = positional_children(rec["children"], where=where)
+    return _record_tree(rec, parent, slot, where)
+
+
+def _fast_record(line: str, where: str):
+    """``(rec, parent, slot)`` of a large record whose 'children' are plain integer rows, read by
+    the compiled scanner (the other keys by :func:`loads`); None when the careful reader must run
+    (anything unusual, or an error to name)."""
+    from engine.trees.formats._kernels import json_int_rows, json_object_spans
+
+    raw = line.encode("utf-8", "surrogatepass")
+    b = np.frombuffer(raw, np.uint8)
+    status, spans = json_object_spans(b)
+    if status:
+        return None
+    keys = [raw[a:e].decode("utf-8", "surrogatepass") for a, e in spans[:, :2].tolist()]
+    if len(set(keys)) != len(keys) or "children" not in keys or not set(keys) <= _KEYS:
+        return None
+    rec = {}
+    for key, (_, _, a, e) in zip(keys, spans.tolist()):
+        if key == "children":
+            status, widths, flat = json_int_rows(b, a, e)
+            if status or len(widths) == 0:
+                return None
+        else:
+            try:
+                rec[key] = loads(raw[a:e], where=where)
+            except EngineError:
+                return None
+    parent, slot = _slots(widths, flat, where=where)
+    return rec, parent, slot
+
+
+#: the keys the fast reader knows (``y``, a class, is read and not used)
+_KEYS = {"children", "labels", "label_names", "names", "y"}
+
+
+def _record_tree(rec: dict, parent: np.ndarray, slot: np.ndarray, where: str) -> Tree:
+    """The tree of a record whose 'children' gave ``parent`` and ``slot``."""
     def bad(msg: str) -> TreeFormatError:
-        return TreeFormatError(f"line {lineno}: {msg}")
+        return TreeFormatError(f"{where}: {msg}")
 
-    try:
-        rec = loads(line, where=f"line {lineno}")
-    except EngineError as exc:
-        raise TreeFormatError(str(exc)) from None
-    if not isinstance(rec, dict) or not isinstance(rec.get("children"), list):
-        raise bad("expected an object with a 'children' list (and 'labels')")
-    ch = rec["children"]
-    if not ch:
-        from engine.errors import EmptyTreeError
-
-        raise EmptyTreeError(f"line {lineno}: the tree is empty ('children' has no nodes)")
-    parent, slot = positional_children(ch, where=f"line {lineno}")
-    n = len(ch)
+    n = len(parent)
     labels = rec.get("labels")
     if labels is not None:
         if not isinstance(labels, list) or len(labels) != n:
@@ -106,7 +153,7 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
     except TreeFormatError:
         raise
     except Exception as exc:  # NotATreeError, DuplicateNameError: say where
-        raise type(exc)(f"line {lineno}: {exc}") from None
+        raise type(exc)(f"{where}: {exc}") from None
 
 
 def positional_children(children: list, *, where: str, error: type = TreeFormatError) -> tuple[np.ndarray, np.ndarray]:
@@ -135,42 +182,54 @@ def positional_children(children: list, *, where: str, error: type = TreeFormatE
     widths = np.fromiter(map(len, children), np.int64, n)
     flat = list(itertools.chain.from_iterable(children))
     a = np.asarray(flat) if flat else np.zeros(0, np.int64)
-    owner = np.repeat(np.arange(n), widths)
-    pos = np.arange(len(flat)) - np.repeat(np.cumsum(widths) - widths, widths) + 1
-
-    def at(i: int) -> str:
-        return f"{where}: node {owner[i] + 1}, slot {pos[i]}"
-
     if a.dtype.kind not in "iu":
         i = next((i for i, c in enumerate(flat) if type(c) is not int), None)
         if i is not None:
-            raise error(f"{at(i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
+            raise error(f"{where}: {_place(widths, i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
         i = next(i for i, c in enumerate(flat) if not -1 <= c <= n)  # an integer beyond 64 bits
-        raise error(f"{at(i)}: child {flat[i]} is not a node 1..{n} or -1")
-    a = a.astype(np.int64, copy=False)
+        raise error(f"{where}: {_place(widths, i)}: child {flat[i]} is not a node 1..{n} or -1")
+    return _slots(widths, a.astype(np.int64, copy=False), where=where, error=error, flat=flat)
+
+
+def _place(widths: np.ndarray, i: int) -> str:
+    """Where the ``i``-th slot of the rows (all of them in order) is: ``"node 2, slot 1"``."""
+    ends = np.cumsum(widths)
+    o = int(np.searchsorted(ends, i, side="right"))
+    return f"node {o + 1}, slot {i - int(ends[o] - widths[o]) + 1}"
+
+
+def _slots(widths: np.ndarray, a: np.ndarray, *, where: str, error: type = TreeFormatError,
+           flat: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`positional_children` on the rows given as their lengths ``widths`` and all their
+    integers ``a`` (int64) in order; ``flat``, the same as Python values, tells a JSON ``true``
+    read as 1 from the number."""
+    n = len(widths)
+    ends = np.cumsum(widths)
+    filled = np.flatnonzero(a > 0)
+    owner = np.searchsorted(ends, filled, side="right")   # the node whose row holds each filled slot
+    child = a[filled] - 1
+    own = np.zeros(len(a), bool)
+    own[filled] = child == owner
     for bad, says in (((a != -1) & ((a < 1) | (a > n)), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
                       (a == 1, lambda i: "node 1 is the root and cannot be a child"),
-                      (a == owner + 1, lambda i: f"node {a[i]} is its own child")):
+                      (own, lambda i: f"node {a[i]} is its own child")):
         if bad.any():
             i = int(np.argmax(bad))
-            if type(flat[i]) is bool:  # NumPy read true/false among integers as 1/0
-                raise error(f"{at(i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
-            raise error(f"{at(i)}: {says(i)}")
-    filled = np.flatnonzero(a > 0)
-    child = a[filled] - 1
+            if flat is not None and type(flat[i]) is bool:  # NumPy read true/false among integers as 1/0
+                raise error(f"{where}: {_place(widths, i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
+            raise error(f"{where}: {_place(widths, i)}: {says(i)}")
     count = np.bincount(child, minlength=n)
     if (count > 1).any():
         c = int(np.argmax(count > 1))
         i, j = filled[child == c][:2]
-        raise error(f"{where}: node {c + 1} is the child of two slots: node {owner[i] + 1}, slot {pos[i]} "
-                    f"and node {owner[j] + 1}, slot {pos[j]}")
+        raise error(f"{where}: node {c + 1} is the child of two slots: {_place(widths, i)} and {_place(widths, j)}")
     if (count[1:] == 0).any():
         v = int(np.argmax(count[1:] == 0)) + 2
         raise error(f"{where}: node {v} is no node's child: it cannot be reached from the root, node 1")
     parent = np.full(n, -1, np.int64)
     slot = np.zeros(n, np.int64)
-    parent[child] = owner[filled]
-    slot[child] = pos[filled]
+    parent[child] = owner
+    slot[child] = filled - (ends[owner] - widths[owner]) + 1
     return parent, slot
 
 
