@@ -124,46 +124,35 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
             phin[i, a] = x
     if not inside:
         return BAIL, 0.0
+    for i in range(n):              # inner starts as φ (by rank), so the sweeps below need no
+        for a in range(k):          # branch on leaves (unpredictable on random trees)
+            inner[i, a] = phin[i, a]
     for a in range(k):
         up[0, a] = 1.0              # the root sends no message
     # collect: inner[v] = phi[v] * prod_children up[c], scaled after each product (a leaf's is
-    # φ itself, read from phin: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
+    # φ itself: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
     for v in range(n - 1, 0, -1):
         p = parent[v]
         j = 0 if shared else v - 1
-        if ch_ptr[v] == ch_ptr[v + 1]:     # (no array variable: that would cost refcounts)
-            for a in range(k):
-                s = 0.0
-                for b in range(k):
-                    s += E[j, a, b] * phin[v, b]
-                up[v, a] = s
-        else:
-            for a in range(k):
-                s = 0.0
-                for b in range(k):
-                    s += E[j, a, b] * inner[v, b]
-                up[v, a] = s
+        for a in range(k):
+            s = 0.0
+            for b in range(k):
+                s += E[j, a, b] * inner[v, b]
+            up[v, a] = s
         m, ok = _scale_row(up, v, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
-        if v == ch_ptr[p + 1] - 1:          # p's first child to report: start its product
-            for a in range(k):
-                inner[p, a] = phin[p, a] * up[v, a]
-        else:
-            for a in range(k):
-                inner[p, a] *= up[v, a]
+        for a in range(k):
+            inner[p, a] *= up[v, a]
         m, ok = _scale_row(inner, p, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
-    if n == 1:
-        for a in range(k):
-            inner[0, a] = phin[0, a]
     s = 0.0
     for a in range(k):
         s += inner[0, a]
@@ -219,7 +208,7 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
             m, ok = _scale_row(down, c, k)
             if not ok:
                 return BAIL, 0.0
-    if not _beliefs(order, ch_ptr, phin, inner, down, marg, k):
+    if not _beliefs(order, inner, down, marg, k):
         return BAIL, 0.0
     return OK, logz
 
@@ -236,16 +225,16 @@ def _push_down(E, shared, c, X, i, down, k):
 
 
 @njit(cache=True)
-def _beliefs(order, ch_ptr, phin, inner, down, marg, k):
-    """marg[order[v]] = inner[v] * down[v] (phin[v] for a leaf), normalised to sum one: formed
-    in rank order in ``inner``, then scattered in one pass (cheaper than scattering as they
-    are made). False if one is all zero."""
+def _beliefs(order, inner, down, marg, k):
+    """marg[order[v]] = inner[v] * down[v] (inner[v] is φ_v times the messages from v's
+    children, φ_v itself for a leaf), normalised to sum one: formed in rank order in ``inner``,
+    then scattered in one pass (cheaper than scattering as they are made). False if one is all
+    zero."""
     n = inner.shape[0]
     for v in range(n):
-        leaf = ch_ptr[v] == ch_ptr[v + 1] and v > 0
         s = 0.0
         for a in range(k):
-            x = (phin[v, a] if leaf else inner[v, a]) * down[v, a]
+            x = inner[v, a] * down[v, a]
             inner[v, a] = x
             s += x
         if s == 0.0:
