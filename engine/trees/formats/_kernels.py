@@ -343,6 +343,24 @@ def json_object_spans(b):  # pragma: no cover - compiled
     return 0, spans[:m].copy()
 
 
+@njit(cache=True, inline="always")
+def _skip_space(b, i, e):
+    while i < e and _json_space(b[i]):
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
+def _after_item(b, i, e):
+    """Past the ',' or ']' after a list item: (position, 0 for ',', 1 for ']', -1 for anything else)."""
+    i = _skip_space(b, i, e)
+    if i < e and b[i] == 44:
+        return i + 1, 0
+    if i < e and b[i] == 93:
+        return i + 1, 1
+    return i, -1
+
+
 @njit(cache=True)
 def json_int_rows(b, s, e):  # pragma: no cover - compiled
     """The JSON list of lists of integers in ``b[s:e]``, e.g. ``[[2,3],[-1],[]]``: ``(status,
@@ -353,67 +371,47 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
     flat = np.empty((e - s) // 2 + 1, np.int64)
     n = 0
     m = 0
-    i = s
-    if i >= e or b[i] != 91:
+    if s >= e or b[s] != 91:
         return -1, widths[:0], flat[:0]
-    i += 1
-    while i < e and _json_space(b[i]):
+    i = _skip_space(b, s + 1, e)
+    more = not (i < e and b[i] == 93)   # rows to read
+    if not more:
         i += 1
-    if i < e and b[i] == 93:
-        i += 1
-    else:
-        while True:
-            while i < e and _json_space(b[i]):
-                i += 1
-            if i >= e or b[i] != 91:
-                return -1, widths[:0], flat[:0]
-            i += 1
-            w = 0
-            while i < e and _json_space(b[i]):
-                i += 1
-            if i < e and b[i] == 93:
-                i += 1
-            else:
-                while True:
-                    while i < e and _json_space(b[i]):
-                        i += 1
-                    neg = False
-                    if i < e and b[i] == 45:  # -
-                        neg = True
-                        i += 1
-                    d0 = i
-                    x = 0
-                    while i < e and 48 <= b[i] <= 57:
-                        x = 10 * x + (b[i] - 48)
-                        i += 1
-                    nd = i - d0
-                    if nd == 0 or nd > 18 or (nd > 1 and b[d0] == 48):
-                        return -1, widths[:0], flat[:0]
-                    flat[m] = -x if neg else x
-                    m += 1
-                    w += 1
-                    while i < e and _json_space(b[i]):
-                        i += 1
-                    if i < e and b[i] == 44:
-                        i += 1
-                        continue
-                    if i < e and b[i] == 93:
-                        i += 1
-                        break
-                    return -1, widths[:0], flat[:0]
-            widths[n] = w
-            n += 1
-            while i < e and _json_space(b[i]):
-                i += 1
-            if i < e and b[i] == 44:
-                i += 1
-                continue
-            if i < e and b[i] == 93:
-                i += 1
-                break
+    while more:
+        i = _skip_space(b, i, e)
+        if i >= e or b[i] != 91:
             return -1, widths[:0], flat[:0]
-    while i < e and _json_space(b[i]):
-        i += 1
-    if i != e:
+        i = _skip_space(b, i + 1, e)
+        w = 0
+        items = not (i < e and b[i] == 93)
+        if not items:
+            i += 1
+        while items:
+            i = _skip_space(b, i, e)
+            neg = i < e and b[i] == 45  # -
+            if neg:
+                i += 1
+            d0 = i
+            x = 0
+            while i < e and 48 <= b[i] <= 57:
+                x = 10 * x + (b[i] - 48)
+                i += 1
+            nd = i - d0
+            if nd == 0 or nd > 18 or (nd > 1 and b[d0] == 48):
+                return -1, widths[:0], flat[:0]
+            flat[m] = -x if neg else x
+            m += 1
+            w += 1
+            i, end = _after_item(b, i, e)
+            if end < 0:
+                return -1, widths[:0], flat[:0]
+            items = end == 0
+        widths[n] = w
+        n += 1
+        i, end = _after_item(b, i, e)
+        if end < 0:
+            return -1, widths[:0], flat[:0]
+        more = end == 0
+    if _skip_space(b, i, e) != e:
         return -1, widths[:0], flat[:0]
     return 0, widths[:n].copy(), flat[:m].copy()
