@@ -62,7 +62,8 @@ else:
             i8p = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            # named by llvmlite for its pointer mode ("llvm.prefetch.p0i8" or ".p0")
+            fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
             # read, high temporal locality, data cache
             builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
             return context.get_dummy_value()
