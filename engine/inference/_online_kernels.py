@@ -508,8 +508,11 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
         z = path[i]
         c = path[i + 1]
         gi = NI[z, GOFS] + 1
-        work += _matvec(NI[z, BD], HD, tab, MD, k, sc)
-        work += _matvec(NI[z, BDD], HDD, tab, MDD, k, sc)
+        # the message through a 2-boundary child is needed unless the walk goes into that child
+        if c != NI[z, BD]:
+            work += _matvec(NI[z, BD], HD, tab, MD, k, sc)
+        if c != NI[z, BDD]:
+            work += _matvec(NI[z, BDD], HDD, tab, MDD, k, sc)
         for x in range(k2):
             sc[LV, x] = pool[gi, x]
         if c == NI[z, BD]:
