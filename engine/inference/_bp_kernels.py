@@ -14,10 +14,11 @@ sections 8.2 and 8.4):
 - :func:`sum_product_kernel`, the fast pass, in plain doubles: every vector is scaled to a
   largest entry of 1 as it is formed and the factors are multiplied into log Z (one logarithm
   per many factors). It is exact whenever no product can underflow, which it makes sure of:
-  the potentials' non-zero entries must lie in [2^-300, 2^300] (checked by :func:`scan` before
-  it starts) and every scaled vector must keep its non-zero entries at least ``TAU`` = 2^-300
-  (checked as it goes), so every product formed (of at most three such numbers) is a normal
-  double. A failed check returns ``BAIL`` at once — never an answer that might be wrong.
+  the potentials' non-zero entries must lie in [2^-300, 2^300] (the edge potentials' checked by
+  :func:`scan` before it starts, the node potentials' as it reads them) and every scaled vector
+  must keep its non-zero entries at least ``TAU`` = 2^-300 (checked as it goes), so every
+  product formed (of at most three such numbers) is a normal double. A failed check returns
+  ``BAIL`` at once — never an answer that might be wrong.
 - :func:`sum_product_wide`, the exact pass for the models the fast one gives up on: every entry
   is a mantissa and an exponent (``engine.inference._extended``), exact at any magnitude.
 
@@ -35,10 +36,11 @@ from numba import njit
 from engine.inference._extended import ZERO_E, norm, pow2, split, to_doubles, to_log
 
 __all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "lean_sweep", "scan",
-           "OK", "ZERO", "BAIL", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
+           "OK", "ZERO", "BAIL", "INVALID", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
 
-#: Return codes of the sum-product kernels.
-OK, ZERO, BAIL = 0, 1, 2
+#: Return codes of the sum-product kernels (INVALID: a node potential entry is negative, NaN,
+#: infinite or subnormal — the fast pass checks them as it reads them).
+OK, ZERO, BAIL, INVALID = 0, 1, 2, 3
 #: Smallest non-zero entry of a scaled vector in the fast pass.
 TAU = 2.0 ** -300
 #: Range of the non-zero entries of node and of edge potentials in the fast pass (checked by
@@ -100,57 +102,57 @@ def _carry(m, acc, logz):
 
 @njit(cache=True)
 def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg):
-    """The fast pass, for potentials whose non-zero entries :func:`scan` found within
-    [PHI_LO, PHI_HI] and [P_LO, P_HI]. ``order`` maps ranks to vertices, ``rank`` vertices to
-    ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or (n - 1, k, k)
-    by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank. Returns (status,
-    log Z); status OK, ZERO (total mass 0) or BAIL."""
+    """The fast pass, for edge potentials whose non-zero entries :func:`scan` found within
+    [P_LO, P_HI]; the node potentials are checked here as they are read (the scan of
+    :func:`scan`, without a pass of its own). ``order`` maps ranks to vertices, ``rank``
+    vertices to ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or
+    (n - 1, k, k) by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank.
+    Returns (status, log Z); status OK, ZERO (total mass 0), BAIL (also when a non-zero φ entry
+    lies outside [PHI_LO, PHI_HI]) or INVALID (a φ entry that is not 0 or a normal double)."""
     n, k = phi.shape
     shared = E.shape[0] == 1
     acc = 1.0
     logz = 0.0
+    inside = True
     for v in range(n):              # φ in rank order: sequential reads, scattered writes
         i = rank[v]                 # (cheaper than gathering with random reads)
         for a in range(k):
-            phin[i, a] = phi[v, a]
+            x = phi[v, a]
+            if not (x == 0.0 or (x >= _TINY and x <= _HUGE)):
+                return INVALID, 0.0
+            inside &= (x == 0.0) | ((x >= PHI_LO) & (x <= PHI_HI))
+            phin[i, a] = x
+    if not inside:
+        return BAIL, 0.0
+    for i in range(n):              # inner starts as φ (by rank), so the sweeps below need no
+        for a in range(k):          # branch on leaves (unpredictable on random trees)
+            inner[i, a] = phin[i, a]
+    for a in range(k):
+        up[0, a] = 1.0              # the root sends no message
     # collect: inner[v] = phi[v] * prod_children up[c], scaled after each product (a leaf's is
-    # φ itself, read from phin: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
+    # φ itself: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
     for v in range(n - 1, 0, -1):
         p = parent[v]
         j = 0 if shared else v - 1
-        if ch_ptr[v] == ch_ptr[v + 1]:     # (no array variable: that would cost refcounts)
-            for a in range(k):
-                s = 0.0
-                for b in range(k):
-                    s += E[j, a, b] * phin[v, b]
-                up[v, a] = s
-        else:
-            for a in range(k):
-                s = 0.0
-                for b in range(k):
-                    s += E[j, a, b] * inner[v, b]
-                up[v, a] = s
+        for a in range(k):
+            s = 0.0
+            for b in range(k):
+                s += E[j, a, b] * inner[v, b]
+            up[v, a] = s
         m, ok = _scale_row(up, v, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
-        if v == ch_ptr[p + 1] - 1:          # p's first child to report: start its product
-            for a in range(k):
-                inner[p, a] = phin[p, a] * up[v, a]
-        else:
-            for a in range(k):
-                inner[p, a] *= up[v, a]
+        for a in range(k):
+            inner[p, a] *= up[v, a]
         m, ok = _scale_row(inner, p, k)
         if m == 0.0:
             return ZERO, 0.0
         if not ok:
             return BAIL, 0.0
         acc, logz = _carry(m, acc, logz)
-    if n == 1:
-        for a in range(k):
-            inner[0, a] = phin[0, a]
     s = 0.0
     for a in range(k):
         s += inner[0, a]
@@ -206,7 +208,7 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
             m, ok = _scale_row(down, c, k)
             if not ok:
                 return BAIL, 0.0
-    if not _beliefs(order, ch_ptr, phin, inner, down, marg, k):
+    if not _beliefs(order, inner, down, marg, k):
         return BAIL, 0.0
     return OK, logz
 
@@ -223,16 +225,16 @@ def _push_down(E, shared, c, X, i, down, k):
 
 
 @njit(cache=True)
-def _beliefs(order, ch_ptr, phin, inner, down, marg, k):
-    """marg[order[v]] = inner[v] * down[v] (phin[v] for a leaf), normalised to sum one: formed
-    in rank order in ``inner``, then scattered in one pass (cheaper than scattering as they
-    are made). False if one is all zero."""
+def _beliefs(order, inner, down, marg, k):
+    """marg[order[v]] = inner[v] * down[v] (inner[v] is φ_v times the messages from v's
+    children, φ_v itself for a leaf), normalised to sum one: formed in rank order in ``inner``,
+    then scattered in one pass (cheaper than scattering as they are made). False if one is all
+    zero."""
     n = inner.shape[0]
     for v in range(n):
-        leaf = ch_ptr[v] == ch_ptr[v + 1] and v > 0
         s = 0.0
         for a in range(k):
-            x = (phin[v, a] if leaf else inner[v, a]) * down[v, a]
+            x = inner[v, a] * down[v, a]
             inner[v, a] = x
             s += x
         if s == 0.0:

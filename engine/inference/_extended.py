@@ -24,18 +24,51 @@ import math
 import numpy as np
 
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
-           "load_pure", "pure_module"]
+           "prefetch_row", "load_pure", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
 if _PURE:
     def _jit(f):
         return f
+
+    def prefetch_row(a, i):
+        """A hint for the processor's cache: nothing to do in plain Python."""
 else:
-    from numba import njit
+    from llvmlite import ir
+    from numba import njit, types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
 
     def _jit(f):
         return njit(cache=True)(f)
+
+    @intrinsic
+    def prefetch_row(typingctx, a, i):
+        """Ask the processor to bring row ``i`` of the 2-d array ``a`` into its cache (LLVM's
+        ``prefetch`` hint: it never faults, changes nothing and may be ignored). The online walks
+        issue these for the tables of a whole path of the decomposition tree before computing on
+        it, so that the cache misses of its levels overlap instead of following each other.
+        ``i`` must be a row of ``a`` (the address is formed without a bounds check)."""
+        if not (isinstance(a, types.Array) and a.ndim == 2 and isinstance(i, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            aty = signature.args[0]
+            ary = context.make_array(aty)(context, builder, args[0])
+            zero = context.get_constant(types.intp, 0)
+            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1], zero],
+                                           wraparound=False)
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            # named by llvmlite for its pointer mode ("llvm.prefetch.p0i8" or ".p0")
+            fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
+            # read, high temporal locality, data cache
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return types.void(a, i), codegen
 
 #: Mantissas are kept in [LO, HI] (renormalised by ``frexp`` when they leave it).
 HI = 2.0 ** 128

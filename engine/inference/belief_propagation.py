@@ -174,21 +174,21 @@ def _states(node_potentials, edge_potentials, k):
 
 
 def _sweep_inputs(tree, node_potentials, edge_potentials, k):
-    """Validate for the compiled sweeps in one compiled pass per array: ``phi`` (n, k) by vertex
-    and the edge potentials as they are, (1, k, k) shared or (n - 1, k, k) by edge row. The
-    careful validators run only to word the error. Also says whether the entries lie in the
-    fast pass's range."""
+    """Validate for the compiled sweeps: ``phi`` (n, k) by vertex (its shape here; its entries
+    are checked by the fast pass as it reads them, or by :func:`_bp_numba` before the exact
+    pass) and the edge potentials as they are, (1, k, k) shared or (n - 1, k, k) by edge row,
+    in one compiled scan. The careful validators run only to word the error. Also says whether
+    the edge potentials lie in the fast pass's range."""
     from engine.inference import _bp_kernels as K
 
     k = _states(node_potentials, edge_potentials, k)
     n = tree.n
     if node_potentials is None:
-        phi, fast = np.ones((n, k)), True
+        phi = np.ones((n, k))
     else:
         phi = np.ascontiguousarray(node_potentials, dtype=np.float64)
-        bad, fast = K.scan(phi, K.PHI_LO, K.PHI_HI) if phi.shape == (n, k) else (0, False)
-        if bad >= 0:
-            node_potential_array(tree, phi, k)    # raises, naming the culprit
+        if phi.shape != (n, k):
+            node_potential_array(tree, phi, k)    # raises, naming the shape
     E = np.ascontiguousarray(edge_potentials, dtype=np.float64)
     if E.shape == (k, k):
         E = check_matrix(E, k, "the edge potential").reshape(1, k, k)
@@ -197,22 +197,29 @@ def _sweep_inputs(tree, node_potentials, edge_potentials, k):
     bad, inside = K.scan(E, K.P_LO, K.P_HI)
     if bad >= 0:
         child_potentials(tree, E, k)
-    return phi, E, k, fast and inside
+    return phi, E, k, inside
 
 
 def _bp_numba(tree, phi, E, fast=True):
+    """The compiled pass: the fast one when ``fast`` (edge potentials in its range), the exact
+    one when it is not or when the fast one bails. ``phi`` has its shape checked, not its
+    entries: the fast pass checks them as it reads them, :func:`scan` before the exact one."""
     from engine.inference import _bp_kernels as K
 
     n, k = phi.shape
     pr, ptr, order = tree.bfs_parent, tree.bfs_children_ptr, tree.order
-    up = np.ones((n, k))
-    down = np.ones((n, k))
+    up = np.empty((n, k))      # every row is written by either pass
+    down = np.empty((n, k))
     marg = np.empty((n, k))
     status = K.BAIL
     if fast:
         status, logz = K.sum_product_kernel(order, tree.bfs_rank, pr, ptr, phi, E, np.empty((n, k)),
                                             np.empty((n, k)), up, down, marg)
+        if status == K.INVALID:
+            node_potential_array(tree, phi, k)    # raises, naming the culprit
     if status == K.BAIL:   # a product could underflow in doubles: the exact pass
+        if not fast and K.scan(phi, K.PHI_LO, K.PHI_HI)[0] >= 0:
+            node_potential_array(tree, phi, k)    # raises, naming the culprit
         status, logz = K.sum_product_wide(order, pr, ptr, phi, E, up, down, marg)
     if status != K.OK:
         raise InconsistentEvidenceError(_ZERO_MASS)

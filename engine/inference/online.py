@@ -170,6 +170,8 @@ class OnlineModel:
         C = self.cover
         tree, k = self.tree, self.k
         K = self._kernels()
+        # the two hot verbs' entry points, looked up once
+        self._update_entry, self._marginal_entry = K.update_entry, K.marginal_entry
         m, n, kk = C.m, tree.n, k * k
         ct = int(C.height) + 2
         # a product tree has at most degree + 1 leaves: bound the undo buffer before the layout
@@ -253,15 +255,15 @@ class OnlineModel:
             self._op = op
             self._stats[:] = stats
             return res
-        v = self._vertex(v)
+        if type(v) is not int or not 0 <= v < self._n:   # (the hot path: a plain index)
+            v = self.tree.index(v)
         out = np.empty(self.k) if out is None else self._out_array(out, (self.k,))
         if self.cover is None:
             out[:] = self._small_marginal(v)
             self._report("marginal", self.k * self.k)
             return out
-        self._K.marginal_entry(v, self._F, self._I, out)
         self._op = "marginal"
-        if out[0] != out[0]:   # NaN: every entry exactly zero, impossible when the mass is positive
+        if self._marginal_entry(v, self._F, self._I, out):   # all zero: impossible, mass > 0
             raise RuntimeError(f"internal error: the marginal of vertex {self.tree.name(v)} is all zero "
                                "although the total mass is positive")
         return out
@@ -316,18 +318,19 @@ class OnlineModel:
 
         Raises InconsistentEvidenceError (model unchanged) when the total mass would be zero.
         """
-        v = self._vertex(v)
-        if type(data) is np.ndarray and data.dtype == np.float64 and data.ndim == 1:
-            row = data.reshape(1, -1)
+        if type(v) is not int or not 0 <= v < self._n:   # (the hot path: a plain index)
+            v = self.tree.index(v)
+        if type(data) is np.ndarray and data.ndim == 1 and data.dtype == np.float64:
+            row = data
         else:
-            row = np.asarray(data, dtype=np.float64).reshape(1, -1) if _numeric(data) else None
+            row = np.asarray(data, dtype=np.float64).reshape(-1) if _numeric(data) else None
         if self.cover is None or row is None:
             self._update_slow(v, data)
             return
-        status = self._K.update_entry(v, row, self._F, self._I)
         self._op = "update"
+        status = self._update_entry(v, row, self._F, self._I)
         if status:
-            self._update_failed(status, v, row[0])
+            self._update_failed(status, v, row)
 
     def update_many(self, vertices, data, *, skip_inconsistent: bool = False) -> np.ndarray:
         """``update(vertices[t], data[t])`` for t in order, in one compiled call.
