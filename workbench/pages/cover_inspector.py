@@ -293,6 +293,9 @@ if got is not None:
     rows = st.session_state.get("cover_table_ids") or []
     if 0 <= int(got) < len(rows):
         st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
+        # and the Rounds tab opens, where the component is drawn: one click, and a tab clicked
+        # while this rerun was on its way (the table reports a selection late) is not undone
+        st.session_state["cover_tab"] = TABS["rounds"]
 
 tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(list(TABS.values()), key="cover_tab",
                                                                 on_change="rerun")
@@ -406,7 +409,7 @@ with tab_table:
     st.session_state["cover_table_ids"] = ids
     st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
                  key="cover_table", width="stretch", height=420)
-    st.caption("Select a row to inspect it in the Rounds tab. Round −1: the edges, formed at "
+    st.caption("Select a row: the Rounds tab opens with that component selected. Round −1: the edges, formed at "
                "initialisation.")
 
 with tab_opt:
