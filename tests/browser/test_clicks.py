@@ -76,12 +76,12 @@ def test_ten_alternating_clicks_give_ten_selections(page, app_url):
 
 
 @pytest.mark.xfail(strict=False, reason=(
-    "a second click pressed while the first click's answer redraws the chart is lost at times: on "
-    "an idle machine 7 of 15 scripted pairs lost it, under load (a CI run) none. Traced: the chart "
-    "is drawn again with the server's selection (its ring trace goes [] then [first]); a press in "
-    "that moment finds no hovered point and sends an empty selection instead of the vertex. "
-    "Plotly's double click (which lost every click within 300 ms of the one before) is fixed "
-    "(CLICK_CONFIG)"))
+    "a second click is lost at times when the mouse comes to rest on the vertex while the first "
+    "click's answer draws the chart again (idle machine: 7 of 15 scripted pairs; a CI run under "
+    "load: none). Traced over the websocket: Plotly has no hovered point after that redraw until "
+    "the mouse moves again, so the press sends an empty selection (points: []) and the page keeps "
+    "the first vertex. Plotly's double click (which lost every click within 300 ms of the one "
+    "before) is fixed (CLICK_CONFIG)"))
 def test_two_quick_clicks_are_two_clicks(page, app_url):
     """Two vertices clicked within Plotly's double-click delay (300 ms): the second is a click on
     its vertex, not a double click that clears the selection."""
