@@ -6,9 +6,9 @@ two sorted lists by a best-first search over pairs with a binary max-heap, and o
 labelling to trace it back. Which of two equal scores comes first is part of the specification,
 because the learner's numbers depend on it (the RTA pins were taken with this order): a message
 takes the child's value 0 before 1, the root's list the value 0 before 1, and a merge of two lists
-yields pairs in the order the heap below pops them (a pushed entry rises past strictly smaller
-parents; a sifted entry sinks below a strictly larger child, the right one when it is strictly
-larger than the left). The compiled kernels must return the same labellings in the same order with
+yields pairs in the order the heap below pops them (a pushed entry rises past every parent that is
+not at least as large; a sifted entry sinks below a strictly larger child, the right one when it is
+strictly larger than the left; comparisons with a NaN sum, inf - inf, are false). The compiled kernels must return the same labellings in the same order with
 the same scores, bit for bit (``tests/test_multilabel_kbest.py``).
 
 Edge scores are indexed as in the engine: ``S[t][v][2 * y_v + y_parent(v)]``.
@@ -45,7 +45,7 @@ def topk_pairs(a, b, K):
 def _rise(heap, entry):
     heap.append(entry)
     c = len(heap) - 1
-    while c > 0 and heap[(c - 1) // 2][0] < entry[0]:
+    while c > 0 and not heap[(c - 1) // 2][0] >= entry[0]:   # (a NaN sum, inf - inf, rises too)
         heap[c] = heap[(c - 1) // 2]
         c = (c - 1) // 2
     heap[c] = entry

@@ -277,3 +277,19 @@ def test_fast_pair_merge_is_the_heap(a, b, K, generic):
         assert k == len(want)
         assert out[0][:k].tobytes() == np.array([v for v, _, _ in want]).tobytes()
         assert out[1][:k].tolist() == [i for _, i, _ in want] and out[2][:k].tolist() == [j for _, _, j in want]
+
+
+def test_pair_merge_with_a_nan_sum_is_the_heap():
+    """inf + -inf is NaN: the heap's push lets a NaN rise (it is not below its parent) and never
+    pops it first; the reference specifies the same order."""
+    from engine.multilabel import kbest as fast
+    from tests import kbest_reference as ref
+
+    a, b, K = np.array([np.inf, 0.0, -1.0]), np.array([5.0, -np.inf, -np.inf]), 6
+    m = K + 2
+    out = (np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64))
+    heap = (np.empty(m + 2), np.empty(m + 2, np.int64), np.empty(m + 2, np.int64))
+    k = fast._topk_pairs(a, 3, b, 3, K, *out, *heap, np.empty(m), np.empty(m, np.int64))
+    want = ref.topk_pairs(a.tolist(), b.tolist(), K)
+    assert [(float(out[0][t]), int(out[1][t]), int(out[2][t])) for t in range(k)] == want
+    assert want[:3] == [(np.inf, 0, 0), (5.0, 1, 0), (4.0, 2, 0)]

@@ -188,11 +188,7 @@ def test_pgmpy_written_networks_load_with_their_potentials(tmp_path_factory, mod
     from pgmpy.inference import VariableElimination
 
     path = _write(model, fmt, tmp_path_factory.mktemp("net"))
-    try:
-        net = read_network(path)
-    except NetworkFormatError as exc:  # a table pgmpy wrote child-major that also reads the standard way
-        assert fmt == "uai" and "cannot be told" in str(exc), exc
-        return
+    net = read_network(path)
     theirs = getattr(rw, _READERS[fmt])(str(path)).get_model()
     for cpd in theirs.get_cpds():  # writers round: read each row as the distribution it stands for
         cpd.normalize()
@@ -375,19 +371,24 @@ def test_uai_table_is_read_in_the_layout_that_sums_to_one_exactly():
         _close(net.edge_potentials[0], cond)
 
 
-def test_uai_table_pgmpy_could_have_written_either_way_is_refused(tmp_path):
-    """pgmpy writes a conditional table child-major; a permutation reads as an exact distribution
-    both ways, so which is meant cannot be told: refused naming the factor, not guessed."""
-    from pgmpy.factors.discrete import TabularCPD
-    from pgmpy.models import DiscreteBayesianNetwork
-    from pgmpy.readwrite import UAIWriter
+def test_uai_table_exact_both_ways_is_read_the_standard_way():
+    """A table that is an exact distribution read either way (rows 0.2 0.3 0.5 and 0.1 0.3 0.6 are
+    also 0.2 0.5 0.3 and 0.3 0.1 0.6 column by column) is read as the UAI format lays it out: a
+    file that follows the format is never refused or turned round."""
+    cells = "6\n0.2 0.3 0.5 0.1 0.3 0.6"
+    net = read_network_bytes(UAI_HEAD.replace("{c} {c}", "2 3").format(c=2, prior="0.4 0.6", cells=cells).encode(),
+                             "std.uai")
+    _close(net.edge_potentials[0][:2], [[0.2, 0.3, 0.5], [0.1, 0.3, 0.6]])   # (padded to 3 x 3)
 
-    m = DiscreteBayesianNetwork([("a", "b")])
-    m.add_cpds(TabularCPD("a", 3, [[0.2], [0.3], [0.5]]),
-               TabularCPD("b", 3, [[0, 0, 1], [1, 0, 0], [0, 1, 0]], evidence=["a"], evidence_card=[3]))
-    UAIWriter(m).write(str(tmp_path / "perm.uai"))
-    with pytest.raises(NetworkFormatError, match=r"perm.uai:\d+: the table of factor 1 \(x1 given x0\).*cannot be told"):
-        read_network(tmp_path / "perm.uai")
+
+def test_bif_table_line_that_reads_both_ways_within_rounding_is_refused():
+    """BIF has no fixed layout for a conditional 'table' line: 0.4, 0.6001, 0.6, 0.3999 sums to one
+    (within rounding) row by row and column by column, so it is refused, not guessed."""
+    text = ("network x { }\nvariable A { type discrete [ 2 ] { a, b }; }\n"
+            "variable B { type discrete [ 2 ] { a, b }; }\nprobability ( A ) { table 0.5, 0.5; }\n"
+            "probability ( B | A ) { table 0.4, 0.6001, 0.6, 0.3999; }\n")
+    with pytest.raises(NetworkFormatError, match="round.bif:5: .*both row by row and column by column"):
+        read_network_bytes(text.encode(), "round.bif")
 
 
 def test_extreme_potentials_stay_exact():

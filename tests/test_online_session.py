@@ -127,20 +127,26 @@ def _state(s: OnlineSession):
 
 @settings(max_examples=40, deadline=None)
 @given(tree=trees(max_n=30).filter(lambda t: t.n >= 2), k=st.integers(2, 3), count=st.integers(0, 80),
-       chunk=st.integers(1, 30), hard=st.sampled_from([0.2, 1.0]), bad=st.sampled_from([None, "vertex", "data"]),
+       chunk=st.integers(1, 30), hard=st.sampled_from([0.2, 1.0]),
+       bad=st.sampled_from([None, "vertex", "data", "column", "back"]),
        seed=st.integers(0, 10**6), cover=st.sampled_from(["optimal", "rake-only"]))
 def test_play_in_batches_ends_as_one_op_at_a_time(tree, k, count, chunk, hard, bad, seed, cover):
     """The batched play (update_many, marginal_many, the last op alone) leaves model, log, evidence,
     version, total work and last op exactly as applying the ops one by one does; with inconsistent
-    evidence (hard, contradicting potentials), an unknown vertex or bad data in the stream too."""
+    evidence (hard, contradicting potentials), an unknown vertex, bad data (k + 1 numbers, or k
+    numbers as a column) or an update back to a vertex's starting data in the stream too."""
     rng = np.random.default_rng(seed)
     psi = [[1.0, 0.0, 0.0][:k], [0.0, 1.0, 0.0][:k], [0.0, 0.0, 1.0][:k]][:k] if hard == 1.0 else rng.random((k, k)) + 0.1
+    start = {tree.name(0): [0.5] + [2.0] * (k - 1)}   # a vertex whose starting data is not all ones
     ops = random_ops(tree, k, count, seed=rng, hard=hard)
     if bad and ops:
         t = int(rng.integers(len(ops)))
-        ops[t] = {"update": "no such vertex", "data": [1.0] * k} if bad == "vertex" else \
-            {"update": tree.name(0), "data": [1.0] * (k + 1)}
-    batched, one_by_one = (OnlineSession(tree, k, psi, cover=cover) for _ in range(2))
+        ops[t] = {"vertex": {"update": "no such vertex", "data": [1.0] * k},
+                  "data": {"update": tree.name(0), "data": [1.0] * (k + 1)},
+                  "column": {"update": tree.name(0), "data": [[1.0]] * k},
+                  "back": {"update": tree.name(0), "data": start[tree.name(0)]}}[bad]
+        ops.insert(t, {"update": tree.name(0), "data": [1.0] * k})   # all ones: evidence here
+    batched, one_by_one = (OnlineSession(tree, k, psi, cover=cover, node_data=start) for _ in range(2))
     got = batched.play(ops, chunk=chunk)
     want = sum(1 for op in ops if _applies(one_by_one, op))
     assert got == (want, len(ops) - want)

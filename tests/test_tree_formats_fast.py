@@ -194,7 +194,7 @@ def test_fast_jsonl_reader_reads_what_the_careful_reader_reads(t, pad):
     assert _jsonl_reading(line, True) == _jsonl_reading(line, False)
 
 
-JSONL_TOKENS = st.sampled_from(['{', '}', '[', ']', ',', ':', '"children"', '"names"', '"labels"', '"y"', '"a"',
+JSONL_TOKENS = st.sampled_from(['{', '}', '[', ']', ',', ':', '"children"', '"names"', '"labels"', '"y"', '"a"', '\ufeff',
                                 '"label_names"', '-1', '2', '3', '1', '0', '01', '1.5', 'true', 'null', ' ', '"\\u0041"',
                                 '"x\\"y"', '[[2],[-1]]', '[[2,3],[-1],[-1]]', '"ch\\ildren"', '-', '99999999999999999999',
                                 '"é"', '\n'])
@@ -207,6 +207,16 @@ def test_fast_jsonl_reader_on_token_soup_is_the_careful_reader(tokens, frame):
     text = "".join(tokens)
     line = ('{"children":' + text + "}", '{"children":[[2],[-1]],' + text + "}", text)[frame]
     assert _jsonl_reading(line, True) == _jsonl_reading(line, False)
+
+
+def test_fast_jsonl_reader_keeps_the_depth_limit_and_refuses_an_inner_byte_order_mark():
+    from engine import limits
+
+    deep = "[" * limits.value("json_depth") + "]" * limits.value("json_depth")   # one level too deep in a record
+    for line in ('{"labels": \ufeff[1, 2], "children": [[2], [-1]]}', '{"y": ' + deep + ', "children": [[2], [-1]]}'):
+        careful = _jsonl_reading(line, False)
+        assert careful[0] == "TreeFormatError"
+        assert _jsonl_reading(line, True) == careful
 
 
 def test_large_jsonl_records_take_the_fast_path_and_errors_keep_their_place(monkeypatch):

@@ -104,17 +104,11 @@ class OnlineSession:
 
     # ------------------------------------------------------------------ operations (logged)
     def update(self, v, data) -> None:
-        """Set the data of vertex ``v`` (k numbers >= 0); all ones clears its evidence. An update
-        that makes the total mass zero raises and changes nothing (model, log, evidence)."""
+        """Set the data of vertex ``v`` (k numbers >= 0); its starting data clears its evidence. An
+        update that makes the total mass zero raises and changes nothing (model, log, evidence)."""
         i = self.tree.index(v)
         self.model.update(i, data)
-        vec = np.array(data, dtype=np.float64)
-        self.ops.append({"update": self.tree.name(i), "data": vec.tolist()})
-        if np.array_equal(vec, self._start[1][i]):   # back to the starting data: no evidence
-            self.evidence.pop(i, None)
-        else:
-            self.evidence[i] = vec
-        self.version += 1
+        self._log({"update": self.tree.name(i), "data": np.array(data, dtype=np.float64).tolist()}, i)
 
     def observe(self, v, label: int) -> None:
         """Hard evidence: vertex ``v`` has label ``label``."""
@@ -235,10 +229,15 @@ class OnlineSession:
         if not ups:
             return {}
         try:
-            X = np.array([ops[t]["data"] for t in ups], np.float64).reshape(len(ups), self.k)
+            X = np.array([ops[t]["data"] for t in ups], np.float64)
+        except (ValueError, TypeError):
+            return None
+        if X.shape != (len(ups), self.k):   # each op's data must be k numbers, as update() checks
+            return None
+        try:
             applied = self.model.update_many(np.array([where[t] for t in ups], np.int64), X,
                                              skip_inconsistent=True)
-        except (EngineError, ValueError, TypeError):   # checked before anything is applied
+        except EngineError:   # checked before anything is applied
             return None
         return dict(zip(ups, applied.tolist()))
 
@@ -246,7 +245,7 @@ class OnlineSession:
         """Record an applied op: the log, the evidence at vertex ``i``, the version."""
         if "update" in op:
             vec = np.array(op["data"], dtype=np.float64)
-            if np.all(vec == 1.0):
+            if np.array_equal(vec, self._start[1][i]):   # back to the starting data: no evidence
                 self.evidence.pop(i, None)
             else:
                 self.evidence[i] = vec

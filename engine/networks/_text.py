@@ -127,11 +127,12 @@ class Tokens:
         while not self.accept("}"):
             yield self.name(what)
 
-    def declared(self, tok: Token, index: dict[str, int], what: str, block: str) -> int:
+    def declared(self, tok: Token, index: dict[str, int], what: str, block: str, role: str = "") -> int:
         """The number of the variable ``tok`` names; an error naming ``tok``'s line if no ``block``
-        declares it (``what`` is the block that names it)."""
+        declares it (``what`` is the block that names it, ``role`` what the name is there)."""
         if tok.text not in index:
-            raise self.error(f"the {what} names {tok.text!r}, which no {block} declares", tok.line)
+            raise self.error(f"the {what} names {role + ' ' if role else ''}{tok.text!r}, which no {block} "
+                             "declares", tok.line)
         return index[tok.text]
 
     def skip_until(self, text: str) -> None:

@@ -113,8 +113,8 @@ def _numbers(tk: Tokens) -> list[float]:
 
 
 def _table(tk: Tokens, variables, index, child, parents, rows, line) -> Factor:
-    c = tk.declared(child, index, "probability block", "variable block")
-    ps = [tk.declared(p, index, "probability block", "variable block") for p in parents]
+    c = tk.declared(child, index, "probability block", "variable block", "the variable")
+    ps = [tk.declared(p, index, "probability block", "variable block", "the parent") for p in parents]
     name = variables[c].name
     cc = len(variables[c].states)
     if len(ps) > 1:  # let the assembler name the node and its parents
@@ -135,7 +135,7 @@ def _table(tk: Tokens, variables, index, child, parents, rows, line) -> Factor:
             if len(vals) != cp * cc:
                 raise tk.error(f"the table of {name} given {variables[p].name} has {len(vals)} numbers, "
                                f"expected {cp} x {cc} = {cp * cc}", rline)
-            t = cpt_layout(np.asarray(vals, float), cp, cc)
+            t = cpt_layout(np.asarray(vals, float), cp, cc, standard=False)
             if t is None:
                 raise tk.error(f"the table of {name} given {variables[p].name} reads as a distribution both row "
                                f"by row and column by column; write one line per state of {variables[p].name}, "

@@ -51,7 +51,8 @@ def parse_hugin(text: str, label: str = "network.net") -> Network:
     index = {v.name: i for i, v in enumerate(variables)}
     factors = []
     for child, parents, data, line, dline in pots:
-        scope = tuple(tk.declared(t, index, "potential", "node") for t in parents + [child])
+        c = tk.declared(child, index, "potential", "node")
+        scope = tuple(tk.declared(t, index, "potential", "node") for t in parents) + (c,)
         shape = [len(variables[s].states) for s in scope]
         if data is None:
             raise tk.error(f"the potential of {child.text} has no data", line)

@@ -253,27 +253,26 @@ def assemble(variables: list[Variable], factors: list[Factor], kind: str, label:
     return Network(tree, phi, psi, tuple(tuple(v.states) for v in variables), kind, label)
 
 
-def cpt_layout(vals: np.ndarray, cp: int, cc: int) -> np.ndarray | None:
+def cpt_layout(vals: np.ndarray, cp: int, cc: int, *, standard: bool) -> np.ndarray | None:
     """A conditional table of ``cc`` child states given ``cp`` parent states, written as one flat
-    list: read parent by parent (the child's states fastest, the standard) or child by child (as
-    pgmpy's UAI writer and some BIF ``table`` lines have it), whichever makes every row a
-    distribution.
+    list: read parent by parent (the child's states fastest) or child by child (as pgmpy's UAI
+    writer and some BIF ``table`` lines have it), whichever makes every row a distribution.
 
-    When both do and they differ, a reading whose rows sum to one exactly (to 1e-9) wins over one
-    that does so only within the rounding tolerance (a coincidence: a 2 x 2 table whose first
-    column sums to 1 ± 0.001 reads either way); otherwise the table is ambiguous and ``None`` is
-    returned, for the reader to refuse it naming its line. When neither does, the standard layout
-    is returned and the probability check names the row that is off.
+    When both readings do and differ: with ``standard`` (UAI, whose format fixes the parent-by-
+    parent layout) that layout is taken, unless only the other sums to one exactly (to 1e-9) and it
+    only within the rounding tolerance — a coincidence of a pgmpy-written table, e.g. a 2 x 2 one
+    whose first column sums to 1 ± 0.001; without ``standard`` (BIF) the table is ambiguous and
+    ``None`` is returned, for the reader to refuse naming its line. When neither reading does, the
+    parent-by-parent table is returned and the probability check names the row that is off.
     """
     a = vals.reshape(cp, cc)
     b = vals.reshape(cc, cp).T
     da = float(np.max(np.abs(a.sum(axis=1) - 1)))
     db = float(np.max(np.abs(b.sum(axis=1) - 1)))
     if da <= CPT_TOLERANCE and db <= CPT_TOLERANCE and not np.allclose(a, b):
-        exact = 1e-9
-        if (da <= exact) != (db <= exact):
-            return a if da <= exact else b
-        return None
+        if not standard:
+            return None
+        return b if db <= 1e-9 < da else a
     return b if db <= CPT_TOLERANCE < da else a
 
 

@@ -16,8 +16,9 @@
 Variables are named ``x0``, ``x1``, ... and their states ``0``, ``1``, ...; lines starting with ``c``
 are comments. In a ``BAYES`` file each factor is the table of the last variable of its scope given
 the others. pgmpy's ``UAIWriter`` lists a conditional table with the child changing slowest
-instead; such a table is recognised (its rows sum to one only when read that way) and read as
-meant.
+instead; such a table is recognised (its rows sum to one only when read that way, or sum to one
+exactly that way and only within rounding the standard way) and read as meant. A table that is an
+exact distribution both ways is read the standard way.
 """
 
 from __future__ import annotations
@@ -96,12 +97,7 @@ def parse_uai(text: str, label: str = "network.uai") -> Network:
                 raise tk.error(f"factor {f} of a BAYES network has an empty scope", sline)
             child = scope[-1]
             if len(scope) == 2:
-                table = cpt_layout(vals, card[scope[0]], card[scope[1]])
-                if table is None:
-                    raise tk.error(f"the table of factor {f} (x{scope[1]} given x{scope[0]}) reads as a "
-                                   "distribution both with the child's states changing fastest (the UAI "
-                                   "standard) and slowest (as pgmpy writes it): which is meant cannot be told",
-                                   ln)
+                table = cpt_layout(vals, card[scope[0]], card[scope[1]], standard=True)
         factors.append(Factor(scope, table, sline, child))
     if not tk.done():
         raise tk.error(f"unexpected {tk.peek().text!r} after the last table")

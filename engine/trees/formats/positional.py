@@ -103,15 +103,20 @@ def _fast_record(line: str, where: str):
     keys = [raw[a:e].decode("utf-8", "surrogatepass") for a, e in spans[:, :2].tolist()]
     if len(set(keys)) != len(keys) or "children" not in keys or not set(keys) <= _KEYS:
         return None
+    from engine import limits
+
+    depth = limits.value("json_depth") - 1   # the values sit one level inside the record
     rec = {}
     for key, (_, _, a, e) in zip(keys, spans.tolist()):
         if key == "children":
             status, widths, flat = json_int_rows(b, a, e)
             if status or len(widths) == 0:
                 return None
+        elif raw.startswith(b"\xef\xbb\xbf", a):   # loads drops a leading byte-order mark; JSON has none here
+            return None
         else:
             try:
-                rec[key] = loads(raw[a:e], where=where)
+                rec[key] = loads(raw[a:e], where=where, max_depth=depth)
             except EngineError:
                 return None
     parent, slot = _slots(widths, flat, where=where)
