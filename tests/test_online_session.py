@@ -170,3 +170,23 @@ def test_from_scenario_names_the_failing_op():
     obj["ops"] = [{"update": "4", "data": [1.0, 0.0]}, {"update": "5", "data": [0.0, 1.0]}]
     with pytest.raises(InconsistentEvidenceError, match=r"ops\[1\]"):
         OnlineSession.from_scenario(parse_scenario(obj))
+
+
+def test_evidence_is_data_that_differs_from_the_starting_data():
+    """Every way of setting data (update, a scenario op, a played stream) keeps the same evidence:
+    the vertices whose data is not their starting data (node_data here, not all ones)."""
+    tree = random_tree(6, seed=1)
+    a, b = tree.name(0), tree.name(1)
+    for how in ("update", "apply", "play"):
+        s = OnlineSession(tree, 2, [[2.0, 1.0], [1.0, 2.0]], node_data={a: [0.5, 2.0]})
+        ops = [{"update": a, "data": [1.0, 1.0]}, {"update": b, "data": [0.3, 0.7]}, {"update": b, "data": [1.0, 1.0]}]
+        for op in ops:
+            if how == "update":
+                s.update(op["update"], op["data"])
+            elif how == "apply":
+                s.apply(op)
+        if how == "play":
+            s.play(ops)
+        assert {tree.name(i): v.tolist() for i, v in s.evidence.items()} == {a: [1.0, 1.0]}, how
+        s.apply({"update": a, "data": [0.5, 2.0]})     # back to its starting data
+        assert s.evidence == {}, how
