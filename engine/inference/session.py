@@ -155,13 +155,14 @@ class OnlineSession:
         vertex, bad data); returns ``(played, skipped)``. ``progress(fraction, message)`` is
         called after every ``chunk`` ops.
 
-        Updates and marginal queries go through the batch verbs, a chunk at a time: the chunk's
-        updates in one :meth:`~OnlineModel.update_many` (inconsistent ones skipped), then its
-        queries in one :meth:`~OnlineModel.marginal_many` (their values are not kept, and a walk's
-        work does not depend on the evidence), then the chunk's last op on its own so that
-        ``last_op`` is that op's walk. Model, log, evidence, version and total work end as after
-        applying the ops one by one (the tests compare the two). A chunk with any other op, or
-        with an op that fails for another reason than inconsistency, is applied one op at a time.
+        Updates and marginal queries go through the batch verbs, a chunk at a time: the updates
+        before the chunk's last query in one :meth:`~OnlineModel.update_many` (inconsistent ones
+        skipped), the queries before it in one :meth:`~OnlineModel.marginal_many` (their values are
+        not kept, and a walk's work does not depend on the evidence), the last query on its own (so
+        ``last_op`` is its walk), then the updates after it in one batch. Model, log, evidence,
+        version, total work and ``last_op`` end as after applying the ops one by one (the tests
+        compare the two). A chunk with any other op, an unknown vertex or data that is not k
+        numbers is applied one op at a time.
         """
         ops = list(ops)
         played = skipped = 0
