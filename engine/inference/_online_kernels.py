@@ -765,54 +765,48 @@ def _first_outside(vs, n):
 
 
 @_jit
-def update_many_entry(vs, X, F, I, skip, applied):
-    """data[vs[t]] := X[t] for t in order. An update that would make the mass zero is skipped
-    (``skip``) or stops the batch; ``applied[t]`` says which were done. Returns (status, t): OK
-    and len(vs), or the status and position of the update that stopped it (OUT_OF_RANGE for a
-    vertex outside 0..n-1, found before anything is done; INVALID; INCONSISTENT)."""
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    for t in range(vs.shape[0]):
-        applied[t] = False
-    bad = _first_outside(vs, I[L_N])
-    if bad >= 0:
-        return OUT_OF_RANGE, bad
-    for t in range(vs.shape[0]):
-        st = _update(vs[t], X[t], F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
-                     touched)
-        if st == OK:
-            applied[t] = True
-        elif st == INVALID or not skip:
-            return st, t
-    return OK, vs.shape[0]
-
-
-@_jit
-def marginal_many_entry(vs, F, I, out):
-    """out[t] = the marginal of vs[t]. Returns (status, t) as :func:`update_many_entry`."""
+def _batch(vs, X, F, I, out, applied, ask, tell, skip):
+    """For t in order: out[t] := the marginal of vs[t] (when ``ask``), then data[vs[t]] := X[t]
+    (when ``tell``; ``applied[t]`` says it was done). An update that would make the mass zero is
+    skipped (``skip``) or stops the batch. Returns (status, t): OK and len(vs), or the status and
+    position of what stopped it (OUT_OF_RANGE for a vertex outside 0..n-1, found before anything
+    is done; INVALID; INCONSISTENT)."""
     tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
     bad = _first_outside(vs, I[L_N])
     if bad >= 0:
         return OUT_OF_RANGE, bad
     for t in range(vs.shape[0]):
-        _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
+        if ask:
+            _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
+        if tell:
+            st = _update(vs[t], X[t], F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
+                         touched)
+            if st == OK:
+                applied[t] = True
+            elif st == INVALID or not skip:
+                return st, t
     return OK, vs.shape[0]
+
+
+@_jit
+def update_many_entry(vs, X, F, I, skip, applied):
+    """data[vs[t]] := X[t] for t in order; ``applied``, ``skip`` and the result as in :func:`_batch`."""
+    for t in range(vs.shape[0]):
+        applied[t] = False
+    return _batch(vs, X, F, I, X, applied, False, True, skip)
+
+
+@_jit
+def marginal_many_entry(vs, F, I, out):
+    """out[t] = the marginal of vs[t]. Returns (status, t) as :func:`_batch`."""
+    return _batch(vs, out, F, I, out, np.zeros(0, np.bool_), True, False, False)
 
 
 @_jit
 def marginal_update_many_entry(vs, X, F, I, out):
     """For t in order: out[t] = the marginal of vs[t], then data[vs[t]] := X[t] (a learner's
     predict-then-learn stream). Stops at the first update that fails; returns (status, t)."""
-    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    bad = _first_outside(vs, I[L_N])
-    if bad >= 0:
-        return OUT_OF_RANGE, bad
-    for t in range(vs.shape[0]):
-        _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
-        st = _update(vs[t], X[t], F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
-                     touched)
-        if st != OK:
-            return st, t
-    return OK, vs.shape[0]
+    return _batch(vs, X, F, I, out, np.zeros(vs.shape[0], np.bool_), True, True, False)
 
 
 @_jit
