@@ -1,12 +1,12 @@
 """A page's settings in its address: read on arrival, written back after every change.
 
 Every page lists which of its query parameters (the table of :mod:`engine.urlstate`) drive which
-widget, and calls :func:`sync_query` first thing. A value that arrives in the address -- a link
-sent to a student, a reload (F5), a step of a lesson -- is put into its widget's session state
-before the widget is drawn; the widgets' values are then written back into the address (values
-equal to the table's defaults left out), so the address bar always holds the exact view and
-:func:`copy_link_button` copies it. A bad value is said in one line (``st.warning``) and the
-page opens with its default.
+widget, and opens with :func:`page_head` (its title and caption, then :func:`sync_query`). A value
+that arrives in the address -- a link sent to a student, a reload (F5), a step of a lesson -- is
+put into its widget's session state before the widget is drawn; the widgets' values are then
+written back into the address (values equal to the table's defaults left out), so the address bar
+always holds the exact view and :func:`copy_link_button` copies it. A bad value is said in one
+line (``st.warning``) and the page opens with its default.
 
 Why not Streamlit's ``bind="query-params"``: a bound widget takes the parameter's name as its key
 (``k``, ``seed``, ``vertex`` are on several pages, and the pages, their callbacks and their tests
@@ -34,8 +34,8 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.urlstate import FLOAT, VERTEX, PageSchema, format_value, page_schema, parse_query
 
-__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "sync_query", "write_query", "view_query", "address_link", "reset_next",
-           "copy_link_button", "app_root"]
+__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query",
+           "write_query", "view_query", "address_link", "reset_next", "copy_link_button", "app_root"]
 
 _SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
 _BINDS = "_links_binds"    # page -> {name: Bind} (for write_query inside fragments)
@@ -130,6 +130,16 @@ def reset_next(page: str) -> None:
     """The next run of ``page`` takes every bound value from the address (missing: its default);
     the lesson panel calls this before it moves the page to a step."""
     st.session_state[_RESET] = page_schema(page).url_path
+
+
+def page_head(page: str, title: str, caption: str | None = None,
+              binds: Mapping[str, str | Bind] | None = None) -> dict[str, Any]:
+    """How every page opens: its title, a caption naming the paper or notes it shows and what to
+    do, then its settings read from the address (:func:`sync_query`, whose result it returns)."""
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    return sync_query(page, binds)
 
 
 def sync_query(page: str, binds: Mapping[str, str | Bind] | None = None) -> dict[str, Any]:

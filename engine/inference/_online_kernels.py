@@ -124,6 +124,15 @@ def _sum_terms(sc, cnt):
     return norm(s, F)
 
 
+@_jit_inline
+def _put(a, r, c, off, mm, ee):
+    """Entry c of row r of a table or pool array := mm 2^ee (the exponent ``off`` places after the
+    mantissa). True when it is not zero."""
+    a[r, c] = mm
+    a[r, off + c] = ee
+    return mm > 0.0
+
+
 @_jit
 def _edge_table(z, NI, tab, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
@@ -138,10 +147,7 @@ def _edge_table(z, NI, tab, theta, data, k, sc):
         for a in range(k):
             for b in range(k):
                 mm, ee = split(theta[z, b, a] if flip else theta[z, a, b])
-                tab[z, a * k + b] = mm
-                tab[z, kk + a * k + b] = ee
-                if mm > 0.0:
-                    some = True
+                some = _put(tab, z, a * k + b, kk, mm, ee) or some
         return some, kk
     # a leaf of T at the far end: sum it out, α(a) = Σ_b θ(a, b) d_o(b)
     for a in range(k):
@@ -151,10 +157,7 @@ def _edge_table(z, NI, tab, theta, data, k, sc):
             sc[PM, b] = m1 * m2
             sc[PE, b] = e1 + e2
         mm, ee = _sum_terms(sc, k)
-        tab[z, a] = mm
-        tab[z, kk + a] = ee
-        if mm > 0.0:
-            some = True
+        some = _put(tab, z, a, kk, mm, ee) or some
     return some, kk
 
 
@@ -167,10 +170,7 @@ def _seg_node(pool, base, i, k):
     some = False
     for x in range(k):
         mm, ee = norm(pool[a, x] * pool[b, x], pool[a, k + x] + pool[b, k + x])
-        pool[t, x] = mm
-        pool[t, k + x] = ee
-        if mm > 0.0:
-            some = True
+        some = _put(pool, t, x, k, mm, ee) or some
     return some
 
 
@@ -196,10 +196,7 @@ def _node_table(z, NI, tab, pool, k, sc):
                 sc[PM, a] = pool[g, a] * tab[c1, a * k + x]
                 sc[PE, a] = pool[g, k + a] + tab[c1, kk + a * k + x]
             mm, ee = _sum_terms(sc, k)
-            tab[z, x] = mm
-            tab[z, kk + x] = ee
-            if mm > 0.0:
-                some = True
+            some = _put(tab, z, x, kk, mm, ee) or some
         return some, kk
     c2 = NI[z, BDD]
     # Fast path: scale each row a of β_c1 and β_c2 by its largest exponent and γ by its largest;
@@ -227,10 +224,7 @@ def _node_table(z, NI, tab, pool, k, sc):
                     sc[LV, x * k + y] += u * sc[D2, a * k + y]
         for x in range(kk):
             mm, ee = norm(sc[LV, x], W)
-            tab[z, x] = mm
-            tab[z, kk + x] = ee
-            if mm > 0.0:
-                some = True
+            some = _put(tab, z, x, kk, mm, ee) or some
         return some, kk * k
     for x in range(k):
         for y in range(k):
@@ -238,10 +232,7 @@ def _node_table(z, NI, tab, pool, k, sc):
                 sc[PM, a] = tab[c1, a * k + x] * pool[g, a] * tab[c2, a * k + y]
                 sc[PE, a] = tab[c1, kk + a * k + x] + pool[g, k + a] + tab[c2, kk + a * k + y]
             mm, ee = _sum_terms(sc, k)
-            tab[z, x * k + y] = mm
-            tab[z, kk + x * k + y] = ee
-            if mm > 0.0:
-                some = True
+            some = _put(tab, z, x * k + y, kk, mm, ee) or some
     return some, kk * k
 
 
@@ -271,10 +262,7 @@ def _set_data_leaf(pool, t, data, v, k):
     some = False
     for x in range(k):
         mm, ee = split(data[v, x])
-        pool[t, x] = mm
-        pool[t, k + x] = ee
-        if mm > 0.0:
-            some = True
+        some = _put(pool, t, x, k, mm, ee) or some
     return some
 
 

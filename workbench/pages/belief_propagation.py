@@ -557,13 +557,13 @@ def tables(model: BPModel) -> None:
 
 
 # ------------------------------------------------------------------ the page
-st.title("Belief Propagation")
-st.caption('The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the sum-product '
-           "messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each message by "
-           "hand from the numbers that make it, or play the schedule.")
+links.page_head("belief_propagation", "Belief Propagation",
+                'The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the '
+                "sum-product messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each "
+                "message by hand from the numbers that make it, or play the schedule.",
+                LINK)
 st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
          r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
-links.sync_query("belief_propagation", LINK)
 flash = st.session_state.pop("bp_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])

@@ -262,14 +262,13 @@ def show(p: Params, cfg: BhtmmConfig, result):
         chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
 
 
-st.title("Hidden Tree Markov Models")
-st.caption("\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models\" (Castellana & Bacciu "
-           "2019): a node's hidden state depends "
-           "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
-           "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
-           "child position and is trained by EM.")
-
-links.sync_query("bhtmm", LINK)
+links.page_head("bhtmm", "Hidden Tree Markov Models",
+                "\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models\" (Castellana & Bacciu "
+                "2019): a node's hidden state depends "
+                "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
+                "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
+                "child position and is trained by EM.",
+                LINK)
 p, cfg, go = settings()
 store = st.session_state.setdefault("bhtmm_runs", {})
 if go or links.run_once("bhtmm", cfg):

@@ -205,16 +205,14 @@ def _label_vertex(tree, v: int) -> str:
 
 # ---------------------------------------------------------------- page
 
-st.title("Cover Inspector")
-st.caption("A hierarchical cover splits the tree recursively at single vertices; its decomposition "
-           "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
-           "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
-           "$T_t$ — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
-           "and reaches the minimum height among (2,s)-covers in linear time.")
-
 tree = current_tree()
 root_key = f"cover_root_{st.session_state.get('tree_version', 0)}"
-links.sync_query("cover_inspector", {
+links.page_head("cover_inspector", "Cover Inspector",
+                "A hierarchical cover splits the tree recursively at single vertices; its decomposition "
+                "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
+                "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
+                "$T_t$ — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
+                "and reaches the minimum height among (2,s)-covers in linear time.", {
     "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
                        and tree.is_leaf(tree.find(name)) else None),
     "cover": links.choice("cover_variant", VARIANTS), "t": "cover_t",

@@ -10,12 +10,11 @@ from engine.urlstate import parse_link
 from workbench import links
 from workbench.lesson_panel import all_lessons, go_to_step, lessons_folder
 
-st.title("Lessons")
-st.caption("Each lesson is a path through the workbench, written by a lecturer as a Markdown file: a step "
-           "moves a page to a prepared view, says what to look at, and asks the class a question before "
-           "revealing the answer. Start one, and the panel on the left leads from step to step; or open "
-           "any page from the menu and explore.")
-links.sync_query("lessons")
+links.page_head("lessons", "Lessons",
+                "Each lesson is a path through the workbench, written by a lecturer as a Markdown file: a step "
+                "moves a page to a prepared view, says what to look at, and asks the class a question before "
+                "revealing the answer. Start one, and the panel on the left leads from step to step; or open "
+                "any page from the menu and explore.")
 
 lessons, errors = all_lessons()
 for err in errors:

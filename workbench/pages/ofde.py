@@ -80,13 +80,12 @@ LINK = {"data": links.choice("ofde_source", SOURCES), "vars": "ofde_nvars",
         "tab": links.choice("ofde_tab", TABS)}
 
 
-st.title("OFDE vs Chow-Liu")
-st.caption("\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates for the parameters, Follow the "
-           "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
-           "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
-           "the whole training set at once; OFDE sees one sample per round.")
-
-links.sync_query("ofde", LINK)
+links.page_head("ofde", "OFDE vs Chow-Liu",
+                "\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates for the parameters, Follow the "
+                "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
+                "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
+                "the whole training set at once; OFDE sees one sample per round.",
+                LINK)
 benchmarks = available_benchmarks()
 controls, main = st.columns([1, 3], gap="large")
 with controls:

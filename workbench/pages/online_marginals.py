@@ -436,18 +436,17 @@ def lesson(tree) -> None:
 
 
 # ------------------------------------------------------------------ the page
-st.title("Online Marginals")
-st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after'
-           " one O(n) initialisation each piece of evidence and each "
-           "marginal costs one walk along a path of the decomposition tree D (O(height)), not a "
-           "full belief-propagation pass. Click a vertex, set evidence, and watch the path of D light up.")
-
 # A loaded scenario sets widget values: done here, before any widget exists, because Streamlit
 # refuses to change the state of a widget already drawn in this run (the load button sits below).
 for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
     st.session_state[_key] = _value
 
-links.sync_query("online_marginals", LINK)
+links.page_head("online_marginals", "Online Marginals",
+                '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after '
+                "one O(n) initialisation each piece of evidence and each marginal costs one walk along a path "
+                "of the decomposition tree D (O(height)), not a full belief-propagation pass. Click a vertex, "
+                "set evidence, and watch the path of D light up.",
+                LINK)
 tree = _page_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")

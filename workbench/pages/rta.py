@@ -84,16 +84,14 @@ def _save_upload(up) -> str:
     return str(p)
 
 
-st.title("RTA: multilabel learning on random spanning trees")
-st.caption(
-    "\"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks\" "
-    "(Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014). "
-    "Instead of the intractable complete graph over the labels, RTA learns one max-margin model jointly on a "
-    "small sample of uniformly random spanning trees. Each tree gives its K best labellings by dynamic "
-    "programming; the best of their union is **provably** the best labelling of the whole ensemble whenever it "
-    "scores at least the average of the trees' K-th best scores (Lemma 7).")
-
-links.sync_query("rta", LINK)
+links.page_head("rta", "RTA: multilabel learning on random spanning trees",
+                "\"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov "
+                "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014). Instead of the "
+                "intractable complete graph over the labels, RTA learns one max-margin model jointly on a small "
+                "sample of uniformly random spanning trees. Each tree gives its K best labellings by dynamic "
+                "programming; the best of their union is **provably** the best labelling of the whole ensemble "
+                "whenever it scores at least the average of the trees' K-th best scores (Lemma 7).",
+                LINK)
 files = benchmark_files()
 left, right = st.columns([1, 3], gap="large")
 with left:

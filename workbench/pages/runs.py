@@ -96,8 +96,7 @@ def _chosen_record():
     return str(chosen[0]) if len(chosen) == 1 else None
 
 
-st.title("Runs")
-links.sync_query("runs", {"record": links.Bind(
+links.page_head("runs", "Runs", binds={"record": links.Bind(
     seed=lambda r: st.session_state.__setitem__("runs_select_next", [int(r)]) if r is not None else None,
     read=_chosen_record)})
 store = history()

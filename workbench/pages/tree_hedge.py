@@ -64,13 +64,12 @@ class HedgeParams:
     seed: int
 
 
-st.title("TREE-HEDGE")
-st.caption('"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
-           "Every vertex of the tree is a task; on each trial one task arrives, the "
-           "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
-           "marginal of a tree model whose edges say *neighbouring tasks tend to share their best action*.")
-
-links.sync_query("tree_hedge", LINK)
+links.page_head("tree_hedge", "TREE-HEDGE",
+                '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
+                "Every vertex of the tree is a task; on each trial one task arrives, the "
+                "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
+                "marginal of a tree model whose edges say *neighbouring tasks tend to share their best action*.",
+                LINK)
 tree = current_tree()
 with st.expander("How TREE-HEDGE works and what it promises"):
     st.markdown(

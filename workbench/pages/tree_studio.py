@@ -181,11 +181,11 @@ def on_apply_table(key: str) -> None:
 
 
 # ------------------------------------------------------------------ the page
-st.title("Tree Studio")
-st.caption("Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
-           "to edit it. The tree you leave here is the one every other page works on.")
 SOURCES = {"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}
-links.sync_query("tree_studio", {"vertex": links.vertex(f"{KEY}__vertex"), "source": links.choice("studio_source", SOURCES)})
+links.page_head("tree_studio", "Tree Studio",
+                "Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
+                "to edit it. The tree you leave here is the one every other page works on.",
+                {"vertex": links.vertex(f"{KEY}__vertex"), "source": links.choice("studio_source", SOURCES)})
 tree = current_tree()
 version = st.session_state.get("tree_version", 0)
 
