@@ -44,21 +44,21 @@ def _close_logz(got, want):
     assert abs(got - want) <= RTOL_LOGZ * max(1.0, abs(want)), (got, want)
 
 
-def _entries(rng, shape, zeros):
-    a = 10.0 ** rng.uniform(-300, 300, shape)
+def _entries(rng, shape, zeros, span=300):
+    a = 10.0 ** rng.uniform(-span, span, shape)
     a[rng.random(shape) < zeros] = 0.0
     return a
 
 
-def _hard(rng, k):
+def _hard(rng, k, span=300):
     row = np.zeros(k)
-    row[int(rng.integers(k))] = 10.0 ** rng.uniform(-300, 300)
+    row[int(rng.integers(k))] = 10.0 ** rng.uniform(-span, span)
     return row
 
 
 @st.composite
-def models(draw, max_n=40):
-    """(tree, k, phi, E, rng): a tree of one of the families, entries 10^U(-300, 300)."""
+def models(draw, max_n=40, span=300):
+    """(tree, k, phi, E, rng): a tree of one of the families, entries 10^U(-span, span)."""
     family = draw(st.sampled_from(["star", "path", "prufer", "two-vertex"]))
     k = draw(st.integers(2, 5))
     if family == "two-vertex":
@@ -76,10 +76,10 @@ def models(draw, max_n=40):
         t = t.rerooted(root)
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     zeros = draw(st.sampled_from([0.0, 0.05, 0.15]))
-    phi = _entries(rng, (t.n, k), zeros)
+    phi = _entries(rng, (t.n, k), zeros, span)
     for v in np.flatnonzero(rng.random(t.n) < 0.1):
-        phi[v] = _hard(rng, k)
-    E = _entries(rng, (t.n - 1, k, k), zeros)
+        phi[v] = _hard(rng, k, span)
+    E = _entries(rng, (t.n - 1, k, k), zeros, span)
     return t, k, phi, E, rng
 
 
@@ -208,6 +208,49 @@ def test_both_bp_passes(m):
     for method in ("numba", "numpy"):     # zero total mass: both passes say so
         with pytest.raises(InconsistentEvidenceError):
             belief_propagation(tree, phi, E, method=method)
+
+
+@settings(max_examples=150)
+@given(m=st.sampled_from([3, 30, 90]).flatmap(lambda span: models(max_n=60, span=span)))
+def test_the_fast_pass_answers_only_when_exact(m):
+    """The plain-double pass, on the potentials it accepts (non-zero entries in [2^-300, 2^300]):
+    its products can still leave that range (a star's exclusion products, a path's long chains);
+    whenever it answers instead of handing over to the exact pass, the answer is exact."""
+    from engine.inference import _bp_kernels as K
+
+    tree, k, phi, E, _ = m
+    lz, marg = log_sum_product(tree, phi, E)
+    n = tree.n
+    out = [np.empty((n, k)) for _ in range(5)]
+    status, logz = K.sum_product_kernel(tree.order, tree.bfs_rank, tree.bfs_parent, tree.bfs_children_ptr,
+                                        phi, E, *out)
+    if status == K.OK:
+        assert marg is not None
+        _close_logz(logz, lz)
+        _close_marginals(out[4], marg)
+    else:
+        assert status == K.BAIL or (status == K.ZERO and marg is None)
+
+
+def test_the_fast_pass_gives_up_before_a_downward_message_underflows():
+    """A path 0-1-2-3 whose upward messages stay balanced while the downward ones lose a factor
+    2^-299 at every step (every entry in the fast pass's range): the message into vertex 2 holds
+    2^-898, the one into vertex 3 would hold 2^-1197, below the doubles. Vertex 3's own potential
+    favours that state again, so its marginal is 4.7e-271, not 0: the fast pass must hand over
+    (a pass without its check answers [0, 1]) and BP must give the exact number."""
+    from engine.inference import _bp_kernels as K
+
+    tree = path_tree(4)
+    s = 2.0 ** -299
+    E = np.array([[[s, 1.0], [0.0, 1.0]], [[s, 1.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    phi = np.array([[1.0, 1.0], [s, 1.0], [s, 1.0], [1.0, s]])
+    out = [np.empty((4, 2)) for _ in range(5)]
+    status, _ = K.sum_product_kernel(tree.order, tree.bfs_rank, tree.bfs_parent, tree.bfs_children_ptr,
+                                     phi, E, *out)
+    assert status == K.BAIL
+    lz, marg = log_sum_product(tree, phi, E)
+    assert marg[3, 0] == pytest.approx(4.73220874e-271, rel=1e-8)
+    _check_bp(tree, phi, E)
 
 
 @settings(max_examples=60)

@@ -88,6 +88,24 @@ def _scale_row(A, i, k):
     return m, not bad
 
 
+@njit(cache=True, inline="always")
+def _rescale(A, i, k):
+    """A[i] *= 1 / max A[i], branch-free. True (the fast pass must give up) when a non-zero entry
+    falls below TAU or the largest is not a normal double (all zero, or underflowed after an
+    earlier give-up: the loop goes on, so this must not divide by zero)."""
+    m = 0.0
+    for a in range(k):
+        m = max(m, A[i, a])
+    bad = m < _TINY
+    r = 1.0 / max(m, _TINY)
+    for a in range(k):
+        x = A[i, a]
+        y = x * r
+        bad |= (y < TAU) & (x != 0.0)
+        A[i, a] = y
+    return bad
+
+
 @njit(cache=True)
 def _carry(m, acc, logz):
     """Multiply the scale factor m into the running product acc, moving acc into logz (as a log)
@@ -107,6 +125,7 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
     :func:`scan`, without a pass of its own). ``order`` maps ranks to vertices, ``rank``
     vertices to ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or
     (n - 1, k, k) by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank.
+    ``phin`` is not needed once the beliefs are formed: it may be ``marg`` itself.
     Returns (status, log Z); status OK, ZERO (total mass 0), BAIL (also when a non-zero φ entry
     lies outside [PHI_LO, PHI_HI]) or INVALID (a φ entry that is not 0 or a normal double)."""
     n, k = phi.shape
@@ -157,57 +176,47 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
     for a in range(k):
         s += inner[0, a]
     logz += np.log(acc) + np.log(s)
-    # distribute: down[c] = E_c^T (phi[p] down[p] prod_{siblings s != c} up[s]); each child's
-    # belief is written as soon as its message is final
+    # distribute: down[c] = E_c^T (phi[p] down[p] prod_{siblings s != c} up[s]), the prefix
+    # products waiting in down[c] while the suffix products are formed. Every product is of two
+    # vectors whose non-zero entries are >= TAU (times E: >= 2^-900, still normal) and is scaled
+    # at once; a scaled entry below TAU is noted and the pass gives up at the end (the values
+    # formed meanwhile are discarded), so the loop has no exits.
     for a in range(k):
         down[0, a] = 1.0
-    tmp = np.empty((1, k))
+    t = np.empty((2, k))    # row 0: phi[p] down[p] times a prefix, then prefix x suffix; row 1: a suffix
+    bad = False
     for p in range(n):
         lo = ch_ptr[p]
         hi = ch_ptr[p + 1]
         if lo == hi:
             continue
         for a in range(k):
-            phin[p, a] *= down[p, a]         # phi[p] down[p] (phin[p] is not needed again)
-        if hi - lo == 1:                     # one child (paths): no exclusion; φ down >= 2^-600
-            _push_down(E, shared, lo, phin, p, down, k)     # times E: >= 2^-900, normal
-            m, ok = _scale_row(down, lo, k)
-            if not ok:
-                return BAIL, 0.0
+            t[0, a] = phin[p, a] * down[p, a]     # phi >= 2^-300, down >= TAU: normal
+        last = hi - 1
+        if lo == last:                           # one child (paths): no exclusion
+            _push_down(E, shared, lo, t, 0, down, k)
+            bad |= _rescale(down, lo, k)
             continue
-        m, ok = _scale_row(phin, p, k)
-        if not ok:
-            return BAIL, 0.0
-        if hi - lo == 2:                   # two: each excludes the other, >= TAU^2 unscaled
+        bad |= _rescale(t, 0, k)
+        for c in range(lo, last):
             for a in range(k):
-                tmp[0, a] = phin[p, a] * up[lo + 1, a]
-            _push_down(E, shared, lo, tmp, 0, down, k)
+                down[c, a] = t[0, a]
+                t[0, a] *= up[c, a]
+            bad |= _rescale(t, 0, k)
+        for a in range(k):
+            down[last, a] = t[0, a]
+            t[1, a] = 1.0
+        for c in range(last, lo - 1, -1):
             for a in range(k):
-                tmp[0, a] = phin[p, a] * up[lo, a]
-            _push_down(E, shared, lo + 1, tmp, 0, down, k)
-        else:                                # prefix products wait in down[c], then suffixes
-            for c in range(lo, hi):
+                t[0, a] = down[c, a] * t[1, a]
+            _push_down(E, shared, c, t, 0, down, k)
+            bad |= _rescale(down, c, k)
+            if c > lo:
                 for a in range(k):
-                    down[c, a] = phin[p, a]
-                    phin[p, a] *= up[c, a]
-                m, ok = _scale_row(phin, p, k)
-                if not ok:
-                    return BAIL, 0.0
-            for a in range(k):
-                phin[p, a] = 1.0
-            for c in range(hi - 1, lo - 1, -1):
-                for a in range(k):           # prefix * suffix >= TAU^2; times E stays normal
-                    tmp[0, a] = down[c, a] * phin[p, a]
-                _push_down(E, shared, c, tmp, 0, down, k)
-                for a in range(k):
-                    phin[p, a] *= up[c, a]
-                m, ok = _scale_row(phin, p, k)
-                if not ok:
-                    return BAIL, 0.0
-        for c in range(lo, hi):
-            m, ok = _scale_row(down, c, k)
-            if not ok:
-                return BAIL, 0.0
+                    t[1, a] *= up[c, a]
+                bad |= _rescale(t, 1, k)
+    if bad:
+        return BAIL, 0.0
     if not _beliefs(order, inner, down, marg, k):
         return BAIL, 0.0
     return OK, logz

@@ -214,7 +214,7 @@ def _bp_numba(tree, phi, E, fast=True):
     status = K.BAIL
     if fast:
         status, logz = K.sum_product_kernel(order, tree.bfs_rank, pr, ptr, phi, E, np.empty((n, k)),
-                                            np.empty((n, k)), up, down, marg)
+                                            marg, up, down, marg)    # φ by rank waits in marg
         if status == K.INVALID:
             node_potential_array(tree, phi, k)    # raises, naming the culprit
     if status == K.BAIL:   # a product could underflow in doubles: the exact pass
