@@ -153,10 +153,22 @@ def test_editing_refusals_are_named():
         add_child(LECTURE, "9")
 
 
+def assert_breadth_first(t: Tree) -> None:
+    """``order`` is a breadth-first order: depth never decreases along it, and in the renumbering
+    by it every rank's children are the contiguous ranks ``bfs_children_ptr`` says (what the
+    compiled sweeps rely on; appending a new leaf last broke it, and with it BP's marginals)."""
+    assert (np.diff(t.depth[t.order]) >= 0).all()
+    pr, ptr = t.bfs_parent, t.bfs_children_ptr
+    assert (np.diff(pr[1:]) >= 0).all()
+    for i in range(t.n):
+        assert (pr[ptr[i]:ptr[i + 1]] == i).all()
+
+
 @given(t=trees(max_n=25, labels="tags"), data=st.data())
 def test_edits_agree_with_rebuilding_from_edges(t, data):
     v = data.draw(st.integers(0, t.n - 1))
     a = add_child(t, v, label="new")
+    assert_breadth_first(a)
     want = Tree.from_named_edges(t.named_edges() + [(t.name(v), a.name(a.n - 1))], vertices=t.names,
                                  labels={**{t.name(i): t.labels[i] for i in range(t.n)}, a.name(a.n - 1): "new"})
     same_tree(want, a, root=False)
@@ -167,6 +179,7 @@ def test_edits_agree_with_rebuilding_from_edges(t, data):
         rest = [e for e in t.named_edges() if t.name(leaf) not in e]
         want = Tree.from_named_edges(rest, vertices=[s for s in t.names if s != t.name(leaf)])
         same_tree(want, r, labels=False, root=False)
+        assert_breadth_first(r)
         assert r.labels == tuple(x for i, x in enumerate(t.labels) if i != leaf)
         # the structure is consistent: breadth-first order, CSR children, depth
         g = nx.Graph(r.edges.tolist())

@@ -51,8 +51,9 @@ def add_child(tree: Tree, v, name: str | None = None, label=None) -> Tree:
         while slot in used:
             slot += 1
         positions = np.append(tree.positions, slot)
-    order = np.append(tree.order, tree.n)  # a new leaf can go last in breadth-first order
-    return Tree(parent, order, tree.root, names, labels, positions)
+    # breadth-first order again: appending the leaf last would leave u's children apart (the
+    # sweeps over the breadth-first numbering need every vertex's children contiguous)
+    return Tree(parent, _order_with(tree, parent, tree.root), tree.root, names, labels, positions)
 
 
 def remove_leaf(tree: Tree, v) -> Tree:
