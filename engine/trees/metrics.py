@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from scipy.sparse.csgraph import breadth_first_order
 
 from engine.trees.model import Tree
 
@@ -26,15 +27,19 @@ class TreeInfo:
 
 
 def diameter_path(tree: Tree) -> np.ndarray:
-    """The vertices of a longest path (a diameter), from one end to the other."""
+    """The vertices of a longest path (a diameter), from one end to the other.
+
+    Two breadth-first searches: the last vertex a search reaches is a farthest one, and a vertex
+    farthest from any vertex ends a diameter. The first search is the tree's own order."""
     if tree.n == 1:
         return np.array([0], np.int64)
-    a = int(np.argmax(tree.depth))
-    ta = tree.rerooted(a)
-    b = int(np.argmax(ta.depth))
-    path = [b]
-    while path[-1] != a:
-        path.append(int(ta.parent[path[-1]]))
+    a = int(tree.order[-1])
+    order, pred = breadth_first_order(tree._adjacency, a, directed=False, return_predecessors=True)
+    v = int(order[-1])
+    path = [v]
+    while v != a:
+        v = int(pred[v])
+        path.append(v)
     return np.asarray(path, np.int64)
 
 

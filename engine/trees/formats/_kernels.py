@@ -52,8 +52,9 @@ def scan_newick(b):  # pragma: no cover - compiled
     Returns ``(status, parent, depth, name_span, length_span)`` over the vertices in order of
     creation (preorder, the careful parser's numbering): ``parent`` (-1 at the root), ``depth``,
     ``name_span`` (k, 2) byte offsets of the stripped name (-1 when unnamed) and ``length_span``
-    (k, 2) of the branch length's text (-1 when none). ``status`` is 0, or -1 when the careful
-    parser must read the text (to refuse it with a message, or because it is unusual)."""
+    (k, 2) of the branch length's text (-1 when none), int32 (``b`` must be under 2^31 bytes).
+    ``status`` is 0, or -1 when the careful parser must read the text (to refuse it with a
+    message, or because it is unusual)."""
     L = b.shape[0]
     cap = 1  # one vertex more than the slots, which '(' and ',' open
     for i in range(L):
@@ -61,10 +62,10 @@ def scan_newick(b):  # pragma: no cover - compiled
         if c == 40 or c == 44:
             cap += 1
     parent = np.empty(cap, np.int64)
-    depth = np.empty(cap, np.int64)
-    name_span = np.full((cap, 2), -1, np.int64)
-    length_span = np.full((cap, 2), -1, np.int64)
-    stack = np.empty(cap, np.int64)
+    depth = np.empty(cap, np.int32)       # int32: the caller passes texts under 2^31 bytes
+    name_span = np.full((cap, 2), -1, np.int32)
+    length_span = np.full((cap, 2), -1, np.int32)
+    stack = np.empty(cap, np.int32)
     sp = 0
     nv = 0
     last = -1

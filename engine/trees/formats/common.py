@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from engine.errors import TreeFormatError
 from engine.limits import LIMITS
 
-__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "XML_ILLEGAL",
-           "LINE_BREAKS", "TreeFormatError"]
+__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "token_matrix",
+           "token_keys", "XML_ILLEGAL", "LINE_BREAKS", "TreeFormatError"]
 
 #: characters XML 1.0 cannot hold, not even as a character reference (GraphML and XML documents)
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -36,6 +38,23 @@ def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: 
 #: small enough that every reader answers within seconds. The limit in force is
 #: ``engine.limits.value("bytes")`` (raised by ``TREE_WORKBENCH_MAX_BYTES``).
 MAX_INPUT_BYTES = LIMITS["bytes"].default
+
+
+def token_matrix(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, int]:
+    """The tokens ``buf[start[i]:start[i] + length[i]]`` (bytes) as the rows of one zero-padded
+    uint8 matrix at least 8 bytes wide, and the longest token's length. Filled column by column:
+    no Python object per token, memory O(tokens) (the large-file readers keep names this way)."""
+    width = int(length.max()) if length.size else 0
+    mat = np.zeros((start.size, max(width, 8)), np.uint8)
+    for k in range(width):
+        has = np.flatnonzero(length > k)
+        mat[has, k] = buf[start[has] + k]
+    return mat, width
+
+
+def token_keys(mat: np.ndarray) -> np.ndarray:
+    """One sortable key per row of a :func:`token_matrix` (a uint64 when 8 bytes wide)."""
+    return mat.view(np.uint64).ravel() if mat.shape[1] == 8 else mat.view(np.dtype((np.void, mat.shape[1]))).ravel()
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:

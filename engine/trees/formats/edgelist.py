@@ -11,12 +11,19 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import LINE_BREAKS, refuse_unwritable, tree_from_names
+from engine.trees.formats.common import LINE_BREAKS, refuse_unwritable, token_keys, token_matrix, tree_from_names
 from engine.trees.model import Tree
 
 __all__ = ["parse_edge_list", "fast_edge_list", "format_edge_list"]
 
 _HEADER_WORDS = {"u", "source", "from", "parent", "node1", "src"}
+_HEADER_SECOND = {"v", "target", "to", "child", "node2", "dst"}
+
+
+def _is_header(a: str, b: str) -> bool:
+    """A first line of two column names ('u,v', 'Source,Target', ...; any case). Only both
+    together make a header: a first edge from a vertex called 'u' to '0' is an edge."""
+    return a.lower() in _HEADER_WORDS and b.lower() in _HEADER_SECOND
 _SPECIAL = set(',;\t"#\' ')
 
 
@@ -88,20 +95,15 @@ def _plain_edges(data: bytes):
     if tokens is None:
         return None
     tok_start, tok_len = tokens
-    first = bytes(buf[tok_start[0]:tok_start[0] + tok_len[0]]).decode("ascii").lower()
-    if first in _HEADER_WORDS:
+    first, second = (bytes(buf[tok_start[i]:tok_start[i] + tok_len[i]]).decode("ascii") for i in (0, 1))
+    if _is_header(first, second):
         tok_start, tok_len = tok_start[2:], tok_len[2:]
         if tok_start.size == 0:
             return None
-    width = int(tok_len.max())
-    mat = np.zeros((tok_start.size, max(width, 8)), np.uint8)
-    for k in range(width):  # column by column: memory stays O(tokens)
-        has = np.flatnonzero(tok_len > k)
-        mat[has, k] = buf[tok_start[has] + k]
+    mat, width = token_matrix(buf, tok_start, tok_len)
     del tok_start, tok_len, buf, data
-    keys = mat.view(np.uint64).ravel() if width <= 8 else mat.view(np.dtype((np.void, mat.shape[1]))).ravel()
-    uniq, first_at, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    del uniq, keys
+    uniq, first_at, inverse = np.unique(token_keys(mat), return_index=True, return_inverse=True)
+    del uniq
     by_appearance = np.argsort(first_at, kind="stable")
     rank = np.empty(by_appearance.size, np.int64)
     rank[by_appearance] = np.arange(by_appearance.size)
@@ -145,7 +147,7 @@ def parse_edge_list(text: str) -> Tree:
         parts = _split(line, lineno)
         if not seen_data:
             seen_data = True
-            if len(parts) == 2 and parts[0] and parts[0].lower() in _HEADER_WORDS and '"' not in line:
+            if len(parts) == 2 and parts[0] and parts[1] and _is_header(parts[0], parts[1]) and '"' not in line:
                 continue  # header
         if len(parts) == 1 and parts[0] is not None:
             single.append(parts[0])
@@ -180,7 +182,7 @@ def format_edge_list(tree: Tree, sep: str = ",") -> str:
     names = [str(i) for i in range(tree.n)] if tree.has_default_names else [_quote(s) for s in tree.names]
     e = tree.edges.tolist()
     u0 = e[0][0]
-    if names[u0].lower() in _HEADER_WORDS:  # quoted, so that the first edge is not taken for a header
+    if _is_header(names[u0], names[e[0][1]]):  # quoted, so that the first edge is not taken for a header
         names[u0] = '"' + names[u0] + '"'
         first = f"{names[u0]}{sep}{names[e[0][1]]}\n"
         names[u0] = _quote(tree.names[u0])

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import where, refuse_unwritable
+from engine.trees.formats.common import refuse_unwritable, token_keys, token_matrix, where
 from engine.trees.model import Tree
 
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
@@ -59,8 +59,9 @@ def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
 
 def _fast_newick(text: str) -> tuple[Tree, np.ndarray] | None:
     """The compiled scanner's reading of a plain text, or None: then the careful parser reads it
-    (and names the line and column of what is wrong). Same vertices, numbering and names."""
-    if not text.isascii() or "'" in text or "[" in text or "]" in text:
+    (and names the line and column of what is wrong). Same vertices, numbering and names; the
+    names are kept as one NumPy string array (no Python string per vertex)."""
+    if len(text) >= 2**31 or not text.isascii() or "'" in text or "[" in text or "]" in text or "\x00" in text:
         return None
     from engine import limits
     from engine.trees.formats._kernels import scan_newick
@@ -68,31 +69,44 @@ def _fast_newick(text: str) -> tuple[Tree, np.ndarray] | None:
     # a tree has one vertex more than it has slots, and '(' and ',' open the slots
     limits.check("vertices", text.count("(") + text.count(",") + 1, "the Newick tree's vertices")
 
-    status, parent, depth, name_span, length_span = scan_newick(np.frombuffer(text.encode("ascii"), np.uint8))
+    buf = np.frombuffer(text.encode("ascii"), np.uint8)
+    status, parent, depth, name_span, length_span = scan_newick(buf)
     if status != 0:
         return None
-    n = len(parent)
-    named = name_span[:, 0] >= 0
-    explicit = _slices(text, name_span[named])
-    seen = set(explicit)
-    if len(seen) != len(explicit):
-        return None  # two vertices of one name: the careful parser says where
-    names = np.empty(n, object)
-    names[named] = explicit
-    for v in np.flatnonzero(~named).tolist():
-        s = str(v)
-        if s in seen:  # a number taken by an explicit name, resolved as the careful parser does
-            while s in seen:
-                s += "'"
-            seen.add(s)
-        names[v] = s
-    lengths = np.full(n, np.nan)
+    names = _names_array(buf, name_span)
+    if names is None:
+        return None  # two vertices of one name, or an unnamed one's number taken: the careful parser
+    lengths = np.full(len(parent), np.nan)
     has = length_span[:, 0] >= 0
     try:
         lengths[has] = [float(x) for x in _slices(text, length_span[has])]
     except ValueError:
         return None
-    return Tree(parent, np.argsort(depth, kind="stable"), 0, names.tolist()), lengths
+    return Tree(parent, np.argsort(depth, kind="stable"), 0, names), lengths
+
+
+def _names_array(buf: np.ndarray, name_span: np.ndarray) -> np.ndarray | None:
+    """The vertices' names as one string array: the name given, or for an unnamed vertex its
+    number (as the careful parser names it). None when two would be equal (then the careful
+    parser says which, or resolves a number that a given name took)."""
+    named = name_span[:, 0] >= 0
+    given, width = token_matrix(buf, name_span[named, 0], name_span[named, 1] - name_span[named, 0])
+    if named.all():
+        mat = given
+    else:
+        numbers = np.flatnonzero(~named)
+        digits = len(str(numbers[-1]))
+        numbers = numbers.astype(f"S{digits}")
+        width = max(width, digits)
+        mat = np.zeros((len(named), max(width, 8)), np.uint8)
+        mat[named, :given.shape[1]] = given
+        mat[~named, :digits] = numbers.view(np.uint8).reshape(-1, digits)
+    del given
+    keys = np.sort(token_keys(mat))
+    if (keys[1:] == keys[:-1]).any():
+        return None
+    del keys
+    return np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
 
 
 def _slices(text: str, spans: np.ndarray) -> list[str]:
