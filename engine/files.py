@@ -209,10 +209,12 @@ def read_text(path, *, label: str | None = None, error=InputFileError, max_bytes
                        fallback=fallback)
 
 
-def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int | None = None):
+def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int | None = None,
+               as_bytes: bool = False):
     """Yield ``(lineno, text)`` of the lines of a binary stream (BOM dropped from the first line),
     decoding each as UTF-8 and stopping at ``max_bytes`` bytes in all; messages start with
-    ``label`` and the line number."""
+    ``label`` and the line number. ``as_bytes``: yield each line's bytes, checked to be UTF-8 (a
+    reader that scans bytes then holds one copy of a long line, not two)."""
     cap = limits.value("bytes") if max_bytes is None else int(max_bytes)
     who = f"{label}: " if label else ""
     total = 0
@@ -231,10 +233,14 @@ def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int 
         if b"\0" in raw:
             raise error(f"{who}line {lineno}: a NUL byte at column {raw.find(bytes(1)) + 1}: not a text file")
         try:
-            yield lineno, raw.decode("utf-8")
+            text = raw if as_bytes and raw.isascii() else raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise error(f"{who}line {lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
                         f"{exc.start + 1})") from None
+        if as_bytes:
+            text = raw
+        del raw   # not held while the caller works on the line (a tree's line can be 100 MB)
+        yield lineno, text
 
 
 def read_stream(stream, *, label: str = "input", error=InputFileError, max_bytes: int | None = None) -> bytes:

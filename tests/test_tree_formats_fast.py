@@ -197,7 +197,7 @@ def test_fast_jsonl_reader_reads_what_the_careful_reader_reads(t, pad):
 JSONL_TOKENS = st.sampled_from(['{', '}', '[', ']', ',', ':', '"children"', '"names"', '"labels"', '"y"', '"a"', '\ufeff',
                                 '"label_names"', '-1', '2', '3', '1', '0', '01', '1.5', 'true', 'null', ' ', '"\\u0041"',
                                 '"x\\"y"', '[[2],[-1]]', '[[2,3],[-1],[-1]]', '"ch\\ildren"', '-', '99999999999999999999',
-                                '"é"', '\n'])
+                                '"é"', '\n', '["b","b","a","a"]', '["a",1]', '[""]', '["a\\u0041","x"]', '["a"]'])
 
 
 @given(st.lists(JSONL_TOKENS, min_size=1, max_size=30), st.integers(0, 2))
@@ -207,6 +207,16 @@ def test_fast_jsonl_reader_on_token_soup_is_the_careful_reader(tokens, frame):
     text = "".join(tokens)
     line = ('{"children":' + text + "}", '{"children":[[2],[-1]],' + text + "}", text)[frame]
     assert _jsonl_reading(line, True) == _jsonl_reading(line, False)
+
+
+@given(t=trees(labels="any"))
+def test_a_jsonl_line_reads_the_same_as_text_and_as_bytes(t):
+    """The file reader hands the record over as its UTF-8 bytes (one copy of a long line), the
+    text readers as a string: the same tree either way, names kept as one string array."""
+    from engine.trees.formats import positional
+
+    line = positional.format_positional(t).rstrip("\n")
+    assert _jsonl_reading(line.encode("utf-8"), True) == _jsonl_reading(line, True) == _jsonl_reading(line, False)
 
 
 def test_fast_jsonl_reader_keeps_the_depth_limit_and_refuses_an_inner_byte_order_mark():

@@ -422,10 +422,12 @@ def _edge_key(t: Tree) -> frozenset:
 
 def _check_unique_names(names: Sequence[str]) -> None:
     if isinstance(names, np.ndarray):
-        srt = np.sort(names.astype(str))
-        dup = np.flatnonzero(srt[1:] == srt[:-1])
-        if dup.size:
-            raise DuplicateNameError(f"two vertices are named {str(srt[dup[0]])!r}")
+        names = names.astype(str, copy=False)
+        by = np.argsort(names, kind="stable")
+        srt = names[by]
+        again = by[1:][srt[1:] == srt[:-1]]   # later occurrences of a name
+        if again.size:   # the first repeat in order, as for a list
+            raise DuplicateNameError(f"two vertices are named {str(names[again.min()])!r}")
         return
     strs = list(map(str, names))
     if len(set(strs)) == len(strs):

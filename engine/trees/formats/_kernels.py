@@ -363,13 +363,59 @@ def _after_item(b, i, e):
 
 
 @njit(cache=True)
+def json_plain_strings(b, s, e):  # pragma: no cover - compiled
+    """The JSON list of strings in ``b[s:e]``, e.g. ``["a", "b c"]``, when every string is plain
+    (printable ASCII, no backslash): ``(status, spans)``, the byte offsets (k, 2) int64 of each
+    string's text between its quotes. ``status`` is 0, or -1 at anything else (an escape, a
+    non-ASCII or control byte, a number, bad punctuation): the careful reader then runs."""
+    quotes = 0
+    for i in range(s, e):
+        quotes += b[i] == 34
+    spans = np.empty((quotes // 2 + 1, 2), np.int64)
+    k = 0
+    if s >= e or b[s] != 91:
+        return -1, spans[:0]
+    i = _skip_space(b, s + 1, e)
+    more = not (i < e and b[i] == 93)
+    if not more:
+        i += 1
+    while more:
+        i = _skip_space(b, i, e)
+        if i >= e or b[i] != 34:
+            return -1, spans[:0]
+        i += 1
+        a = i
+        while i < e and b[i] != 34:
+            if b[i] < 32 or b[i] > 126 or b[i] == 92:
+                return -1, spans[:0]
+            i += 1
+        if i >= e:
+            return -1, spans[:0]
+        spans[k, 0] = a
+        spans[k, 1] = i
+        k += 1
+        i, end = _after_item(b, i + 1, e)
+        if end < 0:
+            return -1, spans[:0]
+        more = end == 0
+    if _skip_space(b, i, e) != e:
+        return -1, spans[:0]
+    return 0, spans[:k]
+
+
+@njit(cache=True)
 def json_int_rows(b, s, e):  # pragma: no cover - compiled
     """The JSON list of lists of integers in ``b[s:e]``, e.g. ``[[2,3],[-1],[]]``: ``(status,
     widths, flat)``, the length of every row and all the integers row after row. ``status`` is 0,
     or -1 at anything else (a float, a string, a leading zero, more than 18 digits, bad
     punctuation): the careful reader then runs and names the place."""
-    widths = np.empty((e - s) // 2 + 1, np.int64)
-    flat = np.empty((e - s) // 2 + 1, np.int64)
+    opens = 0       # a row per '[' (one of them the outer list), an integer per ',' or row at most
+    commas = 0
+    for i in range(s, e):
+        opens += b[i] == 91
+        commas += b[i] == 44
+    widths = np.empty(opens, np.int64)
+    flat = np.empty(commas + opens, np.int64)
     n = 0
     m = 0
     if s >= e or b[s] != 91:
@@ -415,4 +461,4 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
         more = end == 0
     if _skip_space(b, i, e) != e:
         return -1, widths[:0], flat[:0]
-    return 0, widths[:n].copy(), flat[:m].copy()
+    return 0, widths[:n], flat[:m]

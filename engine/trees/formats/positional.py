@@ -21,6 +21,7 @@ import numpy as np
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
 from engine.jsonio import loads
+from engine.trees.formats.common import token_matrix
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -46,9 +47,10 @@ def _missing(index: int, count: int) -> TreeFormatError:
 
 def iter_positional_stream(f, max_bytes: int | None = None):
     """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``
-    (default: the ``bytes`` limit of :mod:`engine.limits`)."""
-    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes):
-        if line.strip():
+    (default: the ``bytes`` limit of :mod:`engine.limits`); each line as its bytes (UTF-8,
+    checked): :func:`parse_positional_record` reads them as they are."""
+    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True):
+        if not (line.isspace() if line.isascii() else line.decode("utf-8").isspace()):   # no copy of a long line
             yield lineno, line
 
 
@@ -68,13 +70,15 @@ def read_positional_stream(f, index: int = 0, max_bytes: int | None = None) -> T
 FAST_READ_FROM = 100_000
 
 
-def parse_positional_record(line: str, lineno: int = 1) -> Tree:
-    """The tree of one JSON line (``lineno`` is for messages)."""
+def parse_positional_record(line: str | bytes, lineno: int = 1) -> Tree:
+    """The tree of one JSON line, text or UTF-8 bytes (``lineno`` is for messages)."""
     where = f"line {lineno}"
     fast = _fast_record(line, where) if len(line) >= FAST_READ_FROM else None
     if fast is not None:
         rec, parent, slot = fast
     else:
+        if isinstance(line, bytes):   # the careful reader counts columns in characters
+            line = line.decode("utf-8")
         try:
             rec = loads(line, where=where)
         except EngineError as exc:
@@ -89,13 +93,13 @@ def parse_positional_record(line: str, lineno: int = 1) -> Tree:
     return _record_tree(rec, parent, slot, where)
 
 
-def _fast_record(line: str, where: str):
+def _fast_record(line: str | bytes, where: str):
     """``(rec, parent, slot)`` of a large record whose 'children' are plain integer rows, read by
     the compiled scanner (the other keys by :func:`loads`); None when the careful reader must run
     (anything unusual, or an error to name)."""
-    from engine.trees.formats._kernels import json_int_rows, json_object_spans
+    from engine.trees.formats._kernels import json_int_rows, json_object_spans, json_plain_strings
 
-    raw = line.encode("utf-8", "surrogatepass")
+    raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
     b = np.frombuffer(raw, np.uint8)
     status, spans = json_object_spans(b)
     if status:
@@ -114,11 +118,18 @@ def _fast_record(line: str, where: str):
                 return None
         elif raw.startswith(b"\xef\xbb\xbf", a):   # loads drops a leading byte-order mark; JSON has none here
             return None
+        elif key == "names" and (found := json_plain_strings(b, a, e))[0] == 0:
+            spans_of = found[1]   # one string array, no Python string per node
+            mat, width = token_matrix(b, spans_of[:, 0], spans_of[:, 1] - spans_of[:, 0])
+            width = max(width, 1)
+            rec[key] = np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
+            del mat, spans_of, found
         else:
             try:
                 rec[key] = loads(raw[a:e], where=where, max_depth=depth)
             except EngineError:
                 return None
+    del b, raw, spans     # the bytes of the line are no longer needed: free them before the checks
     parent, slot = _slots(widths, flat, where=where)
     return rec, parent, slot
 
@@ -146,7 +157,10 @@ def _record_tree(rec: dict, parent: np.ndarray, slot: np.ndarray, where: str) ->
                     raise bad(f"label {str(x)[:20]} is not a position 1..{len(names_of)} of 'label_names'")
             labels = [None if x is None else names_of[x - 1] for x in labels]
     names = rec.get("names")
-    if names is not None:
+    if isinstance(names, np.ndarray):   # the fast reader's string array
+        if len(names) != n:
+            raise bad(f"'names' must be a list of {n} names, one per node")
+    elif names is not None:
         if not isinstance(names, list) or len(names) != n:
             raise bad(f"'names' must be a list of {n} names, one per node")
         names = [str(s) for s in names]
@@ -196,6 +210,13 @@ def positional_children(children: list, *, where: str, error: type = TreeFormatE
     return _slots(widths, a.astype(np.int64, copy=False), where=where, error=error, flat=flat)
 
 
+def _own(size: int, filled: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """The mask over all slots of the filled slots whose child is the row's own node."""
+    mask = np.zeros(size, bool)
+    mask[filled] = own
+    return mask
+
+
 def _place(widths: np.ndarray, i: int) -> str:
     """Where the ``i``-th slot of the rows (all of them in order) is: ``"node 2, slot 1"``."""
     ends = np.cumsum(widths)
@@ -213,16 +234,17 @@ def _slots(widths: np.ndarray, a: np.ndarray, *, where: str, error: type = TreeF
     filled = np.flatnonzero(a > 0)
     owner = np.searchsorted(ends, filled, side="right")   # the node whose row holds each filled slot
     child = a[filled] - 1
-    own = np.zeros(len(a), bool)
-    own[filled] = child == owner
-    for bad, says in (((a != -1) & ((a < 1) | (a > n)), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
-                      (a == 1, lambda i: "node 1 is the root and cannot be a child"),
-                      (own, lambda i: f"node {a[i]} is its own child")):
+    # one check's mask at a time (a million-node record has ten million slots)
+    for mask, says in ((lambda: (a < -1) | (a == 0) | (a > n), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
+                       (lambda: a == 1, lambda i: "node 1 is the root and cannot be a child"),
+                       (lambda: _own(len(a), filled, child == owner), lambda i: f"node {a[i]} is its own child")):
+        bad = mask()
         if bad.any():
             i = int(np.argmax(bad))
             if flat is not None and type(flat[i]) is bool:  # NumPy read true/false among integers as 1/0
                 raise error(f"{where}: {_place(widths, i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
             raise error(f"{where}: {_place(widths, i)}: {says(i)}")
+    del bad
     count = np.bincount(child, minlength=n)
     if (count > 1).any():
         c = int(np.argmax(count > 1))
