@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import EngineError
+from engine.errors import EngineError, TreeFormatError
 from engine.trees.formats import format_tree_text, parse_tree_text, read_tree_bytes
 from engine.trees.formats import newick
 from engine.trees.generators import path_tree, random_tree
+from engine.trees.model import Tree
 from tests.tree_strategies import same_tree, trees
 
 
@@ -247,3 +248,53 @@ def test_large_jsonl_records_take_the_fast_path_and_errors_keep_their_place(monk
     cut = line[: len(line) // 2]
     with pytest.raises(EngineError, match=r"^line 1: invalid JSON at line 1, column \d+"):
         parse_tree_text(cut, "jsonl")
+
+
+def test_one_long_name_sends_the_fast_readers_to_the_careful_ones():
+    """The fast readers keep names as a (vertices x longest name) matrix: one 100,000-character
+    name among 20,000 short ones would make it 2 GB (and 8 GB as text). They decline instead, and
+    the careful readers read the tree."""
+    from engine.trees.formats import edgelist, newick, positional
+
+    long = "x" * 100_000
+    text = "(" + ",".join([long] + [f"a{i}" for i in range(20_000)]) + ");"
+    assert newick._fast_newick(text) is None
+    t = parse_tree_text(text, "newick")
+    assert t.n == 20_002 and t.name(1) == long
+    t = Tree.from_parent(np.arange(-1, 20_000), names=["r", long] + [f"a{i}" for i in range(19_999)])   # a path
+    line = positional.format_positional(t)
+    assert positional._fast_record(line, "line 1") is None
+    assert positional.parse_positional_record(line).names == t.names
+    data = edgelist.format_edge_list(t).encode()
+    assert edgelist.fast_edge_list(data) is None
+    assert parse_tree_text(data.decode(), "edgelist").names == t.names
+
+
+def test_array_names_that_differ_in_the_middle_give_different_content_keys():
+    """content_key indexes the figure caches: names kept as an array (the large-file readers) must
+    count in full, not through the array's shortened repr."""
+    names = np.array([f"v{i:05d}" for i in range(5000)])
+    other = names.copy()
+    other[2500] = "w02500"
+    parent = np.r_[-1, np.zeros(4999, np.int64)]
+    a = Tree(parent, np.arange(5000), 0, names)
+    b = Tree(parent, np.arange(5000), 0, other)
+    assert a.content_key != b.content_key
+    assert a.content_key == Tree(parent, np.arange(5000), 0, names.copy()).content_key
+
+
+@pytest.mark.parametrize("data, want", [(b'\x1c\n{"children":[[2],[-1]]}\n', 2), (b"\xef\xbb\xbf\n \t\x1f\n", None)])
+def test_jsonl_blank_lines_are_the_text_readers_blank_lines(data, want):
+    """Lines of white space (as str.isspace() has it, \\x1c-\\x1f included) are skipped in a file
+    as in pasted text; a file of nothing else has no tree."""
+    import io
+
+    from engine.trees.formats import positional
+
+    for read in (lambda: positional.read_positional_stream(io.BytesIO(data)),
+                 lambda: positional.parse_positional(data.decode("utf-8-sig"))):
+        if want is None:
+            with pytest.raises(TreeFormatError, match="no tree found"):
+                read()
+        else:
+            assert read().n == want

@@ -254,7 +254,10 @@ class Tree:
         h.update(self.parent.tobytes())
         h.update(self.order.tobytes())
         for part in (self._names, self.labels):
-            h.update(b"\x01" if part is None else b"\x02" + repr(part).encode())
+            if isinstance(part, np.ndarray):   # every byte (an array's repr elides the middle)
+                h.update(b"\x03" + part.dtype.str.encode() + part.tobytes())
+            else:
+                h.update(b"\x01" if part is None else b"\x02" + repr(part).encode())
         h.update(b"\x01" if self.positions is None else b"\x02" + self.positions.tobytes())
         return h.hexdigest()
 

@@ -40,11 +40,15 @@ def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: 
 MAX_INPUT_BYTES = LIMITS["bytes"].default
 
 
-def token_matrix(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, int]:
+def token_matrix(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray | None, int]:
     """The tokens ``buf[start[i]:start[i] + length[i]]`` (bytes) as the rows of one zero-padded
     uint8 matrix at least 8 bytes wide, and the longest token's length. Filled column by column:
-    no Python object per token, memory O(tokens) (the large-file readers keep names this way)."""
+    no Python object per token (the large-file readers keep names this way). The matrix is
+    tokens x longest token: when that is far more than the tokens' bytes (one long name among
+    many short ones), it is None and the caller reads the careful way."""
     width = int(length.max()) if length.size else 0
+    if start.size * max(width, 8) > 4 * int(length.sum()) + 2**20:
+        return None, width
     mat = np.zeros((start.size, max(width, 8)), np.uint8)
     for k in range(width):
         has = np.flatnonzero(length > k)
@@ -102,8 +106,8 @@ def tree_from_names(pairs, vertices=(), root=None, labels: dict | None = None):
 
     flat = np.empty(len(vertices) + 2 * len(pairs), dtype=object)
     flat[:len(vertices)] = [str(s) for s in vertices]
-    if pairs:
-        flat[len(vertices):] = np.asarray(pairs, dtype=object).reshape(-1).astype(str).astype(object)
+    if pairs:   # (not .astype(str): a fixed-width copy as wide as the longest name, gigabytes for one long name)
+        flat[len(vertices):] = [s if type(s) is str else str(s) for pair in pairs for s in pair]
     codes, uniques = pd.factorize(flat)
     names = [str(s) for s in uniques]
     edges = codes[len(vertices):].reshape(-1, 2).astype(np.int64)

@@ -20,10 +20,12 @@ _HEADER_WORDS = {"u", "source", "from", "parent", "node1", "src"}
 _HEADER_SECOND = {"v", "target", "to", "child", "node2", "dst"}
 
 
-def _is_header(a: str, b: str) -> bool:
-    """A first line of two column names ('u,v', 'Source,Target', ...; any case). Only both
-    together make a header: a first edge from a vertex called 'u' to '0' is an edge."""
-    return a.lower() in _HEADER_WORDS and b.lower() in _HEADER_SECOND
+def _is_header(a: str, b: str, a_again: bool) -> bool:
+    """Whether the first line ``a,b`` is a header: two column names ('u,v', 'Source,Target', ...;
+    any case), or a first column name ('source', 'parent', ...) that names no vertex elsewhere
+    in the file (``a_again``: it does), as in 'source,dest'. A first edge from a vertex called
+    'u' that other lines name too is an edge."""
+    return a.lower() in _HEADER_WORDS and (b.lower() in _HEADER_SECOND or not a_again)
 _SPECIAL = set(',;\t"#\' ')
 
 
@@ -95,14 +97,18 @@ def _plain_edges(data: bytes):
     if tokens is None:
         return None
     tok_start, tok_len = tokens
-    first, second = (bytes(buf[tok_start[i]:tok_start[i] + tok_len[i]]).decode("ascii") for i in (0, 1))
-    if _is_header(first, second):
-        tok_start, tok_len = tok_start[2:], tok_len[2:]
-        if tok_start.size == 0:
-            return None
     mat, width = token_matrix(buf, tok_start, tok_len)
+    if mat is None:
+        return None
+    first, second = (bytes(buf[tok_start[i]:tok_start[i] + tok_len[i]]).decode("ascii") for i in (0, 1))
     del tok_start, tok_len, buf, data
-    uniq, first_at, inverse = np.unique(token_keys(mat), return_index=True, return_inverse=True)
+    keys = token_keys(mat)
+    if first.lower() in _HEADER_WORDS and _is_header(first, second, bool((keys[2:] == keys[0]).any())):
+        mat, keys = mat[2:], keys[2:]
+        if len(mat) == 0:
+            return None
+    uniq, first_at, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    del keys
     del uniq
     by_appearance = np.argsort(first_at, kind="stable")
     rank = np.empty(by_appearance.size, np.int64)
@@ -139,6 +145,7 @@ def _tokens(buf: np.ndarray, sep: int):
 def parse_edge_list(text: str) -> Tree:
     pairs: list[tuple[str, str]] = []
     single: list[str] = []
+    header: tuple[str, str] | None = None
     seen_data = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -147,14 +154,19 @@ def parse_edge_list(text: str) -> Tree:
         parts = _split(line, lineno)
         if not seen_data:
             seen_data = True
-            if len(parts) == 2 and parts[0] and parts[1] and _is_header(parts[0], parts[1]) and '"' not in line:
-                continue  # header
+            if len(parts) == 2 and parts[0] and parts[1] and parts[0].lower() in _HEADER_WORDS and '"' not in line:
+                header = (parts[0], parts[1])   # a header or the first edge: the other lines tell
+                continue
         if len(parts) == 1 and parts[0] is not None:
             single.append(parts[0])
             continue
         if len(parts) != 2 or parts[0] is None or parts[1] is None:
             raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
         pairs.append((parts[0], parts[1]))
+    if header is not None:
+        again = any(header[0] in pair for pair in pairs) or header[0] in single
+        if not _is_header(*header, again):
+            pairs.insert(0, header)
     if not pairs and not single:
         from engine.errors import EmptyTreeError
 
@@ -182,7 +194,7 @@ def format_edge_list(tree: Tree, sep: str = ",") -> str:
     names = [str(i) for i in range(tree.n)] if tree.has_default_names else [_quote(s) for s in tree.names]
     e = tree.edges.tolist()
     u0 = e[0][0]
-    if _is_header(names[u0], names[e[0][1]]):  # quoted, so that the first edge is not taken for a header
+    if names[u0].lower() in _HEADER_WORDS:  # quoted, so that the first edge is not taken for a header
         names[u0] = '"' + names[u0] + '"'
         first = f"{names[u0]}{sep}{names[e[0][1]]}\n"
         names[u0] = _quote(tree.names[u0])

@@ -91,6 +91,8 @@ def _names_array(buf: np.ndarray, name_span: np.ndarray) -> np.ndarray | None:
     parser says which, or resolves a number that a given name took)."""
     named = name_span[:, 0] >= 0
     given, width = token_matrix(buf, name_span[named, 0], name_span[named, 1] - name_span[named, 0])
+    if given is None:
+        return None
     if named.all():
         mat = given
     else:
@@ -98,6 +100,8 @@ def _names_array(buf: np.ndarray, name_span: np.ndarray) -> np.ndarray | None:
         digits = len(str(numbers[-1]))
         numbers = numbers.astype(f"S{digits}")
         width = max(width, digits)
+        if len(named) * width > 4 * len(buf) + 2**20:   # one long given name: see token_matrix
+            return None
         mat = np.zeros((len(named), max(width, 8)), np.uint8)
         mat[named, :given.shape[1]] = given
         mat[~named, :digits] = numbers.view(np.uint8).reshape(-1, digits)

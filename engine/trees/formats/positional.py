@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import numpy as np
 
@@ -50,8 +51,13 @@ def iter_positional_stream(f, max_bytes: int | None = None):
     (default: the ``bytes`` limit of :mod:`engine.limits`); each line as its bytes (UTF-8,
     checked): :func:`parse_positional_record` reads them as they are."""
     for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True):
-        if not (line.isspace() if line.isascii() else line.decode("utf-8").isspace()):   # no copy of a long line
+        if not (_BLANK.fullmatch(line) if line.isascii() else line.decode("utf-8").isspace()):
             yield lineno, line
+
+
+#: an ASCII line that str.isspace() calls blank (bytes.isspace() leaves out \x1c-\x1f), or an
+#: empty one; matched without copying a long line
+_BLANK = re.compile(rb"[ \t\n\r\x0b\x0c\x1c-\x1f]*")
 
 
 def read_positional_stream(f, index: int = 0, max_bytes: int | None = None) -> Tree:
@@ -121,6 +127,8 @@ def _fast_record(line: str | bytes, where: str):
         elif key == "names" and (found := json_plain_strings(b, a, e))[0] == 0:
             spans_of = found[1]   # one string array, no Python string per node
             mat, width = token_matrix(b, spans_of[:, 0], spans_of[:, 1] - spans_of[:, 0])
+            if mat is None:
+                return None
             width = max(width, 1)
             rec[key] = np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
             del mat, spans_of, found
