@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.inference._extended import ZERO_E, norm, pow2, split, to_doubles, to_log
+from engine.inference._extended import ZERO_E, norm, pow2, prefetch_row, split, to_doubles, to_log
 
 __all__ = ["sum_product_kernel", "sum_product_wide", "max_product_kernel", "lean_sweep", "scan",
            "OK", "ZERO", "BAIL", "INVALID", "PHI_LO", "PHI_HI", "P_LO", "P_HI"]
@@ -134,7 +134,9 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
     logz = 0.0
     inside = True
     for v in range(n):              # φ in rank order: sequential reads, scattered writes
-        i = rank[v]                 # (cheaper than gathering with random reads)
+        i = rank[v]                 # (cheaper than gathering with random reads), asked ahead
+        if v + _AHEAD < n:
+            prefetch_row(phin, rank[v + _AHEAD])
         for a in range(k):
             x = phi[v, a]
             if not (x == 0.0 or (x >= _TINY and x <= _HUGE)):
@@ -236,26 +238,31 @@ def _push_down(E, shared, c, X, i, down, k):
 @njit(cache=True)
 def _beliefs(order, inner, down, marg, k):
     """marg[order[v]] = inner[v] * down[v] (inner[v] is φ_v times the messages from v's
-    children, φ_v itself for a leaf), normalised to sum one: formed in rank order in ``inner``,
-    then scattered in one pass (cheaper than scattering as they are made). False if one is all
+    children, φ_v itself for a leaf), normalised to sum one, formed in rank order and written
+    once each to the caller's vertex order, the rows written ``_AHEAD`` ranks later asked into the
+    cache first (scattered writes otherwise wait for their lines one by one). False if one is all
     zero."""
     n = inner.shape[0]
+    t = np.empty(k)
     for v in range(n):
+        if v + _AHEAD < n:
+            prefetch_row(marg, order[v + _AHEAD])
         s = 0.0
         for a in range(k):
             x = inner[v, a] * down[v, a]
-            inner[v, a] = x
+            t[a] = x
             s += x
         if s == 0.0:
             return False
         r = 1.0 / s
-        for a in range(k):
-            inner[v, a] *= r
-    for v in range(n):
         u = order[v]
         for a in range(k):
-            marg[u, a] = inner[v, a]
+            marg[u, a] = t[a] * r
     return True
+
+
+#: how many rows ahead the scattering loops ask for the rows they will write
+_AHEAD = 48
 
 
 # ---------------------------------------------------------------------- the exact pass
