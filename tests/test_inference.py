@@ -202,6 +202,41 @@ def test_bad_potentials_name_the_culprit():
         belief_propagation(tree, phi, np.ones((2, 2)))
 
 
+@pytest.mark.parametrize("bad", [np.nan, -1.0, np.inf, 1e-310])
+@pytest.mark.parametrize("where", [0, -1])
+def test_per_edge_potentials_checked_in_the_sweep_are_refused_first(bad, where):
+    """One potential per edge is checked by the fast pass as it reads it (no separate scan): a bad
+    entry on the first or the last edge read is still refused, named, before anything else is
+    said -- also when a node potential is bad too, or the evidence is inconsistent."""
+    from engine.errors import NumericalRangeError
+
+    tree = generate("random", 2000, seed=5)
+    E = np.ones((tree.n - 1, 2, 2))
+    E[where, 0, 1] = bad
+    want = NumericalRangeError if bad == 1e-310 else InvalidPotentialError
+    phi = np.ones((tree.n, 2))
+    with pytest.raises(want, match="edge"):
+        belief_propagation(tree, phi, E)
+    phi[7] = [np.nan, 1.0]                      # a bad node potential too: the edge is named first
+    with pytest.raises(want, match="edge"):
+        belief_propagation(tree, phi, E)
+    phi[7] = [0.0, 0.0]                         # zero mass: the bad edge is still what is said
+    with pytest.raises(want, match="edge"):
+        belief_propagation(tree, phi, E)
+
+
+def test_per_edge_potentials_outside_the_fast_range_go_to_the_exact_pass():
+    tree = generate("random", 300, seed=6)
+    rng = np.random.default_rng(2)
+    E = rng.random((tree.n - 1, 3, 3)) + 0.1
+    E[0] *= 1e200                               # row 0: the last the collect sweep reads; beyond 2^300
+    phi = rng.random((tree.n, 3)) + 0.1
+    got = belief_propagation(tree, phi, E)
+    want = belief_propagation(tree, phi, E, method="numpy")
+    np.testing.assert_allclose(got.marginals, want.marginals, rtol=1e-9)
+    assert got.log_partition == pytest.approx(want.log_partition, rel=1e-12)
+
+
 @pytest.mark.slow
 def test_long_path_extreme_potentials_log_partition():
     """A 20,000-vertex path with potentials spanning 1e-100..1e100: finite, exact log Z."""

@@ -119,13 +119,17 @@ def _carry(m, acc, logz):
 
 
 @njit(cache=True)
-def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg):
+def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg, check_e=False):
     """The fast pass, for edge potentials whose non-zero entries :func:`scan` found within
     [P_LO, P_HI]; the node potentials are checked here as they are read (the scan of
     :func:`scan`, without a pass of its own). ``order`` maps ranks to vertices, ``rank``
     vertices to ranks. ``phi`` (n, k) and ``marg`` (n, k) by vertex; ``E`` (1, k, k) shared or
     (n - 1, k, k) by edge row; ``inner``, ``phin`` (φ by rank), ``up``, ``down`` by rank.
-    ``phin`` is not needed once the beliefs are formed: it may be ``marg`` itself.
+    ``phin`` is not needed once the beliefs are formed: it may be ``marg`` itself. With
+    ``check_e`` the edge potentials' range is checked in the collect sweep, which reads each of
+    them once anyway (else :func:`scan` has done it): an entry that is not 0 or in [P_LO, P_HI]
+    (NaN, negative and infinite ones included) returns BAIL at once, and the caller, which has
+    not validated them, then does before it answers anything else.
     Returns (status, log Z); status OK, ZERO (total mass 0), BAIL (also when a non-zero φ entry
     lies outside [PHI_LO, PHI_HI]) or INVALID (a φ entry that is not 0 or a normal double)."""
     n, k = phi.shape
@@ -152,14 +156,20 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
         up[0, a] = 1.0              # the root sends no message
     # collect: inner[v] = phi[v] * prod_children up[c], scaled after each product (a leaf's is
     # φ itself: E φ >= 2^-600 stays normal); up[v] = E_v @ inner[v]
+    e_in = True
     for v in range(n - 1, 0, -1):
         p = parent[v]
         j = 0 if shared else v - 1
         for a in range(k):
             s = 0.0
             for b in range(k):
-                s += E[j, a, b] * inner[v, b]
+                e = E[j, a, b]
+                s += e * inner[v, b]
+                if check_e:
+                    e_in &= (e == 0.0) | ((e >= P_LO) & (e <= P_HI))
             up[v, a] = s
+        if not e_in:
+            return BAIL, 0.0
         m, ok = _scale_row(up, v, k)
         if m == 0.0:
             return ZERO, 0.0

@@ -194,6 +194,8 @@ def _sweep_inputs(tree, node_potentials, edge_potentials, k):
         E = check_matrix(E, k, "the edge potential").reshape(1, k, k)
     elif E.shape != (n - 1, k, k):
         child_potentials(tree, E, k)             # raises, naming the culprit
+    else:
+        return phi, E, k, None   # one per edge: checked by the fast pass as it reads them
     bad, inside = K.scan(E, K.P_LO, K.P_HI)
     if bad >= 0:
         child_potentials(tree, E, k)
@@ -201,9 +203,11 @@ def _sweep_inputs(tree, node_potentials, edge_potentials, k):
 
 
 def _bp_numba(tree, phi, E, fast=True):
-    """The compiled pass: the fast one when ``fast`` (edge potentials in its range), the exact
-    one when it is not or when the fast one bails. ``phi`` has its shape checked, not its
-    entries: the fast pass checks them as it reads them, :func:`scan` before the exact one."""
+    """The compiled pass: the fast one when ``fast`` (edge potentials in its range; None: not
+    checked yet, the fast pass checks them), the exact one when it is not or when the fast one
+    bails. ``phi`` has its shape checked, not its entries: the fast pass checks them as it reads
+    them, :func:`scan` before the exact one. Edge potentials are validated before any other
+    answer (an error about them comes first, as when they are scanned up front)."""
     from engine.inference import _bp_kernels as K
 
     n, k = phi.shape
@@ -212,13 +216,15 @@ def _bp_numba(tree, phi, E, fast=True):
     down = np.empty((n, k))
     marg = np.empty((n, k))
     status = K.BAIL
-    if fast:
+    if fast or fast is None:
         status, logz = K.sum_product_kernel(order, tree.bfs_rank, pr, ptr, phi, E, np.empty((n, k)),
-                                            marg, up, down, marg)    # φ by rank waits in marg
+                                            marg, up, down, marg, fast is None)    # φ by rank waits in marg
+        if status != K.OK and fast is None and K.scan(E, K.P_LO, K.P_HI)[0] >= 0:
+            child_potentials(tree, E, k)          # raises, naming the culprit
         if status == K.INVALID:
             node_potential_array(tree, phi, k)    # raises, naming the culprit
     if status == K.BAIL:   # a product could underflow in doubles: the exact pass
-        if not fast and K.scan(phi, K.PHI_LO, K.PHI_HI)[0] >= 0:
+        if fast is not None and not fast and K.scan(phi, K.PHI_LO, K.PHI_HI)[0] >= 0:   # (else the fast pass did)
             node_potential_array(tree, phi, k)    # raises, naming the culprit
         status, logz = K.sum_product_wide(order, pr, ptr, phi, E, up, down, marg)
     if status != K.OK:
