@@ -1,5 +1,6 @@
 """Tree Studio in AppTest: loading from every source, errors shown with st.error, edits and undo."""
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -168,3 +169,26 @@ def test_copy_as_newick_and_tikz(at):
     assert not at.code and any("up to 2,000 vertices" in i.value for i in at.info), [i.value for i in at.info]
     at.segmented_control(key="studio_copy_as").set_value("Newick").run()
     assert at.code and at.code[0].value.rstrip().endswith(";")
+
+
+def test_belief_propagation_after_adding_a_vertex_is_exact(at):
+    """A child added under the root of the lecture tree (whose other children have children)
+    used to be put last in the tree's order, and the Belief Propagation page then showed wrong
+    marginals (0.03 off): the page's marginals must equal brute-force enumeration."""
+    from engine.inference.brute_force import brute_force
+
+    at.selectbox(key="studio_tree__box").select("4").run()
+    at.selectbox(key="studio_tree__box").select("1").run()   # (the box shows "1" before any pick)
+    at.text_input(key="studio_child_name").input("six").run()
+    at.button(key="studio_add").click().run()
+    tree = tree_of(at)
+    assert ("1", "six") in tree.named_edges()
+    at.switch_page("workbench/pages/belief_propagation.py")
+    at.run()
+    at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
+    assert not at.exception, at.exception
+    model = at.session_state["bp_model"]
+    want = brute_force(tree, model.node_potentials, model.edge_potentials, k=model.k).marginals
+    shown = next(d.value for d in at.dataframe if "P(label 0)" in d.value.columns)
+    assert list(shown.index) == list(tree.names)
+    np.testing.assert_allclose(shown.to_numpy(dtype=float), want, rtol=1e-12, atol=1e-15)
