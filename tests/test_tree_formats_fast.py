@@ -198,7 +198,8 @@ def test_fast_jsonl_reader_reads_what_the_careful_reader_reads(t, pad):
 JSONL_TOKENS = st.sampled_from(['{', '}', '[', ']', ',', ':', '"children"', '"names"', '"labels"', '"y"', '"a"', '\ufeff',
                                 '"label_names"', '-1', '2', '3', '1', '0', '01', '1.5', 'true', 'null', ' ', '"\\u0041"',
                                 '"x\\"y"', '[[2],[-1]]', '[[2,3],[-1],[-1]]', '"ch\\ildren"', '-', '99999999999999999999',
-                                '"é"', '\n', '["b","b","a","a"]', '["a",1]', '[""]', '["a\\u0041","x"]', '["a"]'])
+                                '"é"', '\n', '["b","b","a","a"]', '["a",1]', '[""]', '["a\\u0041","x"]', '["a"]',
+                                '3000000000', '-2147483649', '2147483647'])
 
 
 @given(st.lists(JSONL_TOKENS, min_size=1, max_size=30), st.integers(0, 2))

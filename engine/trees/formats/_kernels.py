@@ -406,8 +406,8 @@ def json_plain_strings(b, s, e):  # pragma: no cover - compiled
 @njit(cache=True)
 def json_int_rows(b, s, e):  # pragma: no cover - compiled
     """The JSON list of lists of integers in ``b[s:e]``, e.g. ``[[2,3],[-1],[]]``: ``(status,
-    widths, flat)``, the length of every row and all the integers row after row. ``status`` is 0,
-    or -1 at anything else (a float, a string, a leading zero, more than 18 digits, bad
+    widths, flat)``, the length of every row and all the integers row after row (int32). ``status``
+    is 0, or -1 at anything else (a float, a string, a leading zero, an integer beyond int32, bad
     punctuation): the careful reader then runs and names the place."""
     opens = 0       # a row per '[' (one of them the outer list), an integer per ',' or row at most
     commas = 0
@@ -415,7 +415,7 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
         opens += b[i] == 91
         commas += b[i] == 44
     widths = np.empty(opens, np.int64)
-    flat = np.empty(commas + opens, np.int64)
+    flat = np.empty(commas + opens, np.int32)   # node numbers; a larger one goes to the careful reader
     n = 0
     m = 0
     if s >= e or b[s] != 91:
@@ -444,7 +444,7 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
                 x = 10 * x + (b[i] - 48)
                 i += 1
             nd = i - d0
-            if nd == 0 or nd > 18 or (nd > 1 and b[d0] == 48):
+            if nd == 0 or nd > 18 or (nd > 1 and b[d0] == 48) or x > 2147483647:
                 return -1, widths[:0], flat[:0]
             flat[m] = -x if neg else x
             m += 1

@@ -235,7 +235,7 @@ def _place(widths: np.ndarray, i: int) -> str:
 def _slots(widths: np.ndarray, a: np.ndarray, *, where: str, error: type = TreeFormatError,
            flat: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`positional_children` on the rows given as their lengths ``widths`` and all their
-    integers ``a`` (int64) in order; ``flat``, the same as Python values, tells a JSON ``true``
+    integers ``a`` (int64, or int32 from the compiled scanner) in order; ``flat``, the same as Python values, tells a JSON ``true``
     read as 1 from the number."""
     n = len(widths)
     ends = np.cumsum(widths)
