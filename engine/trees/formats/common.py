@@ -9,8 +9,8 @@ import numpy as np
 from engine.errors import TreeFormatError
 from engine.limits import LIMITS
 
-__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "token_matrix",
-           "token_keys", "XML_ILLEGAL", "LINE_BREAKS", "TreeFormatError"]
+__all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "matrix_fits",
+           "token_matrix", "token_strings", "token_keys", "XML_ILLEGAL", "LINE_BREAKS", "TreeFormatError"]
 
 #: characters XML 1.0 cannot hold, not even as a character reference (GraphML and XML documents)
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -40,20 +40,31 @@ def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: 
 MAX_INPUT_BYTES = LIMITS["bytes"].default
 
 
+def matrix_fits(rows: int, width: int, payload: int) -> bool:
+    """Whether a (rows x width) byte matrix of names stays within a few times the ``payload``
+    bytes they come from: one long name among many short ones would make it gigabytes."""
+    return rows * max(width, 8) <= 4 * payload + 2**20
+
+
 def token_matrix(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray | None, int]:
     """The tokens ``buf[start[i]:start[i] + length[i]]`` (bytes) as the rows of one zero-padded
     uint8 matrix at least 8 bytes wide, and the longest token's length. Filled column by column:
-    no Python object per token (the large-file readers keep names this way). The matrix is
-    tokens x longest token: when that is far more than the tokens' bytes (one long name among
-    many short ones), it is None and the caller reads the careful way."""
+    no Python object per token (the large-file readers keep names this way). None instead of a
+    matrix that would not :func:`matrix_fits`: the caller then reads the careful way."""
     width = int(length.max()) if length.size else 0
-    if start.size * max(width, 8) > 4 * int(length.sum()) + 2**20:
+    if not matrix_fits(start.size, width, int(length.sum())):
         return None, width
     mat = np.zeros((start.size, max(width, 8)), np.uint8)
     for k in range(width):
         has = np.flatnonzero(length > k)
         mat[has, k] = buf[start[has] + k]
     return mat, width
+
+
+def token_strings(mat: np.ndarray, width: int) -> np.ndarray:
+    """The rows of a :func:`token_matrix` (ASCII, no NUL) as one str array."""
+    width = max(width, 1)
+    return np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
 
 
 def token_keys(mat: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import LINE_BREAKS, refuse_unwritable, token_keys, token_matrix, tree_from_names
+from engine.trees.formats.common import (LINE_BREAKS, refuse_unwritable, token_keys, token_matrix, token_strings,
+                                         tree_from_names)
 from engine.trees.model import Tree
 
 __all__ = ["parse_edge_list", "fast_edge_list", "format_edge_list"]
@@ -26,6 +27,8 @@ def _is_header(a: str, b: str, a_again: bool) -> bool:
     in the file (``a_again``: it does), as in 'source,dest'. A first edge from a vertex called
     'u' that other lines name too is an edge."""
     return a.lower() in _HEADER_WORDS and (b.lower() in _HEADER_SECOND or not a_again)
+
+
 _SPECIAL = set(',;\t"#\' ')
 
 
@@ -103,19 +106,19 @@ def _plain_edges(data: bytes):
     first, second = (bytes(buf[tok_start[i]:tok_start[i] + tok_len[i]]).decode("ascii") for i in (0, 1))
     del tok_start, tok_len, buf, data
     keys = token_keys(mat)
+    # (the pass over the keys only when the first word could start a header)
     if first.lower() in _HEADER_WORDS and _is_header(first, second, bool((keys[2:] == keys[0]).any())):
         mat, keys = mat[2:], keys[2:]
         if len(mat) == 0:
             return None
     uniq, first_at, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    del keys
-    del uniq
+    del keys, uniq
     by_appearance = np.argsort(first_at, kind="stable")
     rank = np.empty(by_appearance.size, np.int64)
     rank[by_appearance] = np.arange(by_appearance.size)
     edges = rank[inverse.reshape(-1)].reshape(-1, 2)
     del inverse, rank
-    names = np.ascontiguousarray(mat[first_at[by_appearance], :width]).view(f"S{width}").ravel().astype(f"U{width}")
+    names = token_strings(mat[first_at[by_appearance]], width)
     return edges, names
 
 

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import refuse_unwritable, token_keys, token_matrix, where
+from engine.trees.formats.common import matrix_fits, refuse_unwritable, token_keys, token_matrix, token_strings, where
 from engine.trees.model import Tree
 
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
@@ -100,7 +100,7 @@ def _names_array(buf: np.ndarray, name_span: np.ndarray) -> np.ndarray | None:
         digits = len(str(numbers[-1]))
         numbers = numbers.astype(f"S{digits}")
         width = max(width, digits)
-        if len(named) * width > 4 * len(buf) + 2**20:   # one long given name: see token_matrix
+        if not matrix_fits(len(named), width, len(buf)):   # a long given name among many numbers
             return None
         mat = np.zeros((len(named), max(width, 8)), np.uint8)
         mat[named, :given.shape[1]] = given
@@ -110,7 +110,7 @@ def _names_array(buf: np.ndarray, name_span: np.ndarray) -> np.ndarray | None:
     if (keys[1:] == keys[:-1]).any():
         return None
     del keys
-    return np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
+    return token_strings(mat, width)
 
 
 def _slices(text: str, spans: np.ndarray) -> list[str]:

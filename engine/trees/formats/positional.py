@@ -22,7 +22,7 @@ import numpy as np
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines
 from engine.jsonio import loads
-from engine.trees.formats.common import token_matrix
+from engine.trees.formats.common import token_matrix, token_strings
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -129,8 +129,7 @@ def _fast_record(line: str | bytes, where: str):
             mat, width = token_matrix(b, spans_of[:, 0], spans_of[:, 1] - spans_of[:, 0])
             if mat is None:
                 return None
-            width = max(width, 1)
-            rec[key] = np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
+            rec[key] = token_strings(mat, width)
             del mat, spans_of, found
         else:
             try:
@@ -235,8 +234,8 @@ def _place(widths: np.ndarray, i: int) -> str:
 def _slots(widths: np.ndarray, a: np.ndarray, *, where: str, error: type = TreeFormatError,
            flat: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`positional_children` on the rows given as their lengths ``widths`` and all their
-    integers ``a`` (int64, or int32 from the compiled scanner) in order; ``flat``, the same as Python values, tells a JSON ``true``
-    read as 1 from the number."""
+    integers ``a`` (int64, or int32 from the compiled scanner) in order; ``flat``, the same as
+    Python values, tells a JSON ``true`` read as 1 from the number."""
     n = len(widths)
     ends = np.cumsum(widths)
     filled = np.flatnonzero(a > 0)
