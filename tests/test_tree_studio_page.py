@@ -177,8 +177,8 @@ def test_belief_propagation_after_adding_a_vertex_is_exact(at):
     marginals (0.03 off): the page's marginals must equal brute-force enumeration."""
     from engine.inference.brute_force import brute_force
 
-    at.selectbox(key="studio_tree__box").select("4").run()
-    at.selectbox(key="studio_tree__box").select("1").run()   # (the box shows "1" before any pick)
+    # nothing picked yet: the editor shows the root as selected, and "Add child" adds under it
+    # (it used to refuse with "select a vertex first" while showing the root selected)
     at.text_input(key="studio_child_name").input("six").run()
     at.button(key="studio_add").click().run()
     tree = tree_of(at)

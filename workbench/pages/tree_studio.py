@@ -141,10 +141,7 @@ def on_generate() -> None:
 
 def on_edit(action: str) -> None:
     tree = current_tree()
-    v = selected_vertex(tree, KEY)
-    if v is None:
-        st.session_state["studio_error"] = ("edit", "select a vertex first (click it in the drawing)")
-        return
+    v = selected_vertex(tree, KEY, tree.root)   # the vertex the editor shows as selected (the root at first)
     name = tree.name(v)
     if action == "add":
         child = (st.session_state.get("studio_child_name") or "").strip() or None
