@@ -50,7 +50,7 @@ def test_cli_classify_sp_on_data_slice(tmp_path, data_dir):
 
 @pytest.mark.parametrize("args,msg", [
     (["--train", "nope.jsonl", "--test", "synthetic", "--states", "3"], "nope.jsonl: no such file"),
-    (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states must be in 1..64"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states must be an integer in 1..64"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--lmin", "4"], "lmin=4"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "xx"], "invalid choice"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "sp", "--pseudocount", "-1"],

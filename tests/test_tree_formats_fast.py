@@ -299,3 +299,43 @@ def test_jsonl_blank_lines_are_the_text_readers_blank_lines(data, want):
                 read()
         else:
             assert read().n == want
+
+
+@st.composite
+def _children_rows(draw):
+    """'children' rows of a random tree (node 1 the root, the others numbered at random, empty
+    slots -1 anywhere), or broken: one integer replaced, or a node in its own row."""
+    n = draw(st.integers(1, 9))
+    number = [1] + [x + 2 for x in draw(st.permutations(range(n - 1)))]
+    rows = [[] for _ in range(n)]
+    for v in range(1, n):
+        rows[number.index(number[draw(st.integers(0, v - 1))])].append(number[v])
+    rows = [draw(st.permutations(r + [-1] * draw(st.integers(0, 2)))) for r in rows]
+    rows = [rows[number.index(i)] for i in range(1, n + 1)]     # row i - 1 is node i's
+    broken = draw(st.sampled_from(["no", "an integer", "own row"]))
+    if broken == "an integer" and any(rows):
+        i = draw(st.sampled_from([i for i, r in enumerate(rows) if r]))
+        rows[i][draw(st.integers(0, len(rows[i]) - 1))] = draw(st.integers(-3, n + 2))
+    elif broken == "own row" and n > 1:      # a node moved from its parent's row into its own
+        c = draw(st.integers(2, n))
+        rows[next(i for i, r in enumerate(rows) if c in r)].remove(c)
+        rows[c - 1].append(c)
+    return rows
+
+
+@given(_children_rows())
+def test_the_compiled_slot_pass_accepts_what_the_numpy_checks_accept(rows):
+    """One compiled pass decides the slots of a large record; on anything it refuses, the NumPy
+    checks run and name the problem. They must agree: the same parents and slots, or both refuse."""
+    from engine.trees.formats._kernels import child_slots
+    from engine.trees.formats.positional import _slots
+
+    widths = np.array([len(r) for r in rows], np.int64)
+    a = np.array([x for r in rows for x in r], np.int32)
+    ok, parent, slot = child_slots(widths, a)
+    try:
+        want = _slots(widths, a, where="line 1")
+    except TreeFormatError:
+        assert not ok
+    else:
+        assert ok and parent.tolist() == want[0].tolist() and slot.tolist() == want[1].tolist()

@@ -15,7 +15,7 @@ from engine.trees.editing import add_child, relabel, remove_leaf, rename, reroot
 from engine.trees.generators import (GENERATORS, MAX_GENERATE, caterpillar_tree, complete_tree, generate,
                                      path_tree, prufer_to_parent, random_recursive_tree, random_tree,
                                      spider_tree, star_of_paths, star_tree)
-from engine.trees.model import Tree
+from engine.trees.model import Tree, _check_unique_names, _distinct_by_hash
 from tests.tree_strategies import same_tree, trees
 
 
@@ -36,6 +36,59 @@ def test_validation_errors_name_the_culprit():
         Tree.from_edges([(0, 1)], names=["x", "x"])
     with pytest.raises(DisconnectedError, match="exactly one root"):
         Tree.from_parent([-1, -1, 0])
+    with pytest.raises(DuplicateNameError, match=r"two vertices are named 'x'"):
+        Tree.from_parent([-1, 0, 0], names=["x", "y", "x"])
+    with pytest.raises(ValueError, match="2 names given for 3 vertices"):
+        Tree.from_parent([-1, 0, 0], names=["x", "y"])
+
+
+def _outcome(build):
+    try:
+        t = build()
+    except Exception as exc:  # noqa: BLE001 - the outcome compared is the error itself
+        return type(exc), str(exc)
+    if not isinstance(t, Tree):
+        return t
+    return t.root, t.parent.tolist(), t.order.tolist(), t.names
+
+
+@given(st.lists(st.text(st.sampled_from("ab\u00e9\U0001f333 "), max_size=4), min_size=1, max_size=20))
+def test_array_names_are_checked_as_the_list_is(names):
+    # The array check first compares 64-bit hashes; a repeat always has equal hashes, so only
+    # the exact sort may answer "repeat", and its message is the list's
+    assert not _distinct_by_hash(np.array(names)) or len(set(names)) == len(names)
+    assert _outcome(lambda: _check_unique_names(np.array(names))) == _outcome(lambda: _check_unique_names(names))
+
+
+@st.composite
+def _shuffled_trees(draw):
+    """The parent array of a random tree on 1..12 vertices, its vertices numbered at random."""
+    n = draw(st.integers(1, 12))
+    up = [-1] + [draw(st.integers(0, i - 1)) for i in range(1, n)]
+    perm = draw(st.permutations(range(n)))
+    parent = [0] * n
+    for v in range(n):
+        parent[perm[v]] = -1 if up[v] < 0 else perm[up[v]]
+    return parent
+
+
+@given(parent=st.lists(st.integers(-3, 12), min_size=1, max_size=12) | _shuffled_trees(), data=st.data())
+def test_from_parent_agrees_with_the_general_checks(parent, data):
+    # from_parent decides "tree or not" by one search from the root; whatever it is given, its
+    # tree (order included) or its error must be the one the general edge checks give.
+    n = len(parent)
+    names = data.draw(st.none() | st.lists(st.sampled_from("abcd"), min_size=n, max_size=n)
+                      | st.just([f"v{i}" for i in range(n)]))
+
+    def general():
+        p = np.asarray(parent)
+        roots = np.flatnonzero(p < 0)
+        if len(roots) != 1:
+            return Tree.from_parent(parent, names=names)   # the root count is checked first by both
+        child = np.flatnonzero(p >= 0)
+        return Tree.from_edges(np.stack([p[child], child], axis=1), n, names=names, root=int(roots[0]))
+
+    assert _outcome(lambda: Tree.from_parent(parent, names=names)) == _outcome(general)
 
 
 @given(t=trees(max_n=30), data=st.data())

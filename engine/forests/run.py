@@ -17,7 +17,7 @@ import numpy as np
 from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.forests.data import Dataset, read_data, synthetic_split
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
 __all__ = ["OfdeConfig", "ChowLiuConfig", "run", "load_split"]
 
@@ -41,11 +41,10 @@ class _DataFields(RunConfig):
         if not self.train:  # the synthetic source
             need(is_int(self.n_vars) and self.n_vars >= 2,
                  f"a synthetic Markov tree needs at least 2 variables, got {self.n_vars!r}")
-            need(is_int(self.n_train) and self.n_train >= 1, f"n_train must be at least 1, got {self.n_train!r}")
-            need(is_int(self.n_test) and self.n_test >= 1, f"n_test must be at least 1, got {self.n_test!r}")
-            need(is_int(self.n_valid) and self.n_valid >= 0, f"n_valid must be non-negative, got {self.n_valid!r}")
-            need(is_int(self.data_seed) and self.data_seed >= 0,
-                 f"data_seed must be an integer >= 0, got {self.data_seed!r}")
+            need_int(self.n_train, "n_train", 1)
+            need_int(self.n_test, "n_test", 1)
+            need_int(self.n_valid, "n_valid", 0)
+            need_int(self.data_seed, "data_seed", 0)
 
 
 @dataclass(frozen=True)
@@ -63,15 +62,13 @@ class OfdeConfig(_DataFields):
     def validate(self) -> None:
         super().validate()
         need(self.model in ("trees", "forests"), f"model must be 'trees' or 'forests', got {self.model!r}")
-        need(is_int(self.mixture_size) and self.mixture_size >= 0,
-             f"mixture size must be an integer >= 0 (0: round(ln n)), got {self.mixture_size!r}")
-        need(is_int(self.rounds) and self.rounds >= 0, f"rounds must be >= 0 (0: one pass), got {self.rounds!r}")
+        need_int(self.mixture_size, "mixture size", 0, note=" (0: round(ln n))")
+        need_int(self.rounds, "rounds", 0, note=" (0: one pass)")
         need(is_number(self.perturbation_scale) and self.perturbation_scale >= 0,
              f"perturbation scale must be a finite number >= 0, got {self.perturbation_scale!r}")
         need(is_number(self.prior) and self.prior > 0,
              f"prior (Dirichlet pseudo-count) must be positive, got {self.prior!r}")
-        need(is_int(self.eval_points) and self.eval_points >= 2,
-             f"eval_points must be at least 2, got {self.eval_points!r}")
+        need_int(self.eval_points, "eval_points", 2)
         limits.check("mixture", self.mixture_size, "mixture size")  # before anything is recorded
         limits.check("rounds", self.rounds, "rounds")
         limits.check("eval_points", self.eval_points, "eval_points")

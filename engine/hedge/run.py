@@ -22,7 +22,7 @@ from engine.hedge.bound import BoundOracle
 from engine.hedge.environments import ENVIRONMENTS, LossStream, make_environment, read_loss_file
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
 from engine.hedge.potentials import check_eta, check_states, favourite_actions
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_number, need, need_int, no_progress
 from engine.trees import Tree
 from engine.trees.layout import preorder
 from engine.trees.spec import tree_from_spec
@@ -68,8 +68,7 @@ class HedgeConfig(RunConfig):
         super().validate()
         check_states(self.states)
         check_eta(self.eta)
-        need(is_int(self.trials) and self.trials >= 1,
-             f"the number of trials must be an integer >= 1, got {self.trials!r}")
+        need_int(self.trials, "the number of trials", 1)
         limits.check("trials", self.trials, "trials")  # before anything is recorded
         need(self.coupling is None or (is_number(self.coupling) and 0 <= self.coupling <= 1),
              f"the coupling must lie in [0, 1], got {self.coupling!r}")
@@ -77,12 +76,11 @@ class HedgeConfig(RunConfig):
              f"unknown environment {self.environment!r}; expected one of {', '.join(ENVIRONMENTS + ('file',))}")
         need(self.environment != "file" or bool(self.loss_file),
              "the file environment needs a loss file (loss_file / --losses)")
-        need(is_int(self.switches) and self.switches >= 0,
-             f"the number of switches must be an integer >= 0, got {self.switches!r}")
+        need_int(self.switches, "the number of switches", 0)
         need(self.environment == "file" or (is_number(self.low) and is_number(self.high) and 0 <= self.low < self.high <= 1),
              f"loss means must satisfy 0 <= low < high <= 1, got low={self.low!r}, high={self.high!r}")
         need(self.backend in BACKENDS, f"unknown backend {self.backend!r}; expected one of {', '.join(BACKENDS)}")
-        need(is_int(self.snapshots) and self.snapshots >= 2, f"snapshots must be an integer >= 2, got {self.snapshots!r}")
+        need_int(self.snapshots, "snapshots", 2)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
 __all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC"]
 
@@ -73,10 +73,9 @@ class BhtmmConfig(RunConfig):
         super().validate()
         need(self.model in ("tf", "sp"), f"model must be 'tf' or 'sp', got {self.model!r}")
         need(self.task in ("classify", "label"), f"task must be 'classify' or 'label', got {self.task!r}")
-        need(is_int(self.states) and 1 <= self.states <= 64, f"states must be in 1..64, got {self.states!r}")
-        need(is_int(self.iterations) and 0 <= self.iterations <= 100_000,
-             f"iterations must be in 0..100000, got {self.iterations!r}")
-        need(is_int(self.lmin) and self.lmin >= 0, f"lmin must be an integer >= 0, got {self.lmin!r}")
+        need_int(self.states, "states", 1, 64)
+        need_int(self.iterations, "iterations", 0, 100_000)
+        need_int(self.lmin, "lmin", 0)
         need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
              f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
         need(is_number(self.phi) and self.phi >= 0, f"phi must be a finite number >= 0, got {self.phi!r}")
@@ -90,8 +89,7 @@ class BhtmmConfig(RunConfig):
              f"pseudocount must be in 0..1000, got {self.pseudocount!r}")
         need(is_number(self.t0) and self.t0 >= 1, f"the initial temperature t0 must be >= 1, got {self.t0!r}")
         need(is_number(self.m0) and self.m0 > 0, f"m0 must be > 0, got {self.m0!r}")
-        need(is_int(self.synthetic_trees) and self.synthetic_trees >= 1,
-             f"synthetic_trees must be >= 1, got {self.synthetic_trees!r}")
+        need_int(self.synthetic_trees, "synthetic_trees", 1)
 
 
 def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTrees:

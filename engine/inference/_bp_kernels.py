@@ -69,15 +69,16 @@ def scan(a, lo, hi):
 
 
 @njit(cache=True)
-def _scale_row(A, i, k):
-    """A[i] *= 1 / max A[i]. Returns (max, ok): max 0 means all zero; ok is False when a non-zero
-    entry falls below TAU (the fast pass must give up)."""
+def _scale_row(A, i, k, acc, logz):
+    """A[i] *= 1 / max A[i], the max carried into (acc, logz) by :func:`_carry`. Returns
+    (status, acc, logz): ZERO when A[i] is all zero, BAIL when a non-zero entry falls below TAU
+    (the fast pass must give up), else OK."""
     m = 0.0
     for a in range(k):
         if A[i, a] > m:
             m = A[i, a]
     if m == 0.0:
-        return 0.0, True
+        return ZERO, acc, logz
     r = 1.0 / m
     bad = False
     for a in range(k):
@@ -85,7 +86,10 @@ def _scale_row(A, i, k):
         x = y * r
         bad |= (x < TAU) & (y != 0.0)     # the product itself may have underflowed to 0
         A[i, a] = x
-    return m, not bad
+    if bad:
+        return BAIL, acc, logz
+    acc, logz = _carry(m, acc, logz)
+    return OK, acc, logz
 
 
 @njit(cache=True, inline="always")
@@ -170,20 +174,14 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
             up[v, a] = s
         if not e_in:
             return BAIL, 0.0
-        m, ok = _scale_row(up, v, k)
-        if m == 0.0:
-            return ZERO, 0.0
-        if not ok:
-            return BAIL, 0.0
-        acc, logz = _carry(m, acc, logz)
+        status, acc, logz = _scale_row(up, v, k, acc, logz)
+        if status != OK:
+            return status, 0.0
         for a in range(k):
             inner[p, a] *= up[v, a]
-        m, ok = _scale_row(inner, p, k)
-        if m == 0.0:
-            return ZERO, 0.0
-        if not ok:
-            return BAIL, 0.0
-        acc, logz = _carry(m, acc, logz)
+        status, acc, logz = _scale_row(inner, p, k, acc, logz)
+        if status != OK:
+            return status, 0.0
     s = 0.0
     for a in range(k):
         s += inner[0, a]

@@ -18,7 +18,7 @@ from engine import limits
 from engine.errors import InvalidParameterError
 from engine.multilabel.data import load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
 __all__ = ["RtaConfig", "run", "FIGURE1_KS"]
 
@@ -56,19 +56,19 @@ class RtaConfig(RunConfig):
 
     def validate(self) -> None:
         super().validate()
-        need(is_int(self.n_trees) and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees!r}")
-        need(is_int(self.max_k) and self.max_k >= 2, f"max_k (K) must be an integer >= 2, got {self.max_k!r}")
+        need_int(self.n_trees, "n_trees", 1)
+        need_int(self.max_k, "max_k (K)", 2)
         limits.check("spanning_trees", self.n_trees, "n_trees")
         limits.check("kbest", self.max_k, "max_k (K)")
         need(self.C is None or (is_number(self.C) and self.C > 0), f"C must be a positive finite number, got {self.C!r}")
-        need(is_int(self.folds) and self.folds >= 2, f"folds must be an integer >= 2, got {self.folds!r}")
-        need(is_int(self.inner_folds) and self.inner_folds >= 2, f"inner_folds must be an integer >= 2, got {self.inner_folds!r}")
+        need_int(self.folds, "folds", 2)
+        need_int(self.inner_folds, "inner_folds", 2)
         need(is_int(self.inner_splits) and 1 <= self.inner_splits <= self.inner_folds,
              f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
         need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
-        need(is_int(self.jobs) and self.jobs >= 1, f"jobs must be a positive integer, got {self.jobs!r}")
-        need(is_int(self.max_passes) and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes!r}")
+        need_int(self.jobs, "jobs", 1)
+        need_int(self.max_passes, "max_passes", 1)
         need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1
              and all(is_number(c) and c > 0 for c in self.grid), f"the C grid must hold positive numbers, got {self.grid!r}")
 

@@ -23,7 +23,10 @@ adds checks by extending ``validate`` (calling ``super().validate()`` first)::
 
     def validate(self) -> None:
         super().validate()
-        need(is_int(self.trials) and self.trials >= 1, f"trials must be an integer >= 1, got {self.trials!r}")
+        need_int(self.trials, "trials", 1)
+        need(self.mode in ("a", "b"), f"mode must be 'a' or 'b', got {self.mode!r}")
+
+An integer setting is checked by :func:`need_int`, which words every such message alike.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from typing import Any, Callable, ClassVar, Optional
 
 from engine.errors import EngineError, InvalidParameterError, need
 
-__all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress", "need", "is_int",
-           "is_number"]
+__all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress", "need", "need_int",
+           "is_int", "is_number"]
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -54,6 +57,17 @@ class RunCancelled(EngineError):
 def is_int(x) -> bool:
     """Whether ``x`` is an integer (Python or NumPy; ``True``/``False`` are not)."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def need_int(value, name: str, lo: int, hi: Optional[int] = None, note: str = "") -> None:
+    """Refuse ``value`` unless it is an integer in ``lo..hi`` (no upper bound when ``hi`` is None).
+
+    The message names the setting, the range (with ``note`` after it) and the value, e.g.
+    ``folds must be an integer >= 2, got 1``.
+    """
+    ok = is_int(value) and value >= lo and (hi is None or value <= hi)
+    bound = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+    need(ok, f"{name} must be an integer {bound}{note}, got {value!r}")
 
 
 def is_number(x) -> bool:

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from engine.errors import (
@@ -104,11 +104,7 @@ class Tree:
         from engine import limits
 
         limits.check("vertices", n, "the tree's vertices")
-        if names is not None:
-            if len(names) != n:
-                raise ValueError(f"{len(names)} names given for {n} vertices")
-            if not unique_names:
-                _check_unique_names(names)
+        _check_names(names, n, unique_names)
         nm = (lambda v: str(names[v])) if names is not None else (lambda v: str(v))
         if e.size and (e.min() < 0 or e.max() >= n):
             bad = int(e[(e < 0) | (e >= n)][0])
@@ -183,20 +179,42 @@ class Tree:
     def from_parent(cls, parent, *, names=None, labels=None, positions=None, unique_names: bool = False) -> "Tree":
         """Build a tree from a parent array with exactly one ``-1`` (the root); ``unique_names`` as
         in :meth:`from_edges`."""
-        p = np.asarray(parent, dtype=np.int64)
-        if p.size == 0:
+        p = np.array(parent, dtype=np.int64)   # a copy: the tree owns it
+        n = p.size
+        if n == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
         from engine import limits
 
-        limits.check("vertices", p.size, "the tree's vertices")
+        limits.check("vertices", n, "the tree's vertices")
         roots = np.flatnonzero(p < 0)
         if len(roots) != 1:
             raise DisconnectedError(
                 f"a parent array needs exactly one root (-1), found {len(roots)}"
                 + (f": vertices {roots[0]} and {roots[1]}" if len(roots) > 1 else ""))
+        root = int(roots[0])
+        if p.max() < n < 2**31:
+            # Every vertex but the root has one parent, so this is a tree exactly when a search
+            # from the root down the parent -> child arcs reaches all n vertices: cheaper than
+            # the general checks of from_edges, which run (and name the problem) otherwise. The
+            # children of each vertex in increasing number, as from_edges visits them; int32
+            # indices and float64 weights, which the search takes without a copy.
+            p[root] = n                                    # sorts last, counted apart
+            by = np.argsort(p, kind="stable")[:-1].astype(np.int32)
+            count = np.bincount(p, minlength=n + 1)
+            ptr = np.zeros(n + 1, np.int32)
+            ptr[1:] = np.cumsum(count[:n], out=count[:n])
+            del count
+            p[root] = -1
+            down = csr_matrix((np.ones(n - 1), by, ptr), shape=(n, n))
+            del by, ptr
+            order = breadth_first_order(down, root, directed=True, return_predecessors=False)
+            if len(order) == n:
+                _check_names(names, n, unique_names)
+                return cls(p, order, root, names, labels, positions)
+        p[root] = -1
         child = np.flatnonzero(p >= 0)
         edges = np.stack([p[child], child], axis=1)
-        return cls.from_edges(edges, len(p), names=names, root=int(roots[0]), labels=labels,
+        return cls.from_edges(edges, n, names=names, root=root, labels=labels,
                               positions=positions, unique_names=unique_names)
 
     # ------------------------------------------------------------------ names
@@ -423,9 +441,40 @@ def _edge_key(t: Tree) -> frozenset:
     return frozenset(zip(np.minimum(e[:, 0], e[:, 1]).tolist(), np.maximum(e[:, 0], e[:, 1]).tolist()))
 
 
+def _check_names(names: Sequence[str] | None, n: int, unique_names: bool) -> None:
+    """``n`` names (or none), distinct unless ``unique_names`` says they are known to be."""
+    if names is None:
+        return
+    if len(names) != n:
+        raise ValueError(f"{len(names)} names given for {n} vertices")
+    if not unique_names:
+        _check_unique_names(names)
+
+
+def _distinct_by_hash(names: np.ndarray) -> bool:
+    """True when the strings of ``names`` (a NumPy str array) are surely distinct: their 64-bit
+    polynomial hashes differ. Equal hashes (a repeat, or rarely two names alike by chance) say
+    False and the exact sort decides. Eight bytes a name, where sorting copies the names."""
+    n = len(names)
+    if n < 2 or not names.flags.c_contiguous:
+        return n < 2
+    width = names.dtype.itemsize // 4
+    if width == 0:
+        return False
+    chars = names.view(np.uint32).reshape(n, width)
+    h = np.zeros(n, np.uint64)
+    for j in range(width):
+        h *= np.uint64(0x100000001B3)       # FNV-1a's prime; the arithmetic wraps modulo 2^64
+        h ^= chars[:, j]
+    h.sort()
+    return not (h[1:] == h[:-1]).any()
+
+
 def _check_unique_names(names: Sequence[str]) -> None:
     if isinstance(names, np.ndarray):
         names = names.astype(str, copy=False)
+        if _distinct_by_hash(names):
+            return
         by = np.argsort(names, kind="stable")
         srt = names[by]
         again = by[1:][srt[1:] == srt[:-1]]   # later occurrences of a name

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["scan_newick", "newick_tokens", "int_rows_json", "json_object_spans", "json_int_rows"]
+__all__ = ["scan_newick", "newick_tokens", "int_rows_json", "json_object_spans", "json_int_rows", "child_slots"]
 
 _OPEN, _COMMA, _CLOSE, _COLON, _SEMI = 40, 44, 41, 58, 59  # ( , ) : ;
 
@@ -462,3 +462,35 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
     if _skip_space(b, i, e) != e:
         return -1, widths[:0], flat[:0]
     return 0, widths[:n], flat[:m]
+
+
+@njit(cache=True)
+def child_slots(widths, a):  # pragma: no cover - compiled
+    """Every node's parent and slot from positional 'children' rows, given as their lengths
+    ``widths`` and all their integers ``a`` row after row (node numbers 1..n, ``-1`` an empty
+    slot): ``(ok, parent, slot)``, parents 0-based (-1 at node 1, the root), slots from 1. ``ok``
+    is False at anything a tree's rows cannot hold (a number outside 2..n, a node in its own row or
+    in two slots, a node in none): ``positional._slots`` then names it. One pass, no mask."""
+    n = widths.shape[0]
+    parent = np.full(n, -1, np.int64)
+    slot = np.zeros(n, np.int64)
+    if widths.sum() != a.shape[0]:
+        return False, parent, slot
+    i = 0
+    for v in range(n):
+        for s in range(widths[v]):
+            x = a[i]
+            i += 1
+            if x == -1:
+                continue
+            if x < 2 or x > n:      # 0, below -1, node 1 (the root) or no node
+                return False, parent, slot
+            c = x - 1
+            if c == v or slot[c] != 0:
+                return False, parent, slot
+            parent[c] = v
+            slot[c] = s + 1
+    for c in range(1, n):
+        if slot[c] == 0:
+            return False, parent, slot
+    return True, parent, slot

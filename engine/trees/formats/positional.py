@@ -103,7 +103,7 @@ def _fast_record(line: str | bytes, where: str):
     """``(rec, parent, slot)`` of a large record whose 'children' are plain integer rows, read by
     the compiled scanner (the other keys by :func:`loads`); None when the careful reader must run
     (anything unusual, or an error to name)."""
-    from engine.trees.formats._kernels import json_int_rows, json_object_spans, json_plain_strings
+    from engine.trees.formats._kernels import child_slots, json_int_rows, json_object_spans, json_plain_strings
 
     raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
     b = np.frombuffer(raw, np.uint8)
@@ -122,6 +122,9 @@ def _fast_record(line: str | bytes, where: str):
             status, widths, flat = json_int_rows(b, a, e)
             if status or len(widths) == 0:
                 return None
+            ok, parent, slot = child_slots(widths, flat)   # one pass, no mask
+            if ok:
+                del widths, flat    # ten integers a node: free them before the other keys
         elif raw.startswith(b"\xef\xbb\xbf", a):   # loads drops a leading byte-order mark; JSON has none here
             return None
         elif key == "names" and (found := json_plain_strings(b, a, e))[0] == 0:
@@ -137,7 +140,9 @@ def _fast_record(line: str | bytes, where: str):
             except EngineError:
                 return None
     del b, raw, spans     # the bytes of the line are no longer needed: free them before the checks
-    parent, slot = _slots(widths, flat, where=where)
+    if not ok:      # the NumPy checks name the problem (after the other keys, as the careful reader)
+        del parent, slot
+        parent, slot = _slots(widths, flat, where=where)
     return rec, parent, slot
 
 
