@@ -69,6 +69,20 @@ class OpReport:
     work: int
 
 
+def _lines(count: int) -> int:
+    """``count`` 8-byte items rounded up to whole 64-byte cache lines."""
+    return -(-count // 8) * 8
+
+
+def _aligned_zeros(size: int, dtype) -> np.ndarray:
+    """Zeros whose first item starts a 64-byte cache line (a large array from malloc starts 16
+    bytes past a page boundary: a 64-byte table row would then straddle two lines)."""
+    step = np.dtype(dtype).itemsize
+    buf = np.zeros(size + 64 // step, dtype)
+    skip = (-buf.ctypes.data % 64) // step
+    return buf[skip:skip + size]
+
+
 class OnlineModel:
     """Exact marginals and log-partition under a changing stream of evidence.
 
@@ -180,24 +194,25 @@ class OnlineModel:
             maxP *= 2
         cp = ct * (int(np.log2(maxP)) + 2) + 2
         # I: the layout L, then NI, the undo indices, touched, path, vnode, stats (L_* order)
-        sizes_i = [K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n, K.ST_SIZE]
+        sizes_i = [_lines(x) for x in (K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n, K.ST_SIZE)]
         oi = np.cumsum(sizes_i)
-        self._I = np.zeros(int(oi[-1]), np.int64)
+        self._I = _aligned_zeros(int(oi[-1]), np.int64)
         L = self._I[:K.L_SIZE]
-        NIv = self._I[oi[0]:oi[1]].reshape(m, K.NI_WIDTH)   # written in place (no copy)
+        NIv = self._I[oi[0]:oi[0] + m * K.NI_WIDTH].reshape(m, K.NI_WIDTH)   # written in place (no copy)
         S = int(K.layout_kernel(np.asarray(C.parent, np.int64), np.asarray(C.split_vertex, np.int64),
                                 np.asarray(C.boundary, np.int64), np.asarray(C.ends, np.int64), NIv))
         tw = 2 * kk   # a table row: k x k mantissas, then their k x k exponents
         # in the order of L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR
-        sizes_f = [m * tw, S * 2 * k, (n - 1) * kk, n * k, ct * tw, cp * 2 * k, k, K.scratch_size(k)]
+        sizes_f = [_lines(x) for x in (m * tw, S * 2 * k, (n - 1) * kk, n * k, ct * tw, cp * 2 * k, k,
+                                        K.scratch_size(k))]
         of = np.concatenate([[0], np.cumsum(sizes_f)])
         L[K.L_TAB:K.L_SCR + 1] = of[:-1]
         L[K.L_NI:K.L_STATS + 1] = oi[:-1]
         L[[K.L_M, K.L_S, K.L_N, K.L_CT, K.L_CP, K.L_K]] = [m, S, n, ct, cp, k]
-        self._F = np.zeros(int(of[-1]))
+        self._F = _aligned_zeros(int(of[-1]), np.float64)
         (self._tab, self._pool, self._theta, self._data, _, _, self._out, self._sc,
          self._NI, _, _, self._touched, self._path) = K.views(self._F, self._I)
-        self._stats = self._I[oi[-2]:oi[-1]]
+        self._stats = self._I[oi[-2]:oi[-2] + K.ST_SIZE]
         self._data[:] = self._data_in
         del self._data_in
         e = tree.edges
