@@ -124,7 +124,7 @@ def _fast_record(line: str | bytes, where: str):
                 return None
             ok, parent, slot = child_slots(widths, flat)   # one pass, no mask
             if ok:
-                del widths, flat    # ten integers a node: free them before the other keys
+                del widths, flat    # the rows' integers: free them before the other keys
         elif raw.startswith(b"\xef\xbb\xbf", a):   # loads drops a leading byte-order mark; JSON has none here
             return None
         elif key == "names" and (found := json_plain_strings(b, a, e))[0] == 0:
