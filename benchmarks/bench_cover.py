@@ -45,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.timing import load_average
 from engine.cover import optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, random_tree, star_of_paths
 
@@ -82,10 +83,6 @@ def best_time(fn, repeat: int, clock=time.perf_counter) -> tuple[float, object]:
         out = fn()
         best = min(best, clock() - t0)
     return best, out
-
-
-def load_average() -> str:
-    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 GROWTH_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)

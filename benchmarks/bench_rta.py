@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.plots import line_plot, write_svg  # noqa: E402
+from benchmarks.timing import load_average  # noqa: E402
 from engine.datasets import data_home  # noqa: E402
 from engine.multilabel.data import MultilabelData, read_arff  # noqa: E402
 from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate  # noqa: E402
@@ -63,10 +63,6 @@ def medical_like(m: int = 978, d: int = 1449, l: int = 45, words: int = 16, card
 
 def load(name: str) -> MultilabelData:
     return medical_like() if name == "medical-like" else read_arff(DATA / f"{name}.arff.gz")
-
-
-def load_average() -> str:
-    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def timing(names, args) -> None:
