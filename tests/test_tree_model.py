@@ -40,6 +40,8 @@ def test_validation_errors_name_the_culprit():
         Tree.from_parent([-1, 0, 0], names=["x", "y", "x"])
     with pytest.raises(ValueError, match="2 names given for 3 vertices"):
         Tree.from_parent([-1, 0, 0], names=["x", "y"])
+    with pytest.raises(ValueError, match=r"one per vertex, in one row; got an array of shape \(3, 1\)"):
+        Tree.from_parent([-1, 0, 0], names=np.array([["a"], ["b"], ["c"]]))   # (found by review)
 
 
 def _outcome(build):
@@ -57,7 +59,12 @@ def test_array_names_are_checked_as_the_list_is(names):
     # The array check first compares 64-bit hashes; a repeat always has equal hashes, so only
     # the exact sort may answer "repeat", and its message is the list's
     assert not _distinct_by_hash(np.array(names)) or len(set(names)) == len(names)
-    assert _outcome(lambda: _check_unique_names(np.array(names))) == _outcome(lambda: _check_unique_names(names))
+    want = _outcome(lambda: _check_unique_names(names))
+    assert _outcome(lambda: _check_unique_names(np.array(names))) == want
+    if all(s == s.rstrip() for s in names):      # (a chararray ignores trailing spaces)
+        assert _outcome(lambda: _check_unique_names(np.char.array(names))) == want   # a subclass (found by review)
+    assert _outcome(lambda: _check_unique_names(np.array([s * 30 for s in names]))) == \
+        _outcome(lambda: _check_unique_names([s * 30 for s in names]))            # long names: the sort only
 
 
 @st.composite

@@ -445,6 +445,8 @@ def _check_names(names: Sequence[str] | None, n: int, unique_names: bool) -> Non
     """``n`` names (or none), distinct unless ``unique_names`` says they are known to be."""
     if names is None:
         return
+    if isinstance(names, np.ndarray) and names.ndim != 1:
+        raise ValueError(f"the names must be one per vertex, in one row; got an array of shape {names.shape}")
     if len(names) != n:
         raise ValueError(f"{len(names)} names given for {n} vertices")
     if not unique_names:
@@ -454,13 +456,12 @@ def _check_names(names: Sequence[str] | None, n: int, unique_names: bool) -> Non
 def _distinct_by_hash(names: np.ndarray) -> bool:
     """True when the strings of ``names`` (a NumPy str array) are surely distinct: their 64-bit
     polynomial hashes differ. Equal hashes (a repeat, or rarely two names alike by chance) say
-    False and the exact sort decides. Eight bytes a name, where sorting copies the names."""
+    False and the exact sort decides. Eight bytes a name, where sorting copies the names; one pass
+    a character, so names longer than 64 characters go to the sort."""
     n = len(names)
-    if n < 2 or not names.flags.c_contiguous:
-        return n < 2
     width = names.dtype.itemsize // 4
-    if width == 0:
-        return False
+    if type(names) is not np.ndarray or names.ndim != 1 or not names.flags.c_contiguous or not 0 < width <= 64:
+        return False    # a subclass, a table, a view with gaps or long names: the exact sort decides
     chars = names.view(np.uint32).reshape(n, width)
     h = np.zeros(n, np.uint64)
     for j in range(width):
