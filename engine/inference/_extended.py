@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
-           "prefetch_row", "load_pure", "pure_module"]
+           "prefetch_row", "c_view", "load_pure", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -34,11 +34,46 @@ if _PURE:
 
     def prefetch_row(a, i):
         """A hint for the processor's cache: nothing to do in plain Python."""
+
+    def c_view(a, start, shape):
+        """``a[start:]`` seen as a C-ordered array of ``shape``."""
+        return a[start:start + math.prod(shape)].reshape(shape)
 else:
     from llvmlite import ir
     from numba import njit, types
     from numba.core import cgutils
+    from numba.core.imputils import impl_ret_borrowed
     from numba.extending import intrinsic
+    from numba.np.arrayobj import populate_array
+
+    @intrinsic
+    def c_view(typingctx, a, start, shape):
+        """``a[start:]`` (a contiguous 1-d array) seen as a C-ordered array of ``shape`` (a tuple of
+        integers), sharing its memory: what ``a[start:start + size].reshape(shape)`` gives, without
+        reshape's checks (a call into numba's runtime, ≈ 30 ns a view, most of an online
+        operation's set-up). The caller guarantees that the range lies within ``a``."""
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+                and isinstance(start, types.Integer) and isinstance(shape, types.UniTuple)
+                and isinstance(shape.dtype, types.Integer)):
+            return None
+        nd = shape.count
+        retty = a.copy(ndim=nd, layout="C", readonly=False)
+
+        def codegen(context, builder, signature, args):
+            src = context.make_array(signature.args[0])(context, builder, args[0])
+            first = context.cast(builder, args[1], signature.args[1], types.intp)
+            dims = [context.cast(builder, builder.extract_value(args[2], d), signature.args[2].dtype, types.intp)
+                    for d in range(nd)]
+            strides = [src.itemsize] * nd
+            for d in range(nd - 2, -1, -1):
+                strides[d] = builder.mul(strides[d + 1], dims[d + 1])
+            out = context.make_array(retty)(context, builder)
+            populate_array(out, data=builder.gep(src.data, [first], inbounds=True),
+                           shape=cgutils.pack_array(builder, dims), strides=cgutils.pack_array(builder, strides),
+                           itemsize=src.itemsize, meminfo=src.meminfo, parent=src.parent)
+            return impl_ret_borrowed(context, builder, retty, out._getvalue())
+
+        return retty(a, start, shape), codegen
 
     def _jit(f):
         return njit(cache=True)(f)

@@ -72,6 +72,7 @@ pow2 = _X.pow2
 to_log = _X.to_log
 to_doubles = _X.to_doubles
 prefetch_row = _X.prefetch_row
+c_view = _X.c_view
 ZERO_E = _X.ZERO_E
 #: In the fast path of a node table, non-zero scaled entries must be at least this (so that a
 #: product of three is a normal double).
@@ -652,15 +653,15 @@ def views(F, I):
     k = L[L_K]
     kk = k * k
     tw = 2 * kk
-    tab = F[L[L_TAB]:L[L_TAB] + m * tw].reshape((m, tw))
-    pool = F[L[L_POOL]:L[L_POOL] + S * 2 * k].reshape((S, 2 * k))
-    theta = F[L[L_THETA]:L[L_THETA] + (n - 1) * kk].reshape((n - 1, k, k))
-    data = F[L[L_DATA]:L[L_DATA] + n * k].reshape((n, k))
-    Ut = F[L[L_UT]:L[L_UT] + ct * tw].reshape((ct, tw))
-    Up = F[L[L_UP]:L[L_UP] + cp * 2 * k].reshape((cp, 2 * k))
+    tab = c_view(F, L[L_TAB], (m, tw))       # (the layout was built to fit: no checks)
+    pool = c_view(F, L[L_POOL], (S, 2 * k))
+    theta = c_view(F, L[L_THETA], (n - 1, k, k))
+    data = c_view(F, L[L_DATA], (n, k))
+    Ut = c_view(F, L[L_UT], (ct, tw))
+    Up = c_view(F, L[L_UP], (cp, 2 * k))
     out = F[L[L_OUT]:L[L_OUT] + k]
-    sc = F[L[L_SCR]:L[L_SCR] + SC_ROWS * kk].reshape((SC_ROWS, kk))
-    NI = I[L[L_NI]:L[L_NI] + m * NI_WIDTH].reshape((m, NI_WIDTH))
+    sc = c_view(F, L[L_SCR], (SC_ROWS, kk))
+    NI = c_view(I, L[L_NI], (m, NI_WIDTH))
     Uidx = I[L[L_UIDX]:L[L_UIDX] + ct]
     Upidx = I[L[L_UPIDX]:L[L_UPIDX] + cp]
     touched = I[L[L_TOUCHED]:L[L_TOUCHED] + ct]
