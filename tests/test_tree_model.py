@@ -40,6 +40,8 @@ def test_validation_errors_name_the_culprit():
         Tree.from_parent([-1, 0, 0], names=["x", "y", "x"])
     with pytest.raises(ValueError, match="2 names given for 3 vertices"):
         Tree.from_parent([-1, 0, 0], names=["x", "y"])
+    with pytest.raises(ValueError, match=r"a parent array is one row of integers, one per vertex; got shape \(2, 2\)"):
+        Tree.from_parent([[-1, 0], [0, 1]])
     with pytest.raises(ValueError, match=r"one per vertex, in one row; got an array of shape \(3, 1\)"):
         Tree.from_parent([-1, 0, 0], names=np.array([["a"], ["b"], ["c"]]))   # (found by review)
 

@@ -180,6 +180,8 @@ class Tree:
         """Build a tree from a parent array with exactly one ``-1`` (the root); ``unique_names`` as
         in :meth:`from_edges`."""
         p = np.array(parent, dtype=np.int64)   # a copy: the tree owns it
+        if p.ndim != 1:
+            raise ValueError(f"a parent array is one row of integers, one per vertex; got shape {p.shape}")
         n = p.size
         if n == 0:
             raise EmptyTreeError("the tree is empty: it has no vertices")
