@@ -233,11 +233,12 @@ def iter_lines(stream, label: str = "", *, error=InputFileError, max_bytes: int 
         if b"\0" in raw:
             raise error(f"{who}line {lineno}: a NUL byte at column {raw.find(bytes(1)) + 1}: not a text file")
         try:
-            text = raw if as_bytes and raw.isascii() else raw.decode("utf-8")   # (checks UTF-8)
+            text = raw if as_bytes and raw.isascii() else raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise error(f"{who}line {lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
                         f"{exc.start + 1})") from None
-        text = raw if as_bytes else text
+        if as_bytes:
+            text = raw   # (a non-ASCII line was decoded above only to check that it is UTF-8)
         del raw   # not held while the caller works on the line (a tree's line can be 100 MB)
         yield lineno, text
 

@@ -222,13 +222,6 @@ def positional_children(children: list, *, where: str, error: type = TreeFormatE
     return _slots(widths, a.astype(np.int64, copy=False), where=where, error=error, flat=flat)
 
 
-def _own(size: int, filled: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """The mask over all slots of the filled slots whose child is the row's own node."""
-    mask = np.zeros(size, bool)
-    mask[filled] = own
-    return mask
-
-
 def _place(widths: np.ndarray, i: int) -> str:
     """Where the ``i``-th slot of the rows (all of them in order) is: ``"node 2, slot 1"``."""
     ends = np.cumsum(widths)
@@ -246,17 +239,18 @@ def _slots(widths: np.ndarray, a: np.ndarray, *, where: str, error: type = TreeF
     filled = np.flatnonzero(a > 0)
     owner = np.searchsorted(ends, filled, side="right")   # the node whose row holds each filled slot
     child = a[filled] - 1
-    # one check's mask at a time (a million-node record has ten million slots)
-    for mask, says in ((lambda: (a < -1) | (a == 0) | (a > n), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
-                       (lambda: a == 1, lambda i: "node 1 is the root and cannot be a child"),
-                       (lambda: _own(len(a), filled, child == owner), lambda i: f"node {a[i]} is its own child")):
-        bad = mask()
+    own = np.zeros(len(a), bool)
+    own[filled] = child == owner
+    # (a large valid record's slots are decided by the compiled child_slots: these masks are
+    # made for a small record, or to name the problem of a large one)
+    for bad, says in (((a < -1) | (a == 0) | (a > n), lambda i: f"child {a[i]} is not a node 1..{n} or -1"),
+                      (a == 1, lambda i: "node 1 is the root and cannot be a child"),
+                      (own, lambda i: f"node {a[i]} is its own child")):
         if bad.any():
             i = int(np.argmax(bad))
             if flat is not None and type(flat[i]) is bool:  # NumPy read true/false among integers as 1/0
                 raise error(f"{where}: {_place(widths, i)}: {flat[i]!r} is not a node number (-1 for an empty slot)")
             raise error(f"{where}: {_place(widths, i)}: {says(i)}")
-    del bad
     count = np.bincount(child, minlength=n)
     if (count > 1).any():
         c = int(np.argmax(count > 1))
