@@ -155,6 +155,26 @@ def test_inconsistent_evidence_leaves_the_model_unchanged():
     _check(model, tree, 2)
 
 
+@pytest.mark.parametrize("backend", ["numba", "python"])
+@pytest.mark.parametrize("shape, cover", [("random", "optimal"), ("random", "rake-only"),
+                                          ("star", "optimal"), ("path", "optimal")])
+def test_all_zero_evidence_at_any_vertex_changes_nothing(shape, cover, backend):
+    """Every vertex in turn gets an all-zero row: the walk fails at its first step (at an edge
+    node's table or at an internal node's product-tree leaf) and every buffer is as before."""
+    n, k = 30, 2
+    rng = np.random.default_rng(5)
+    tree = generate(shape, n, seed=1)
+    model = OnlineModel(tree, k, rng.random((n - 1, k, k)) + 0.05, rng.random((n, k)) + 0.05,
+                        cover=cover, backend=backend)
+    for v in range(n):
+        before = _snapshot(model)
+        with pytest.raises(InconsistentEvidenceError, match=f"vertex {v}"):
+            model.update(v, np.zeros(k))
+        for x, y in zip(before, _snapshot(model)):
+            np.testing.assert_array_equal(x, y)
+    _check(model, tree, k)
+
+
 def test_bad_inputs_name_the_culprit():
     tree = Tree.from_named_edges([("a", "b"), ("b", "c")])
     model = OnlineModel(tree, 2, np.ones((2, 2)), None)

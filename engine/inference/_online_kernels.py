@@ -392,34 +392,29 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
     npu = 0
     nt = 0
     work = 0
-    z = start
-    v = NI[z, SPLIT]
-    if v < 0:
-        nu = _save_row(tab, z, Ut, Uidx, nu)
-        ok, w = _edge_table(z, NI, tab, theta, data, k, sc)
+    ok = True
+    c = -1          # the D child the walk comes from; -1 at an internal start (its own data)
+    y = start
+    if NI[start, SPLIT] < 0:
+        nu = _save_row(tab, start, Ut, Uidx, nu)
+        ok, w = _edge_table(start, NI, tab, theta, data, k, sc)
         work += w
-        touched[nt] = z
+        touched[nt] = start
         nt += 1
-    else:
-        base = NI[z, GOFS]
-        P = NI[z, GP]
-        npu = _save_row(pool, base + P, Up, Upidx, npu)
-        ok = _set_data_leaf(pool, base + P, data, v, k)
-        if ok:
-            ok, npu, w = _climb(pool, base, P >> 1, k, Up, Upidx, npu)
-            work += w
-        if ok:
-            ok, nu, nt, w = _retable(z, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt)
-            work += w
-    c = z
-    y = NI[c, DPAR]
+        c = start
+        y = NI[start, DPAR]
     while ok and y >= 0:
-        s = NI[c, GSLOT]
-        if s >= 0:
-            base = NI[y, GOFS]
-            i = NI[y, GP] + s
+        base = NI[y, GOFS]
+        i = 0           # the product-tree leaf written at y, if any
+        if c < 0:
+            i = NI[y, GP]
+            npu = _save_row(pool, base + i, Up, Upidx, npu)
+            ok = _set_data_leaf(pool, base + i, data, NI[y, SPLIT], k)
+        elif NI[c, GSLOT] >= 0:
+            i = NI[y, GP] + NI[c, GSLOT]
             npu = _save_row(pool, base + i, Up, Upidx, npu)
             _set_alpha_leaf(pool, base + i, tab, c, k)
+        if ok and i > 0:
             ok, npu, w = _climb(pool, base, i >> 1, k, Up, Upidx, npu)
             work += w
         if ok:
