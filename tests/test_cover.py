@@ -1,5 +1,6 @@
-"""The optimal (2,s)-cover (seed 000, Figure 1, Theorem 6) against the paper's own example, the
-validator of Definition 1 and exact brute-force optima."""
+"""The optimal (2,s)-cover of "Online Sum-Product Computation over Trees" (Herbster, Pasteris
+& Vitale; Figure 1, Theorem 6) against the paper's own example, the validator of Definition 1
+and exact brute-force optima."""
 
 import json
 import subprocess

@@ -1,5 +1,6 @@
-"""TREE-HEDGE (seed 000, section 5): the learner against Hedge over all labellings, the exact
-Theorem 9 bound, the baselines as limiting cases, the environments and the loss-file reader.
+"""TREE-HEDGE of "Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale;
+section 5): the learner against Hedge over all labellings, the exact Theorem 9 bound, the
+baselines as limiting cases, the environments and the loss-file reader.
 
 Tolerances: the learner against enumeration and full recomputation, relative 1e-9 (exact
 algorithms); the limiting cases coupling 1/k (= Hedge per task) and coupling 1 (= shared Hedge),

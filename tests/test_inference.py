@@ -1,5 +1,6 @@
 """Belief propagation, the parallel schedule and max-product against brute-force enumeration and
-pgmpy (lecture 001, sections 8.2-8.4). Tolerance: relative 1e-9 (exact algorithms)."""
+pgmpy (the lecture notes "Inferences on trees: sum-product algorithm", sections 8.2-8.4).
+Tolerance: relative 1e-9 (exact algorithms)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""``python -m engine rta``: JSON keys of the issue, and one-line errors."""
+"""``python -m engine rta``: the JSON keys people script against (documented in
+docs/random-spanning-trees.md), and one-line errors."""
 
 import json
 import subprocess

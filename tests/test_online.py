@@ -1,6 +1,7 @@
-"""The online sum-product model (seed 000, section 4) checked after every operation against full
-belief propagation and brute-force enumeration, relative 1e-9; zeros, asymmetric potentials,
-both covers, atomic failure, extreme potentials on long paths, the pure-Python reference."""
+"""The online sum-product model of "Online Sum-Product Computation over Trees" (Herbster,
+Pasteris & Vitale; section 4) checked after every operation against full belief propagation
+and brute-force enumeration, relative 1e-9; zeros, asymmetric potentials, both covers, atomic
+failure, extreme potentials on long paths, the pure-Python reference."""
 
 import numpy as np
 import pytest

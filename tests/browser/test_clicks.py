@@ -87,7 +87,7 @@ def test_two_quick_clicks_are_two_clicks(page, app_url):
     its vertex, not a double click that clears the selection."""
     _open_online(page, app_url)
     # the first vertex of each pair is never the selected one (a click on the selected vertex
-    # deselects it, and its redraw can race a quick second click: see the issue-13 report)
+    # deselects it, and its redraw can race a quick second click: the xfail test below)
     for first, second, name in ((3, 4, "5"), (2, 3, "4"), (4, 2, "3")):
         click_vertex(page, first)
         click_vertex(page, second)   # no wait: pointing at it takes a frame or two
