@@ -68,7 +68,7 @@ def scan(a, lo, hi):
     return -1, inside
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scale_row(A, i, k, acc, logz):
     """A[i] *= 1 / max A[i], the max carried into (acc, logz) by :func:`_carry`. Returns
     (status, acc, logz): ZERO when A[i] is all zero, BAIL when a non-zero entry falls below TAU
@@ -110,7 +110,7 @@ def _rescale(A, i, k):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _carry(m, acc, logz):
     """Multiply the scale factor m into the running product acc, moving acc into logz (as a log)
     before it could leave [2^-400, 2^400]: one logarithm per many factors, not one per factor."""
@@ -232,7 +232,7 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
     return OK, logz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_down(E, shared, c, X, i, down, k):
     """down[c] = E_c^T X[i] (the message from c's parent, before scaling)."""
     j = 0 if shared else c - 1
