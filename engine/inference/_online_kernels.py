@@ -112,7 +112,7 @@ def scratch_size(k: int) -> int:
     return SC_ROWS * k * k
 
 
-@_jit
+@_jit_inline
 def _sum_terms(sc, cnt):
     """Σ sc[PM, i] 2^sc[PE, i], i < cnt, aligned on the largest exponent: (mantissa, exponent)."""
     F = ZERO_E
@@ -134,7 +134,7 @@ def _put(a, r, c, off, mm, ee):
     return mm > 0.0
 
 
-@_jit
+@_jit_inline
 def _edge_table(z, NI, tab, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
     kk = k * k
@@ -162,7 +162,7 @@ def _edge_table(z, NI, tab, theta, data, k, sc):
     return some, kk
 
 
-@_jit
+@_jit_inline
 def _seg_node(pool, base, i, k):
     """Product tree node i := product of its two children; False when all zero."""
     a = base + 2 * i
@@ -175,7 +175,7 @@ def _seg_node(pool, base, i, k):
     return some
 
 
-@_jit
+@_jit_inline
 def _node_table(z, NI, tab, pool, k, sc):
     """Table of internal node z from γ (its product tree's root) and its 2-boundary children."""
     g = NI[z, GOFS] + 1
@@ -237,7 +237,7 @@ def _node_table(z, NI, tab, pool, k, sc):
     return some, kk * k
 
 
-@_jit
+@_jit_inline
 def _scale_rows(tab, c, k, sc, row, keep):
     """sc[row, a*k + x] = β_c[a, x] / 2^r_a as doubles, r_a (kept in sc[keep, a]) the largest
     exponent of row a. False if a non-zero scaled entry falls below SAFE."""
@@ -257,7 +257,7 @@ def _scale_rows(tab, c, k, sc, row, keep):
     return ok
 
 
-@_jit
+@_jit_inline
 def _set_data_leaf(pool, t, data, v, k):
     """Product-tree slot 0 := d_v; False when d_v is all zero."""
     some = False
@@ -267,7 +267,7 @@ def _set_data_leaf(pool, t, data, v, k):
     return some
 
 
-@_jit
+@_jit_inline
 def _set_alpha_leaf(pool, t, tab, c, k):
     kk = k * k
     for x in range(k):
@@ -308,7 +308,7 @@ def fill_kernel(NI, tab, pool, theta, data, k, child_ptr, child_idx, sc):
     return -1
 
 
-@_jit
+@_jit_inline
 def _save_row(src, r, U, Uidx, nu):
     for j in range(src.shape[1]):
         U[nu, j] = src[r, j]
@@ -328,7 +328,7 @@ def _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu):
             pool[t, j] = Up[i, j]
 
 
-@_jit
+@_jit_inline
 def _climb(pool, base, i, k, Up, Upidx, npu):
     """Recompute product-tree nodes i, i/2, ..., 1 of the tree at ``base`` (saving each first, for
     the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
@@ -352,7 +352,7 @@ def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
     return ok, nu, nt + 1, w
 
 
-@_jit
+@_jit_inline
 def _prefetch_path(z, NI, tab, pool):
     """Cache hints for a walk from D node ``z`` up to the root: each node's table, its 2-boundary
     children's tables and the rows of its product tree that the walk climbs through (from the
@@ -427,7 +427,7 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
     return ok, nt, work
 
 
-@_jit
+@_jit_inline
 def _matvec(c, h, tab, out, k, sc):
     """sc[out] := β_c sc[h] (out[a] = Σ_x β_c[a, x] h[x]) for a 2-boundary child c, or all ones
     when c < 0. ``h`` and ``out`` are scratch rows: k mantissas then k exponents."""
@@ -447,7 +447,7 @@ def _matvec(c, h, tab, out, k, sc):
     return kk
 
 
-@_jit
+@_jit_inline
 def _mul_into(sc, dst, src, k):
     """sc[dst] := sc[dst] * sc[src], entrywise (rows of k mantissas then k exponents)."""
     for x in range(k):
@@ -456,7 +456,7 @@ def _mul_into(sc, dst, src, k):
         sc[dst, k + x] = ee
 
 
-@_jit
+@_jit_inline
 def _ones(sc, row, k):
     for x in range(k):
         sc[row, x] = 1.0
