@@ -65,7 +65,7 @@ else:
     def _jit_inline(f):
         """Compiled into its callers (numba's inlining), for the steps of the hot walks: a call
         between numba functions passes every array as about seven scalars, and LLVM will not
-        inline a callee taking many arrays (inlining these made an update at 10^6 1.4 µs
+        inline a callee taking many arrays (inlining these made an update at 10^6 1.1-1.3 µs
         faster). The walkers themselves stay calls: inlined into every entry point they made
         the first compilation 80 s instead of 23 s for ≈ 0.1 µs."""
         return njit(cache=True, inline="always")(f)
