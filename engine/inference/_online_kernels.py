@@ -700,7 +700,7 @@ def refresh_entry(start, F, I):
     return OK if ok else INCONSISTENT
 
 
-@_jit
+@_jit_inline
 def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched):
     """data[v] := x (a k-vector) and refresh its D path. OK, INCONSISTENT (model unchanged,
     data[v] restored too) or INVALID (a bad entry: nothing done)."""
@@ -720,7 +720,7 @@ def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, tou
     return OK
 
 
-@_jit
+@_jit_inline
 def _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out):
     nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
                                out, sc)
