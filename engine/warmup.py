@@ -56,6 +56,32 @@ def _trees_and_inference() -> None:
             m.marginal(5)
             m.set_edge_potential(int(tree.parent[7]), 7, M)
             m.log_partition()
+            m.update_many([1, 2], np.ones((2, k)))      # the page's playback and streams
+            m.marginal_many([1, 2])
+    _lean_sweep(tree)
+    _large_tree_files()
+
+
+def _lean_sweep(tree) -> None:
+    """The yardstick of ``bench online``."""
+    import numpy as np
+
+    from engine.inference._bp_kernels import lean_sweep
+
+    pr, ptr = tree.bfs_parent, tree.bfs_children_ptr
+    phi = np.ones((tree.n, 2))
+    lean_sweep(pr, ptr, phi, np.ones((tree.n - 1, 2, 2)), *(np.empty((tree.n, 2)) for _ in range(4)))
+
+
+def _large_tree_files() -> None:
+    """The compiled readers and writers of large Newick and JSON-lines files (they take over from
+    the careful parsers from about 10^4 vertices: a 20,000-vertex tree written and read back)."""
+    from engine.trees import generate
+    from engine.trees.formats import format_tree_text, parse_tree_text
+
+    tree = generate("random", 20_000, seed=0)
+    for fmt in ("newick", "jsonl"):
+        parse_tree_text(format_tree_text(tree, fmt), fmt)
 
 
 def _runs() -> None:
