@@ -29,6 +29,7 @@ def _quiet(*_args) -> None:
 def _trees_and_inference() -> None:
     import numpy as np
 
+    from engine.bench.online import lean_seconds
     from engine.cover import optimal_cover, rake_only_cover
     from engine.inference import belief_propagation, flooding, max_product
     from engine.inference.online import OnlineModel
@@ -58,19 +59,8 @@ def _trees_and_inference() -> None:
             m.log_partition()
             m.update_many([1, 2], np.ones((2, k)))      # the page's playback and streams
             m.marginal_many([1, 2])
-    _lean_sweep(tree)
+    lean_seconds(tree, np.ones((tree.n, 2)), np.ones((tree.n - 1, 2, 2)))   # bench online's yardstick
     _large_tree_files()
-
-
-def _lean_sweep(tree) -> None:
-    """The yardstick of ``bench online``."""
-    import numpy as np
-
-    from engine.inference._bp_kernels import lean_sweep
-
-    pr, ptr = tree.bfs_parent, tree.bfs_children_ptr
-    phi = np.ones((tree.n, 2))
-    lean_sweep(pr, ptr, phi, np.ones((tree.n - 1, 2, 2)), *(np.empty((tree.n, 2)) for _ in range(4)))
 
 
 def _large_tree_files() -> None:

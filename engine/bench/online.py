@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-__all__ = ["register", "bench_online"]
+__all__ = ["register", "bench_online", "lean_seconds"]
 
 COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "init_cold_s", "update_us",
            "marginal_us", "update_many_us", "marginal_many_us", "bp_s", "bp_numpy_s", "lean_s",
@@ -102,7 +102,7 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
     warm.update_many(np.arange(3), np.ones((3, k)))
     warm.marginal_many(np.arange(3))
     belief_propagation(small, np.ones((small.n, k)), Es)
-    _lean(small, np.ones((small.n, k)), Es)
+    lean_seconds(small, np.ones((small.n, k)), Es)
     build = optimal_cover if cover == "optimal" else rake_only_cover
     # The first build in a process also pays the OS's first touch of fresh memory (glibc hands
     # large blocks back until its mmap threshold adapts): reported as init_cold_s. Then each
@@ -126,7 +126,7 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
         t0 = time.perf_counter()
         belief_propagation(tree, D, E)
         bp.append(time.perf_counter() - t0)
-        lean.append(_lean(tree, D, E))
+        lean.append(lean_seconds(tree, D, E))
     bp_s, lean_s = min(bp), min(lean)
     bp_numpy_s = None
     if n <= 100_000 or shape not in ("path", "caterpillar", "spider", "star_of_paths"):
@@ -175,7 +175,7 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
             "ratio": bp_s / op_s, "ratio_lean": lean_s / op_s, "pgmpy_s": pgmpy_s}
 
 
-def _lean(tree, D, E) -> float:
+def lean_seconds(tree, D, E) -> float:
     """Seconds of the lean sweep (the yardstick) on the tree's breadth-first arrays, prepared
     outside the clock (the project's pass pays for its own renumbering and checks)."""
     from engine.inference._bp_kernels import lean_sweep
