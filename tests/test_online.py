@@ -379,7 +379,8 @@ def test_batch_verbs_on_tiny_trees_and_the_pure_python_build():
 def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
     """``c_view``, which the compiled verbs use for their thirteen arrays instead of reshape (its
     checks were a quarter of a call's set-up), gives the very view reshape gives: same values,
-    shape and strides, writes reaching the buffer, and the buffer kept alive by the view."""
+    shape and strides, and writes reaching the buffer. (The view is borrowed — it does not keep
+    the buffer alive — so this test keeps ``buf`` alive while it looks.)"""
     from numba import njit
 
     from engine.inference._extended import c_view
@@ -397,6 +398,28 @@ def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
     assert got.shape == want.shape and got.strides == want.strides and (got == want).all()
     got[(0,) * len(shape)] = -1
     assert buf[start] == -1 and want[(0,) * len(shape)] == -1     # the same memory
-    seen = want.copy()
-    del buf, want
-    assert (got == seen).all()      # the view keeps the buffer alive
+
+
+def test_the_models_arrays_keep_its_buffers_alive():
+    """The arrays a model keeps for Python (its tables, data, ...) are NumPy views that own a
+    reference to the flat buffers: they stay valid after the model is gone (the compiled build's
+    own views are borrowed, which is why Python never takes those)."""
+    import gc
+
+    t = generate("random", 200, seed=5)
+    model = OnlineModel(t, 2, np.array([[2.0, 1.0], [1.0, 2.0]]), np.random.default_rng(5).random((200, 2)) + 0.1)
+    def owner(a):
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        return a
+
+    tab, data, NI = model._tab, model._data, model._NI
+    assert owner(tab) is owner(model._F) and owner(data) is owner(model._F)
+    assert owner(NI) is owner(model._I)
+    seen_tab, seen_data, seen_NI = tab.copy(), data.copy(), NI.copy()
+    size = model._F.nbytes
+    del model
+    gc.collect()
+    junk = [np.full(size // 8, -7.0) for _ in range(50)]     # would reuse freed memory
+    assert (tab == seen_tab).all() and (data == seen_data).all() and (NI == seen_NI).all()
+    del junk

@@ -313,8 +313,9 @@ def fill_kernel(NI, tab, pool, theta, data, k, child_ptr, child_idx, sc):
 
 
 @_jit_inline
-def _save_row(src, r, U, Uidx, nu):
-    for j in range(src.shape[1]):
+def _save_row(src, r, U, Uidx, nu, w):
+    """Row r of src (``w`` entries wide) saved to the undo buffer U as its entry nu."""
+    for j in range(w):
         U[nu, j] = src[r, j]
     Uidx[nu] = r
     return nu + 1
@@ -338,7 +339,7 @@ def _climb(pool, base, i, k, Up, Upidx, npu):
     the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
     work = 0
     while i >= 1:
-        npu = _save_row(pool, base + i, Up, Upidx, npu)
+        npu = _save_row(pool, base + i, Up, Upidx, npu, 2 * k)
         work += k
         if not _seg_node(pool, base, i, k):
             return False, npu, work
@@ -350,7 +351,7 @@ def _climb(pool, base, i, k, Up, Upidx, npu):
 def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
     """Save D node y's table (for the undo), recompute it and record y as touched. Returns
     (ok, nu, nt, work); ok is False when the table is all zero."""
-    nu = _save_row(tab, y, Ut, Uidx, nu)
+    nu = _save_row(tab, y, Ut, Uidx, nu, 2 * k * k)
     ok, w = _node_table(y, NI, tab, pool, k, sc)
     touched[nt] = y
     return ok, nu, nt + 1, w
@@ -389,8 +390,24 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
 
     ``start`` is an edge node (edge potential or a T-leaf's data changed) or an internal node
     (its splitting vertex's data changed: product-tree slot 0). Returns (ok, touched count,
-    arithmetic count); on failure every written entry is restored.
+    arithmetic count); on failure every written entry is restored. Two labels go to a build
+    with k compiled in (see :func:`_refresh_k2`).
     """
+    if k == 2:
+        return _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc)
+    return _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc)
+
+
+@_jit
+def _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc):
+    """:func:`refresh_kernel` for k = 2 (binary labels): the walk compiled with k a constant, so
+    that every loop over labels is unrolled (an update at 10^6 vertices ≈ 0.3 µs faster)."""
+    return _refresh_walk(start, NI, tab, pool, theta, data, 2, Ut, Uidx, Up, Upidx, touched, sc)
+
+
+@_jit_inline
+def _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc):
+    """The body of :func:`refresh_kernel`, compiled into it and into :func:`_refresh_k2`."""
     _prefetch_path(start, NI, tab, pool)
     nu = 0
     npu = 0
@@ -400,7 +417,7 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
     c = -1          # the D child the walk comes from; -1 at an internal start (its own data)
     y = start
     if NI[start, SPLIT] < 0:
-        nu = _save_row(tab, start, Ut, Uidx, nu)
+        nu = _save_row(tab, start, Ut, Uidx, nu, 2 * k * k)
         ok, w = _edge_table(start, NI, tab, theta, data, k, sc)
         work += w
         touched[nt] = start
@@ -412,11 +429,11 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
         i = 0           # the product-tree leaf written at y, if any
         if c < 0:
             i = NI[y, GP]
-            npu = _save_row(pool, base + i, Up, Upidx, npu)
+            npu = _save_row(pool, base + i, Up, Upidx, npu, 2 * k)
             ok = _set_data_leaf(pool, base + i, data, NI[y, SPLIT], k)
         elif NI[c, GSLOT] >= 0:
             i = NI[y, GP] + NI[c, GSLOT]
-            npu = _save_row(pool, base + i, Up, Upidx, npu)
+            npu = _save_row(pool, base + i, Up, Upidx, npu, 2 * k)
             _set_alpha_leaf(pool, base + i, tab, c, k)
         if ok and i > 0:
             ok, npu, w = _climb(pool, base, i >> 1, k, Up, Upidx, npu)
@@ -475,8 +492,23 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
     2-boundary component factorises over its two boundary vertices): scratch rows HD (the "dot"
     boundary vertex) and HDD ("ddot"). Writes the normalised marginal to ``out`` (NaN if every
     entry is zero: impossible when the mass is positive); returns (touched count, arithmetic
-    count). The walk is written to ``path`` root first.
+    count). The walk is written to ``path`` root first. Two labels go to a build with k
+    compiled in, as in :func:`refresh_kernel`.
     """
+    if k == 2:
+        return _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc)
+    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc)
+
+
+@_jit
+def _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc):
+    """:func:`marginal_kernel` for k = 2, k compiled in."""
+    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, 2, path, out, sc)
+
+
+@_jit_inline
+def _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc):
+    """The body of :func:`marginal_kernel`, compiled into it and into :func:`_marginal_k2`."""
     _prefetch_path(target, NI, tab, pool)
     L = 0
     z = target
@@ -642,7 +674,10 @@ def orient_kernel(theta, ep, ec, sp, enode, mats):
 
 @_jit
 def views(F, I):
-    """The model's arrays as views of the two flat buffers (layout in I[0:L_SIZE])."""
+    """The model's arrays as views of the two flat buffers (layout in I[0:L_SIZE]).
+
+    Compiled, the views are borrowed (``c_view``: they do not keep F and I alive), for the entry
+    points only; Python takes its views from the plain-Python build, where they are NumPy views."""
     L = I
     m = L[L_M]
     S = L[L_S]
@@ -658,13 +693,13 @@ def views(F, I):
     data = c_view(F, L[L_DATA], (n, k))
     Ut = c_view(F, L[L_UT], (ct, tw))
     Up = c_view(F, L[L_UP], (cp, 2 * k))
-    out = F[L[L_OUT]:L[L_OUT] + k]
+    out = c_view(F, L[L_OUT], (k,))
     sc = c_view(F, L[L_SCR], (SC_ROWS, kk))
     NI = c_view(I, L[L_NI], (m, NI_WIDTH))
-    Uidx = I[L[L_UIDX]:L[L_UIDX] + ct]
-    Upidx = I[L[L_UPIDX]:L[L_UPIDX] + cp]
-    touched = I[L[L_TOUCHED]:L[L_TOUCHED] + ct]
-    path = I[L[L_PATH]:L[L_PATH] + ct]
+    Uidx = c_view(I, L[L_UIDX], (ct,))
+    Upidx = c_view(I, L[L_UPIDX], (cp,))
+    touched = c_view(I, L[L_TOUCHED], (ct,))
+    path = c_view(I, L[L_PATH], (ct,))
     return tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path
 
 
