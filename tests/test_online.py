@@ -400,6 +400,24 @@ def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
     assert buf[start] == -1 and want[(0,) * len(shape)] == -1     # the same memory
 
 
+@pytest.mark.parametrize("shape", ["random", "path", "star"])
+def test_each_vertex_keeps_its_lowest_d_path(shape):
+    """``vpath[v]``, read by the walks' cache hints, is v's D node then its D-ancestors, -1 past
+    the root (a wrong row would not change a number, only lose the speed: so it is checked
+    here)."""
+    from engine.inference import _online_kernels as K
+
+    model = OnlineModel(generate(shape, 300, seed=2), 2, np.array([[2.0, 1.0], [1.0, 2.0]]))
+    vpath = K.pure_module().views(model._F, model._I)[-1]
+    dpar = model._NI[:, K.DPAR]
+    for v in range(300):
+        z = vpath[v, 0]
+        assert z >= 0
+        for j in range(1, K.VPATH):
+            z = dpar[z] if z >= 0 else -1
+            assert vpath[v, j] == z
+
+
 def test_the_models_arrays_keep_its_buffers_alive():
     """The arrays a model keeps for Python (its tables, data, ...) are NumPy views that own a
     reference to the flat buffers: they stay valid after the model is gone (the compiled build's

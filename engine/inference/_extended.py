@@ -85,10 +85,12 @@ else:
     @intrinsic
     def prefetch_row(typingctx, a, i):
         """Ask the processor to bring row ``i`` of the 2-d array ``a`` into its cache (LLVM's
-        ``prefetch`` hint: it never faults, changes nothing and may be ignored). The online walks
-        issue these for the tables of a whole path of the decomposition tree before computing on
-        it, so that the cache misses of its levels overlap instead of following each other.
-        ``i`` must be a row of ``a`` (the address is formed without a bounds check)."""
+        ``prefetch`` hint: it never faults, changes nothing and may be ignored): the lines of its
+        first and its last entry, so the whole row when it spans at most two lines (a row of the
+        online model's node index, 80 bytes, always spans two). The online walks issue these for
+        the tables of a whole path of the decomposition tree before computing on it, so that the
+        cache misses of its levels overlap instead of following each other. ``i`` must be a row
+        of ``a`` (the address is formed without a bounds check)."""
         if not (isinstance(a, types.Array) and a.ndim == 2 and isinstance(i, types.Integer)):
             return None
 
@@ -96,15 +98,17 @@ else:
             aty = signature.args[0]
             ary = context.make_array(aty)(context, builder, args[0])
             zero = context.get_constant(types.intp, 0)
-            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1], zero],
-                                           wraparound=False)
+            last = builder.sub(builder.extract_value(ary.shape, 1), context.get_constant(types.intp, 1))
             i8p = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
             # named by llvmlite for its pointer mode ("llvm.prefetch.p0i8" or ".p0")
             fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
-            # read, high temporal locality, data cache
-            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+            for col in (zero, last):
+                ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1], col],
+                                               wraparound=False)
+                # read, high temporal locality, data cache
+                builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
             return context.get_dummy_value()
 
         return types.void(a, i), codegen

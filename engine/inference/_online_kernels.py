@@ -41,7 +41,7 @@ import numpy as np
 __all__ = ["layout_kernel", "orient_kernel", "fill_kernel", "refresh_kernel", "marginal_kernel",
            "views", "refresh_entry", "update_entry", "marginal_entry", "update_many_entry",
            "marginal_many_entry", "marginal_update_many_entry", "log_partition_entry",
-           "pure_module", "NI_WIDTH", "L_SIZE", "ST_SIZE", "scratch_size"]
+           "pure_module", "NI_WIDTH", "L_SIZE", "ST_SIZE", "VPATH", "scratch_size"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -89,7 +89,8 @@ NI_WIDTH = 10
 # The layout vector L, kept in I[0:L_SIZE] so that an entry point takes just (F, I): offsets
 # into F ...
 L_TAB, L_POOL, L_THETA, L_DATA, L_UT, L_UP, L_OUT, L_SCR = range(8)
-# ... offsets into I (``vnode[v]``: the D node holding vertex v; ``stats``: see ST_*) ...
+# ... offsets into I (``vpath[v]``: the D node holding vertex v and its next VPATH - 1
+# D-ancestors, -1 past the root; ``stats``: see ST_*) ...
 L_NI, L_UIDX, L_UPIDX, L_TOUCHED, L_PATH, L_VNODE, L_STATS = range(8, 15)
 # ... and sizes: D nodes, product-tree pool rows, vertices, undo capacity (tables, pool rows), k
 L_M, L_S, L_N, L_CT, L_CP, L_K = range(15, 21)
@@ -98,6 +99,9 @@ L_SIZE = 21
 # the multiply-adds of every operation so far
 ST_NT, ST_WORK, ST_TOTAL = range(3)
 ST_SIZE = 3
+#: D nodes of a vertex's path kept with it: one 64-byte line, the levels of D that miss the
+#: cache at 10^6 vertices (the top levels, a few thousand nodes, stay in it)
+VPATH = 8
 # status codes of the entry points
 OK, INCONSISTENT, INVALID, OUT_OF_RANGE = range(4)
 _TINY = 2.2250738585072014e-308
@@ -358,12 +362,24 @@ def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
 
 
 @_jit_inline
-def _prefetch_path(z, NI, tab, pool):
+def _prefetch_path(z, NI, tab, pool, vpath, v):
     """Cache hints for a walk from D node ``z`` up to the root: each node's table, its 2-boundary
     children's tables and the rows of its product tree that the walk climbs through (from the
     slot of the node below it on the walk, from slot 0 at ``z``, or just the root). Only the
     chain of D-parents is read here, so the misses of the other rows overlap; the walk that
-    follows finds them in the cache (at 10^6 vertices the levels below the top dozen miss)."""
+    follows finds them in the cache (at 10^6 vertices the levels below the top dozen miss).
+
+    When the walk starts at vertex ``v``'s node (``v >= 0``), the lowest levels' nodes are read
+    from ``vpath[v]`` and their rows asked for all at once, before the chain is followed: its
+    misses then overlap instead of following one another (each level's parent is in the row
+    before)."""
+    if v >= 0:
+        for j in range(VPATH):
+            y = vpath[v, j]
+            if y < 0:
+                break
+            prefetch_row(NI, y)
+            prefetch_row(tab, y)
     c = -1
     while z >= 0:
         prefetch_row(tab, z)
@@ -385,30 +401,31 @@ def _prefetch_path(z, NI, tab, pool):
 
 
 @_jit
-def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc):
+def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """Recompute node ``start`` (its data or edge potential changed) and every D ancestor.
 
     ``start`` is an edge node (edge potential or a T-leaf's data changed) or an internal node
     (its splitting vertex's data changed: product-tree slot 0). Returns (ok, touched count,
-    arithmetic count); on failure every written entry is restored. Two labels go to a build
-    with k compiled in (see :func:`_refresh_k2`).
+    arithmetic count); on failure every written entry is restored. ``v``: the vertex whose data
+    changed (its node is ``start``; -1 for an edge potential). Two labels go to a build with k
+    compiled in (see :func:`_refresh_k2`).
     """
     if k == 2:
-        return _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc)
-    return _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc)
+        return _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc, vpath, v)
+    return _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v)
 
 
 @_jit
-def _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc):
+def _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """:func:`refresh_kernel` for k = 2 (binary labels): the walk compiled with k a constant, so
     that every loop over labels is unrolled (an update at 10^6 vertices ≈ 0.3 µs faster)."""
-    return _refresh_walk(start, NI, tab, pool, theta, data, 2, Ut, Uidx, Up, Upidx, touched, sc)
+    return _refresh_walk(start, NI, tab, pool, theta, data, 2, Ut, Uidx, Up, Upidx, touched, sc, vpath, v)
 
 
 @_jit_inline
-def _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc):
+def _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """The body of :func:`refresh_kernel`, compiled into it and into :func:`_refresh_k2`."""
-    _prefetch_path(start, NI, tab, pool)
+    _prefetch_path(start, NI, tab, pool, vpath, v)
     nu = 0
     npu = 0
     nt = 0
@@ -485,7 +502,7 @@ def _ones(sc, row, k):
 
 
 @_jit
-def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc):
+def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath):
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
     Carries the outside messages h at the current node's boundary vertices (the outside of a
@@ -496,20 +513,20 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
     compiled in, as in :func:`refresh_kernel`.
     """
     if k == 2:
-        return _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc)
-    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc)
+        return _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc, vpath)
+    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath)
 
 
 @_jit
-def _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc):
+def _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc, vpath):
     """:func:`marginal_kernel` for k = 2, k compiled in."""
-    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, 2, path, out, sc)
+    return _marginal_walk(target, vertex, NI, tab, pool, theta, data, 2, path, out, sc, vpath)
 
 
 @_jit_inline
-def _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc):
+def _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath):
     """The body of :func:`marginal_kernel`, compiled into it and into :func:`_marginal_k2`."""
-    _prefetch_path(target, NI, tab, pool)
+    _prefetch_path(target, NI, tab, pool, vpath, vertex)
     L = 0
     z = target
     while z >= 0:
@@ -700,7 +717,8 @@ def views(F, I):
     Upidx = c_view(I, L[L_UPIDX], (cp,))
     touched = c_view(I, L[L_TOUCHED], (ct,))
     path = c_view(I, L[L_PATH], (ct,))
-    return tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path
+    vpath = c_view(I, L[L_VNODE], (n, VPATH))
+    return tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath
 
 
 @_jit
@@ -728,15 +746,15 @@ def _valid_row(x, k):
 def refresh_entry(start, F, I):
     """Recompute D node ``start`` and its ancestors (an edge potential changed): OK or
     INCONSISTENT (model unchanged)."""
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
     ok, nt, work = refresh_kernel(start, NI, tab, pool, theta, data, I[L_K], Ut, Uidx, Up, Upidx,
-                                  touched, sc)
+                                  touched, sc, vpath, -1)
     _record(I, nt, work)
     return OK if ok else INCONSISTENT
 
 
 @_jit_inline
-def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched):
+def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched, vpath):
     """data[v] := x (a k-vector) and refresh its D path. OK, INCONSISTENT (model unchanged,
     data[v] restored too) or INVALID (a bad entry: nothing done)."""
     k = I[L_K]
@@ -745,8 +763,8 @@ def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, tou
     for a in range(k):
         sc[OLD, a] = data[v, a]
         data[v, a] = x[a]
-    ok, nt, work = refresh_kernel(I[I[L_VNODE] + v], NI, tab, pool, theta, data, k, Ut, Uidx, Up,
-                                  Upidx, touched, sc)
+    ok, nt, work = refresh_kernel(vpath[v, 0], NI, tab, pool, theta, data, k, Ut, Uidx, Up,
+                                  Upidx, touched, sc, vpath, v)
     _record(I, nt, work)
     if not ok:
         for x in range(k):
@@ -756,25 +774,25 @@ def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, tou
 
 
 @_jit_inline
-def _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out):
-    nt, work = marginal_kernel(I[I[L_VNODE] + v], v, NI, tab, pool, theta, data, I[L_K], path,
-                               out, sc)
+def _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out, vpath):
+    nt, work = marginal_kernel(vpath[v, 0], v, NI, tab, pool, theta, data, I[L_K], path, out, sc,
+                               vpath)
     _record(I, nt, work)
 
 
 @_jit
 def update_entry(v, x, F, I):
     """One update: data[v] := x (shape (k,)). v must be a vertex (0 <= v < n)."""
-    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    return _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched)
+    tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
+    return _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched, vpath)
 
 
 @_jit
 def marginal_entry(v, F, I, out):
     """One marginal, written to out (k,). v must be a vertex (0 <= v < n). Returns True when
     the marginal came out all zero (NaN: impossible when the total mass is positive)."""
-    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
-    _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out)
+    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
+    _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out, vpath)
     return out[0] != out[0]
 
 
@@ -794,16 +812,16 @@ def _batch(vs, X, F, I, out, applied, ask, tell, skip):
     skipped (``skip``) or stops the batch. Returns (status, t): OK and len(vs), or the status and
     position of what stopped it (OUT_OF_RANGE for a vertex outside 0..n-1, found before anything
     is done; INVALID; INCONSISTENT)."""
-    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path = views(F, I)
+    tab, pool, theta, data, Ut, Up, _, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
     bad = _first_outside(vs, I[L_N])
     if bad >= 0:
         return OUT_OF_RANGE, bad
     for t in range(vs.shape[0]):
         if ask:
-            _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t])
+            _marginal(vs[t], F, I, tab, pool, theta, data, sc, NI, path, out[t], vpath)
         if tell:
             st = _update(vs[t], X[t], F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx,
-                         touched)
+                         touched, vpath)
             if st == OK:
                 applied[t] = True
             elif st == INVALID or not skip:

@@ -209,8 +209,8 @@ class OnlineModel:
         while maxP < int(tree.degree.max()) + 2:
             maxP *= 2
         cp = ct * (int(np.log2(maxP)) + 2) + 2
-        # I: the layout L, then NI, the undo indices, touched, path, vnode, stats (L_* order)
-        sizes_i = [_lines(x) for x in (K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n, K.ST_SIZE)]
+        # I: the layout L, then NI, the undo indices, touched, path, vpath, stats (L_* order)
+        sizes_i = [_lines(x) for x in (K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n * K.VPATH, K.ST_SIZE)]
         oi = np.cumsum(sizes_i)
         self._I = _aligned_zeros(int(oi[-1]), np.int64)
         L = self._I[:K.L_SIZE]
@@ -229,7 +229,7 @@ class OnlineModel:
         # NumPy views (the plain-Python build's), which keep the buffers alive; the compiled
         # build's views are borrowed, for its entry points only
         (self._tab, self._pool, self._theta, self._data, _, _, self._out, self._sc,
-         self._NI, _, _, self._touched, self._path) = K.pure_module().views(self._F, self._I)
+         self._NI, _, _, self._touched, self._path, vpath) = K.pure_module().views(self._F, self._I)
         self._stats = self._I[oi[-2]:oi[-2] + K.ST_SIZE]
         self._data[:] = self._data_in
         del self._data_in
@@ -238,11 +238,15 @@ class OnlineModel:
         K.orient_kernel(self._theta, np.ascontiguousarray(e[:, 0]), np.ascontiguousarray(e[:, 1]),
                         np.asarray(C.s_parent, np.int64), np.asarray(C.edge_node, np.int64),
                         np.ascontiguousarray(mats))
-        vnode = self._I[L[K.L_VNODE]:L[K.L_VNODE] + n]
-        vnode[:] = C.vertex_node
+        vnode = np.array(C.vertex_node, np.int64)
         leaf = np.flatnonzero(vnode < 0)
         vnode[leaf] = C.edge_node[leaf]
         vnode[C.s] = C.edge_node[tree.neighbors(C.s)[0]]
+        # each vertex's node and the next VPATH - 1 D-ancestors (-1 past the root)
+        vpath[:, 0] = vnode
+        dpar = np.append(self._NI[:, K.DPAR], -1)      # (index -1 gives -1 again)
+        for j in range(1, K.VPATH):
+            vpath[:, j] = dpar[vpath[:, j - 1]]
         bad = K.fill_kernel(self._NI, self._tab, self._pool, self._theta, self._data, k,
                             np.asarray(C.children_ptr, np.int64), np.asarray(C.children_idx, np.int64),
                             self._sc)
