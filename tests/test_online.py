@@ -400,6 +400,27 @@ def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
     assert buf[start] == -1 and want[(0,) * len(shape)] == -1     # the same memory
 
 
+@given(st.integers(0, 40), st.lists(st.integers(1, 5), min_size=1, max_size=3))
+def test_the_int32_view_is_numpys(start, shape):
+    """``c_view_i32`` (an int64 buffer seen as int32, for the vertices' D paths) gives the view
+    NumPy's ``view(np.int32)`` gives, in the compiled and the plain-Python build."""
+    from numba import njit
+
+    from engine.inference import _extended
+
+    shape = tuple(shape)
+    size = int(np.prod(shape))
+    buf = np.arange(start + size + 3, dtype=np.int64) * 7 - 5
+    want = buf[start:].view(np.int32)[:size].reshape(shape)
+
+    @njit
+    def viewed(a, s):
+        return _extended.c_view_i32(a, s, shape).copy()
+
+    for got in (viewed(buf, start), _extended.pure_module().c_view_i32(buf, start, shape)):
+        assert got.dtype == np.int32 and got.shape == shape and (got == want).all()
+
+
 @pytest.mark.parametrize("shape", ["random", "path", "star"])
 def test_each_vertex_keeps_its_lowest_d_path(shape):
     """``vpath[v]``, read by the walks' cache hints, is v's D node then its D-ancestors, -1 past

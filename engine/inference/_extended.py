@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
-           "prefetch_row", "c_view", "load_pure", "pure_module"]
+           "prefetch_row", "c_view", "c_view_i32", "load_pure", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
@@ -38,6 +38,11 @@ if _PURE:
     def c_view(a, start, shape):
         """``a[start:]`` seen as a C-ordered array of ``shape`` (here an ordinary NumPy view)."""
         return a[start:start + math.prod(shape)].reshape(shape)
+
+    def c_view_i32(a, start, shape):
+        """The int64 array ``a`` from item ``start`` on, seen as int32 of ``shape`` (a NumPy view)."""
+        size = math.prod(shape)
+        return a[start:start - (-size // 2)].view(np.int32)[:size].reshape(shape)
 else:
     from llvmlite import ir
     from numba import njit, types
@@ -56,25 +61,41 @@ else:
         for the thirteen views of an online operation cost ≈ 0.3 µs a call). So it is for compiled
         code only, used while ``a`` is alive — never returned to Python, where nothing would keep
         ``a``'s memory alive under it."""
+        return _view(a, start, shape, None)
+
+    @intrinsic
+    def c_view_i32(typingctx, a, start, shape):
+        """As ``c_view``, for an int64 array ``a`` seen as int32 from its item ``start`` on (the
+        online model keeps node numbers of its vertices' paths at half the width); borrowed too."""
+        if not (isinstance(a, types.Array) and a.dtype == types.int64):
+            return None
+        return _view(a, start, shape, types.int32)
+
+    def _view(a, start, shape, dtype):
+        """Signature and code of the borrowed views: ``a`` (1-d, C-ordered) from item ``start``
+        on as a C-ordered array of ``shape``, of ``a``'s dtype or of ``dtype``."""
         if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
                 and isinstance(start, types.Integer) and isinstance(shape, types.UniTuple)
                 and isinstance(shape.dtype, types.Integer)):
             return None
         nd = shape.count
-        retty = a.copy(ndim=nd, layout="C", readonly=False)
+        retty = a.copy(dtype=dtype or a.dtype, ndim=nd, layout="C", readonly=False)
 
         def codegen(context, builder, signature, args):
             src = context.make_array(signature.args[0])(context, builder, args[0])
             first = context.cast(builder, args[1], signature.args[1], types.intp)
             dims = [context.cast(builder, builder.extract_value(args[2], d), signature.args[2].dtype, types.intp)
                     for d in range(nd)]
-            strides = [src.itemsize] * nd
+            itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(retty.dtype)))
+            strides = [itemsize] * nd
             for d in range(nd - 2, -1, -1):
                 strides[d] = builder.mul(strides[d + 1], dims[d + 1])
+            data = builder.bitcast(builder.gep(src.data, [first], inbounds=True),
+                                   context.get_data_type(retty.dtype).as_pointer())
             out = context.make_array(retty)(context, builder)
-            populate_array(out, data=builder.gep(src.data, [first], inbounds=True),
-                           shape=cgutils.pack_array(builder, dims), strides=cgutils.pack_array(builder, strides),
-                           itemsize=src.itemsize, meminfo=None, parent=None)
+            populate_array(out, data=data, shape=cgutils.pack_array(builder, dims),
+                           strides=cgutils.pack_array(builder, strides), itemsize=itemsize,
+                           meminfo=None, parent=None)
             return out._getvalue()
 
         return retty(a, start, shape), codegen
@@ -105,7 +126,8 @@ else:
             # named by llvmlite for its pointer mode ("llvm.prefetch.p0i8" or ".p0")
             fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
             for col in (zero, last):
-                ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1], col],
+                row = context.cast(builder, args[1], signature.args[1], types.intp)
+                ptr = cgutils.get_item_pointer(context, builder, aty, ary, [row, col],
                                                wraparound=False)
                 # read, high temporal locality, data cache
                 builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])

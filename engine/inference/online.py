@@ -210,7 +210,7 @@ class OnlineModel:
             maxP *= 2
         cp = ct * (int(np.log2(maxP)) + 2) + 2
         # I: the layout L, then NI, the undo indices, touched, path, vpath, stats (L_* order)
-        sizes_i = [_lines(x) for x in (K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n * K.VPATH, K.ST_SIZE)]
+        sizes_i = [_lines(x) for x in (K.L_SIZE, m * K.NI_WIDTH, ct, cp, ct, ct, n * K.VPATH // 2, K.ST_SIZE)]
         oi = np.cumsum(sizes_i)
         self._I = _aligned_zeros(int(oi[-1]), np.int64)
         L = self._I[:K.L_SIZE]
