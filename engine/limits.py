@@ -67,7 +67,7 @@ _ALL = (
     Limit("eval_points", 100_000, "evaluation points of one run"),
     Limit("json_depth", 64, "nesting depth of a JSON document"),
     Limit("number_digits", 100, "digits of one number in a JSON or text input"),
-    Limit("link_vertices", 200_000, "vertices of a tree a link generates (?tree=random:N)"),
+    Limit("link_vertices", 1_000_000, "vertices of a tree a link generates (?tree=random:N)"),
     Limit("link_chars", 4_000, "characters of a Newick tree in a link"),
     Limit("lesson_bytes", 512 * 1024, "bytes of one lesson file"),
 )

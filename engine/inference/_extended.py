@@ -20,6 +20,7 @@ One source, two builds, like the kernels that use it: compiled by numba when imp
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -213,6 +214,9 @@ def to_doubles(xm, xe, out, k):
         out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
 
 
+_PURE_LOCK = threading.RLock()
+
+
 def load_pure(name: str, path: str):
     """The module at ``path`` loaded again (once) as ``name + "_pure"``: its ``_jit`` is then the
     identity, so its functions run as plain Python on NumPy arrays (the reference build)."""
@@ -220,12 +224,13 @@ def load_pure(name: str, path: str):
     import sys
 
     name = name if name.endswith("_pure") else name + "_pure"
-    mod = sys.modules.get(name)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
+    with _PURE_LOCK:   # two sessions' first models at once: the second waits for the whole module
+        mod = sys.modules.get(name)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            sys.modules[name] = mod
     return mod
 
 

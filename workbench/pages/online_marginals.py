@@ -36,21 +36,19 @@ from workbench.components import (
     export_buttons,
     ring_trace,
     selected_vertex,
-    tree_chart,
-    tree_spec,
     vertex_box,
 )
-from workbench.figures.inference_figures import (PROB_SCALE, d_figure, difference_bars, marginal_bars, work_bar_names,
+from workbench.figures.inference_figures import (d_figure, difference_bars, marginal_bars, work_bar_names,
                                                  work_bars)
 from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench import links
+from workbench.treeview import tree_view
 from workbench.state import current_tree, set_tree
 from workbench.text import md, subscript
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
-COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
 D_LIMIT = 3000        # draw D up to this many nodes
 D_AUTO = 1200         # ... by default up to this many (above, on request: it is resent on every click)
 MAX_K = 5
@@ -371,12 +369,11 @@ def lesson(tree) -> None:
     sel = selected_vertex(tree, KEY, tree.root)
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        colour = s.marginals()[:, 0] if tree.n <= COLOUR_LIMIT else None
-        spec = tree_spec(tree, title="The tree T", colour=colour, colour_scale=PROB_SCALE,
-                         colour_title="P(label 0)", rings=sorted(s.evidence), selected=sel)
-        tree_chart(tree, KEY, spec, default=tree.root, on_pick=_query)
-        st.caption("Colour: P(label 0). Large red ring: the selected vertex; smaller orange rings: vertices with "
-                   "evidence. Click a vertex (or pick it by name) to query its marginal.")
+        tree_view(tree, KEY, values=s.marginals()[:, 0], value_title="P(label 0)", rings=s.evidence,
+                  selected=sel, on_pick=_query, describe="The tree T coloured by each vertex's P(label 0).")
+        st.caption("Colour: P(label 0); a collapsed group shades from its smallest P(label 0) to its largest. "
+                   "Red ring: the selected vertex, with its path to the root; orange rings and dots: evidence. "
+                   "Click a vertex (or find it by name) to query its marginal; scroll to zoom, drag to pan.")
     with right:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)

@@ -1,0 +1,349 @@
+"""The tree view: one drawing of a tree for every page, readable from 5 to 10^6 vertices.
+
+The engine chooses what a view can show (:class:`engine.trees.lod.TreeDrawing`: the vertices that
+can be told apart, the edges between them, and every subtree too small to resolve as one collapsed
+mark with its vertex count); this module colours those marks with what the page shows and sends
+them to a canvas in the browser (a Streamlit v2 component, ``workbench/assets/treeview.js``). A
+wheel, a drag, a box (shift-drag) or a key moves the view at once in the browser and asks the
+server for the new view's marks; only the fragment around the view runs again. A click on a vertex
+picks it; a click on a collapsed mark zooms into it; "Fit" shows the whole tree again; the search
+box suggests names as you type, over up to 10^6 names, and zooms to the one picked, drawing its
+path to the root.
+
+Colours: a vertex takes its value on the page's colour scale; a collapsed mark shades from the
+smallest value inside it to the largest, through the mean (so a single vertex with evidence deep
+inside still shows), and carries a dot when a ringed vertex (evidence) is inside. New values
+recolour the same marks: the drawing is not built again.
+
+A page calls :func:`tree_view` (inside a fragment, so that a change of view reruns only that) and
+keeps its selection with :func:`workbench.components.selected_vertex`, as before.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import streamlit as st
+
+from engine.trees import Tree
+from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
+from workbench.components import select_vertex, selected_vertex, tree_hash
+from workbench.figures.style import FONT_FAMILY, NEUTRAL, PROBABILITY_SCALE, SELECT, current
+
+__all__ = ["tree_view", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
+           "colour_bytes", "DEFAULT_WIDTH"]
+
+_ASSETS = Path(__file__).resolve().parent / "assets"
+_COMPONENT = st.components.v2.component(
+    "tree_workbench.treeview", html="", css=(_ASSETS / "treeview.css").read_text(encoding="utf-8"),
+    js=(_ASSETS / "treeview.js").read_text(encoding="utf-8"))
+
+#: the canvas width (px) assumed until the browser says (a page column at 1,600 px)
+DEFAULT_WIDTH = 900
+EVIDENCE = "#E69F00"   # an orange ring: a vertex with evidence (Okabe-Ito orange)
+HIGHLIGHT = "#D55E00"  # a path or set the page points at (Okabe-Ito vermillion)
+SUGGESTIONS = 8
+
+
+# ------------------------------------------------------------------ shared, cached engine work
+@st.cache_resource(max_entries=8, hash_funcs={Tree: tree_hash},
+                   show_spinner="Laying the tree out (once per tree; about a second per 10^6 vertices)…")
+def drawing_of(tree: Tree, layout: str = "auto") -> TreeDrawing:
+    """The tree prepared for drawing (O(n), once per tree and layout, shared by every session)."""
+    return TreeDrawing(tree, layout)
+
+
+@st.cache_resource(max_entries=96, hash_funcs={TreeDrawing: lambda d: (d.tree.content_key, d.layout)},
+                   show_spinner=False)
+def _marks(drawing: TreeDrawing, vp: tuple, width: int, height: int, marker: float, budget: int) -> Marks:
+    return drawing.marks(Viewport(*vp), width, height, marker=marker, budget=budget)
+
+
+@st.cache_resource(max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def _name_index(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
+    """The names lower-cased and sorted, with the vertex of each (for prefix search)."""
+    names = np.char.lower(np.asarray(tree.name_array(), dtype=str))
+    order = np.argsort(names, kind="stable")
+    return names[order], order
+
+
+def suggest(tree: Tree, query: str, limit: int = SUGGESTIONS) -> list[tuple[int, str]]:
+    """Up to ``limit`` vertices whose name starts with ``query`` (case ignored), an exact match
+    first, then in name order: ``[(vertex, name)]``. O(log n) after a sort once per tree."""
+    q = (query or "").strip().lower()
+    if not q:
+        return []
+    out: list[tuple[int, str]] = []
+    exact = tree.find(query.strip())
+    if exact is not None:
+        out.append((int(exact), tree.name(int(exact))))
+    names, order = _name_index(tree)
+    i = int(np.searchsorted(names, q, side="left"))
+    while i < len(names) and len(out) < limit and names[i].startswith(q):
+        v = int(order[i])
+        if exact is None or v != exact:
+            out.append((v, tree.name(v)))
+        i += 1
+    return out
+
+
+# ------------------------------------------------------------------ per-session state of a view
+@dataclass(frozen=True)
+class ViewState:
+    """What a session's view of one tree shows: the viewport (None: the overview), the canvas
+    size, the layout, and the sequence number of the browser's last request."""
+
+    viewport: Viewport | None = None
+    width: int = DEFAULT_WIDTH
+    height: int = 520
+    layout: str = "auto"
+    seq: int = 0
+
+
+def _state_key(key: str) -> str:
+    return f"{key}__view"
+
+
+def view_state(key: str) -> ViewState:
+    return st.session_state.get(_state_key(key)) or ViewState()
+
+
+def set_view(key: str, state: ViewState) -> None:
+    st.session_state[_state_key(key)] = state
+
+
+def focus_on(tree: Tree, key: str, v: int) -> None:
+    """Zoom the view ``key`` to vertex ``v`` (close enough to tell its neighbours apart)."""
+    vs = view_state(key)
+    d = drawing_of(tree, vs.layout)
+    vp = vs.viewport or d.overview(vs.width, vs.height)
+    set_view(key, ViewState(d.focus(int(v), vp, vs.width, vs.height), vs.width, vs.height, vs.layout, vs.seq))
+
+
+def _on_view(key: str) -> None:
+    raw = (st.session_state.get(key) or {}).get("view") or {}
+    vs = view_state(key)
+    try:
+        w = int(min(max(float(raw.get("w") or vs.width), 120), 8000))
+        h = int(min(max(float(raw.get("h") or vs.height), 120), 4000))
+        vp = None if raw.get("fit") or not raw.get("vp") else Viewport(*(float(v) for v in raw["vp"]))
+    except (TypeError, ValueError):   # a malformed request from the browser: keep the view
+        return
+    set_view(key, ViewState(vp, w, h, vs.layout, int(raw.get("seq") or 0)))
+
+
+def _on_layout(key: str) -> None:
+    wanted = (st.session_state.get(key) or {}).get("layout")
+    vs = view_state(key)
+    if wanted in LAYOUTS:
+        set_view(key, ViewState(None, vs.width, vs.height, wanted, vs.seq))
+
+
+def _on_pick(tree: Tree, key: str, on_pick) -> None:
+    ev = (st.session_state.get(key) or {}).get("pick") or {}
+    v = ev.get("id") if isinstance(ev, dict) else None
+    if isinstance(v, int) and 0 <= v < tree.n:
+        select_vertex(tree, key, v)
+        if on_pick is not None:
+            on_pick(v)
+
+
+def _on_choose(tree: Tree, key: str, on_pick) -> None:
+    ev = (st.session_state.get(key) or {}).get("choose") or {}
+    if not isinstance(ev, dict):
+        return
+    v = ev.get("id")
+    if not (isinstance(v, int) and 0 <= v < tree.n):
+        v = tree.find(str(ev.get("name", ""))[:1000])
+    if v is None:
+        st.session_state[f"{key}__error"] = f"no vertex is named {str(ev.get('name', ''))[:80]}"
+        return
+    select_vertex(tree, key, int(v))
+    focus_on(tree, key, int(v))
+    if on_pick is not None:
+        on_pick(int(v))
+
+
+# ------------------------------------------------------------------ colours
+def _scale_arrays(scale) -> tuple[np.ndarray, np.ndarray]:
+    from workbench.figures.style import _rgb
+
+    stops = np.array([float(s) for s, _ in scale])
+    rgb = np.array([_rgb(c) for _, c in scale]) * 255.0
+    return stops, rgb
+
+
+def colour_bytes(values, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0, *,
+                 missing: str = NEUTRAL) -> np.ndarray:
+    """RGB bytes, shape (len(values), 3), of ``values`` on ``scale`` between ``lo`` and ``hi``
+    (NaN in the ``missing`` colour)."""
+    from workbench.figures.style import _rgb
+
+    v = np.asarray(values, float)
+    span = hi - lo if hi > lo else 1.0
+    t = np.clip((v - lo) / span, 0.0, 1.0)
+    stops, rgb = _scale_arrays(scale)
+    out = np.stack([np.interp(t, stops, rgb[:, j]) for j in range(3)], axis=-1)
+    out[~np.isfinite(v)] = np.array(_rgb(missing)) * 255.0
+    return np.round(out).astype(np.uint8)
+
+
+def _b64(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
+
+
+def _label_spots(marks: Marks) -> tuple[list, list]:
+    """Where each collapsed mark's count goes (its outline's middle, and the room there, px)."""
+    spots, texts = [], []
+    for g in range(len(marks.first)):
+        pts = marks.outline(g)
+        x0, y0 = pts.min(axis=0)
+        x1, y1 = pts.max(axis=0)
+        spots.append([round(float(pts[:, 0].mean()), 1), round(float(y0 + 0.62 * (y1 - y0)), 1),
+                      round(float(x1 - x0), 1)])
+        texts.append(f"{int(marks.counts[g]):,}")
+    return spots, texts
+
+
+def _mark_names(tree: Tree, marks: Marks) -> list[str]:
+    out = []
+    for kind, a, b, c in zip(marks.kinds, marks.first, marks.last, marks.counts):
+        if kind == RUN:
+            out.append(f"{tree.name(int(a))} … {tree.name(int(b))} (siblings)")
+        elif kind == BAND:
+            out.append(f"below {tree.name(int(a))}")
+        else:
+            out.append(f"subtree of {tree.name(int(a))}" if c > 1 else tree.name(int(a)))
+    return out
+
+
+# ------------------------------------------------------------------ the view
+def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0,
+              value_title: str = "", rings: Sequence[int] = (), ring_name: str = "evidence",
+              highlight: Sequence[int] = (), selected: int | None = None, default: int | None = None,
+              height: int = 520, on_pick: Callable[[int], None] | None = None, hover=None,
+              describe: str = "", show_path: bool = True) -> Marks:
+    """Draw ``tree`` at the level of detail of the current view, in a component keyed ``key``.
+
+    values : one number per vertex (coloured on ``scale`` from ``lo`` to ``hi``), or None;
+    rings : vertices ringed (evidence), counted inside collapsed marks; highlight : vertices
+    ringed in the highlight colour, and the edges between two of them drawn thick;
+    selected : the selected vertex (default: the one kept under ``key``, else ``default``), ringed,
+    with its path to the root; on_pick(v) : called after a click or a search picks ``v``;
+    hover : per-vertex extra hover text (a callable ``v -> str``); describe : a sentence that
+    opens the view's text description (the figure's accessible name). Returns the marks drawn.
+    """
+    style = current()
+    vs = view_state(key)
+    layout = vs.layout
+    drawing = drawing_of(tree, layout)
+    marker = DEFAULT_MARKER * (style.scale if tree.n <= 400 else 1.0)
+    vp = vs.viewport or drawing.overview(vs.width, height)
+    if drawing.layout == "radial":
+        vp = vp.fitted(vs.width, height)
+    marks = _marks(drawing, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker, DEFAULT_BUDGET)
+    if selected is None:
+        selected = selected_vertex(tree, key, default)
+    data = _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, rings, ring_name, highlight,
+                    selected, hover, describe, show_path, style)
+    data["seq"] = vs.seq
+    err = st.session_state.pop(f"{key}__error", None)
+    _COMPONENT(key=key, data=data, height="content",
+               on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
+               on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
+               on_choose_change=lambda: _on_choose(tree, key, on_pick))
+    if err:
+        st.error(err)
+    return marks
+
+
+def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, rings, ring_name, highlight,
+             selected, hover, describe, show_path, style) -> dict:
+    ids = marks.vertices
+    k = len(ids)
+    data: dict = {"key": key, "vp": [marks.viewport.x0, marks.viewport.x1, marks.viewport.y0, marks.viewport.y1],
+                  "w": marks.width, "h": marks.height, "marker": marks.marker, "layout": drawing.layout,
+                  "count": tree.n, "font": style.font("label"), "edgeWidth": style.line(1.0),
+                  "theme": {"background": style.background, "text": style.text, "edge": style.edge,
+                            "vertex": style.vertex, "outline": style.outline, "label_bg": style.label_bg,
+                            "collapsed": style.faint, "family": FONT_FAMILY},
+                  "select": SELECT, "highlight": HIGHLIGHT, "flagColour": EVIDENCE, "flagName": ring_name}
+    data["vxy"] = _b64(marks.vertex_xy)
+    data["vid"] = _b64(ids.astype(np.int32))
+    names = tree.name_array()[ids] if k else np.zeros(0, dtype=str)
+    data["vname"] = [str(s) for s in names]
+    if hover is not None and k <= 5000:
+        data["vtext"] = [str(hover(int(v))) for v in ids]
+    data["ep"] = _b64(marks.edge_points)
+    data["eo"] = _b64(marks.edge_offsets.astype(np.int32))
+    data["gp"] = _b64(marks.outline_points)
+    data["go"] = _b64(marks.outline_offsets.astype(np.int32))
+    data["gcount"] = _b64(marks.counts.astype(np.int32))
+    data["gname"] = _mark_names(tree, marks)
+    data["glabel"], data["gtext"] = _label_spots(marks)
+    fingerprint = [marks.viewport, marks.width, marks.height, marks.marker, drawing.layout]
+    if values is not None:
+        vals = np.asarray(values, float)
+        data["vfill"] = _b64(colour_bytes(vals[ids], scale, lo, hi))
+        stats = drawing.stats(drawing.in_preorder(vals), marks)
+        data["gfill"] = _b64(colour_bytes(stats.reshape(-1), scale, lo, hi))
+        data["gstat"] = _b64(stats.astype(np.float32))
+        data["value"] = value_title or "value"
+        data["legend"] = {"title": value_title, "lo": lo, "hi": hi, "scale": [[float(s), c] for s, c in scale]}
+        fingerprint.append(hash(vals.tobytes()))
+    ring_set = np.asarray(sorted(int(v) for v in rings), np.int64)
+    if ring_set.size:
+        data["vflag"] = _b64(np.isin(ids, ring_set).astype(np.uint8))
+        data["gflag"] = _b64(drawing.count_inside(ring_set, marks).astype(np.int32))
+        fingerprint.append(hash(ring_set.tobytes()))
+    hl = np.asarray(sorted(int(v) for v in highlight), np.int64)
+    if hl.size:
+        inside = hl[:5000]
+        data["hxy"] = _b64(drawing.to_px(inside, marks))
+        if len(marks.edges):
+            data["ew"] = _b64((np.isin(marks.edges[:, 0], hl) & np.isin(marks.edges[:, 1], hl)).astype(np.uint8))
+        fingerprint.append(hash(hl.tobytes()))
+    if selected is not None and 0 <= int(selected) < tree.n:
+        sel = int(selected)
+        xy = drawing.to_px([sel], marks)[0]
+        data["sel"] = [float(xy[0]), float(xy[1])]
+        data["selName"] = tree.name(sel)
+        if show_path and sel != tree.root:
+            data["path"] = _b64(drawing.root_path(sel, marks))
+        fingerprint.append(sel)
+    # the order names are tried in: the selected vertex, the ringed ones, then top down
+    first = [int(i) for i in np.flatnonzero(ids == selected)] if selected is not None else []
+    if ring_set.size:
+        first += [int(i) for i in np.flatnonzero(np.isin(ids, ring_set))[:200]]
+    data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in set(first)]
+    data["desc"] = _describe(tree, drawing, marks, describe, data.get("selName"), value_title, values, selected,
+                             len(ring_set), ring_name)
+    data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
+                      + (f" · one level in {marks.stride}" if marks.stride > 1 else ""))
+    q = (st.session_state.get(key) or {}).get("query") if key in st.session_state else None
+    if q:
+        data["query"] = q
+        data["suggest"] = [{"id": v, "name": name} for v, name in suggest(tree, q)]
+    data["rev"] = abs(hash(tuple(fingerprint))) % (1 << 52)
+    return data
+
+
+def _describe(tree, drawing, marks, describe, sel_name, value_title, values, selected, n_rings, ring_name) -> str:
+    """The view in words (the figure's accessible name)."""
+    parts = [describe.strip()] if describe else []
+    parts.append(f"Tree of {tree.n:,} vertices, {drawing.layout} layout; this view draws {len(marks.vertices):,} "
+                 f"vertices and {len(marks.first):,} collapsed groups.")
+    if sel_name is not None:
+        s = f"Vertex {sel_name} selected"
+        if values is not None and value_title and selected is not None:
+            v = float(np.asarray(values, float)[int(selected)])
+            s += f", {value_title} = {v:.3g}" if math.isfinite(v) else ""
+        parts.append(s + ".")
+    if n_rings:
+        parts.append(f"{n_rings:,} vertices with {ring_name}.")
+    return " ".join(parts)
