@@ -84,3 +84,9 @@ def pytest_sessionfinish(session, exitstatus):
     runner = sys.modules.get("workbench.runner")
     if runner is not None:
         runner.shutdown_pool()
+
+
+def tree_views(at) -> list:
+    """The tree views (``workbench.treeview``: a Streamlit v2 component, which AppTest lists as an
+    unknown element of type ``bidi_component``) on the page, in order."""
+    return at.get("bidi_component")

@@ -15,7 +15,7 @@ from defusedxml import ElementTree
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 import workbench.figures.export as export
-from tests.conftest import open_app_page
+from tests.conftest import open_app_page, tree_views
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -56,7 +56,7 @@ def check_exports(at, files: dict, drawn: list) -> set[str]:
     assert not at.exception, at.exception
     assert drawn[0] == 0, "an export was drawn during a rerun"
     keys = {b.key for b in at.get("download_button")}
-    charts = [c.key for c in at.get("plotly_chart")]
+    charts = [c.key for c in at.get("plotly_chart")] + [c.key for c in tree_views(at)]
     for key in charts:
         assert {f"{key}__svg", f"{key}__pdf"} <= keys, f"the figure {key!r} has no SVG and PDF buttons"
     shown = {k[:-5] for k in keys if k.endswith("__svg")}
@@ -92,14 +92,15 @@ def test_cover_inspector_exports(downloads):
     at.button(key="cover_preset_Figure 1").click().run()
     at.button(key="cover_try_roots").click().run()
     got = check_exports(at, *downloads)
-    assert {"cover_tplot.svg", "cover_dplot.pdf", "cover_icicle.svg", "cover_height_growth.pdf",
+    assert {"cover_tree.svg", "cover_decomposition_tree.pdf", "cover_icicle.svg", "cover_height_growth.pdf",
             "cover_best_root.svg"} <= got
 
 
 def test_inference_pages_export(downloads):
     at = open_app_page("workbench/pages/online_marginals.py")
     at.button(key="om_observe").click().run()
-    assert {"om_tree.svg", "marginal.pdf", "work.svg", "posterior_minus_prior.pdf"} <= check_exports(at, *downloads)
+    assert {"om_tree.svg", "om_d.pdf", "marginal.pdf", "work.svg", "posterior_minus_prior.pdf"} <= \
+        check_exports(at, *downloads)
     downloads[0].clear()
     at.switch_page("workbench/pages/belief_propagation.py").run()
     at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
@@ -111,7 +112,7 @@ def test_tree_hedge_exports(downloads):
     at = open_app_page("workbench/pages/tree_hedge.py")
     at.number_input(key="hedge_trials").set_value(300)
     at.button(key="FormSubmitter:hedge_setup-Run TREE-HEDGE").click().run()
-    assert {f"hedge_{fig}.{fmt}" for fig in ("curves", "heat", "truth", "fav") for fmt in ("svg", "pdf")} \
+    assert {f"hedge_{fig}.{fmt}" for fig in ("curves", "heat", "regret_tree", "action_tree") for fmt in ("svg", "pdf")} \
         <= check_exports(at, *downloads)
 
 

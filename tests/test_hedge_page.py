@@ -2,7 +2,7 @@
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import open_app_page
+from tests.conftest import open_app_page, tree_views
 
 PAGE = "workbench/pages/tree_hedge.py"
 
@@ -23,7 +23,9 @@ def test_launch_scrub_and_switch():
     labels = [mt.label for mt in at.metric]
     assert "TREE-HEDGE loss" in labels and "Theorem 9 bound" in labels
     assert any("Theorem 9 bound" in s.value for s in at.success) or any("Theorem 9 bound" in s.value for s in at.info)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 2 and len(tree_views(at)) == 2   # curves, heat map; regret and actions
+    at.radio(key="hedge_map").set_value("best").run()
+    assert not at.exception, at.exception
     at.select_slider(key="hedge_time").set_value(0).run()
     assert not at.exception, at.exception
     at.radio(key="hedge_view").set_value("Cumulative loss").run()

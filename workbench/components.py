@@ -203,17 +203,19 @@ def chart(fig, *, key: str, name: Optional[str] = None, config: Optional[dict] =
     export_buttons(fig, key=key, name=name)
 
 
-def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
+def export_buttons(fig, *, key: str, name: Optional[str] = None,
+                   draw: Optional[tuple[Callable[[], bytes], Callable[[], bytes]]] = None) -> None:
     """Two small download buttons, "SVG" and "PDF", for ``fig`` (a Figure or a :class:`Spec`),
-    as it is shown (theme and presenter size). The file is drawn on the server when the button is
-    clicked (``st.download_button`` with a callable), never during a rerun; a click does not rerun
-    the page."""
+    as it is shown (theme and presenter size), or for what ``draw`` (an SVG and a PDF maker) draws.
+    The file is drawn on the server when the button is clicked (``st.download_button`` with a
+    callable), never during a rerun; a click does not rerun the page."""
     from workbench.figures.export import figure_pdf, figure_svg
 
+    makers = draw or (lambda: figure_svg(fig), lambda: figure_pdf(fig))
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
     with st.container(horizontal=True, gap="small", key=f"{key}__exports"):
-        for fmt, draw, mime in (("SVG", figure_svg, "image/svg+xml"), ("PDF", figure_pdf, "application/pdf")):
-            st.download_button(fmt, data=lambda draw=draw: draw(fig), file_name=f"{stem}.{fmt.lower()}", mime=mime,
+        for fmt, make, mime in (("SVG", makers[0], "image/svg+xml"), ("PDF", makers[1], "application/pdf")):
+            st.download_button(fmt, data=make, file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
                                icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import base64
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -32,7 +32,8 @@ import streamlit as st
 
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
-from workbench.components import select_vertex, selected_vertex, tree_hash
+from workbench.components import export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
 from workbench.figures.style import FONT_FAMILY, NEUTRAL, PROBABILITY_SCALE, SELECT, current
 
 __all__ = ["tree_view", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
@@ -103,6 +104,7 @@ class ViewState:
     height: int = 520
     layout: str = "auto"
     seq: int = 0
+    tree: str = ""            # the content key of the tree the viewport belongs to
 
 
 def _state_key(key: str) -> str:
@@ -122,7 +124,7 @@ def focus_on(tree: Tree, key: str, v: int) -> None:
     vs = view_state(key)
     d = drawing_of(tree, vs.layout)
     vp = vs.viewport or d.overview(vs.width, vs.height)
-    set_view(key, ViewState(d.focus(int(v), vp, vs.width, vs.height), vs.width, vs.height, vs.layout, vs.seq))
+    set_view(key, replace(vs, viewport=d.focus(int(v), vp, vs.width, vs.height), tree=tree.content_key))
 
 
 def _on_view(key: str) -> None:
@@ -134,14 +136,14 @@ def _on_view(key: str) -> None:
         vp = None if raw.get("fit") or not raw.get("vp") else Viewport(*(float(v) for v in raw["vp"]))
     except (TypeError, ValueError):   # a malformed request from the browser: keep the view
         return
-    set_view(key, ViewState(vp, w, h, vs.layout, int(raw.get("seq") or 0)))
+    set_view(key, replace(vs, viewport=vp, width=w, height=h, seq=int(raw.get("seq") or 0)))
 
 
 def _on_layout(key: str) -> None:
     wanted = (st.session_state.get(key) or {}).get("layout")
     vs = view_state(key)
     if wanted in LAYOUTS:
-        set_view(key, ViewState(None, vs.width, vs.height, wanted, vs.seq))
+        set_view(key, replace(vs, viewport=None, layout=wanted))
 
 
 def _on_pick(tree: Tree, key: str, on_pick) -> None:
@@ -224,24 +226,33 @@ def _mark_names(tree: Tree, marks: Marks) -> list[str]:
 
 # ------------------------------------------------------------------ the view
 def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0,
-              value_title: str = "", rings: Sequence[int] = (), ring_name: str = "evidence",
+              value_title: str = "", categories=None, rings: Sequence[int] = (), ring_name: str = "evidence",
               highlight: Sequence[int] = (), selected: int | None = None, default: int | None = None,
-              height: int = 520, on_pick: Callable[[int], None] | None = None, hover=None,
-              describe: str = "", show_path: bool = True) -> Marks:
+              path_of: int | None = None, height: int = 520, on_pick: Callable[[int], None] | None = None,
+              hover=None, describe: str = "", show_path: bool = True, layout: str = "auto",
+              export_name: str | None = None) -> Marks:
     """Draw ``tree`` at the level of detail of the current view, in a component keyed ``key``.
 
     values : one number per vertex (coloured on ``scale`` from ``lo`` to ``hi``), or None;
+    categories : instead of values, ``(codes, colours)``: each vertex's category (an int) and the
+    colour of each (collapsed marks stay neutral);
     rings : vertices ringed (evidence), counted inside collapsed marks; highlight : vertices
     ringed in the highlight colour, and the edges between two of them drawn thick;
-    selected : the selected vertex (default: the one kept under ``key``, else ``default``), ringed,
-    with its path to the root; on_pick(v) : called after a click or a search picks ``v``;
+    selected : the selected vertex (default: the one kept under ``key``, else ``default``), ringed;
+    path_of : the vertex whose path to the root is drawn (default: the selected one);
+    on_pick(v) : called after a click or a search picks ``v``; layout : the layout a session starts
+    on (``auto``: :func:`engine.trees.lod.auto_layout`; the view's button switches); export_name :
+    the name of its SVG and PDF downloads (default ``key``);
     hover : per-vertex extra hover text (a callable ``v -> str``); describe : a sentence that
     opens the view's text description (the figure's accessible name). Returns the marks drawn.
     """
     style = current()
     vs = view_state(key)
-    layout = vs.layout
-    drawing = drawing_of(tree, layout)
+    if vs.tree != tree.content_key:   # a new tree (or the first view): its overview, the page's layout
+        vs = ViewState(width=vs.width, height=height, layout=layout if _state_key(key) not in st.session_state
+                       or vs.tree else vs.layout, tree=tree.content_key)
+        set_view(key, vs)
+    drawing = drawing_of(tree, vs.layout)
     marker = DEFAULT_MARKER * (style.scale if tree.n <= 400 else 1.0)
     vp = vs.viewport or drawing.overview(vs.width, height)
     if drawing.layout == "radial":
@@ -249,8 +260,9 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     marks = _marks(drawing, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker, DEFAULT_BUDGET)
     if selected is None:
         selected = selected_vertex(tree, key, default)
-    data = _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, rings, ring_name, highlight,
-                    selected, hover, describe, show_path, style)
+    data, pic = _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, categories, rings, ring_name,
+                         highlight, selected, path_of if path_of is not None else selected, hover, describe,
+                         show_path, style)
     data["seq"] = vs.seq
     err = st.session_state.pop(f"{key}__error", None)
     _COMPONENT(key=key, data=data, height="content",
@@ -259,11 +271,14 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                on_choose_change=lambda: _on_choose(tree, key, on_pick))
     if err:
         st.error(err)
+    export_buttons(None, key=key, name=export_name or key,
+                   draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
+                         lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)))
     return marks
 
 
-def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, rings, ring_name, highlight,
-             selected, hover, describe, show_path, style) -> dict:
+def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, categories, rings, ring_name,
+             highlight, selected, path_of, hover, describe, show_path, style) -> dict:
     ids = marks.vertices
     k = len(ids)
     data: dict = {"key": key, "vp": [marks.viewport.x0, marks.viewport.x1, marks.viewport.y0, marks.viewport.y1],
@@ -287,15 +302,27 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, ring
     data["gname"] = _mark_names(tree, marks)
     data["glabel"], data["gtext"] = _label_spots(marks)
     fingerprint = [marks.viewport, marks.width, marks.height, marks.marker, drawing.layout]
+    vfill = gfill = hxy = path = None
     if values is not None:
         vals = np.asarray(values, float)
-        data["vfill"] = _b64(colour_bytes(vals[ids], scale, lo, hi))
+        vfill = colour_bytes(vals[ids], scale, lo, hi)
+        data["vfill"] = _b64(vfill)
         stats = drawing.stats(drawing.in_preorder(vals), marks)
-        data["gfill"] = _b64(colour_bytes(stats.reshape(-1), scale, lo, hi))
+        gfill3 = colour_bytes(stats.reshape(-1), scale, lo, hi)
+        data["gfill"] = _b64(gfill3)
+        gfill = gfill3.reshape(-1, 3, 3)[:, 1]
         data["gstat"] = _b64(stats.astype(np.float32))
         data["value"] = value_title or "value"
         data["legend"] = {"title": value_title, "lo": lo, "hi": hi, "scale": [[float(s), c] for s, c in scale]}
         fingerprint.append(hash(vals.tobytes()))
+    elif categories is not None:
+        codes, colours = categories
+        codes = np.asarray(codes, np.int64)
+        table = colour_bytes(np.arange(len(colours)), [[i / max(len(colours) - 1, 1), c] for i, c in enumerate(colours)],
+                             0, max(len(colours) - 1, 1))
+        vfill = table[codes[ids] % len(colours)]
+        data["vfill"] = _b64(vfill)
+        fingerprint.append(hash(codes.tobytes()))
     ring_set = np.asarray(sorted(int(v) for v in rings), np.int64)
     if ring_set.size:
         data["vflag"] = _b64(np.isin(ids, ring_set).astype(np.uint8))
@@ -303,8 +330,8 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, ring
         fingerprint.append(hash(ring_set.tobytes()))
     hl = np.asarray(sorted(int(v) for v in highlight), np.int64)
     if hl.size:
-        inside = hl[:5000]
-        data["hxy"] = _b64(drawing.to_px(inside, marks))
+        hxy = drawing.to_px(hl[:5000], marks)
+        data["hxy"] = _b64(hxy)
         if len(marks.edges):
             data["ew"] = _b64((np.isin(marks.edges[:, 0], hl) & np.isin(marks.edges[:, 1], hl)).astype(np.uint8))
         fingerprint.append(hash(hl.tobytes()))
@@ -313,14 +340,18 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, ring
         xy = drawing.to_px([sel], marks)[0]
         data["sel"] = [float(xy[0]), float(xy[1])]
         data["selName"] = tree.name(sel)
-        if show_path and sel != tree.root:
-            data["path"] = _b64(drawing.root_path(sel, marks))
         fingerprint.append(sel)
+    if show_path and path_of is not None and 0 <= int(path_of) < tree.n and int(path_of) != tree.root:
+        path = drawing.root_path(int(path_of), marks)
+        data["path"] = _b64(path)
+        fingerprint.append(("path", int(path_of)))
     # the order names are tried in: the selected vertex, the ringed ones, then top down
     first = [int(i) for i in np.flatnonzero(ids == selected)] if selected is not None else []
     if ring_set.size:
         first += [int(i) for i in np.flatnonzero(np.isin(ids, ring_set))[:200]]
-    data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in set(first)]
+    first = list(dict.fromkeys(first))
+    seen = set(first)
+    data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in seen]
     data["desc"] = _describe(tree, drawing, marks, describe, data.get("selName"), value_title, values, selected,
                              len(ring_set), ring_name)
     data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
@@ -330,7 +361,10 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, ring
         data["query"] = q
         data["suggest"] = [{"id": v, "name": name} for v, name in suggest(tree, q)]
     data["rev"] = abs(hash(tuple(fingerprint))) % (1 << 52)
-    return data
+    pic = ViewPicture(marks.width, marks.height, marks.marker, marks.vertex_xy, vfill, data["vname"],
+                      marks.edge_points, marks.edge_offsets, marks.outline_points, marks.outline_offsets, gfill,
+                      marks.counts, path, tuple(data["sel"]) if "sel" in data else None, hxy)
+    return data, pic
 
 
 def _describe(tree, drawing, marks, describe, sel_name, value_title, values, selected, n_rings, ring_name) -> str:

@@ -332,8 +332,32 @@ class HierarchicalCover:
     def to_tree(self) -> Tree:
         """D as a :class:`Tree` (rooted at its root, vertex names from :meth:`node_names`)."""
         if "d_tree" not in self._cache:
-            self._cache["d_tree"] = Tree.from_parent(self.parent, names=_unique(self.node_names()))
+            self._cache["d_tree"] = Tree.from_parent(self.parent, names=self._unique_name_array())
         return self._cache["d_tree"]
+
+    def _unique_name_array(self) -> np.ndarray:
+        """:meth:`node_names` as one string array, a repeated name numbered ``name#1``, ``name#2``
+        in node order (as :func:`_unique`), built with array operations (a Python loop over 1.6
+        million nodes took six seconds)."""
+        names = np.asarray(self.tree.name_array(), dtype=str)
+        edge = np.asarray(self.kind) == EDGE
+        ends = np.asarray(self.ends, np.int64)
+        pairs = np.strings.add(np.strings.add(names[ends[edge, UPPER]], "|"), names[ends[edge, LOWER]])
+        out = np.empty(self.m, dtype=pairs.dtype if pairs.size and pairs.dtype.itemsize > names.dtype.itemsize
+                       else names.dtype)
+        out[~edge] = names[np.asarray(self.split_vertex, np.int64)[~edge]]
+        out[edge] = pairs
+        order = np.argsort(out, kind="stable")
+        ranked = out[order]
+        start = np.r_[True, ranked[1:] != ranked[:-1]]
+        rank = np.arange(self.m) - np.maximum.accumulate(np.where(start, np.arange(self.m), 0))
+        again = rank > 0
+        if again.any():
+            out = np.strings.add(out, "")   # room for the suffixes
+            marked = np.strings.add(np.strings.add(out[order[again]], "#"), rank[again].astype(str))
+            out = out.astype(marked.dtype if marked.dtype.itemsize > out.dtype.itemsize else out.dtype)
+            out[order[again]] = marked
+        return out
 
 
 def _unique(names: list[str]) -> list[str]:

@@ -31,6 +31,7 @@ from engine.urlstate import evidence_vectors, format_evidence
 from workbench import links
 from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
+from workbench.treeview import tree_view
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 from workbench.text import md, subscript
 
@@ -71,11 +72,12 @@ def _network():
 
 
 def _page_tree():
+    """The network's tree, else the current tree (a one-vertex tree: the lecture's 5-vertex tree)."""
     net = _network()
     if net is not None:
         return net.tree
     tree = current_tree()
-    return tree if 2 <= tree.n <= DRAW_LIMIT else load_sample(DEFAULT_SAMPLE)
+    return tree if tree.n >= 2 else load_sample(DEFAULT_SAMPLE)
 
 
 def _changed() -> None:
@@ -270,6 +272,18 @@ def settings() -> None:
             st.caption(f"Imported: {md(up[0])}. An imported network does not travel in a link; a sample network does.")
 
 
+def _prior_marginals(model: BPModel) -> np.ndarray:
+    """The marginals without evidence, one BP pass kept for the session while φ and ψ stay the same
+    (a click on a 10^6-vertex tree does not pay a second pass)."""
+    phi, psi = np.asarray(model.prior_node_potentials), np.asarray(model.edge_potentials)
+    key = (model.tree.content_key, model.k, hash(phi.tobytes()), hash(psi.tobytes()))
+    kept = st.session_state.get("bp_prior")
+    if kept is None or kept[0] != key:
+        kept = (key, belief_propagation(model.tree, phi, psi, k=model.k).marginals)
+        st.session_state["bp_prior"] = kept
+    return kept[1]
+
+
 def evidence_panel(model: BPModel, exact, sel: int) -> None:
     """The selected vertex: its posterior, and the evidence controls."""
     tree = model.tree
@@ -278,7 +292,7 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     ev = _evidence()
     card = len(labels)
     post = exact.marginals[sel][:card]
-    prior = belief_propagation(tree, model.prior_node_potentials, model.edge_potentials, k=model.k).marginals[sel][:card]
+    prior = _prior_marginals(model)[sel][:card]
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
         ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
     st.markdown(f"**P({md(subscript('x', name))} | evidence)** = \\[{shown}\\]")
@@ -415,6 +429,24 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
                                **{f"m(x_to = {a})": float(w.message[a]) for a in range(model.k)}} for w in work[:step]])
         with st.expander(f"The {step} message{'s' if step > 1 else ''} sent so far", expanded=done):
             st.dataframe(table, hide_index=True, key="bp_messages_table")
+
+
+def marginals_view(model: BPModel, exact) -> None:
+    """A tree too large to draw message by message: every marginal of one BP pass (both sweeps),
+    on the tree view; a click inspects a vertex or sets its evidence, as on a small tree."""
+    tree = model.tree
+    st.info(f"Messages are drawn one by one for trees of 2 to {DRAW_LIMIT} vertices; this tree has {tree.n:,}. "
+            "Here is what the two sweeps give: every vertex's marginal under the evidence (a click on a vertex "
+            "inspects it or sets evidence, as chosen on the right).", icon=":material/info:")
+    sel = selected_vertex(tree, KEY, tree.root)
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        evidence = [v for v in (tree.find(n) for n in _evidence()) if v is not None]
+        tree_view(tree, KEY, values=exact.marginals[:, 0], value_title="P(label 0)", rings=evidence, selected=sel,
+                  on_pick=_on_pick, describe="Every vertex coloured by its marginal P(label 0) after one "
+                  "belief-propagation pass.", export_name="bp_marginals")
+    with right:
+        evidence_panel(model, exact, sel)
 
 
 def controls(total: int) -> None:
@@ -571,8 +603,8 @@ settings()
 
 tree = _page_tree()
 if _network() is None and tree is not current_tree():
-    st.info(f"Messages are drawn for trees of 2 to {DRAW_LIMIT} vertices; the current tree has "
-            f"{current_tree().n:,}. Showing the lecture's 5-vertex tree instead.")
+    st.info("Belief propagation needs a tree with an edge; the current tree has one vertex. Showing the "
+            "lecture's 5-vertex tree instead.")
 ev = _evidence()
 stale = [n for n in ev if tree.find(n) is None]
 if stale:
@@ -588,6 +620,9 @@ except EngineError as exc:
         st.button("Clear all evidence", key="bp_ev_reset", on_click=_set_evidence, args=({},))
     st.stop()
 st.session_state["bp_model"] = model
+if tree.n > DRAW_LIMIT:
+    st.fragment(marginals_view)(model, exact)
+    st.stop()
 
 seq_tab, par_tab, elim_tab, table_tab = st.tabs(list(TABS.values()), key="bp_tab",
                                                 on_change="rerun")

@@ -7,13 +7,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine.files import public_message
 from engine.cover import (
+    COMPRESS,
     EDGE,
     KIND_NAMES,
+    RAKE,
     HierarchicalCover,
     brute_force_optima,
     cover_violations,
@@ -26,28 +29,28 @@ from engine.cover import (
 from engine.errors import EngineError
 from engine.trees import Tree
 from engine.trees.generators import path_tree, random_tree, star_of_paths, star_tree
-from engine.trees.layout import tidy_layout
 from engine.trees.metrics import tree_info
 from workbench.figures.cover_figures import (
-    DRAW_LIMIT,
-    contracted_tree_figure,
-    cover_tree_figure,
-    decomposition_figure,
     growth_figure,
     icicle_figure,
     roots_figure,
 )
-from workbench.components import chart, clickable_chart, tree_hash
+from workbench.components import chart, tree_hash
 from workbench import links
-from workbench.figures.style import Style
+from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
 from workbench.state import current_tree, set_tree
+from workbench.treeview import focus_on, tree_view
 from workbench.text import md, superscript
 
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
 PICK_LIMIT = 4000
 TABLE_LIMIT = 20_000
+COMPONENT_RING = 5_000   # a selected component's vertices are ringed in T up to this many edges
+LINK_FOCUS = 2_000       # above this size, a pick in one view brings the other to what it picked
+#: D's nodes by kind: edge grey, rake blue, compress orange, root purple (as in the icicle)
+KIND_COLOURS = [NEUTRAL, OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["purple"]]
 
 
 @dataclass(frozen=True)
@@ -64,12 +67,51 @@ def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
     return (rake_only_cover if rake_only else optimal_cover)(tree, root)
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Laying out…")
-def cached_layouts(tree: Tree, root: int, rake_only: bool):
+@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def cached_rooted(tree: Tree, root: int) -> Tree:
+    """T re-rooted at the cover's root s (vertex numbers unchanged), as the cover orients it."""
+    return tree if tree.root == root else tree.rerooted(root)
+
+
+@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+def round_counts(tree: Tree, root: int, rake_only: bool) -> pd.DataFrame:
+    """Per round t: the vertices of T_t, how many are merged (rakes, compresses), and D's nodes
+    formed in it (O(n + m), no T_t is built)."""
     cover = cached_cover(tree, root, rake_only)
-    t_layout = tidy_layout(tree.rerooted(root)) if tree.n <= DRAW_LIMIT else None
-    d_layout = tidy_layout(cover.to_tree()) if cover.m <= DRAW_LIMIT else None
-    return t_layout, d_layout
+    vr = np.asarray(cover.vertex_round)
+    rounds = np.arange(cover.rounds + 1)
+    merged = np.bincount(vr[vr >= 0], minlength=cover.rounds + 1)[: cover.rounds + 1]
+    alive = tree.n - np.concatenate([[0], np.cumsum(merged)[:-1]])
+    kind, rnd = np.asarray(cover.kind), np.asarray(cover.round)
+    rakes = np.bincount(rnd[(kind == RAKE) & (rnd >= 0)], minlength=cover.rounds + 1)[: cover.rounds + 1]
+    compresses = np.bincount(rnd[(kind == COMPRESS) & (rnd >= 0)], minlength=cover.rounds + 1)[: cover.rounds + 1]
+    return pd.DataFrame({"round t": rounds, "vertices of T_t": alive, "merged (M_t)": merged,
+                         "rakes": rakes, "compresses": compresses})
+
+
+def _round_tables(tree, cover, t: int, sel_vertex, chain) -> None:
+    """The rounds as counts (one row a round, the current one marked), and the selected vertex's
+    component through the rounds (its chain in D)."""
+    a, b = st.columns(2)
+    with a:
+        counts = round_counts(tree, cover.s, cover.rake_only)
+        st.markdown("**The rounds**: T_t shrinks round after round")
+        st.dataframe(counts.style.apply(lambda r: ["font-weight: bold" if r["round t"] == t else "" for _ in r],
+                                        axis=1), hide_index=True, height=min(36 * (len(counts) + 1), 320),
+                     width="stretch", key="cover_round_counts")
+    with b:
+        if sel_vertex is not None and chain is not None:
+            size = cover.node_size()
+            st.markdown(f"**Vertex {md(tree.name(sel_vertex))} through the rounds**: its component grows up D")
+            st.dataframe(pd.DataFrame({
+                "round": [int(cover.round[z]) for z in chain],
+                "component": [cover.node_name(int(z)) for z in chain],
+                "kind": [KIND_NAMES[int(cover.kind[z])] for z in chain],
+                "edges": [int(size[z]) for z in chain]}), hide_index=True, width="stretch",
+                height=min(36 * (len(chain) + 1), 320), key="cover_chain_table")
+        else:
+            st.caption("Select a vertex (click it in T, or find it by name) to follow its component through the "
+                       "rounds.")
 
 
 @st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
@@ -285,7 +327,7 @@ st.session_state["cover_current"] = cover
 _resolve_link_selection(tree, cover)
 
 # a new row selected in the components table becomes the selection (clicks in the two views
-# select through their callbacks, workbench.components.clickable_chart)
+# select through their callbacks, workbench.treeview.tree_view)
 got = _fresh_event("cover_table")
 if got is not None:
     rows = st.session_state.get("cover_table_ids") or []
@@ -306,13 +348,20 @@ def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
             + [_label_vertex(tree, v) for v in range(tree.n)])
 
 
-def _pick_in_t(c) -> None:
-    c = int(c)
-    st.session_state["cover_sel"] = ("vertex", c) if c >= 0 else ("node", -c - 1)
+def _pick_vertex(v) -> None:
+    """A vertex picked in T: selected, and D brought to its leaf's chain when D is large."""
+    st.session_state["cover_sel"] = ("vertex", int(v))
+    cover = st.session_state.get("cover_current")
+    if cover is not None and cover.m > LINK_FOCUS:
+        focus_on(cover.to_tree(), "cover_d_view", cover.node_of_vertex(int(v)))
 
 
 def _pick_in_d(c) -> None:
+    """A node picked in D: selected, and T brought to where it splits when T is large."""
     st.session_state["cover_sel"] = ("node", int(c))
+    cover = st.session_state.get("cover_current")
+    if cover is not None and cover.tree.n > LINK_FOCUS and cover.kind[int(c)] != EDGE:
+        focus_on(cached_rooted(cover.tree, cover.s), "cover_t_view", int(cover.split_vertex[int(c)]))
 
 
 @st.fragment
@@ -359,26 +408,30 @@ def rounds(tree, cover, s: int) -> None:
     st.markdown(f"**Round {t}:** $T_{{{t}}}$ has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
                 f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
                                 f"They form {n_merge:,} new component{'' if n_merge == 1 else 's'} of height {t + 1}."))
-    t_layout, d_layout = cached_layouts(tree, s, cover.rake_only)
+    rooted = cached_rooted(tree, s)
+    vr = np.asarray(cover.vertex_round)
+    merging = np.flatnonzero(vr == t) if t < cover.rounds else np.zeros(0, np.int64)
+    comp = cover.vertices_of(sel_node) if sel_node is not None and cover.node_size()[sel_node] <= COMPONENT_RING else ()
     left, right = st.columns(2)
     with left:
-        if tree.n <= DRAW_LIMIT:
-            clickable_chart(cover_tree_figure(cover, t_layout, tr, selected_node=sel_node,
-                                              selected_vertex=sel_vertex, title=f"T_{t} on the tree T"),
-                            key="cover_tplot", on_pick=_pick_in_t, width="stretch")
-        elif tr.vertices.size <= DRAW_LIMIT:
-            clickable_chart(contracted_tree_figure(cover, tr, title=f"T_{t} (the tree T has {tree.n:,} vertices)"),
-                            key="cover_tplot", on_pick=_pick_in_t, width="stretch")
-        else:
-            st.info(f"The tree has {tree.n:,} vertices and $T_{{{t}}}$ {tr.vertices.size:,}; trees are drawn "
-                    f"up to {DRAW_LIMIT:,} vertices: move to a later round to see $T_t$.")
+        st.markdown(f"**The tree T** rooted at s = {md(tree.name(s))}: colour = the round a vertex is merged in")
+        split = int(cover.split_vertex[sel_node]) if sel_node is not None and cover.kind[sel_node] != EDGE else None
+        tree_view(rooted, "cover_t_view", values=np.where(vr < 0, cover.rounds, vr).astype(float),
+                  scale=SEQUENTIAL_SCALE, lo=0.0, hi=float(max(cover.rounds, 1)), value_title="merged in round",
+                  rings=merging, ring_name=f"merged in round {t}", highlight=comp, selected=sel_vertex,
+                  path_of=sel_vertex if sel_vertex is not None else split,
+                  on_pick=_pick_vertex, describe=f"The tree T ({tree.n:,} vertices) coloured by the round each vertex "
+                  f"is merged in; {merging.size:,} vertices are merged in round {t}.", export_name="cover_tree")
     with right:
-        if d_layout is not None:
-            clickable_chart(decomposition_figure(cover, d_layout, t, selected_node=sel_node, chain=chain,
-                                                 title="Decomposition tree D"),
-                            key="cover_dplot", on_pick=_pick_in_d, width="stretch")
-        else:
-            st.info(f"D has {cover.m:,} nodes; it is drawn up to {DRAW_LIMIT:,} (see the icicle).")
+        dtree = cover.to_tree()
+        st.markdown(f"**Decomposition tree D** ({cover.m:,} nodes, height {cover.height})")
+        tree_view(dtree, "cover_d_view", categories=(np.asarray(cover.kind, np.int64), KIND_COLOURS),
+                  highlight=chain if chain is not None else (), selected=sel_node, on_pick=_pick_in_d,
+                  path_of=int(chain[0]) if chain is not None else sel_node,
+                  layout="tidy", describe=f"The decomposition tree D of the cover ({cover.m:,} nodes, height "
+                  f"{cover.height}); edge components grey, rakes blue, compresses orange, the root purple.",
+                  export_name="cover_decomposition_tree")
+    _round_tables(tree, cover, t, sel_vertex, chain)
     if sel_node is not None:
         z = sel_node
         verts = cover.vertices_of(z)

@@ -28,19 +28,17 @@ from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
 from workbench.components import (
-    RING,
     Spec,
     as_spec,
     bars,
     chart,
     export_buttons,
-    ring_trace,
     selected_vertex,
     vertex_box,
 )
-from workbench.figures.inference_figures import (d_figure, difference_bars, marginal_bars, work_bar_names,
+from workbench.figures.inference_figures import (difference_bars, marginal_bars, work_bar_names,
                                                  work_bars)
-from workbench.figures.style import OKABE_ITO, category_colour
+from workbench.figures.style import NEUTRAL, OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench import links
@@ -49,8 +47,6 @@ from workbench.state import current_tree, set_tree
 from workbench.text import md, subscript
 
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
-D_LIMIT = 3000        # draw D up to this many nodes
-D_AUTO = 1200         # ... by default up to this many (above, on request: it is resent on every click)
 MAX_K = 5
 
 
@@ -280,30 +276,17 @@ def _load_scenario() -> None:
     st.session_state["om_flash"] = ("success", f"Loaded {up.name}: {len(sc.ops)} operations replayed.")
 
 
-# ------------------------------------------------------------------ figures from cached bases
-@st.cache_resource(max_entries=16, show_spinner=False,
-                   hash_funcs={"engine.cover.hierarchical.HierarchicalCover":
-                               lambda c: (c.tree.content_key, c.rake_only, c.s)})
-def _d_base(cover, style) -> tuple:
-    from engine.trees.layout import tidy_layout
-
+# ------------------------------------------------------------------ figures
+def _d_view(cover, touched) -> None:
+    """D at any size, coloured by kind (edge components grey), the path the last operation touched
+    ringed and drawn from D's root down."""
     dtree = cover.to_tree()
-    x, y = tidy_layout(dtree)
-    fig = d_figure(dtree, (), kinds=cover.kind, title=f"Decomposition tree D (height {cover.height})",
-                   layout=(x, y), style=style)
-    return as_spec(fig), x, y
-
-
-def _d_spec(cover, touched) -> Spec:
-    base, x, y = _d_base(cover, current_style())
-    vt = next(t for t in base["data"] if t.get("name") == "vertices")
-    data = list(base["data"])
-    if len(touched):
-        size = float(vt["marker"].get("size", 7))
-        fill = ring_trace(x, y, touched, size=size, colour=RING, width=1, name="touched")
-        fill["marker"]["color"] = RING
-        data += [fill, ring_trace(x, y, touched, size=size + 8, colour=RING, width=3, name="path")]
-    return Spec({"data": data, "layout": base["layout"]})
+    kinds = np.asarray(cover.kind, np.int64)
+    palette = [NEUTRAL, OKABE_ITO["blue"], OKABE_ITO["sky"], OKABE_ITO["purple"]]   # edge, rake, compress, root
+    deepest = max(touched, key=lambda z: int(dtree.depth[z])) if len(touched) else None
+    tree_view(dtree, "om_d", categories=(kinds, palette), highlight=touched, path_of=deepest, height=420, layout="tidy",
+              describe=f"The decomposition tree D ({cover.m:,} nodes, height {cover.height}); the nodes the last "
+                       f"operation touched are ringed ({len(touched)} of them).", show_path=True)
 
 
 def _marginal_bars(post, prior, states=None) -> None:
@@ -414,15 +397,13 @@ def lesson(tree) -> None:
     d1, d2 = st.columns([3, 2])
     with d1:
         m_d = model.cover.m if model.cover is not None else 0
-        if m_d and m_d <= D_LIMIT and (m_d <= D_AUTO or st.toggle(
-                f"Draw D ({m_d:,} nodes)", key="om_draw_d",
-                help="Off by default for large trees: D is sent again after every click.")):
-            chart(_d_spec(model.cover, rep.touched if rep else ()), key="om_d", name="decomposition_tree")
-            st.caption("Red and ringed: the D nodes the last operation touched (one path, at most height + 1 nodes).")
-        elif m_d > D_LIMIT:
-            st.info(f"D has {m_d:,} nodes (height {model.height}); not drawn above {D_LIMIT:,}.")
-        if m_d and rep is not None:
-            st.caption(f"The last operation touched {len(rep.touched)} of the {m_d:,} nodes of D.")
+        if m_d:
+            _d_view(model.cover, list(rep.touched) if rep else [])
+            st.caption("D's nodes: edge components (its leaves) grey, rakes blue, compresses light blue, the root "
+                       "purple. Ringed and joined in red: the D nodes the last operation touched (one path from "
+                       "D's root, at most height + 1 nodes).")
+            if rep is not None:
+                st.caption(f"The last operation touched {len(rep.touched)} of the {m_d:,} nodes of D.")
     with d2:
         n_ops = s.n_operations
         if n_ops:

@@ -8,6 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from engine.errors import EngineError
@@ -18,10 +19,12 @@ from engine.trees import generate
 from engine.trees.spec import tree_from_spec
 from workbench.components import chart
 from workbench import links
-from workbench.figures.hedge_figures import (LEARNER_STYLE, action_tree_figure, loss_curves_figure,
+from workbench.figures.hedge_figures import (LEARNER_STYLE, action_colour, loss_curves_figure,
                                              regret_heatmap)
 from workbench.runner import launch
 from workbench.state import current_tree, set_tree
+from workbench.figures.style import SEQUENTIAL_SCALE
+from workbench.treeview import tree_view
 
 # Short enough for a quarter-width select box; the help text of the box says the rest.
 ENV_LABELS = {
@@ -156,6 +159,10 @@ if stored[0] != version:
     st.warning("The current tree changed since this run; showing the run on its own tree. Run again to use the new one.")
 
 
+#: the names of the action colours (workbench.figures.style.CATEGORICAL), for the caption
+COLOUR_NAMES = ["blue", "orange", "vermillion", "sky blue", "green", "purple", "yellow", "grey"]
+
+
 @st.fragment
 def results(run_tree, result) -> None:
     """The run's story, curves and maps: scrubbing, the view and the learner rerun only this."""
@@ -219,19 +226,36 @@ def results(run_tree, result) -> None:
         st.markdown(f"Task **{task_name}** after trial {t:,}: {trials_at[task]} trials of its own; "
                     f"{LEARNER_STYLE[learner][0]} favours " + (f"**action {fav + 1}**" if fav >= 0 else "**no action (tied)**")
                     + f"; the {'true best' if a['true_best'] is not None else 'comparator μ*'} action is {best + 1}.")
-    mark = () if task is None else (task,)
     c1, c2 = st.columns(2)
+    regret = np.asarray(a["task_regret"][learner][i], float)
     with c1:
-        if a["true_best"] is not None:
-            chart(action_tree_figure(run_tree, a["true_best"][i], m["states"], hover=hover, mark=mark,
-                                               title=f"Each task's true best action (trial {t:,})"), key="hedge_truth")
-        else:
-            chart(action_tree_figure(run_tree, a["comparator"], m["states"], hover=hover, mark=mark,
-                                               title="Best comparator μ* of Theorem 9 (whole run)"), key="hedge_truth")
+        st.markdown(f"**Regret per task** after trial {t:,}: {LEARNER_STYLE[learner][0]}")
+        tree_view(run_tree, "hedge_regret_view", values=regret, scale=SEQUENTIAL_SCALE, lo=0.0,
+                  hi=max(float(regret.max()), 1e-9), value_title="regret", selected=task, on_pick=_point_out,
+                  hover=lambda v: hover[v], describe=f"The task tree coloured by each task's regret after trial {t:,}.",
+                  export_name="hedge_regret_tree")
     with c2:
-        chart(action_tree_figure(run_tree, a["favourite"][learner][i], m["states"], hover=hover, mark=mark,
-                                           title=f"{LEARNER_STYLE[learner][0]}: favourite action after trial {t:,}"),
-                        key="hedge_fav")
+        truth = a["true_best"][i] if a["true_best"] is not None else a["comparator"]
+        shown = st.radio("Action map", ["favourite", "best"], horizontal=True, key="hedge_map",
+                         format_func={"favourite": f"{LEARNER_STYLE[learner][0]}'s favourite action",
+                                      "best": "true best action" if a["true_best"] is not None
+                                      else "best comparator μ* (Theorem 9)"}.get)
+        actions = np.asarray(a["favourite"][learner][i] if shown == "favourite" else truth, np.int64)
+        palette = [action_colour(-1)] + [action_colour(k) for k in range(m["states"])]
+        tree_view(run_tree, "hedge_action_view", categories=(actions + 1, palette), selected=task, on_pick=_point_out,
+                  hover=lambda v: hover[v], describe="The task tree coloured by each task's action "
+                  f"({'favourite of ' + LEARNER_STYLE[learner][0] if shown == 'favourite' else 'best'}).",
+                  export_name="hedge_action_tree")
+        st.caption("Actions " + ", ".join(f"{k + 1}: {COLOUR_NAMES[k % len(COLOUR_NAMES)]}" for k in range(m["states"]))
+                   + "; light grey: tied (no favourite).")
+
+
+def _point_out(v: int) -> None:
+    """A task clicked in either map becomes the task pointed out."""
+    stored = st.session_state.get("hedge_run")
+    tree = stored[2] if stored else None
+    if tree is not None and 0 <= v < tree.n:
+        st.session_state["hedge_task"] = tree.name(v)
 
 
 _, _config, run_tree, result = stored

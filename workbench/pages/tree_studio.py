@@ -19,14 +19,13 @@ from engine.trees import editing
 from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
                                   read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
-from workbench.components import select_vertex, selected_vertex, tree_chart, tree_hash, tree_spec, vertex_box
+from workbench.components import select_vertex, selected_vertex, tree_hash, vertex_box
 from engine.trees.spec import generator_link
 from workbench import links
-from workbench.figures.tree_figure import LABEL_LIMIT
+from workbench.treeview import tree_view
 from workbench.state import can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, undo
 from workbench.text import md
 
-DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
 KEY = "studio_tree"      # the clickable tree and its selection (workbench.components)
 COPY_LIMIT = 5_000       # vertices whose Newick is shown to copy (larger: download it)
@@ -239,14 +238,12 @@ def editor(tree, version) -> None:
     links.write_query("tree_studio")   # a click reruns only this: the address follows
     selected = selected_vertex(tree, KEY, tree.root)
     selected_name = tree.name(selected)
-    if tree.n <= DRAW_LIMIT:
-        spec = tree_spec(tree, height=560 if tree.n > 30 else 460, hover_labels=True, selected=selected)
-        tree_chart(tree, KEY, spec, width="stretch")
-        hint = "Click a vertex to select it" + ("" if tree.n <= LABEL_LIMIT else " (names appear on hover)")
-        st.caption(f"{hint}; scroll to zoom, drag to pan.")
-    else:
-        st.info(f"This tree has {tree.n:,} vertices: trees above {DRAW_LIMIT:,} vertices are not drawn. "
-                "Its summary, edge table and downloads are below.")
+    hover = (lambda v: f"label: {tree.labels[v]}") if tree.labels is not None else None
+    tree_view(tree, KEY, selected=selected, height=560 if tree.n > 30 else 460, hover=hover,
+              describe=f"The current tree ({tree.n:,} vertices, rooted at {selected_name if selected == tree.root else tree.name(tree.root)}).")
+    st.caption("Click a vertex to select it (or find it by name); scroll to zoom, drag to pan, shift-drag to zoom to "
+               "a box. A shaded group stands for the vertices too close to tell apart at this zoom: its number "
+               "counts them; click it to zoom in.")
 
     st.subheader("Edit the selected vertex", divider="gray")
     vertex_box(tree, KEY, label="Vertex", default=tree.root,
