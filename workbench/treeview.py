@@ -36,7 +36,7 @@ from workbench.components import export_buttons, select_vertex, selected_vertex,
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
 from workbench.figures.style import FONT_FAMILY, NEUTRAL, PROBABILITY_SCALE, SELECT, current
 
-__all__ = ["tree_view", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
+__all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
            "colour_bytes", "DEFAULT_WIDTH"]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -201,26 +201,29 @@ def _b64(a: np.ndarray) -> str:
 
 def _label_spots(marks: Marks) -> tuple[list, list]:
     """Where each collapsed mark's count goes (its outline's middle, and the room there, px)."""
-    spots, texts = [], []
-    for g in range(len(marks.first)):
-        pts = marks.outline(g)
-        x0, y0 = pts.min(axis=0)
-        x1, y1 = pts.max(axis=0)
-        spots.append([round(float(pts[:, 0].mean()), 1), round(float(y0 + 0.62 * (y1 - y0)), 1),
-                      round(float(x1 - x0), 1)])
-        texts.append(f"{int(marks.counts[g]):,}")
-    return spots, texts
+    off = marks.outline_offsets
+    if len(off) < 2:
+        return [], []
+    pts = marks.outline_points.astype(float)
+    starts = off[:-1]
+    xs, ys = pts[:, 0], pts[:, 1]
+    x0, x1 = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts)
+    y0, y1 = np.minimum.reduceat(ys, starts), np.maximum.reduceat(ys, starts)
+    xm = np.add.reduceat(xs, starts) / np.diff(off)
+    spots = np.round(np.stack([xm, y0 + 0.62 * (y1 - y0), x1 - x0], axis=1), 1).tolist()
+    return spots, [f"{c:,}" for c in marks.counts.tolist()]
 
 
 def _mark_names(tree: Tree, marks: Marks) -> list[str]:
+    name = tree.name
     out = []
-    for kind, a, b, c in zip(marks.kinds, marks.first, marks.last, marks.counts):
+    for kind, a, b, c in zip(marks.kinds.tolist(), marks.first.tolist(), marks.last.tolist(), marks.counts.tolist()):
         if kind == RUN:
-            out.append(f"{tree.name(int(a))} … {tree.name(int(b))} (siblings)")
+            out.append(f"{name(a)} … {name(b)} (siblings)")
         elif kind == BAND:
-            out.append(f"below {tree.name(int(a))}")
+            out.append(f"below {name(a)}")
         else:
-            out.append(f"subtree of {tree.name(int(a))}" if c > 1 else tree.name(int(a)))
+            out.append(f"subtree of {name(a)}" if c > 1 else name(a))
     return out
 
 
@@ -260,9 +263,12 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     marks = _marks(drawing, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker, DEFAULT_BUDGET)
     if selected is None:
         selected = selected_vertex(tree, key, default)
-    data, pic = _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, categories, rings, ring_name,
-                         highlight, selected, path_of if path_of is not None else selected, hover, describe,
-                         show_path, style)
+    query = (st.session_state.get(key) or {}).get("query") if key in st.session_state else None
+    data, pic = view_payload(tree, key, drawing, marks, values=values, scale=scale, lo=lo, hi=hi,
+                             value_title=value_title, categories=categories, rings=rings, ring_name=ring_name,
+                             highlight=highlight, selected=selected,
+                             path_of=path_of if path_of is not None else selected, hover=hover, describe=describe,
+                             show_path=show_path, style=style, query=query)
     data["seq"] = vs.seq
     err = st.session_state.pop(f"{key}__error", None)
     _COMPONENT(key=key, data=data, height="content",
@@ -277,8 +283,14 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     return marks
 
 
-def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, categories, rings, ring_name,
-             highlight, selected, path_of, hover, describe, show_path, style) -> dict:
+def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, values=None, scale=PROBABILITY_SCALE,
+                 lo: float = 0.0, hi: float = 1.0, value_title: str = "", categories=None, rings=(),
+                 ring_name: str = "evidence", highlight=(), selected=None, path_of=None, hover=None,
+                 describe: str = "", show_path: bool = True, style=None, query: str | None = None) -> tuple:
+    """What the browser is sent for ``marks`` (a JSON-ready dict: positions and colours as base64
+    arrays) and the :class:`ViewPicture` its exports draw. No Streamlit call: the benchmark times
+    it as the server's work for one view."""
+    style = style or current()
     ids = marks.vertices
     k = len(ids)
     data: dict = {"key": key, "vp": [marks.viewport.x0, marks.viewport.x1, marks.viewport.y0, marks.viewport.y1],
@@ -290,8 +302,7 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, cate
                   "select": SELECT, "highlight": HIGHLIGHT, "flagColour": EVIDENCE, "flagName": ring_name}
     data["vxy"] = _b64(marks.vertex_xy)
     data["vid"] = _b64(ids.astype(np.int32))
-    names = tree.name_array()[ids] if k else np.zeros(0, dtype=str)
-    data["vname"] = [str(s) for s in names]
+    data["vname"] = [tree.name(v) for v in ids.tolist()]
     if hover is not None and k <= 5000:
         data["vtext"] = [str(hover(int(v))) for v in ids]
     data["ep"] = _b64(marks.edge_points)
@@ -356,10 +367,9 @@ def _payload(tree, key, drawing, marks, values, scale, lo, hi, value_title, cate
                              len(ring_set), ring_name)
     data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
                       + (f" · one level in {marks.stride}" if marks.stride > 1 else ""))
-    q = (st.session_state.get(key) or {}).get("query") if key in st.session_state else None
-    if q:
-        data["query"] = q
-        data["suggest"] = [{"id": v, "name": name} for v, name in suggest(tree, q)]
+    if query:
+        data["query"] = query
+        data["suggest"] = [{"id": v, "name": name} for v, name in suggest(tree, query)]
     data["rev"] = abs(hash(tuple(fingerprint))) % (1 << 52)
     pic = ViewPicture(marks.width, marks.height, marks.marker, marks.vertex_xy, vfill, data["vname"],
                       marks.edge_points, marks.edge_offsets, marks.outline_points, marks.outline_offsets, gfill,

@@ -166,3 +166,70 @@ def click_vertex(page, v: int) -> None:
         pass
     page.mouse.down()
     page.mouse.up()
+
+
+# ------------------------------------------------------------------ the tree view (workbench.treeview)
+#: a tree view's drawn vertices on screen: ``[[id, name, x, y], ...]`` in page coordinates (the
+#: view's state lives on its host element; the component sits in a shadow root, which Playwright's
+#: locators enter)
+VIEW_POINTS_JS = """(wrap) => {
+    const S = wrap.parentNode.__treeview;
+    if (!S || !S.m) return [];
+    const r = S.canvas.getBoundingClientRect(), t = S.t, m = S.m, out = [];
+    for (let i = 0; i < m.vid.length; i++) {
+        const x = m.vxy[2 * i] * t.ax + t.bx, y = m.vxy[2 * i + 1] * t.ay + t.by;
+        if (x >= 2 && x <= S.width - 2 && y >= 2 && y <= S.h - 2) out.push([m.vid[i], S.data.vname[i], r.left + x, r.top + y]);
+    }
+    return out;
+}"""
+
+#: a tree view's collapsed marks on screen: ``[[count, x, y], ...]`` (a point inside each, page coordinates)
+VIEW_MARKS_JS = """(wrap) => {
+    const S = wrap.parentNode.__treeview;
+    if (!S || !S.m) return [];
+    const r = S.canvas.getBoundingClientRect(), t = S.t, m = S.m, out = [];
+    for (let g = 0; g < m.gcount.length; g++) {
+        const a = m.go[g], b = m.go[g + 1];
+        let x = 0, y = 0;
+        for (let i = a; i < b; i++) { x += m.gp[2 * i]; y += m.gp[2 * i + 1]; }
+        x = (x / (b - a)) * t.ax + t.bx; y = (y / (b - a)) * t.ay + t.by;
+        if (x >= 4 && x <= S.width - 4 && y >= 4 && y <= S.h - 4) out.push([m.gcount[g], r.left + x, r.top + y]);
+    }
+    return out;
+}"""
+
+
+def tree_view(page, key: str):
+    """The locator of the tree view ``key`` (its ``div.tv``)."""
+    return page.locator(f"div.tv[data-key='{key}']")
+
+
+def wait_for_view(page, key: str, timeout: float = 60_000) -> None:
+    """Wait until the tree view ``key`` has drawn marks and asks for nothing more."""
+    view = tree_view(page, key)
+    view.wait_for(timeout=timeout)
+    page.wait_for_function(
+        """(el) => { const S = el.parentNode.__treeview;
+                     return !!(S && S.m && S.busy.style.display !== 'block'); }""",
+        arg=view.element_handle(timeout=timeout), timeout=timeout, polling=100)
+
+
+def view_points(page, key: str) -> list:
+    return tree_view(page, key).evaluate(VIEW_POINTS_JS)
+
+
+def view_marks(page, key: str) -> list:
+    return tree_view(page, key).evaluate(VIEW_MARKS_JS)
+
+
+def click_view_vertex(page, key: str, name: str | None = None, *, vid: int | None = None) -> tuple:
+    """Click a drawn vertex of the tree view ``key`` (by name or id; default: the first drawn) as a
+    person does, pointing at it first. Returns ``(id, name)``."""
+    pts = view_points(page, key)
+    for v, nm, x, y in pts:
+        if (name is None and vid is None) or nm == name or v == vid:
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.up()
+            return v, nm
+    raise AssertionError(f"vertex {name if name is not None else vid} is not drawn in {key} ({len(pts)} drawn)")

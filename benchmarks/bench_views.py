@@ -1,0 +1,222 @@
+"""Tree views at every size: what one view costs the server and the browser.
+
+``python -m benchmarks.bench_views [--json] [--sizes 1000,10000,100000,1000000] [--no-browser]``
+
+For each size and shape (uniform random, path, star of paths, caterpillar) and for a real file (the
+element tree of Debian's MIME database, ``freedesktop.org.xml`` of the shared-mime-info package,
+when it is installed; else a synthetic tree with one vertex of degree 1,000), on a 1,600 x 1,000 px
+canvas (the issue's window; a page's canvas is smaller, so it has fewer marks):
+
+- ``layout_s``: :class:`engine.trees.lod.TreeDrawing` (the O(n) preparation, once per tree);
+- ``overview_ms`` / ``zoom_ms``: the server's work for one view -- the marks, their colours (a
+  value per vertex, min/mean/max over each collapsed mark, ten ringed vertices) and the JSON the
+  browser is sent (:func:`workbench.treeview.view_payload`) -- for the whole tree and for a view
+  1 % as wide and as high, about a vertex (best of three);
+- ``marks`` / ``payload_bytes``: the larger of the two views; ``overlaps``: pairs of drawn vertices
+  nearer than a marker (whose circles overlap), over both views.
+
+With a browser (Debian's Chromium, as the tests): ``usable_s`` -- Online Marginals opened on a
+random tree of 10^4, 10^5 and 10^6 vertices by a fresh session of a warm server (the tree opened
+once before by another session, as when a lecturer shares a link), until the tree view is drawn
+and the app idle; ``page_usable_s`` -- each page that draws a tree, on the lecture's 5-vertex tree,
+fresh session, median of three: from navigation until the sidebar is drawn and Streamlit's running
+indicator has been gone for 0.5 s.
+
+Prints a table, or with ``--json`` one JSON object ``{"rows": [...], "usable_s": {...},
+"page_usable_s": {...}, "load_average": [...]}``. Times nothing inside a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+SHAPES = ("random", "path", "star of paths", "caterpillar")
+XML = Path("/usr/share/mime/packages/freedesktop.org.xml")
+CANVAS = (1600, 1000)
+PAGES = {"Tree Studio": "tree_studio", "Cover Inspector": "cover_inspector", "Online Marginals": "online_marginals",
+         "Belief Propagation": "belief_propagation"}
+
+
+def make(shape: str, n: int):
+    from engine.trees.generators import caterpillar_tree, path_tree, random_tree, star_of_paths
+
+    if shape == "random":
+        return random_tree(n, seed=3)
+    if shape == "path":
+        return path_tree(n)
+    if shape == "star of paths":
+        k = max(1, round(n ** 0.5))
+        return star_of_paths(k, max(1, (n - 1) // k))
+    if shape == "caterpillar":
+        return caterpillar_tree(n, seed=0)
+    raise ValueError(shape)
+
+
+def wide_tree():
+    """The real XML tree when installed, else one of the same build: a root of degree 1,000, each
+    child with 40 leaves and a few deeper chains."""
+    if XML.is_file():
+        from engine.trees import read_tree
+
+        return "xml (freedesktop.org.xml)", read_tree(XML)
+    from engine.trees import Tree
+
+    parent = [-1]
+    for c in range(1000):
+        parent.append(0)
+        me = len(parent) - 1
+        parent += [me] * 40
+        if c % 50 == 0:
+            for _ in range(6):
+                parent.append(len(parent) - 1)
+    return "synthetic: one vertex of degree 1,000", Tree.from_parent(np.array(parent))
+
+
+def _view_cost(tree, drawing, vp, values, rings):
+    from engine.trees.lod import Viewport
+    from workbench.figures.style import Style
+    from workbench.treeview import view_payload
+
+    best = None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        marks = drawing.marks(Viewport(*vp), *CANVAS)
+        data, _ = view_payload(tree, "bench", drawing, marks, values=values, rings=rings, style=Style())
+        text = json.dumps(data)
+        dt = (time.perf_counter() - t0) * 1000.0
+        best = dt if best is None else min(best, dt)
+    return best, marks, len(text.encode())
+
+
+def _overlaps(marks) -> int:
+    from scipy.spatial import cKDTree
+
+    if len(marks.vertex_xy) < 2:
+        return 0
+    return len(cKDTree(marks.vertex_xy.astype(float)).query_pairs(marks.marker - 1e-6))
+
+
+def row(shape: str, tree) -> dict:
+    from engine.trees.lod import TreeDrawing
+
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    drawing = TreeDrawing(tree)
+    layout_s = time.perf_counter() - t0
+    values = rng.random(tree.n)
+    rings = rng.choice(tree.n, min(10, tree.n), replace=False)
+    ov = drawing.overview(*CANVAS)
+    o_ms, o_marks, o_bytes = _view_cost(tree, drawing, (ov.x0, ov.x1, ov.y0, ov.y1), values, rings)
+    v = int(rng.integers(tree.n))   # a 1 % view about a vertex (it has something to show)
+    cx, cy = float(drawing.x[v]), float(drawing.y[v])
+    w, h = 0.005 * ov.width, 0.005 * ov.height
+    z_ms, z_marks, z_bytes = _view_cost(tree, drawing, (cx - w, cx + w, cy - h, cy + h), values, rings)
+    return {"n": tree.n, "shape": shape, "layout": drawing.layout, "layout_s": round(layout_s, 3),
+            "overview_ms": round(o_ms, 1), "zoom_ms": round(z_ms, 1), "marks": max(o_marks.total, z_marks.total),
+            "payload_bytes": max(o_bytes, z_bytes), "overlaps": _overlaps(o_marks) + _overlaps(z_marks)}
+
+
+# ------------------------------------------------------------------ in Chromium
+_IDLE_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') { window.__quietFrom = 0; return false; }
+    if (!document.querySelector('[data-testid="stSidebarNav"]')) return false;
+    if (document.querySelector('[data-testid="stStatusWidget"]')) { window.__quietFrom = 0; return false; }
+    window.__quietFrom = window.__quietFrom || performance.now();
+    return performance.now() - window.__quietFrom >= 500;
+}"""
+
+
+def _open(b, url: str, path: str, *, view: str | None = None, timeout: float = 180.0) -> float:
+    """Seconds from navigation to the page usable (and ``view``'s tree drawn), in a fresh session."""
+    from tests.browser.conftest import wait_for_view
+
+    ctx = b.new_context(viewport={"width": 1600, "height": 1000})
+    pg = ctx.new_page()
+    t0 = time.perf_counter()
+    pg.goto(f"{url}/{path}")
+    if view is not None:
+        wait_for_view(pg, view, timeout=timeout * 1000)
+    pg.wait_for_function(_IDLE_JS, timeout=timeout * 1000, polling=50)
+    dt = time.perf_counter() - t0 - 0.5   # the quiet half second is the test, not the wait
+    ctx.close()
+    return dt
+
+
+def browser_times(sizes=(10_000, 100_000, 1_000_000), repeats: int = 3) -> tuple[dict, dict]:
+    from benchmarks.app_client import ROOT, serve
+    from benchmarks.bench_app import _browser
+    from tests.browser.conftest import chromium_path
+
+    chromium = chromium_path()
+    if chromium is None:
+        return {}, {}
+    env = dict(os.environ, TREE_WORKBENCH_DB=str(Path("/tmp") / f"bench_views_{os.getpid()}.sqlite"))
+    usable, pages = {}, {}
+    with serve(ROOT, env=env, start_timeout=600) as (url, _):
+        pw, b = _browser(chromium)
+        try:
+            for title, path in PAGES.items():
+                _open(b, url, path)   # the page's first session on this server (not timed)
+                pages[title] = round(statistics.median(_open(b, url, path) for _ in range(repeats)), 2)
+            for n in sizes:
+                path = f"online_marginals?tree=random:{n}:3"
+                _open(b, url, path, view="om_tree", timeout=600)   # the tree's first session: it is laid out
+                usable[str(n)] = round(_open(b, url, path, view="om_tree", timeout=600), 2)
+        finally:
+            b.close()
+            pw.stop()
+    return usable, pages
+
+
+def run(sizes=(1_000, 10_000, 100_000, 1_000_000), browser: bool = True) -> dict:
+    rows = [row(shape, make(shape, n)) for n in sizes for shape in SHAPES]
+    name, tree = wide_tree()
+    rows.append(row(name, tree))
+    out = {"rows": rows}
+    if browser:
+        out["usable_s"], out["page_usable_s"] = browser_times()
+    else:
+        out["usable_s"], out["page_usable_s"] = {}, {}
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
+def table(res: dict) -> str:
+    lines = ["| n | shape | layout | layout s | overview ms | zoom ms | marks | payload KB | overlaps |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in res["rows"]:
+        lines.append(f"| {r['n']:,} | {r['shape']} | {r['layout']} | {r['layout_s']:.2f} | {r['overview_ms']:.0f} | "
+                     f"{r['zoom_ms']:.0f} | {r['marks']:,} | {r['payload_bytes'] / 1024:.0f} | {r['overlaps']} |")
+    if res.get("usable_s"):
+        lines.append("")
+        lines.append("Online Marginals usable (fresh session, warm server): "
+                     + ", ".join(f"n = {int(k):,}: {v} s" for k, v in res["usable_s"].items()))
+    if res.get("page_usable_s"):
+        lines.append("Lecture tree, fresh session, median of 3: "
+                     + ", ".join(f"{k} {v} s" for k, v in res["page_usable_s"].items()))
+    lines.append(f"load average {res['load_average']}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--sizes", default="1000,10000,100000,1000000", help="comma-separated vertex counts")
+    ap.add_argument("--no-browser", action="store_true", help="server times only (no Chromium)")
+    args = ap.parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+    res = run(sizes, browser=not args.no_browser)
+    print(json.dumps(res) if args.json else table(res))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
