@@ -242,3 +242,25 @@ def test_subtree_kind_counts_whole_subtrees():
             stack += ch
         assert m.counts[g] == len(sub)
     assert math.isfinite(m.viewport.width)
+
+
+@pytest.mark.parametrize("layout", ["tidy", "radial"])
+def test_opening_a_mark_draws_its_first_level(layout):
+    from engine.trees import read_tree
+    from pathlib import Path
+
+    xml = Path("/usr/share/mime/packages/freedesktop.org.xml")
+    if xml.is_file():
+        t = read_tree(xml)
+    else:   # the same build: a root of degree 1,000 with 40 leaves under each child
+        t = Tree.from_parent(np.array([-1] + sum(([0] + [1 + 41 * c] * 40 for c in range(1000)), [])))
+    d = TreeDrawing(t, layout)
+    m = d.marks(d.overview(900, 560), 900, 560)
+    runs = np.flatnonzero(m.kinds == RUN)
+    assert runs.size
+    g = int(runs[np.argmax(m.counts[runs])])
+    vp = d.opening(m, g)
+    assert vp.width <= 0.5 * m.viewport.width + 1e-9
+    inner = d.marks(vp, 900, 560)
+    # the run's first sibling is drawn in the opened view
+    assert int(m.first[g]) in inner.vertices.tolist()

@@ -171,6 +171,22 @@ def _on_choose(tree: Tree, key: str, on_pick) -> None:
         on_pick(int(v))
 
 
+def _on_open(tree: Tree, key: str) -> None:
+    """A collapsed mark clicked: the view that draws its first level (:meth:`TreeDrawing.opening`)."""
+    ev = (st.session_state.get(key) or {}).get("open") or {}
+    shown = st.session_state.get(f"{key}__shown")
+    g = ev.get("g") if isinstance(ev, dict) else None
+    if shown is None or not isinstance(g, int):
+        return
+    layout, vp, width, height, marker = shown
+    drawing = drawing_of(tree, layout)
+    marks = _marks(drawing, vp, width, height, marker, DEFAULT_BUDGET)
+    if 0 <= g < len(marks.first):
+        vs = view_state(key)
+        seq = ev.get("seq")   # the browser's number for this request (its later ones win)
+        set_view(key, replace(vs, viewport=drawing.opening(marks, g), seq=seq if isinstance(seq, int) else vs.seq))
+
+
 # ------------------------------------------------------------------ colours
 def _scale_arrays(scale) -> tuple[np.ndarray, np.ndarray]:
     from workbench.figures.style import _rgb
@@ -260,7 +276,9 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     vp = vs.viewport or drawing.overview(vs.width, height)
     if drawing.layout == "radial":
         vp = vp.fitted(vs.width, height)
-    marks = _marks(drawing, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker, DEFAULT_BUDGET)
+    shown = (vs.layout, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker)
+    marks = _marks(drawing, *shown[1:], DEFAULT_BUDGET)
+    st.session_state[f"{key}__shown"] = shown   # what a click on a collapsed mark refers to
     if selected is None:
         selected = selected_vertex(tree, key, default)
     query = (st.session_state.get(key) or {}).get("query") if key in st.session_state else None
@@ -274,7 +292,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     _COMPONENT(key=key, data=data, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
-               on_choose_change=lambda: _on_choose(tree, key, on_pick))
+               on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key))
     if err:
         st.error(err)
     export_buttons(None, key=key, name=export_name or key,

@@ -273,6 +273,49 @@ class TreeDrawing:
             y0, y1 = min(y0, box[j, 2]), max(y1, box[j, 3])
         return Viewport(float(x0) - 0.5, float(x1) + 0.5, float(y0) - 0.5, float(y1) + 0.5)
 
+    def opening(self, marks: Marks, g: int) -> Viewport:
+        """The view that opens collapsed mark ``g`` of ``marks``: centred on its first level (the
+        run's siblings; the subtree's or band's vertex and its children) and close enough that
+        neighbours there are 2.5 markers apart, at least twice as close as ``marks``' view."""
+        kind, a, b = int(marks.kinds[g]), int(marks.first[g]), int(marks.last[g])
+        ra, rb = int(self._rank[a]), int(self._rank[b])
+        top = [ra]
+        if kind == RUN:
+            first, last, k = ra, rb, 1
+            j = ra
+            while j != rb:
+                j += int(self._size[j])
+                k += 1
+        else:
+            c0, c1 = int(self._ptr[ra]), int(self._ptr[ra + 1])
+            first = int(self._idx[c0]) if c1 > c0 else ra
+            last = int(self._idx[c1 - 1]) if c1 > c0 else ra
+            k = c1 - c0
+        pts = top + [first, last]
+        d = self._depth[first]
+        extent = float(self._tx[last] - self._tx[first])
+        if self.layout == "radial":
+            extent *= self._angle * self._ring[d]
+        x, y = list(self._x[pts]), list(self._y[pts])
+        if self.layout == "radial":   # the arc between the outer two, through its middle
+            theta = 0.5 * math.pi - 0.5 * (self._tx[first] + self._tx[last]) * self._angle
+            x.append(self._ring[d] * math.cos(theta))
+            y.append(self._ring[d] * math.sin(theta))
+        cx, cy = 0.5 * (min(x) + max(x)), 0.5 * (min(y) + max(y))
+        vp, width, height, marker = marks.viewport, marks.width, marks.height, marks.marker
+        w = max(1.4 * (max(x) - min(x)), 3.0)
+        h = max(1.4 * (max(y) - min(y)), 3.0)
+        if k > 1 and extent > 0:   # neighbours 2.5 markers apart
+            w = min(w, width * (extent / (k - 1)) / (2.5 * marker))
+        if self.layout == "tidy":   # and the levels 3 markers apart
+            h = min(h, height / (3.0 * marker))
+        w, h = min(w, 0.5 * vp.width), min(h, 0.5 * vp.height)
+        out = Viewport(cx - 0.5 * w, cx + 0.5 * w, cy - 0.5 * h, cy + 0.5 * h)
+        if self.layout == "radial":
+            s = min(w / width, h / height)
+            out = Viewport(cx - 0.5 * s * width, cx + 0.5 * s * width, cy - 0.5 * s * height, cy + 0.5 * s * height)
+        return out
+
     # ------------------------------------------------------------------ the marks of a view
     def marks(self, viewport: Viewport, width: int, height: int, *, budget: int = DEFAULT_BUDGET,
               marker: float = DEFAULT_MARKER) -> Marks:

@@ -312,19 +312,14 @@ function click(S, sx, sy) {
     S.api.setTriggerValue("pick", { id: S.m.vid[h.i] });
     return;
   }
-  // a collapsed mark: zoom into it (at least twice, at most eight times, each way)
-  const m = S.m, t = S.t;
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-  for (let i = m.go[h.i]; i < m.go[h.i + 1]; i++) {
-    const x = m.gp[2 * i] * t.ax + t.bx, y = m.gp[2 * i + 1] * t.ay + t.by;
-    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
-  }
-  const W = S.width, H = S.h;
-  let w = Math.min(Math.max(x1 - x0, W / 8), W / 2), hh = Math.min(Math.max(y1 - y0, H / 8), H / 2);
-  let cx = 0.5 * (x0 + x1), cy = 0.5 * (y0 + y1);
-  if (x1 - x0 > W / 2) cx = sx;
-  if (y1 - y0 > H / 2) cy = sy;
-  zoomToBox(S, cx - w / 2, cy - hh / 2, cx + w / 2, cy + hh / 2);
+  // a collapsed mark: the server opens it (a view that draws its first level vertex by vertex);
+  // until that view arrives, the marks shown are zoomed twice about the click
+  S.seq = (S.seq || 0) + 1;
+  S.api.setTriggerValue("open", { g: h.i, rev: S.data.rev, seq: S.seq });
+  const t = S.t;
+  S.t = { ax: t.ax * 2, bx: sx - (sx - t.bx) * 2, ay: t.ay * 2, by: sy - (sy - t.by) * 2 };
+  S.busy.style.display = "block";
+  draw(S);
 }
 
 function hover(S, sx, sy) {
@@ -597,6 +592,7 @@ export default function (component) {
     const keep = S.m && S.seq && data.seq !== undefined && data.seq < S.seq ? viewport(S) : null;
     S.data = data;
     S.m = decode(data);
+    S.tip.style.display = "none";
     S.t = transformFor(data, keep || data.vp, S.width, S.h);
     if (!keep) S.busy.style.display = "none";
     if (Math.abs(S.width - data.w) >= 2) request(S, {});

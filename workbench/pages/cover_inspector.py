@@ -78,10 +78,10 @@ def round_counts(tree: Tree, root: int, rake_only: bool) -> pd.DataFrame:
     """Per round t: the vertices of T_t, how many are merged (rakes, compresses), and D's nodes
     formed in it (O(n + m), no T_t is built)."""
     cover = cached_cover(tree, root, rake_only)
-    vr = np.asarray(cover.vertex_round)
+    vr = np.asarray(cover.vertex_round)   # -1: a leaf of T (only ever the end of an edge)
     rounds = np.arange(cover.rounds + 1)
     merged = np.bincount(vr[vr >= 0], minlength=cover.rounds + 1)[: cover.rounds + 1]
-    alive = tree.n - np.concatenate([[0], np.cumsum(merged)[:-1]])
+    alive = np.count_nonzero(vr >= 0) - np.concatenate([[0], np.cumsum(merged)[:-1]])
     kind, rnd = np.asarray(cover.kind), np.asarray(cover.round)
     rakes = np.bincount(rnd[(kind == RAKE) & (rnd >= 0)], minlength=cover.rounds + 1)[: cover.rounds + 1]
     compresses = np.bincount(rnd[(kind == COMPRESS) & (rnd >= 0)], minlength=cover.rounds + 1)[: cover.rounds + 1]
@@ -298,8 +298,8 @@ opt, rake = (other, cover) if cover.rake_only else (cover, other)
 info = cached_info(tree)
 with c3:
     st.markdown(f"**{tree.n:,} vertices**, {int(tree.leaves.size):,} leaves, D has {cover.m:,} nodes "
-                f"({cover.rounds} rounds).  \nThe black vertices of $T_t$ are merged in round t; the "
-                f"shaded bands are the components formed before it.")
+                f"({cover.rounds} rounds).  \nThe ringed vertices of T are those of $T_t$ merged in round t; "
+                f"the colour says when each vertex is merged.")
 
 # metrics side by side
 mcols = st.columns(7 if tree.n <= BRUTE_FORCE_N else 4)
@@ -406,7 +406,7 @@ def rounds(tree, cover, s: int) -> None:
     chain = cover.ancestors(cover.node_of_vertex(sel_vertex)) if sel_vertex is not None else None
     n_merge = int(tr.mergeable.sum())
     st.markdown(f"**Round {t}:** $T_{{{t}}}$ has {tr.vertices.size:,} vertices, {n_merge:,} of them mergeable "
-                f"(black). " + ("Only s is left: the cover is complete." if t == cover.rounds else
+                f"(ringed). " + ("Only s is left: the cover is complete." if t == cover.rounds else
                                 f"They form {n_merge:,} new component{'' if n_merge == 1 else 's'} of height {t + 1}."))
     rooted = cached_rooted(tree, s)
     vr = np.asarray(cover.vertex_round)
@@ -414,9 +414,10 @@ def rounds(tree, cover, s: int) -> None:
     comp = cover.vertices_of(sel_node) if sel_node is not None and cover.node_size()[sel_node] <= COMPONENT_RING else ()
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**The tree T** rooted at s = {md(tree.name(s))}: colour = the round a vertex is merged in")
+        st.markdown(f"**The tree T** rooted at s = {md(tree.name(s))}: colour = the round a vertex is merged in "
+                    "(grey: a leaf of T, only ever the end of an edge)")
         split = int(cover.split_vertex[sel_node]) if sel_node is not None and cover.kind[sel_node] != EDGE else None
-        tree_view(rooted, "cover_t_view", values=np.where(vr < 0, cover.rounds, vr).astype(float),
+        tree_view(rooted, "cover_t_view", values=np.where(vr < 0, np.nan, vr).astype(float),
                   scale=SEQUENTIAL_SCALE, lo=0.0, hi=float(max(cover.rounds, 1)), value_title="merged in round",
                   rings=merging, ring_name=f"merged in round {t}", highlight=comp, selected=sel_vertex,
                   path_of=sel_vertex if sel_vertex is not None else split,
