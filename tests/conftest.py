@@ -90,3 +90,23 @@ def tree_views(at) -> list:
     """The tree views (``workbench.treeview``: a Streamlit v2 component, which AppTest lists as an
     unknown element of type ``bidi_component``) on the page, in order."""
     return at.get("bidi_component")
+
+
+def view_data(at, key: str) -> dict:
+    """What the tree view ``key`` was sent (``workbench.treeview.view_payload``), its base64 arrays
+    decoded: ``vid`` (drawn vertices), ``vflag`` (ringed), ``gcount`` (collapsed marks' counts), ..."""
+    import base64
+    import json
+
+    import numpy as np
+
+    types = {"vxy": np.float32, "vid": np.int32, "vfill": np.uint8, "vflag": np.uint8, "ep": np.float32,
+             "eo": np.int32, "ew": np.uint8, "gp": np.float32, "go": np.int32, "gcount": np.int32,
+             "gfill": np.uint8, "gstat": np.float32, "gflag": np.int32, "path": np.float32, "hxy": np.float32}
+    for el in tree_views(at):
+        if el.key == key:
+            data = json.loads(el.proto.json)
+            for name, dtype in types.items():
+                data[name] = np.frombuffer(base64.b64decode(data.get(name) or ""), dtype=dtype)
+            return data
+    raise KeyError(f"no tree view {key!r} on the page")

@@ -11,7 +11,6 @@ from engine.cover import figure1_tree, optimal_cover
 from engine.inference.belief_propagation import belief_propagation, sequential_schedule
 from engine.inference.potentials import potts_interaction, random_node_potentials
 from engine.trees import generate, read_tree
-from engine.trees.layout import tidy_layout
 from tests.conftest import ROOT
 from workbench.figures import cover_figures as cf
 from workbench.figures import forest_figures as ff
@@ -43,19 +42,14 @@ def gallery(style) -> dict:
         "tree_primates": tree_figure(primates, selected=primates.root, height=460, style=s),
         "tree_probability": inf.probability_colours(tree_figure(lecture, color=[0.05, 0.45, 0.55, 0.95, 0.5],
                                                                 colorscale=inf.PROB_SCALE, style=s)),
-        "cover_tree": cf.cover_tree_figure(cover, tidy_layout(t14), cover.trace(1), selected_node=cover.m - 1,
-                                           title="T_1 on the tree T", style=s),
-        "cover_d": cf.decomposition_figure(cover, tidy_layout(cover.to_tree()), 1, title="Decomposition tree D", style=s),
         "cover_icicle": cf.icicle_figure(cover, style=s),
         "cover_roots": cf.roots_figure(["1", "3", "7"], [4, 5, 4], best="1", style=s),
         "cover_growth": cf.growth_figure([{"family": f, "n": n, "height": h} for f in ("path", "star")
                                           for n, h in ((10, 3), (100, 5), (1000, 7))], style=s),
-        "cover_contracted": cf.contracted_tree_figure(cover, cover.trace(2), title="T_2", style=s),
         "bp_messages": inf.message_figure(lecture, msgs[:6], current=5, title="Step 6 of 8", style=s),
         "bp_done": inf.message_figure(lecture, msgs, current=7, beliefs=bp.marginals, title="done", style=s),
         "marginal_bars": inf.marginal_bars([0.45, 0.55], [0.5, 0.5], title="P(x_4)", style=s),
         "difference_bars": inf.difference_bars(["1", "2"], np.array([[0.1, -0.1], [0.02, -0.02]]), style=s),
-        "d_figure": inf.d_figure(cover.to_tree(), [0, 3], kinds=cover.kind, style=s),
         "elimination": inf.elimination_bars({"centre first": [("0", 64), ("1", 2)], "leaves first": [("1", 2), ("2", 2)]},
                                             style=s),
         "work": inf.work_bars(38, 58, 3, style=s),
@@ -64,7 +58,6 @@ def gallery(style) -> dict:
                                                **{k + sfx: [(0, 0), (10, v)] for k, v in (("tree_hedge", 3),
                                                   ("independent_hedge", 4), ("shared_hedge", 5)) for sfx in ("_loss", "_excess")}},
                                               excess=True, t=5, style=s),
-        "hedge_tree": hf.action_tree_figure(t60, [i % 3 for i in range(60)], 3, title="favourite action", style=s),
         "hedge_heat": hf.regret_heatmap([0, 5, 10], rng.random((3, 60)), t60.names, list(range(60)), t=5, style=s),
         "ofde_curve": ff.learning_curve_figure({"OFDE": [[1, -9], [10, -7], [100, -5.5], [1000, -5.2]]},
                                                {"Chow-Liu": -5.15, "CLT (eps 0.75)": -5.16}, style=s),

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, star_tree
-from tests.conftest import open_app_page
+from tests.conftest import open_app_page, view_data
 
 PAGE = "workbench/pages/cover_inspector.py"
 
@@ -117,22 +117,19 @@ def test_presets_run(preset):
     assert not at.exception
 
 
-def test_figures_mark_mergeable_vertices_and_components():
-    from workbench.figures.cover_figures import contracted_tree_figure, cover_tree_figure, decomposition_figure
-    from engine.trees.layout import tidy_layout
-
-    tree = figure1_tree()
-    cover = optimal_cover(tree, "1")
+def test_views_ring_each_rounds_mergeable_vertices():
+    """T is coloured by the round each vertex is merged in and rings those of round t; D draws
+    every node (a small tree), by kind."""
+    at = open_app_page("workbench/pages/cover_inspector.py")
+    at.button(key="cover_preset_Figure 1").click().run()
+    cover = optimal_cover(figure1_tree(), "1")
     for t in range(cover.rounds + 1):
+        at.slider(key="cover_t").set_value(t).run()
+        assert not at.exception, at.exception
+        tv = view_data(at, "cover_t_view")
+        ringed = sorted(int(v) for v, f in zip(tv["vid"], tv["vflag"]) if f)
         tr = cover.trace(t)
-        black = sorted(tr.vertices[tr.mergeable].tolist())
-        for fig in (contracted_tree_figure(cover, tr), cover_tree_figure(cover, tidy_layout(tree), tr)):
-            merg = [d for d in fig.data if d.name == f"M<sub>{t}</sub> (mergeable)"]
-            assert sorted(merg[0].customdata.tolist() if merg else []) == black
-        # click targets on edges name the component present at round t
-        f = cover_tree_figure(cover, tidy_layout(tree), tr)
-        owners = [d for d in f.data if d.name == "components"][0].customdata
-        assert sorted(set((-owners - 1).tolist())) == sorted(set(cover.edge_owner(t).tolist()))
-        d = decomposition_figure(cover, tidy_layout(cover.to_tree()), t)
-        later = [z for tr_ in d.data if tr_.name and "later" in tr_.name for z in tr_.customdata]
-        assert sorted(later) == sorted(int(z) for z in range(cover.m) if cover.round[z] >= t)
+        assert ringed == sorted(tr.vertices[tr.mergeable].tolist()) if t < cover.rounds else ringed == []
+        assert sorted(tv["vid"].tolist()) == list(range(cover.tree.n))   # every vertex drawn
+    dv = view_data(at, "cover_d_view")
+    assert sorted(dv["vid"].tolist()) == list(range(cover.m))

@@ -190,3 +190,29 @@ def test_evidence_is_data_that_differs_from_the_starting_data():
         assert {tree.name(i): v.tolist() for i, v in s.evidence.items()} == {a: [1.0, 1.0]}, how
         s.apply({"update": a, "data": [0.5, 2.0]})     # back to its starting data
         assert s.evidence == {}, how
+
+
+def test_a_shared_cover_and_prior_give_the_same_session():
+    """A server builds the cover and the prior marginals once and hands them to every session: the
+    session answers as one that built its own (same content, another tree object too)."""
+    from engine.cover import default_root, optimal_cover
+    from engine.inference.belief_propagation import belief_propagation
+    from engine.trees.generators import random_tree
+
+    tree = random_tree(300, seed=5)
+    E = np.array([[2.0, 1.0], [1.0, 2.0]])
+    cover = optimal_cover(tree, default_root(tree))
+    prior = belief_propagation(tree, np.ones((tree.n, 2)), E, k=2).marginals
+    copy = random_tree(300, seed=5)                   # equal content, another object
+    shared = OnlineSession(copy, 2, E, cover=cover, prior=prior)
+    own = OnlineSession(tree, 2, E)
+    assert shared.cover_kind == "optimal" and shared.model.cover.s == own.model.cover.s
+    np.testing.assert_allclose(shared.prior, own.prior, rtol=1e-12)
+    for v in (3, 77, 250):
+        shared.update(v, [1.0, 0.0])
+        own.update(v, [1.0, 0.0])
+    np.testing.assert_allclose(shared.marginals(), own.marginals(), rtol=1e-9)
+    with pytest.raises(InvalidParameterError, match="another tree"):
+        OnlineSession(random_tree(300, seed=6), 2, E, cover=cover)
+    with pytest.raises(InvalidParameterError, match="prior marginals of shape"):
+        OnlineSession(tree, 2, E, prior=prior[:10])

@@ -1,5 +1,5 @@
-"""Page pieces every page shares: a clickable tree, a pick-by-name box, and figures that cost
-nothing to send again.
+"""Page pieces every page shares: a vertex's selection, a pick-by-name box, and figures that cost
+nothing to send again. (A tree itself is drawn by :mod:`workbench.treeview`, at any size.)
 
 **Clickable figures.** :func:`clickable_chart` draws a Plotly figure whose points carry ids in
 ``customdata`` and turns each click into a call ``on_pick(id)`` that runs *before* the page (or its
@@ -9,12 +9,10 @@ is a new chart after every click; reading the click after drawing (the old way) 
 empty chart and lost every second click. A callback reads the click of the chart that was clicked.
 Every point trace keeps its colour and its names when Plotly marks a selection (no fading).
 
-**The tree with its selection.** :func:`selected_vertex` / :func:`select_vertex` keep a page's
-selected vertex (by name, so it survives reruns and falls back to a default on another tree);
-:func:`tree_spec` draws a tree from a figure cached per (tree, height, title) with per-run
-colours, an orange ring on the vertices with evidence and a red ring on the selected vertex;
-:func:`vertex_box` is the "pick a vertex by name" box beside it (the keyboard route: type to
-filter, Enter to pick).
+**The selected vertex.** :func:`selected_vertex` / :func:`select_vertex` keep a page's selected
+vertex (by name, so it survives reruns and falls back to a default on another tree);
+:func:`vertex_box` is a "pick a vertex by name" box (the keyboard route: type to filter, Enter to
+pick).
 
 **Figures as specs.** Building a ``plotly.graph_objects.Figure`` validates every array (tens of
 ms for 1,000 points). A figure that is redrawn on every click is built once per (tree, settings),
@@ -41,7 +39,7 @@ from engine.trees import Tree
 __all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
            "selected_vertex",
            "select_vertex",
-           "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
+           "vertex_box", "ring_trace", "tree_hash", "RING",
            "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
 
 RING = "#e63946"            # the selected vertex
@@ -316,68 +314,7 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
         st.error(err)
 
 
-# ------------------------------------------------------------------ a tree drawn from a cached base
-@st.cache_resource(max_entries=24, hash_funcs={Tree: tree_hash}, show_spinner=False)
-def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optional[tuple] = None,
-              colour_title: str = "", hover_labels: bool = False, style=None) -> tuple[dict, np.ndarray, np.ndarray]:
-    """The figure of a tree as a dict (tidy layout, edges, named vertices), shared read-only by
-    every session. With ``colour_scale`` the vertices take per-run numbers on [0, 1] (a fixed
-    scale, so that the same colour means the same number on every run); ``hover_labels`` adds
-    each vertex's label to its hover text; ``style`` is the session's figure style (theme,
-    presenter mode), part of the cache key. Returns the dict and
-    the vertices' x and y (the dict holds them base64-encoded)."""
-    from engine.trees.layout import tidy_layout
-    from workbench.figures.tree_figure import tree_figure
-
-    x, y = tidy_layout(tree)
-    hover = None
-    if hover_labels and tree.labels is not None and tree.n <= 20_000:
-        hover = [f"label: {lab}" for lab in tree.labels]
-    if colour_scale is None:
-        fig = tree_figure(tree, layout=(x, y), title=title, height=height, hover=hover, style=style)
-    else:
-        fig = tree_figure(tree, layout=(x, y), color=np.zeros(tree.n), colorscale=[list(c) for c in colour_scale],
-                          cmin=0.0, cmax=1.0, colorbar_title=colour_title or None, title=title, height=height,
-                          hover=hover, style=style)
-    spec = as_spec(fig)
-    vt = spec["data"][_vertex_trace(spec)]
-    ids_are_names = tree.names == tuple(map(str, range(tree.n)))
-    if ids_are_names and hover is None and tree.n > 100:
-        # the names are the ids: hover shows the id (and no list of names is sent)
-        vt.pop("hovertext", None)
-        vt.pop("hoverinfo", None)
-        vt["hovertemplate"] = "<b>%{customdata}</b><extra></extra>"
-    spec["data"].append(_pick_trace(vt))
-    for k in ("hovertext", "hovertemplate"):
-        vt.pop(k, None)
-    vt["hoverinfo"] = "skip"   # the pick layer above answers hovers and clicks
-    return spec, x, y
-
-
-def _pick_trace(vt: dict) -> dict:
-    """The clickable layer of a tree: one hollow red ring per vertex, on top of the vertices, with
-    their ids and hover texts. Only selected rings are visible (base opacity 0), so Plotly draws the
-    ring of a clicked vertex itself, in the browser, and the chart's spec does not change with a
-    click (see :func:`tree_chart`)."""
-    size = float(vt["marker"].get("size", 7))
-    ring = {"type": vt.get("type", "scatter"), "name": "selected", "mode": "markers", "showlegend": False,
-            "x": vt["x"], "y": vt["y"], "customdata": vt.get("customdata"),
-            # the size of the vertices, so that a click picks the vertex under the mouse (Plotly
-            # picks among the points within a marker's radius); a selected ring is drawn larger
-            "marker": {"size": size, "symbol": "circle-open", "color": RING, "opacity": 0,
-                       "line": {"width": 3.5, "color": RING}},
-            "selected": {"marker": {"opacity": 1, "size": size + 10}}, "unselected": {"marker": {"opacity": 0}},
-            "selectedpoints": []}
-    for k in ("hovertext", "hoverinfo", "hovertemplate", "hoverlabel"):
-        if k in vt:
-            ring[k] = vt[k]
-    return ring
-
-
-def _vertex_trace(spec: dict) -> int:
-    return next(i for i, t in enumerate(spec["data"]) if t.get("name") == "vertices")
-
-
+# ------------------------------------------------------------------ rings on a Plotly tree
 def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width: float, name: str) -> dict:
     """Rings (hollow markers, not clickable) around ``vertices``, as a trace dict."""
     idx = np.asarray(list(vertices), np.int64)
@@ -386,87 +323,3 @@ def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width
             "mode": "markers", "hoverinfo": "skip", "showlegend": False, "name": name,
             "marker": {"size": size, "color": "rgba(0,0,0,0)", "line": {"width": width, "color": colour}},
             "selected": keep, "unselected": keep}
-
-
-def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, colour=None,
-              colour_scale: Optional[Sequence] = None, colour_title: str = "", rings: Sequence[int] = (),
-              selected: Optional[int] = None, hover_labels: bool = False) -> Spec:
-    """The tree of :func:`tree_base` with this run's vertex colours (numbers on [0, 1]), orange
-    rings on ``rings`` and a red ring on ``selected``. Costs a copy of two lists, not a figure."""
-    from workbench.figures.style import colour_at, contrast_text, current
-
-    scale = None if colour_scale is None else tuple(tuple(c) for c in colour_scale)
-    args = (tree, height, title, scale, colour_title, hover_labels, current())
-    base, x, y = tree_base(*args)
-    data = list(base["data"])
-    iv = _vertex_trace(base)
-    vt = data[iv]
-    if colour is not None:
-        values = np.asarray(colour, float)
-        vt = dict(vt)
-        vt["marker"] = dict(vt["marker"], color=np.round(values, 4))
-        if "text" in vt.get("mode", "") and isinstance(vt.get("textfont", {}).get("color"), (list, tuple)):
-            # names drawn inside the vertices: each in the colour that reads on its new fill
-            steps = [list(c) for c in scale]
-            vt["textfont"] = dict(vt["textfont"], color=[contrast_text(colour_at(v, steps)) for v in values])
-        data[iv] = vt
-    size = float(vt["marker"].get("size", 7))
-    pick = data.pop()   # the pick layer stays on top
-    if rings:
-        data.append(ring_trace(x, y, rings, size=size + 6, colour=EVIDENCE_RING, width=2.5, name="evidence"))
-    data.append(dict(pick, selectedpoints=[] if selected is None else [int(selected)]))
-    # what the drawing shows besides the selection (tree_chart keeps the chart when it is unchanged)
-    fingerprint = (tree.content_key, *args[1:], None if colour is None else vt["marker"]["color"].tobytes(),
-                   tuple(rings))
-    return Spec({"data": data, "layout": base["layout"]}, fingerprint)
-
-
-def tree_chart(tree: Tree, key: str, spec: Spec, *, default: Optional[int] = None,
-               on_pick: Optional[Callable[[int], None]] = None, **chart_args) -> None:
-    """A tree figure (from :func:`tree_spec`) whose clicks select a vertex (stored under ``key``;
-    ``on_pick(v)`` after).
-
-    A click costs the browser almost nothing: Streamlit names a chart after its whole spec, and a
-    chart whose spec changes is built again from scratch in the browser (0.3-2 s for 1,000
-    vertices on a loaded laptop). So the spec does not change with a click: Plotly rings the
-    clicked vertex itself (the pick layer of :func:`tree_base`), and the spec sent keeps the
-    selection it was drawn with. The spec takes the selection only when the browser does not
-    already show it: a pick by name, new colours or rings, a click that deselected, a page
-    opened again."""
-
-    def pick(v):
-        if 0 <= v < tree.n:
-            select_vertex(tree, key, v)
-            if on_pick is not None:
-                on_pick(v)
-
-    def cleared():   # the browser no longer shows a ring: draw the selection again
-        st.session_state[f"{key}__cleared"] = True
-
-    fingerprint = getattr(spec, "fingerprint", None)
-    if fingerprint is not None:
-        spec = _keep_drawn(tree, key, spec, fingerprint, default)
-    clickable_chart(spec, key=key, on_pick=pick, on_clear=cleared, **chart_args)
-
-
-def _keep_drawn(tree: Tree, key: str, spec: Spec, fingerprint, default) -> Spec:
-    """``spec`` with the selection the chart now in the browser was drawn with, when the browser
-    shows the current selection anyway (the spec, and so the chart, stay the same); else ``spec``
-    with the current selection and a new revision (the chart is drawn again)."""
-    sel = selected_vertex(tree, key, default)
-    browser = _first_id(key, int)   # the vertex the user clicked on the chart now shown, if any
-    cleared = st.session_state.pop(f"{key}__cleared", False)
-    state = f"{key}__drawn"
-    drawn = st.session_state.get(state)   # (fingerprint, selection in the spec, revision)
-    if browser is not None:
-        shows = browser == sel
-    else:   # no click since the chart was drawn: it shows the selection of its spec
-        shows = not cleared and drawn is not None and drawn[1] == sel
-    if drawn is not None and drawn[0] == fingerprint and shows:
-        selection, revision = drawn[1], drawn[2]
-    else:
-        selection, revision = sel, (drawn[2] + 1 if drawn is not None else 0)
-    st.session_state[state] = (fingerprint, selection, revision)
-    data = list(spec["data"])
-    data[-1] = dict(data[-1], selectedpoints=[] if selection is None else [int(selection)], uid=f"pick-{revision}")
-    return Spec({"data": data, "layout": spec["layout"]})

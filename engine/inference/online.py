@@ -179,7 +179,10 @@ class OnlineModel:
             if cover not in COVER_KINDS:
                 raise InvalidParameterError(f"cover must be 'optimal' or 'rake-only', got {cover!r}")
             return (optimal_cover if cover == "optimal" else rake_only_cover)(tree, root)
-        if getattr(cover, "tree", None) is not tree:
+        built = getattr(cover, "tree", None)
+        # the same tree, or one with the same content (a cover shared between sessions that each
+        # hold their own copy of the tree)
+        if built is not tree and (built is None or built.content_key != tree.content_key):
             raise InvalidParameterError("the cover given was built for another tree")
         return cover
 

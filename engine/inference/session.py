@@ -38,10 +38,15 @@ class OnlineSession:
         Overrides ``{(u, v): (k, k) matrix}`` for single edges, ``u`` and ``v`` vertex names.
     node_data : dict, optional
         The starting data ``{name: k numbers}`` (default: all ones).
-    cover : {"optimal", "rake-only"}
+    cover : {"optimal", "rake-only"} or HierarchicalCover
+        Which cover to build, or one already built for ``tree`` (a server shares one between its
+        sessions: built once, read only).
     root : vertex name, optional
         The leaf the cover is rooted at.
     backend : {"numba", "python"}
+    prior : ndarray (n, k), optional
+        The marginals of the start, when already known (shared between sessions: a belief
+        propagation pass saved).
 
     Attributes
     ----------
@@ -68,15 +73,19 @@ class OnlineSession:
     """
 
     def __init__(self, tree: Tree, k: int, edge_potential, *, edge_potentials: Optional[dict] = None,
-                 node_data: Optional[dict] = None, cover: str = "optimal", root=None,
-                 backend: str = "numba"):
+                 node_data: Optional[dict] = None, cover="optimal", root=None,
+                 backend: str = "numba", prior: Optional[np.ndarray] = None):
         k = check_states(k)
         self.tree = tree
         self.k = k
         self.edge_potential = np.array(edge_potential, dtype=np.float64)
         self.edge_potentials = dict(edge_potentials or {})
         self.node_data = {str(name): np.asarray(vec, np.float64) for name, vec in (node_data or {}).items()}
-        self.cover_kind = cover
+        if isinstance(cover, str):
+            self.cover_kind = cover
+        else:   # a cover already built for this tree (a server shares one between sessions)
+            self.cover_kind = "rake-only" if cover.rake_only else "optimal"
+            root = cover.s if root is None else root
         self.root = None if root is None else tree.name(tree.index(root))
         E = edge_potential_table(tree, self.edge_potential, self.edge_potentials)
         D = np.ones((tree.n, k))
@@ -87,8 +96,10 @@ class OnlineSession:
         self.ops: list[dict] = []
         self.evidence: dict[int, np.ndarray] = {}
         self.version = 0
-        self._prior = None
-        self._marginals = (-1, None)
+        if prior is not None and np.shape(prior) != (tree.n, k):
+            raise InvalidParameterError(f"prior marginals of shape {np.shape(prior)} for {tree.n} vertices and k = {k}")
+        self._prior = prior
+        self._marginals = (-1, None) if prior is None else (0, prior)
 
     @classmethod
     def from_scenario(cls, sc: Scenario, *, backend: str = "numba") -> "OnlineSession":

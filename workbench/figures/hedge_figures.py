@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from engine.trees import Tree
 from workbench.figures.style import (
     CATEGORICAL,
     NEUTRAL,
@@ -15,14 +14,12 @@ from workbench.figures.style import (
     Style,
     current,
 )
-from workbench.figures.tree_figure import tree_figure
 
 __all__ = [
     "ACTION_COLOURS",
     "LEARNER_STYLE",
     "action_colour",
     "action_symbol",
-    "action_tree_figure",
     "loss_curves_figure",
     "regret_heatmap",
 ]
@@ -81,23 +78,6 @@ def loss_curves_figure(curves: dict, *, excess: bool, t: int | None = None, heig
     return s.apply(fig)
 
 
-def action_tree_figure(tree: Tree, actions, k: int, *, title: str, layout=None, height: int = 500,
-                       hover=None, mark=(), style: Style | None = None) -> go.Figure:
-    """The tree with each task coloured and shaped by an action (a legend of the k actions);
-    ``mark``: ringed tasks. Pass one ``layout`` to every tree of a comparison."""
-    s = style or current()
-    fig = tree_figure(tree, layout=layout, color=[action_colour(a) for a in actions], title=title,
-                      symbols=[action_symbol(a) for a in actions], height=height, hover=hover, highlight=mark,
-                      style=s)
-    shown = list(range(k)) + ([-1] if any(a < 0 for a in actions) else [])
-    for a in shown:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"action {a + 1}" if a >= 0 else "tied",
-                                 marker=dict(size=s.line(12), color=action_colour(a), symbol=action_symbol(a),
-                                             line=dict(width=1, color=s.outline)),
-                                 showlegend=True))
-    fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=0.0, x=0),
-                      title=dict(text=title, x=0.01))
-    return fig
 
 
 def regret_heatmap(snapshot_trials, regret, task_names, order, *, t: int | None = None, height: int = 420,

@@ -13,7 +13,6 @@ import plotly.graph_objects as go
 
 from workbench.figures.style import (
     CATEGORICAL,
-    NEUTRAL,
     OKABE_ITO,
     PROBABILITY_SCALE,
     SELECT,
@@ -28,7 +27,6 @@ __all__ = [
     "PATTERNS",
     "PROB_SCALE",
     "convergence_figure",
-    "d_figure",
     "difference_bars",
     "elimination_bars",
     "marginal_bars",
@@ -96,21 +94,6 @@ def difference_bars(names, diff, *, title="Posterior − prior, P(label)", heigh
     return s.apply(fig)
 
 
-def d_figure(dtree, touched=(), *, title="Decomposition tree D", height=420, kinds=None,
-             style: Style | None = None, layout=None) -> go.Figure:
-    """D drawn as a tree (on ``layout``, default its tidy layout); the nodes an operation touched
-    are coloured and ringed; edge components (the leaves of D) are squares."""
-    s = style or current()
-    touched = [int(z) for z in touched]
-    colour = np.array([s.vertex] * dtree.n, dtype=object)      # components split at a vertex
-    symbols = np.array(["circle"] * dtree.n, dtype=object)
-    if kinds is not None:
-        edge = np.asarray(kinds) == 0
-        colour[edge] = NEUTRAL   # edge components (leaves of D)
-        symbols[edge] = "square"
-    colour[touched] = SELECT
-    return tree_figure(dtree, layout=layout, color=list(colour), symbols=list(symbols), highlight=touched,
-                       title=title, height=height, style=s)
 
 
 def message_figure(tree, messages, *, current=None, beliefs=None, title=None, height=480,

@@ -137,10 +137,6 @@ def _on_upload() -> None:
     except EngineError as exc:
         st.session_state["bp_flash"] = ("error", public_message(exc))
         return
-    if net.tree.n > DRAW_LIMIT:
-        st.session_state["bp_flash"] = ("error", f"{md(up.name)}: {net.tree.n} variables; this page draws networks of "
-                                                 f"up to {DRAW_LIMIT} (use python -m engine network for larger ones)")
-        return
     st.session_state["bp_uploaded"] = (up.name, net)
     st.session_state["bp_network"] = UPLOADED + up.name
     _reset_model_state()

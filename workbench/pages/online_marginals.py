@@ -27,7 +27,9 @@ from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
+from engine.trees import Tree
 from workbench.components import (
+    tree_hash,
     Spec,
     as_spec,
     bars,
@@ -116,6 +118,20 @@ def _settings_key(tree, p: OnlineParams) -> tuple:
     return (tree.content_key, p.k, p.matrix, p.cover) + ((p.network,) if p.network else ())
 
 
+@st.cache_resource(max_entries=6, show_spinner="Building the cover and the prior marginals (once per tree)…",
+                   hash_funcs={Tree: tree_hash})
+def _shared_start(tree: Tree, k: int, matrix: tuple, cover: str):
+    """The cover and the marginals before any evidence, for these settings: the same for every
+    session, so built once (at 10^6 vertices, seconds a session saves)."""
+    from engine.cover import default_root, optimal_cover, rake_only_cover
+    from engine.inference.belief_propagation import belief_propagation
+
+    built = (rake_only_cover if cover == "rake-only" else optimal_cover)(tree, default_root(tree))
+    prior = belief_propagation(tree, np.ones((tree.n, k)), np.asarray(matrix, float), k=k).marginals
+    prior.flags.writeable = False
+    return built, prior
+
+
 def _session(tree, p: OnlineParams) -> OnlineSession:
     """This session's lesson for these settings; rebuilt (O(n)) when they or the tree change. A
     link's evidence waiting in ``om_evidence_link`` is applied, as it multiplies φ."""
@@ -130,7 +146,8 @@ def _session(tree, p: OnlineParams) -> OnlineSession:
                                  for i, (a, b) in enumerate(t.edges)},
                 node_data={t.name(v): net.node_potentials[v] for v in range(t.n)})
         else:
-            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=p.cover)
+            cover, prior = _shared_start(tree, p.k, p.matrix, p.cover)
+            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=cover, prior=prior)
         st.session_state["om_session_key"] = key
     s = st.session_state["om_session"]
     wanted = st.session_state.pop("om_evidence_link", None)
