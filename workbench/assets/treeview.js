@@ -444,7 +444,8 @@ function draw(S) {
 
   // the path from the selected vertex to the root
   if (m.path.length >= 4) {
-    ctx.lineWidth = 3;
+    ctx.lineWidth = 2;
+    ctx.globalAlpha = 0.85;
     ctx.strokeStyle = d.select;
     ctx.beginPath();
     for (let i = 0; i < m.path.length / 2; i++) {
@@ -452,6 +453,7 @@ function draw(S) {
       if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
     }
     ctx.stroke();
+    ctx.globalAlpha = 1;
   }
 
   // collapsed marks' counts, where they fit
