@@ -5,7 +5,7 @@
 For each size and shape (uniform random, path, star of paths, caterpillar) and for a real file (the
 element tree of Debian's MIME database, ``freedesktop.org.xml`` of the shared-mime-info package,
 when it is installed; else a synthetic tree with one vertex of degree 1,000), on a 1,600 x 1,000 px
-canvas (the issue's window; a page's canvas is smaller, so it has fewer marks):
+canvas (a browser window's size; a page's canvas is smaller, so it has fewer marks):
 
 - ``layout_s``: :class:`engine.trees.lod.TreeDrawing` (the O(n) preparation, once per tree);
 - ``overview_ms`` / ``zoom_ms``: the server's work for one view -- the marks, their colours (a
