@@ -118,18 +118,22 @@ def _settings_key(tree, p: OnlineParams) -> tuple:
     return (tree.content_key, p.k, p.matrix, p.cover) + ((p.network,) if p.network else ())
 
 
-@st.cache_resource(max_entries=6, show_spinner="Building the cover and the prior marginals (once per tree)…",
-                   hash_funcs={Tree: tree_hash})
-def _shared_start(tree: Tree, k: int, matrix: tuple, cover: str):
-    """The cover and the marginals before any evidence, for these settings: the same for every
-    session, so built once (at 10^6 vertices, seconds a session saves)."""
+@st.cache_resource(max_entries=6, show_spinner="Building the cover (once per tree)…", hash_funcs={Tree: tree_hash})
+def _shared_cover(tree: Tree, cover: str):
+    """The cover every session of this tree uses (read only; at 10^6 vertices, seconds a session saves)."""
     from engine.cover import default_root, optimal_cover, rake_only_cover
+
+    return (rake_only_cover if cover == "rake-only" else optimal_cover)(tree, default_root(tree))
+
+
+@st.cache_resource(max_entries=12, show_spinner=False, hash_funcs={Tree: tree_hash})
+def _shared_prior(tree: Tree, k: int, matrix: tuple) -> np.ndarray:
+    """The marginals before any evidence for these settings, the same for every session."""
     from engine.inference.belief_propagation import belief_propagation
 
-    built = (rake_only_cover if cover == "rake-only" else optimal_cover)(tree, default_root(tree))
     prior = belief_propagation(tree, np.ones((tree.n, k)), np.asarray(matrix, float), k=k).marginals
     prior.flags.writeable = False
-    return built, prior
+    return prior
 
 
 def _session(tree, p: OnlineParams) -> OnlineSession:
@@ -146,8 +150,8 @@ def _session(tree, p: OnlineParams) -> OnlineSession:
                                  for i, (a, b) in enumerate(t.edges)},
                 node_data={t.name(v): net.node_potentials[v] for v in range(t.n)})
         else:
-            cover, prior = _shared_start(tree, p.k, p.matrix, p.cover)
-            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=cover, prior=prior)
+            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=_shared_cover(tree, p.cover),
+                                                           prior=_shared_prior(tree, p.k, p.matrix))
         st.session_state["om_session_key"] = key
     s = st.session_state["om_session"]
     wanted = st.session_state.pop("om_evidence_link", None)
