@@ -233,3 +233,125 @@ def click_view_vertex(page, key: str, name: str | None = None, *, vid: int | Non
             page.mouse.up()
             return v, nm
     raise AssertionError(f"vertex {name if name is not None else vid} is not drawn in {key} ({len(pts)} drawn)")
+
+
+# ------------------------------------------------------------------ the tree view, as the page tests read it
+#: what each canvas drew in its last frame: ``canvas.__texts`` = ``[[text, font px], ...]``. A frame
+#: starts with the background filled over the whole canvas (treeview.js ``draw``); run before the page
+#: loads (``record_view_text``)
+CANVAS_TEXT_JS = """(() => {
+    const P = CanvasRenderingContext2D.prototype, fillRect = P.fillRect, fillText = P.fillText;
+    P.fillRect = function (x, y, w, h) {
+        const c = this.canvas;
+        if (x === 0 && y === 0 && w === parseFloat(c.style.width) && h === parseFloat(c.style.height)) c.__texts = [];
+        return fillRect.apply(this, arguments);
+    };
+    P.fillText = function (text) {
+        const c = this.canvas;
+        (c.__texts = c.__texts || []).push([String(text), parseFloat(this.font)]);
+        return fillText.apply(this, arguments);
+    };
+})();"""
+
+#: every drawn vertex of a tree view: its name, the colour the server sent and the colour of the
+#: canvas pixel at its centre (what the user sees), ``[[name, [r, g, b], [r, g, b]], ...]``
+VIEW_FILLS_JS = """(wrap) => {
+    const S = wrap.parentNode.__treeview;
+    if (!S || !S.m) return [];
+    const m = S.m, t = S.t, dpr = window.devicePixelRatio || 1, ctx = S.canvas.getContext('2d'), out = [];
+    for (let i = 0; i < m.vid.length; i++) {
+        const x = m.vxy[2 * i] * t.ax + t.bx, y = m.vxy[2 * i + 1] * t.ay + t.by;
+        if (x < 2 || x > S.width - 2 || y < 2 || y > S.h - 2) continue;
+        const sent = m.vfill.length ? Array.from(m.vfill.slice(3 * i, 3 * i + 3)) : null;
+        const px = Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
+        out.push([S.data.vname[i], sent, px]);
+    }
+    return out;
+}"""
+
+#: the selected vertex's ring: the name the view says is selected, and whether the ring is drawn on
+#: the drawn vertex of that name (``[name, ringed]``)
+VIEW_SELECTED_JS = """(wrap) => {
+    const S = wrap.parentNode.__treeview;
+    if (!S || !S.m || !S.data.sel) return [null, false];
+    const i = S.data.vname.indexOf(S.data.selName);
+    return [S.data.selName, i >= 0 && Math.abs(S.m.vxy[2 * i] - S.data.sel[0]) < 0.5
+                                   && Math.abs(S.m.vxy[2 * i + 1] - S.data.sel[1]) < 0.5];
+}"""
+
+
+def record_view_text(page) -> None:
+    """From the next navigation on, keep what each canvas drew as text (``view_texts``)."""
+    page.add_init_script(CANVAS_TEXT_JS)
+
+
+def view_texts(page, key: str) -> list:
+    """The texts (names, counts) the tree view ``key`` drew in its last frame: ``[[text, font px], ...]``
+    (after ``record_view_text``)."""
+    return tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.canvas.__texts || []")
+
+
+def view_fills(page, key: str) -> list:
+    return tree_view(page, key).evaluate(VIEW_FILLS_JS)
+
+
+def view_selected(page, key: str) -> list:
+    return tree_view(page, key).evaluate(VIEW_SELECTED_JS)
+
+
+def view_data(page, key: str, field: str):
+    """One field of what the server sent the tree view ``key`` (``vname``, ``theme``, ``hxy``, ...)."""
+    return tree_view(page, key).evaluate("(wrap, f) => wrap.parentNode.__treeview.data[f]", field)
+
+
+def view_flagged(page, key: str) -> list:
+    """The names of the drawn vertices the view rings as evidence (its ``rings``)."""
+    return tree_view(page, key).evaluate("""(wrap) => { const S = wrap.parentNode.__treeview;
+        return Array.from(S.m.vflag).flatMap((f, i) => f ? [S.data.vname[i]] : []); }""")
+
+
+def view_highlighted(page, key: str) -> int:
+    """How many highlight rings the view ``key`` draws (a component, a touched path of D)."""
+    return tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.m.hxy.length / 2")
+
+
+def wait_for_selected(page, key: str, name: str, timeout: float = 60_000) -> None:
+    """Wait until the tree view ``key`` shows ``name`` selected, its ring on that vertex."""
+    page.wait_for_function("([wrap, name]) => { const [n, ok] = (" + VIEW_SELECTED_JS + ")(wrap); "
+                           "return n === name && ok; }", arg=[tree_view(page, key).element_handle(timeout=timeout), name],
+                           timeout=timeout, polling=100)
+    wait_for_view(page, key, timeout)
+
+
+def show_view(page, key: str, timeout: float = 60_000) -> None:
+    """Scroll the tree view ``key`` into the window and wait until it is drawn (a click lands only
+    on what is on screen)."""
+    wait_for_view(page, key, timeout)
+    tree_view(page, key).locator("canvas").scroll_into_view_if_needed(timeout=timeout)
+    page.wait_for_timeout(300)   # Streamlit's pane scrolls smoothly
+    wait_for_view(page, key, timeout)
+
+
+def wait_for_drawn(page, key: str, count: int, timeout: float = 60_000) -> None:
+    """Wait until the tree view ``key`` draws ``count`` vertices (a new tree's view has arrived)."""
+    page.wait_for_function("([wrap, n]) => (" + VIEW_POINTS_JS + ")(wrap).length === n",
+                           arg=[tree_view(page, key).element_handle(timeout=timeout), count], timeout=timeout,
+                           polling=100)
+    wait_for_view(page, key, timeout)
+
+
+def view_sent_and_drawn(page, key: str) -> tuple[int, int]:
+    """How many vertices the server chose for the view ``key`` and how many of them are on its
+    canvas: equal when the view shows what the server drew it for (its whole overview, a zoom)."""
+    sent = tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.m.vid.length")
+    return sent, len(view_points(page, key))
+
+
+#: a bug of the tree view, found by the page tests (xfail reason; remove the marks when it is fixed)
+NEW_TREE_IN_OLD_VIEW = (
+    "bug: a new tree is drawn in the old tree's viewport. workbench.treeview.tree_view resets the view "
+    "(ViewState) when the tree changes, and with it the request number seq to 0; the browser has sent "
+    "seq >= 1 (its first resize request), takes the new marks for an answer to an older request and keeps "
+    "its old viewport (treeview.js: data.seq < S.seq). Tree Studio: after 'Add child' under 4 the new child "
+    "is below the canvas; after generating random n=10,000 only its root is on the canvas. 'Fit' then "
+    "leaves 'drawing…' showing: the overview's rev equals the marks' rev, so nothing is redrawn")

@@ -3,7 +3,7 @@ evidence; step the Belief Propagation schedule. Screenshots in tests/browser/scr
 
 import pytest
 
-from tests.browser.conftest import click_vertex, shot, wait_for_app
+from tests.browser.conftest import click_view_vertex, show_view, shot, wait_for_app, wait_for_selected
 from workbench.text import subscript
 
 pytestmark = pytest.mark.browser
@@ -12,8 +12,9 @@ pytestmark = pytest.mark.browser
 def test_online_marginals_click_and_observe(page, app_url):
     page.goto(f"{app_url}/online_marginals")
     wait_for_app(page)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    click_vertex(page, 3)               # vertex index 3 of the tree figure, named "4"
+    show_view(page, "om_tree")
+    click_view_vertex(page, "om_tree", "4")
+    wait_for_selected(page, "om_tree", "4")
     wait_for_app(page)
     page.wait_for_selector(f"text=P({subscript('x', '4')}) =", timeout=30_000)
     page.get_by_role("button", name="Observe label").click()

@@ -9,7 +9,8 @@ import pytest
 
 from engine.lessons import load_lessons
 from engine.urlstate import parse_link
-from tests.browser.conftest import click_vertex, shot, wait_for_app
+from tests.browser.conftest import (click_vertex, click_view_vertex, show_view, shot, view_flagged,
+                                    wait_for_app, wait_for_selected)
 from workbench.text import subscript
 
 pytestmark = pytest.mark.browser
@@ -100,18 +101,20 @@ def _view(page) -> str:
 def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
     page.goto(f"{app_url}/online_marginals?tree=random:40:3&k=3")
     wait_for_app(page)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    click_vertex(page, 7)
+    show_view(page, "om_tree")
+    _, name = click_view_vertex(page, "om_tree", vid=7)
     page.wait_for_function("() => location.search.includes('vertex=')", timeout=30_000)
     wait_for_app(page)
     url = page.url
     query = parse_qs(urlsplit(url).query)
-    assert query["tree"] == ["random:40:3"] and query["k"] == ["3"]
+    assert query["tree"] == ["random:40:3"] and query["k"] == ["3"] and query["vertex"] == [name]
     chosen = _view(page)
     assert subscript("x", query["vertex"][0]) == chosen
+    wait_for_selected(page, "om_tree", name)
     page.reload()                                   # F5
     wait_for_app(page)
     assert _view(page) == chosen
+    wait_for_selected(page, "om_tree", name)        # and selected in the tree
     assert parse_qs(urlsplit(page.url).query) == query
     other = browser.new_context(viewport={"width": 1400, "height": 1000})   # a student opening the link
     try:
@@ -119,6 +122,7 @@ def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
         student.goto(url)
         wait_for_app(student)
         assert _view(student) == chosen
+        wait_for_selected(student, "om_tree", name)
         assert parse_qs(urlsplit(student.url).query) == query
         assert "Copy link" in student.locator("[data-testid='stSidebar']").inner_text()
         shot(student, "shared_link_online_marginals")
@@ -171,6 +175,40 @@ def test_belief_propagation_play_sends_messages_until_paused(page, app_url):
     assert sent is not None, "the messages kept coming after Pause"
     page.wait_for_timeout(2500)
     assert _message_number(page) == sent   # paused: no more
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug: Belief Propagation above 40 vertices (the bp_tree view) shows stale marginals after a click sets "
+    "evidence. The page runs marginals_view as a fragment with the model and marginals of the last full run "
+    "(st.fragment(marginals_view)(model, exact)), and the fragment writes no link. Steps: "
+    "/belief_propagation?tree=random:200:1, choose 'sets the evidence below', click vertex 5. Expected "
+    "P(x5 | evidence) = [1.0000, 0.0000] and evidence=5=0 in the address, as on a small tree; got "
+    "'Evidence: 5=0' and the ring, but P(x5 | evidence) stays [0.8708, 0.1292], every colour stays, the "
+    "address keeps no evidence (a reload loses it); the 'Set at 5' button does the same"))
+def test_belief_propagation_click_on_a_large_tree_sets_evidence(page, app_url):
+    """Above 40 vertices the page draws the marginals on the tree view: a click there sets and
+    clears evidence as on a small tree."""
+    page.goto(f"{app_url}/belief_propagation?tree=random:200:1")
+    wait_for_app(page)
+    clicks = page.get_by_role("radiogroup", name="A click on a vertex")
+    clicks.get_by_text("sets the evidence below").click()
+    wait_for_app(page)
+    show_view(page, "bp_tree")
+    v, name = click_view_vertex(page, "bp_tree", vid=5)
+    page.wait_for_selector(f"text=Evidence: {name}=0", timeout=30_000)
+    wait_for_app(page)
+    wait_for_selected(page, "bp_tree", name)
+    assert view_flagged(page, "bp_tree") == [name]          # ringed as evidence in the view
+    shot(page, "belief_propagation_large_evidence_by_click")
+    page.wait_for_function("(want) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(want)",
+                           arg=f"P({subscript('x', name)} | evidence) = [1.0000, 0.0000]", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('evidence=')", timeout=30_000)
+    clicks.get_by_text("clears its evidence").click()
+    wait_for_app(page)
+    click_view_vertex(page, "bp_tree", vid=v)
+    page.wait_for_function("() => !location.search.includes('evidence=')", timeout=30_000)
+    wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
 
 

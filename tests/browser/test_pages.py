@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import click_vertex, shot, wait_for_app
+from tests.browser.conftest import click_view_vertex, show_view, shot, wait_for_app, wait_for_selected
 from workbench.navigation import PAGES, url_path
 
 pytestmark = pytest.mark.browser
@@ -19,9 +19,9 @@ def test_every_page_opens(page, app_url, script):
 def test_tree_studio_click_selects_vertex(page, app_url):
     page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
-    plot = page.locator(".js-plotly-plot").first
-    plot.wait_for(timeout=30_000)
-    # the root ("1") is selected at first; point 3 is vertex "4" of the lecture tree
-    click_vertex(page, 3)
+    show_view(page, "studio_tree")
+    wait_for_selected(page, "studio_tree", "1")   # the root is selected at first
+    click_view_vertex(page, "studio_tree", "4")
     page.wait_for_function("() => document.body.innerText.includes('Selected vertex: 4,')", timeout=30_000)
+    wait_for_selected(page, "studio_tree", "4")
     shot(page, "tree_studio_clicked")
