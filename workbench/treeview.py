@@ -34,10 +34,10 @@ from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
 from workbench.components import export_buttons, select_vertex, selected_vertex, tree_hash
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
-from workbench.figures.style import FONT_FAMILY, NEUTRAL, PROBABILITY_SCALE, SELECT, current
+from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, colour_bytes, current
 
 __all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
-           "colour_bytes", "DEFAULT_WIDTH"]
+           "DEFAULT_WIDTH"]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 _COMPONENT = st.components.v2.component(
@@ -188,29 +188,6 @@ def _on_open(tree: Tree, key: str) -> None:
 
 
 # ------------------------------------------------------------------ colours
-def _scale_arrays(scale) -> tuple[np.ndarray, np.ndarray]:
-    from workbench.figures.style import _rgb
-
-    stops = np.array([float(s) for s, _ in scale])
-    rgb = np.array([_rgb(c) for _, c in scale]) * 255.0
-    return stops, rgb
-
-
-def colour_bytes(values, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0, *,
-                 missing: str = NEUTRAL) -> np.ndarray:
-    """RGB bytes, shape (len(values), 3), of ``values`` on ``scale`` between ``lo`` and ``hi``
-    (NaN in the ``missing`` colour)."""
-    from workbench.figures.style import _rgb
-
-    v = np.asarray(values, float)
-    span = hi - lo if hi > lo else 1.0
-    t = np.clip((v - lo) / span, 0.0, 1.0)
-    stops, rgb = _scale_arrays(scale)
-    out = np.stack([np.interp(t, stops, rgb[:, j]) for j in range(3)], axis=-1)
-    out[~np.isfinite(v)] = np.array(_rgb(missing)) * 255.0
-    return np.round(out).astype(np.uint8)
-
-
 def _b64(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
 

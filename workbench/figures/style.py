@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import plotly.graph_objects as go
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "category_colour",
     "category_symbol",
     "colour_at",
+    "colour_bytes",
     "contrast_text",
     "current",
     "log_ticks",
@@ -161,6 +163,24 @@ def colour_at(value: float, scale=PROBABILITY_SCALE) -> str:
             r, g, bl = (round(255 * (x + t * (y - x))) for x, y in zip(ra, rb))
             return f"#{r:02x}{g:02x}{bl:02x}"
     return scale[-1][1]
+
+
+def colour_bytes(values, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0, *,
+                 missing: str = NEUTRAL) -> np.ndarray:
+    """:func:`colour_at` of many values at once, as RGB bytes of shape (len(values), 3): each value
+    taken between ``lo`` and ``hi`` on ``scale``; NaN in the ``missing`` colour.
+
+    >>> colour_bytes([0.0, 1.0, float("nan")]).tolist()
+    [[68, 1, 84], [253, 231, 37], [140, 140, 140]]
+    """
+    v = np.asarray(values, float)
+    span = hi - lo if hi > lo else 1.0
+    t = np.clip((v - lo) / span, 0.0, 1.0)
+    stops = np.array([float(s) for s, _ in scale])
+    rgb = np.array([_rgb(c) for _, c in scale]) * 255.0
+    out = np.stack([np.interp(t, stops, rgb[:, j]) for j in range(3)], axis=-1)
+    out[~np.isfinite(v)] = np.array(_rgb(missing)) * 255.0
+    return np.round(out).astype(np.uint8)
 
 
 _TAG = re.compile(r"<[^>]+>")
