@@ -124,7 +124,8 @@ def focus_on(tree: Tree, key: str, v: int) -> None:
     vs = view_state(key)
     d = drawing_of(tree, vs.layout)
     vp = vs.viewport or d.overview(vs.width, vs.height)
-    set_view(key, replace(vs, viewport=d.focus(int(v), vp, vs.width, vs.height), tree=tree.content_key))
+    set_view(key, replace(vs, viewport=d.focus(int(v), vp, vs.width, vs.height), tree=tree.content_key,
+                          seq=vs.seq + 1))
 
 
 def _on_view(key: str) -> None:
@@ -143,7 +144,7 @@ def _on_layout(key: str) -> None:
     wanted = (st.session_state.get(key) or {}).get("layout")
     vs = view_state(key)
     if wanted in LAYOUTS:
-        set_view(key, replace(vs, viewport=None, layout=wanted))
+        set_view(key, replace(vs, viewport=None, layout=wanted, seq=vs.seq + 1))
 
 
 def _on_pick(tree: Tree, key: str, on_pick) -> None:
@@ -245,8 +246,9 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     style = current()
     vs = view_state(key)
     if vs.tree != tree.content_key:   # a new tree (or the first view): its overview, the page's layout
+        # numbered past the browser's requests, so that it draws this view rather than its own
         vs = ViewState(width=vs.width, height=height, layout=layout if _state_key(key) not in st.session_state
-                       or vs.tree else vs.layout, tree=tree.content_key)
+                       or vs.tree else vs.layout, tree=tree.content_key, seq=vs.seq + 1)
         set_view(key, vs)
     drawing = drawing_of(tree, vs.layout)
     marker = DEFAULT_MARKER * (style.scale if tree.n <= 400 else 1.0)
@@ -265,6 +267,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                              path_of=path_of if path_of is not None else selected, hover=hover, describe=describe,
                              show_path=show_path, style=style, query=query)
     data["seq"] = vs.seq
+    data["overview"] = vs.viewport is None
     err = st.session_state.pop(f"{key}__error", None)
     _COMPONENT(key=key, data=data, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),

@@ -180,7 +180,7 @@ function init(root, api) {
     if (w > 0 && Math.abs(w - S.width) >= 2) {
       S.width = w;
       size(S);
-      if (S.data && Math.abs(w - S.data.w) >= 2) request(S, {});
+      if (S.data && Math.abs(w - S.data.w) >= 2) request(S, { resize: true });
       else draw(S);
     }
   });
@@ -235,13 +235,15 @@ function zoomToBox(S, x0, y0, x1, y1) {
   schedule(S);
 }
 
-// The viewport (layout units) now on screen: the marks' viewport moved by the pending transform.
-function viewport(S) {
+// The viewport (layout units) now on screen: the marks' viewport moved by the pending transform
+// (on a canvas ``W`` px wide: the canvas's own width unless it just changed).
+function viewport(S, W) {
   const d = S.data;
   const [x0, x1, y0, y1] = d.vp;
   const sx = d.w / (x1 - x0), sy = d.h / (y1 - y0);
   const t = S.t;
-  const px0 = (0 - t.bx) / t.ax, px1 = (S.width - t.bx) / t.ax;
+  const width = W === undefined ? S.width : W;
+  const px0 = (0 - t.bx) / t.ax, px1 = (width - t.bx) / t.ax;
   const py0 = (0 - t.by) / t.ay, py1 = (S.h - t.by) / t.ay;
   return [x0 + px0 / sx, x0 + px1 / sx, y1 - py1 / sy, y1 - py0 / sy];
 }
@@ -268,10 +270,13 @@ function schedule(S) {
 function request(S, extra) {
   clearTimeout(S.timer);
   if (!S.data) return;
-  const vp = extra.fit ? null : viewport(S);
+  // a canvas of another width: the same region (the whole tree if that is what it showed), drawn
+  // for the new width; else the region now on screen
+  const fit = extra.fit || (extra.resize && S.data.overview && S.t.ax === 1 && S.t.bx === 0);
+  const vp = fit ? null : viewport(S, extra.resize ? S.data.w : S.width);
   S.seq = (S.seq || 0) + 1;
   S.busy.style.display = "block";
-  S.api.setStateValue("view", { vp, w: S.width, h: S.h, seq: S.seq, fit: !!extra.fit });
+  S.api.setStateValue("view", { vp, w: S.width, h: S.h, seq: S.seq, fit: !!fit });
 }
 
 // ---------------------------------------------------------------- picking
@@ -572,7 +577,8 @@ export default function (component) {
   }
   S.api = { setStateValue, setTriggerValue };
   if (!data) return undefined;
-  const fresh = !S.data || S.data.rev !== data.rev;
+  // new marks, or the answer to a request (the same marks, drawn where the server says)
+  const fresh = !S.data || S.data.rev !== data.rev || S.data.seq !== data.seq;
   S.h = data.h;
   S.canvas.setAttribute("aria-label", data.desc || "A tree");
   S.wrap.dataset.key = data.key || "";
@@ -592,12 +598,14 @@ export default function (component) {
     // what the user sees now, if a newer view than these marks' is on its way (or the canvas is
     // not the width the marks were chosen for): the new marks are drawn moved to it
     const keep = S.m && S.seq && data.seq !== undefined && data.seq < S.seq ? viewport(S) : null;
+    // a view the server chose (a new tree, a vertex found, a group opened) numbers past ours
+    if (data.seq !== undefined && data.seq > (S.seq || 0)) S.seq = data.seq;
     S.data = data;
     S.m = decode(data);
     S.tip.style.display = "none";
     S.t = transformFor(data, keep || data.vp, S.width, S.h);
     if (!keep) S.busy.style.display = "none";
-    if (Math.abs(S.width - data.w) >= 2) request(S, {});
+    if (Math.abs(S.width - data.w) >= 2) request(S, { resize: true });
   } else {
     S.data = data;
   }

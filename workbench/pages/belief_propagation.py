@@ -427,9 +427,13 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
             st.dataframe(table, hide_index=True, key="bp_messages_table")
 
 
-def marginals_view(model: BPModel, exact) -> None:
+def marginals_view(model: BPModel, exact, rev: int) -> None:
     """A tree too large to draw message by message: every marginal of one BP pass (both sweeps),
-    on the tree view; a click inspects a vertex or sets its evidence, as on a small tree."""
+    on the tree view; a click inspects a vertex or sets its evidence, as on a small tree (new
+    evidence reruns the page, which computes the marginals again)."""
+    if st.session_state.get("bp_rev", 0) != rev:
+        st.rerun()
+    links.write_query("belief_propagation")
     tree = model.tree
     st.info(f"Messages are drawn one by one for trees of 2 to {DRAW_LIMIT} vertices; this tree has {tree.n:,}. "
             "Here is what the two sweeps give: every vertex's marginal under the evidence (a click on a vertex "
@@ -617,7 +621,7 @@ except EngineError as exc:
     st.stop()
 st.session_state["bp_model"] = model
 if tree.n > DRAW_LIMIT:
-    st.fragment(marginals_view)(model, exact)
+    st.fragment(marginals_view)(model, exact, st.session_state.get("bp_rev", 0))
     st.stop()
 
 seq_tab, par_tab, elim_tab, table_tab = st.tabs(list(TABS.values()), key="bp_tab",
