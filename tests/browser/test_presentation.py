@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import (record_view_text, shot, tree_view, view_data, view_points, view_texts, wait_for_app,
+                                    wait_for_view)
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
 from workbench.navigation import PAGES, url_path
 
@@ -17,6 +18,25 @@ LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 FIGURE_FONTS = """() => [...document.querySelectorAll('.js-plotly-plot svg text')]
     .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
     .map(t => [parseFloat(getComputedStyle(t).fontSize), t.textContent.slice(0, 40)])"""
+
+
+#: the text of a tree view's own controls (search box, buttons, status, colour scale) on screen:
+#: ``[[font px, text], ...]``
+VIEW_BAR_FONTS = """(wrap) => [...wrap.querySelectorAll('.tv-bar *')]
+    .filter(e => e.childElementCount === 0 && (e.textContent.trim() || e.placeholder) && e.getBoundingClientRect().width > 0)
+    .map(e => [parseFloat(getComputedStyle(e).fontSize), (e.textContent.trim() || e.placeholder).slice(0, 40)])"""
+
+#: the colour of a tree view canvas's top left pixel (its background)
+VIEW_CORNER = """(wrap) => Array.from(wrap.parentNode.__treeview.canvas.getContext('2d')
+    .getImageData(1, 1, 1, 1).data.slice(0, 3))"""
+
+
+def _views(page) -> list[str]:
+    """The keys of the tree views on the page, once each is drawn."""
+    keys = [k for k in page.locator("div.tv").evaluate_all("els => els.map(e => e.dataset.key)") if k]
+    for key in keys:
+        wait_for_view(page, key)
+    return keys
 
 
 def _rgb(hex_colour: str) -> str:
@@ -39,10 +59,11 @@ def themed_page(browser, request):
 @pytest.mark.parametrize("script", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])
 def test_page_in_light_and_dark(themed_page, app_url, script):
     scheme, page, outside = themed_page
+    record_view_text(page)
     page.goto(f"{app_url}/{url_path(script)}")
     wait_for_app(page)
-    if page.locator(".js-plotly-plot").count():
-        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+    if page.locator(".js-plotly-plot:visible").count():   # (a figure in a tab not shown stays hidden)
+        page.locator(".js-plotly-plot:visible .main-svg").first.wait_for(timeout=30_000)
         page.wait_for_timeout(500)
     assert page.locator("[data-testid='stException']").count() == 0
     bg = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
@@ -52,6 +73,15 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
         assert paper.lower() in (THEMES[scheme]["background"].lower(), _rgb(THEMES[scheme]["background"])), paper
     small = [(s, t) for s, t in page.evaluate(FIGURE_FONTS) if s < FONT_MIN]
     assert not small, small[:10]
+    background = THEMES[scheme]["background"]
+    for key in _views(page):   # the tree views (canvases) too: their background, names and controls
+        assert view_data(page, key, "theme")["background"].lower() == background.lower(), key
+        assert "rgb({}, {}, {})".format(*tree_view(page, key).evaluate(VIEW_CORNER)) == _rgb(background), key
+        texts = view_texts(page, key)
+        assert texts, key                    # names drawn
+        small = [(s, t) for t, s in texts if s < FONT_MIN] + \
+                [(s, t) for s, t in tree_view(page, key).evaluate(VIEW_BAR_FONTS) if s < FONT_MIN]
+        assert not small, (key, small[:10])
     assert page.locator("[data-testid='stAppDeployButton']").count() == 0
     shot(page, f"theme_{scheme}_{script.rsplit('/', 1)[-1].removesuffix('.py')}")
     assert not outside, outside
@@ -60,21 +90,51 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
 @pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
 def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     _, page, outside = themed_page
+    record_view_text(page)
     page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
-    page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
-    before = min(s for s, _ in page.evaluate(FIGURE_FONTS))
+    wait_for_view(page, "studio_tree")
+    before = min(s for _, s in view_texts(page, "studio_tree"))   # the names of the tree's vertices
+    rev = tree_view(page, "studio_tree").get_attribute("data-rev")
     page.get_by_text("Presenter mode").click()
     wait_for_app(page)
-    page.wait_for_function(f"""() => {{
-        const s = [...document.querySelectorAll('.js-plotly-plot svg text')].filter(t => t.textContent.trim())
-            .map(t => parseFloat(getComputedStyle(t).fontSize));
+    page.wait_for_function("([el, rev]) => el.dataset.rev !== rev",
+                           arg=[tree_view(page, "studio_tree").element_handle(), rev], timeout=30_000)
+    wait_for_view(page, "studio_tree")
+    page.wait_for_function(f"""(wrap) => {{
+        const s = (wrap.parentNode.__treeview.canvas.__texts || []).map(t => t[1]);
         return s.length && Math.min(...s) >= {FONT_MIN * PRESENTER_SCALE - 0.5};
-    }}""", timeout=30_000)
-    after = min(s for s, _ in page.evaluate(FIGURE_FONTS))
+    }}""", arg=tree_view(page, "studio_tree").element_handle(), timeout=30_000)
+    after = min(s for _, s in view_texts(page, "studio_tree"))
     assert after > before >= FONT_MIN
     shot(page, "presenter_mode")
     assert not outside, outside
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug: a canvas that becomes narrower crops the view instead of fitting it. Presenter mode narrows Tree "
+    "Studio's drawing column; the view's ResizeObserver (treeview.js) asks for the viewport now on screen "
+    "at the old scale, so the overview loses what lies past the new right edge. Steps: /tree_studio "
+    "(lecture tree, 1600 x 1000), switch on Presenter mode. Expected: the whole tree, '5 vertices · 5 "
+    "drawn'; got '5 vertices · 4 drawn · 0 collapsed', vertex 3 off the right edge (the edge 1-3 leaves "
+    "the canvas)"))
+@pytest.mark.parametrize("themed_page", ["light"], indirect=True)
+def test_presenter_mode_keeps_the_whole_tree_in_view(themed_page, app_url):
+    _, page, _ = themed_page
+    page.goto(f"{app_url}/tree_studio")
+    wait_for_app(page)
+    wait_for_view(page, "studio_tree")
+    assert sorted(nm for _, nm, _, _ in view_points(page, "studio_tree")) == ["1", "2", "3", "4", "5"]
+    rev = tree_view(page, "studio_tree").get_attribute("data-rev")
+    page.get_by_text("Presenter mode").click()
+    wait_for_app(page)
+    page.wait_for_function("([el, rev]) => el.dataset.rev !== rev",
+                           arg=[tree_view(page, "studio_tree").element_handle(), rev], timeout=30_000)
+    page.wait_for_timeout(1000)   # the canvas's new width, and the view it asks for
+    wait_for_view(page, "studio_tree")
+    wait_for_app(page)
+    shot(page, "presenter_mode_whole_tree")
+    assert sorted(nm for _, nm, _, _ in view_points(page, "studio_tree")) == ["1", "2", "3", "4", "5"]
 
 
 def test_figure_downloads_from_the_buttons(browser, app_url, tmp_path):
