@@ -4,7 +4,8 @@
 127.0.0.1 port and measures, on this machine:
 
 - ``first_render_s``: for every page, a fresh browser session on a warm server, from navigation to
-  the page idle with its figures drawn (Chromium through Playwright); ``first_usable_s``: to the
+  the page idle with its figures drawn (Plotly's SVG, and every tree view's marks; Chromium through
+  Playwright); ``first_usable_s``: to the
   browser's main thread quiet after that (no long task for 0.5 s); ``first_render_ws_s``: the
   same as the server's script run seen by a websocket client;
 - ``server_ready_s`` (launch to healthy, warm-up included) and ``just_started_first_page_s`` (the
@@ -15,7 +16,8 @@
 - ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, ...}`` for 1, 10 and 30 simulated students
   (``benchmarks.app_client.Student``: Streamlit's websocket protocol from asyncio), each opening
   Online Marginals and setting evidence five times (click a vertex, then "Observe label": ten
-  interactions), with the slowest ``/_stcore/health`` answer seen meanwhile;
+  interactions; the click is the tree view's "pick" event, as the browser sends it), with the
+  slowest ``/_stcore/health`` answer seen meanwhile;
 - ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
   student, to show that the simulation measures what a browser sees.
 
@@ -36,7 +38,7 @@ import time
 from pathlib import Path
 
 from benchmarks.app_client import ROOT, HealthPoll, Student, serve
-from tests.browser.conftest import ARR, click_vertex
+from tests.browser.conftest import click_view_vertex, show_view, view_points, wait_for_view
 
 __all__ = ["main", "CLASS_TREE"]
 
@@ -91,7 +93,7 @@ async def _student(url: str, i: int, rounds: int, n: int, results: list, errors:
             return
         for r in range(rounds):
             v = (37 * i + 101 * r + 1) % n
-            for step in (lambda: s.select_point("om_tree", v), lambda: s.press("om_observe")):
+            for step in (lambda: _pick(s, "om_tree", v), lambda: s.press("om_observe")):
                 out = await step()
                 results.append(("interaction", out.seconds))
                 if not out.ok:
@@ -100,6 +102,19 @@ async def _student(url: str, i: int, rounds: int, n: int, results: list, errors:
         errors.append(f"student {i}: {type(exc).__name__}: {exc}")
     finally:
         s.close()
+
+
+async def _pick(s: Student, key: str, v: int):
+    """A click on vertex ``v`` of the tree view ``key`` (workbench.treeview): the component's "pick"
+    event, sent as the browser's Streamlit sends a v2 component's trigger (a JSON list of
+    ``{event, value}`` on the component's trigger widget), scoped to the view's fragment."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id   # the id Streamlit derives
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    w = s._widget(key)
+    state = WidgetState(id=_make_trigger_id(w.id, "events"),
+                        json_trigger_value=json.dumps([{"event": "pick", "value": {"id": int(v)}}]))
+    return await s._rerun([state], w.fragment)
 
 
 def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
@@ -138,6 +153,14 @@ _READY_JS = """() => {
     if (!document.querySelector('[data-testid="stMain"] h1')) return false;
     for (const p of document.querySelectorAll('[data-testid="stPlotlyChart"]'))
         if (!p.querySelector('.main-svg')) return false;
+    // every tree view (workbench.treeview, in a v2 component's shadow root) has its marks and asks for nothing
+    for (const host of document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')) {
+        const root = host.shadowRoot;
+        if (!root || !root.childElementCount) return false;
+        if (!root.querySelector('div.tv')) continue;
+        const S = root.__treeview;
+        if (!S || !S.m || S.busy.style.display === 'block') return false;
+    }
     return true;
 }"""
 
@@ -167,9 +190,9 @@ _LONG_TASKS_JS = """window.__longEnd = 0; new PerformanceObserver(l => { for (co
 
 def _browser_first_renders(b, url: str, pages, quiet_ms: float = 500.0) -> tuple[dict, dict]:
     """Per page, a fresh browser session: seconds from navigation to the page drawn (its title and
-    every figure's SVG) and, second dict, to the page usable: drawn, and the browser's main thread
-    then quiet (no long task) for ``quiet_ms`` (Plotly may still be drawing points after its SVG
-    exists; a click before that waits)."""
+    every figure's SVG, every tree view's marks) and, second dict, to the page usable: drawn, and the
+    browser's main thread then quiet (no long task) for ``quiet_ms`` (Plotly may still be drawing
+    points after its SVG exists; a click before that waits)."""
     drawn, usable = {}, {}
     for title, path in pages:
         ctx = b.new_context(viewport={"width": 1400, "height": 1000})
@@ -192,49 +215,30 @@ def _browser_first_renders(b, url: str, pages, quiet_ms: float = 500.0) -> tuple
 
 
 def _click_benchmark(b, url: str, clicks: int) -> dict:
-    """Alternate clicks between two far-apart vertices of the 1,000-vertex tree; time each from the
-    mouse press to "P(x₁₈₃)" (its name as a subscript) of that vertex on screen (browser clock). The mouse points at the
-    vertex (Plotly's hover names it) before the press, as a person's does."""
+    """Alternate clicks between two far-apart vertices of the 1,000-vertex tree on its tree view (the
+    leftmost and the rightmost drawn in the overview); time each from the mouse press to "P(x₁₈₃)"
+    (its name as a subscript) of that vertex on screen (browser clock). The mouse points at the
+    vertex before the press, as a person's does."""
+    from workbench.text import subscript
+
     ctx = b.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
     pg.goto(f"{url}/online_marginals")
     pg.wait_for_function(_READY_JS, timeout=PAGE_TIMEOUT * 1000, polling="raf")
-    pg.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
-                         ".some(gd => (gd.data || []).some(t => t.name === 'vertices'))",
-                         timeout=PAGE_TIMEOUT * 1000)
-    # two leaves far apart on screen: the first and the last of the vertices trace by x
-    pick = pg.evaluate("""() => {
-        """ + ARR + """
-        for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-            const tr = (gd.data || []).find(t => t.name === 'vertices');
-            if (!tr) continue;
-            const x = arr(tr.x), cd = arr(tr.customdata), ht = arr(tr.hovertext), tx = arr(tr.text);
-            let lo = 0, hi = 0;
-            for (let i = 0; i < x.length; i++) { if (x[i] < x[lo]) lo = i; if (x[i] > x[hi]) hi = i; }
-            const c = i => Number(Array.isArray(cd[i]) ? cd[i][0] : cd[i]);
-            const nm = i => (ht[i] ? ht[i] : tx[i] ? tx[i] : String(c(i)));
-            return [[c(lo), nm(lo)], [c(hi), nm(hi)]];
-        }
-        return null;
-    }""")
-    if pick is None:
+    show_view(pg, "om_tree", timeout=PAGE_TIMEOUT * 1000)
+    drawn = view_points(pg, "om_tree")
+    if len(drawn) < 2:
         ctx.close()
-        raise RuntimeError("no figure with a 'vertices' trace on Online Marginals")
-    import re
-
-    def clean(s):   # hover text "<b>name</b><br>…" -> name
-        return re.sub(r"<[^>]+>", "", str(s).split("<br>")[0])
-
-    from workbench.text import subscript
-
-    (va, na), (vb, nb) = [(int(v), clean(nm)) for v, nm in pick]
+        raise RuntimeError(f"the tree view of Online Marginals draws {len(drawn)} vertices")
+    (va, na), (vb, nb) = [(int(p[0]), p[1]) for p in (min(drawn, key=lambda p: p[2]), max(drawn, key=lambda p: p[2]))]
     pg.evaluate("() => window.addEventListener('mousedown', () => { window.__downAt = performance.now(); "
                 "window.__shownAt = undefined; }, true)")
     lat, lost = [], 0
     shown = None
     for _ in range(clicks):
         v, name, other = (va, na, nb) if shown != na else (vb, nb, na)
-        click_vertex(pg, v)   # point at it, then press: the latency runs from the press
+        wait_for_view(pg, "om_tree", timeout=PAGE_TIMEOUT * 1000)
+        click_view_vertex(pg, "om_tree", vid=v)   # point at it, then press: the latency runs from the press
         try:
             pg.wait_for_function(_SHOWN_JS, arg=[f"P({subscript('x', name)})", f"P({subscript('x', other)})"], timeout=8000, polling="raf")
             lat.append(pg.evaluate("() => window.__shownAt - window.__downAt"))
