@@ -345,13 +345,3 @@ def view_sent_and_drawn(page, key: str) -> tuple[int, int]:
     canvas: equal when the view shows what the server drew it for (its whole overview, a zoom)."""
     sent = tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.m.vid.length")
     return sent, len(view_points(page, key))
-
-
-#: a bug of the tree view, found by the page tests (xfail reason; remove the marks when it is fixed)
-NEW_TREE_IN_OLD_VIEW = (
-    "bug: a new tree is drawn in the old tree's viewport. workbench.treeview.tree_view resets the view "
-    "(ViewState) when the tree changes, and with it the request number seq to 0; the browser has sent "
-    "seq >= 1 (its first resize request), takes the new marks for an answer to an older request and keeps "
-    "its old viewport (treeview.js: data.seq < S.seq). Tree Studio: after 'Add child' under 4 the new child "
-    "is below the canvas; after generating random n=10,000 only its root is on the canvas. 'Fit' then "
-    "leaves 'drawing…' showing: the overview's rev equals the marks' rev, so nothing is redrawn")

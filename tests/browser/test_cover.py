@@ -3,7 +3,7 @@ the tree T and the decomposition tree D (two tree views, workbench.treeview)."""
 
 import pytest
 
-from tests.browser.conftest import (NEW_TREE_IN_OLD_VIEW, click_view_vertex, show_view, shot, tree_view, view_flagged,
+from tests.browser.conftest import (click_view_vertex, show_view, shot, tree_view, view_flagged,
                                     view_highlighted, view_sent_and_drawn, wait_for_app, wait_for_selected,
                                     wait_for_view)
 
@@ -24,10 +24,7 @@ def _main_text(page) -> str:
 
 
 def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
-    # Figure 1's tree from its link (the preset button is the same tree: see the test below)
-    page.set_viewport_size({"width": 1400, "height": 1800})
-    page.goto(f"{app_url}/cover_inspector?tree=figure1")
-    wait_for_app(page)
+    open_preset(page, app_url, "Figure 1", height=1800)
     page.wait_for_selector("text=14 vertices", timeout=30_000)
     # move the round slider with the keyboard
     page.get_by_role("slider").first.focus()
@@ -71,7 +68,6 @@ def test_cover_inspector_rounds_and_linked_clicks(page, app_url):
     shot(page, "cover_inspector_edge_click")
 
 
-@pytest.mark.xfail(strict=True, reason=NEW_TREE_IN_OLD_VIEW)
 def test_cover_inspector_preset_draws_its_tree(page, app_url):
     """A preset replaces the tree: both views show the new T and D whole."""
     open_preset(page, app_url, "Figure 1")

@@ -178,14 +178,6 @@ def test_belief_propagation_play_sends_messages_until_paused(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: Belief Propagation above 40 vertices (the bp_tree view) shows stale marginals after a click sets "
-    "evidence. The page runs marginals_view as a fragment with the model and marginals of the last full run "
-    "(st.fragment(marginals_view)(model, exact)), and the fragment writes no link. Steps: "
-    "/belief_propagation?tree=random:200:1, choose 'sets the evidence below', click vertex 5. Expected "
-    "P(x5 | evidence) = [1.0000, 0.0000] and evidence=5=0 in the address, as on a small tree; got "
-    "'Evidence: 5=0' and the ring, but P(x5 | evidence) stays [0.8708, 0.1292], every colour stays, the "
-    "address keeps no evidence (a reload loses it); the 'Set at 5' button does the same"))
 def test_belief_propagation_click_on_a_large_tree_sets_evidence(page, app_url):
     """Above 40 vertices the page draws the marginals on the tree view: a click there sets and
     clears evidence as on a small tree."""

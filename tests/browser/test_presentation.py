@@ -111,13 +111,6 @@ def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     assert not outside, outside
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a canvas that becomes narrower crops the view instead of fitting it. Presenter mode narrows Tree "
-    "Studio's drawing column; the view's ResizeObserver (treeview.js) asks for the viewport now on screen "
-    "at the old scale, so the overview loses what lies past the new right edge. Steps: /tree_studio "
-    "(lecture tree, 1600 x 1000), switch on Presenter mode. Expected: the whole tree, '5 vertices · 5 "
-    "drawn'; got '5 vertices · 4 drawn · 0 collapsed', vertex 3 off the right edge (the edge 1-3 leaves "
-    "the canvas)"))
 @pytest.mark.parametrize("themed_page", ["light"], indirect=True)
 def test_presenter_mode_keeps_the_whole_tree_in_view(themed_page, app_url):
     _, page, _ = themed_page

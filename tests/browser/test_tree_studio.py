@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import (NEW_TREE_IN_OLD_VIEW, click_view_vertex, show_view, shot, tree_view, view_data,
+from tests.browser.conftest import (click_view_vertex, show_view, shot, tree_view, view_data,
                                     view_marks, view_points, view_sent_and_drawn, wait_for_app, wait_for_drawn,
                                     wait_for_selected, wait_for_view)
 
@@ -48,7 +48,6 @@ def test_click_a_vertex_then_add_a_child_and_undo(page, app_url):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-@pytest.mark.xfail(strict=True, reason=NEW_TREE_IN_OLD_VIEW)
 def test_a_new_child_is_drawn(page, app_url):
     """After "Add child" the view shows the new tree whole: all six vertices, the child below its parent."""
     new = _add_child_to_4(page, app_url)
@@ -74,7 +73,6 @@ def test_bad_upload_shows_an_error(page, app_url, tmp_path):
     assert "5 vertices" in sidebar_text(page)
 
 
-@pytest.mark.xfail(strict=True, reason=NEW_TREE_IN_OLD_VIEW)
 def test_generate_and_draw_10000_vertices(page, app_url):
     page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
