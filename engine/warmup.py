@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Optional
 
 __all__ = ["Stage", "STAGES", "SERVE", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
            "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
-           "estimate_seconds", "core_count", "label", "remember", "remembered", "run_stage"]
+           "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage"]
 
 SERVE, BEHIND, LIBRARY = "serve", "behind", "library"
 
@@ -313,17 +313,32 @@ def remembered(step: str, default: float) -> float:
         return default
 
 
-def estimate_seconds(names: Iterable[str], workers: int = 1) -> float:
+def expected_seconds(name: str) -> float:
+    """What stage ``name`` took here last time it compiled, else its declared cost."""
+    return remembered(name, _BY_NAME[name].cost)
+
+
+def estimate_seconds(names: Iterable[str], workers: int = 1, speed: float = 1.0) -> float:
     """Wall seconds the stages ``names`` will take to compile on this machine: the times measured
-    here last time (or the declared costs), spread over ``workers`` processes, never less than
-    the longest chain of stages that must run one after another."""
+    here last time (or the declared costs) times ``speed`` (how much slower than expected the
+    stages done so far were: see :func:`speed`), spread over ``workers`` processes, never less
+    than the longest chain of stages that must run one after another."""
     measured = _read_stamp().get("seconds", {})
     names = list(names)
-    cost = {n: float(measured.get(n, _BY_NAME[n].cost)) for n in names}
+    cost = {n: float(measured.get(n, _BY_NAME[n].cost)) * speed for n in names}
     chain: dict[str, float] = {}
     for n in _ordered(names):   # STAGES lists every stage after the stages it builds on
         chain[n] = cost[n] + max((chain[a] for a in _BY_NAME[n].after if a in chain), default=0.0)
     return max(sum(cost.values()) / max(workers, 1), max(chain.values(), default=0.0))
+
+
+def speed(done: dict) -> float:
+    """Seconds the stages ``done`` ({name: seconds}) took over the seconds expected for them
+    (between 1/50 and 10): a loaded machine runs slower, a warm cache much faster."""
+    expected = sum(expected_seconds(n) for n in done)
+    if not done or expected <= 0:
+        return 1.0
+    return min(10.0, max(0.02, sum(done.values()) / expected))
 
 
 def core_count() -> int:
@@ -489,9 +504,12 @@ def main(argv=None) -> int:
     print(f"warm-up: compiling {len(names)} stages in {workers} processes into {cache_dir()} "
           f"(about {estimate_seconds(names, workers):.0f} s)", flush=True)
 
+    times: dict = {}
+
     def done(name, seconds, left):
+        times[name] = seconds
         print(f"warm-up: {_BY_NAME[name].label}: {seconds:.1f} s"
-              + (f"; about {estimate_seconds(left, workers):.0f} s left" if left else ""), flush=True)
+              + (f"; about {estimate_seconds(left, workers, speed(times)):.0f} s left" if left else ""), flush=True)
 
     compile_stages(names, workers=workers, on_done=done)
     print(f"warm-up: kernels ready in {time.perf_counter() - t0:.1f} s", flush=True)

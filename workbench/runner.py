@@ -21,12 +21,15 @@ is kept in ``st.session_state["runner_last_run"]``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import os
+import sys
 import threading
 import time
 import traceback
+import types
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -158,17 +161,35 @@ def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
 
 
 # ------------------------------------------------------------------ the server side
+@contextlib.contextmanager
+def _bare_main():
+    """While processes are spawned: ``sys.modules["__main__"]`` an empty module. Streamlit runs every
+    script as the module ``__main__`` (and leaves it there), and a spawned process first runs the
+    parent's ``__main__`` again: each worker would run the whole app, without a session, before
+    its first task (seconds of work and a log full of "missing ScriptRunContext" warnings)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 class _Pool:
     """The server's worker processes, their report queue and the thread that reads it."""
 
     def __init__(self, workers: int):
         ctx = mp.get_context("spawn")   # never fork a server that runs threads
-        self.manager = ctx.Manager()
-        self.reports = self.manager.Queue()
-        self.cancelled = self.manager.dict()
-        self.workers = workers
-        self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                            initargs=(self.reports, self.cancelled))
+        with _bare_main():
+            self.manager = ctx.Manager()
+            self.reports = self.manager.Queue()
+            self.cancelled = self.manager.dict()
+            self.workers = workers
+            self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                                initargs=(self.reports, self.cancelled))
+            # every worker spawned now, under the bare main (the executor spawns one per submit)
+            self._ready = [self.executor.submit(_worker_ready) for _ in range(workers)]
         self.jobs: dict[str, "Job"] = {}
         self.order: list[str] = []    # queued or running, in submission order
         self.lock = threading.Lock()
@@ -193,8 +214,14 @@ class _Pool:
             from engine.warmup import compile_stages
 
             t0 = time.perf_counter()
+            done: dict = {}
+
+            def compiled(name: str, seconds: float, left: list) -> None:
+                done[name] = seconds
+                self._estimate(left, done)
+
             try:
-                compile_stages(names, executor=self.executor, on_done=lambda n, s, left: self._estimate(left))
+                compile_stages(names, executor=self.executor, on_done=compiled)
             except Exception:  # noqa: BLE001 - a run compiles what it needs itself; say why the warm-up stopped
                 traceback.print_exc()
             finally:
@@ -205,10 +232,10 @@ class _Pool:
 
         threading.Thread(target=target, name="run-workers-prepare", daemon=True).start()
 
-    def _estimate(self, left: list[str]) -> None:
-        from engine.warmup import estimate_seconds
+    def _estimate(self, left: list[str], done: dict) -> None:
+        from engine.warmup import estimate_seconds, speed
 
-        self.prepare_ends = time.perf_counter() + (estimate_seconds(left, self.workers) if left else 0.0)
+        self.prepare_ends = time.perf_counter() + (estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
 
     def preparing_left(self) -> Optional[float]:
         """Seconds the workers' preparation still needs (an estimate, at least 1), or ``None`` once ready."""
@@ -218,8 +245,8 @@ class _Pool:
         return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
 
     def warm(self) -> None:
-        """Start every worker now (each imports the engine and loads the compiled kernels)."""
-        for f in [self.executor.submit(_worker_ready) for _ in range(self.workers)]:
+        """Wait until every worker has started (each imports the run machinery)."""
+        for f in self._ready:
             f.result(timeout=300)
 
     def _listen(self) -> None:

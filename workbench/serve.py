@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 import sys
 import threading
@@ -60,8 +61,14 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
         workers = min(W.core_count(), len(names))
         say(f"first start after an install: compiling the kernels of the first pages in {workers} processes, "
             f"{_left(W.estimate_seconds(names, workers) + pages_left)}")
-        W.compile_stages(names, workers=workers, on_done=lambda n, s, left: say(
-            f"compiled {W.label(n)}: {s:.1f} s · {_left(W.estimate_seconds(left, workers) + pages_left)}"))
+        done: dict = {}
+
+        def compiled(name: str, seconds: float, left: list) -> None:
+            done[name] = seconds
+            say(f"compiled {W.label(name)}: {seconds:.1f} s · "
+                f"{_left(W.estimate_seconds(left, workers, W.speed(done)) + pages_left)}")
+
+        W.compile_stages(names, workers=workers, on_done=compiled)
     W.load_stages(names)
     out["kernels_s"] = round(time.perf_counter() - t0, 2)
     say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s · {_left(pages_left)}")
@@ -84,7 +91,16 @@ def _render_pages() -> dict:
     from workbench.navigation import PAGES
 
     done = {}
-    at = AppTest.from_file(str(APP), default_timeout=300)
+    # AppTest's constructor writes its own session state from this thread, outside any script run:
+    # the one "missing ScriptRunContext" warning that write logs is not about the app (the page
+    # runs below happen in AppTest's script thread, with their context)
+    ctx_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    level = ctx_log.level
+    ctx_log.setLevel(logging.ERROR)
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=300)
+    finally:
+        ctx_log.setLevel(level)
     at.run()
     for section, path, title, _ in PAGES:
         if section not in FIRST_SECTIONS:
