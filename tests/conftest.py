@@ -34,10 +34,22 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
 
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
-    so ``-m "not data"`` (``make test-fast``) leaves it out."""
+    so ``-m "not data"`` (``make test-fast``) leaves it out. The browser tests form one group for
+    pytest-xdist (``--dist loadgroup``): one test process runs them all, against one served app
+    and one Chromium, while the other processes run the rest."""
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.data)
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+def pytest_configure(config):
+    """Every test process shares one compiled-kernel cache: its writes are made safe across
+    processes (``engine.jitcache``)."""
+    from engine.jitcache import guard_cache
+
+    guard_cache()
 
 
 @pytest.fixture(scope="session", autouse=True)
