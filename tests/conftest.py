@@ -32,6 +32,7 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
     return at
 
 
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups (its hook is registered last)
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
     so ``-m "not data"`` (``make test-fast``) leaves it out. The browser tests form one group for
