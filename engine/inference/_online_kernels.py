@@ -749,7 +749,7 @@ def refresh_entry(start, F, I):
     INCONSISTENT (model unchanged)."""
     tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
     ok, nt, work = refresh_kernel(start, NI, tab, pool, theta, data, I[L_K], Ut, Uidx, Up, Upidx,
-                                  touched, sc, vpath, -1)
+                                  touched, sc, vpath, np.int64(-1))
     _record(I, nt, work)
     return OK if ok else INCONSISTENT
 
