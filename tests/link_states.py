@@ -17,9 +17,8 @@ import numpy as np
 
 from engine.errors import EngineError
 from engine.lessons import lesson_files, read_lesson
-from engine.pagestate import bhtmm_config, bp_model, hedge_config, ofde_config, online_model, page_tree, rta_config
-from engine.pagestate import with_defaults
-from engine.urlstate import PAGES, check_link, parse_link
+from engine.links.pages import check_link, link_tree
+from engine.pagespecs import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "link_states.json"
@@ -62,37 +61,34 @@ def decoded_state(text: str) -> dict:
     """What ``text`` opens: its page, its typed values, with the page's defaults, whether it fits its
     tree, and the engine objects the page builds from it (model or run configuration)."""
     try:
-        link = parse_link(text)
+        link = PAGES.parse_link(text)
     except EngineError as exc:
         return {"error": str(exc)}
-    page = link.page.url_path
-    out = {"page": page, "title": link.page.title, "values": _plain(link.values),
-           "with_defaults": _plain(with_defaults(page, link.values))}
+    spec = link.page
+    page = spec.url_path
+    out = {"page": page, "title": spec.title, "values": _plain(link.values),
+           "with_defaults": _plain(spec.with_defaults(link.values))}
     try:
-        tree, _ = page_tree(link.values)
+        tree, _ = link_tree(link.values)
         check_link(link, tree)
         out["check"] = "ok"
     except EngineError as exc:
         out["check"] = str(exc)
         return out
-    v = with_defaults(page, link.values)
+    v = spec.with_defaults(link.values)
     try:
         if page in ("belief_propagation", "online_marginals") and tree is not None:
-            m = bp_model(page, v, tree)
+            m = spec.run_config(v).model(tree)
             out["model"] = _plain({"k": m.k, "phi": m.node_potentials, "prior": m.prior_node_potentials,
                                    "psi": m.edge_potentials, "states": m.states})
             if page == "online_marginals":
-                om = online_model(v, tree)
+                om = spec.run_config(v).online(tree)
                 out["online"] = {"height": om.height, "cover": om.cover.__class__.__name__,
                                  "log_partition": round(float(om.log_partition()), 9)}
         elif page == "tree_hedge" and tree is not None:
-            out["config"] = _config(hedge_config(v, tree))
-        elif page == "ofde":
-            out["config"] = _config(ofde_config(v))
-        elif page == "rta":
-            out["config"] = _config(rta_config(v))
-        elif page == "bhtmm":
-            out["config"] = _config(bhtmm_config(v))
+            out["config"] = _config(spec.run_config(v, tree))
+        elif page in ("ofde", "rta", "bhtmm"):
+            out["config"] = _config(spec.run_config(v))
     except EngineError as exc:
         out["build"] = str(exc)
     return out

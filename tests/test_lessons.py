@@ -211,7 +211,7 @@ def test_cli_lessons_check_names_each_bad_file(tmp_path):
     errors = [x for x in r.stderr.splitlines() if x.startswith("error:")]
     assert errors == [
         "error: bad1.md:21: bad state '/nope': unknown page /nope; pages: " + ", ".join(
-            "/" + p for p in __import__("engine.urlstate", fromlist=["PAGES"]).PAGES),
+            "/" + p for p in __import__("engine.pagespecs", fromlist=["PAGES"]).PAGES),
         "error: bad2.md:16: the answer of step 'First' is '2', but the engine computes '10, 13, 2, 6' (mergeable)",
     ]
     r = _cli("check", "--dir", str(tmp_path / "nowhere"))
@@ -226,10 +226,10 @@ def test_cli_lessons_check_good_folder(tmp_path):
 
 def test_the_reference_in_docs_is_the_table_itself():
     from engine.lessons.answers import computations_markdown
-    from engine.urlstate import pages_markdown
+    from engine.pagespecs import PAGES
 
     text = (ROOT / "docs" / "lessons.md").read_text()
-    assert pages_markdown() in text, "regenerate the table of docs/lessons.md from engine.urlstate.pages_markdown()"
+    assert PAGES.markdown() in text, "regenerate the table of docs/lessons.md from engine.pagespecs.PAGES.markdown()"
     assert computations_markdown() in text
     for lesson in load_lessons()[0]:
         assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text

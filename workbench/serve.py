@@ -65,15 +65,17 @@ def _render_pages() -> dict:
     """Every page of the navigation, once, headless (errors are reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
-    from workbench.navigation import PAGES
+    from engine.pagespecs import PAGES
+    from workbench.navigation import script
 
     done = {}
     at = AppTest.from_file(str(APP), default_timeout=300)
     at.run()
-    for _, path, title, _ in PAGES:
+    for spec in PAGES.values():
+        title = spec.title
         t0 = time.perf_counter()
         try:
-            at.switch_page(path)
+            at.switch_page(script(spec))
             at.run()
             done[title] = "error: " + str(at.exception[0].message)[:200] if at.exception else \
                 round(time.perf_counter() - t0, 2)

@@ -6,28 +6,32 @@ server was started with it (a tree file, or a generator spec such as
 class trees are read once per server and shared (trees are immutable).
 
 A link's ``?tree=`` (a sample, a generator spec, ``figure1`` or a Newick text, see
-:func:`engine.trees.spec.tree_from_link`) makes its tree the current one (:func:`tree_from_query`,
-before every page). The current tree keeps the text that brings it back (:func:`tree_link`): the
-link's own spec, the sample or generator it came from, else its Newick text, or nothing when it is
-too large for a link.
+:func:`engine.trees.spec.tree_from_link`) makes its tree the current one
+(:func:`workbench.links.tree_from_query`, before every page). The current tree keeps the text that
+brings it back (:func:`tree_link`): the link's own spec, the sample or generator it came from, else
+its Newick text, or nothing when it is too large for a link.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import secrets
 
 import streamlit as st
 
 from engine.errors import EngineError
 from engine.trees import Tree
 from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
+from engine.trees.spec import tree_from_link, tree_from_spec, tree_to_link
 
 from workbench.text import md
 
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples", "load_sample", "class_tree", "tree_from_query", "tree_link",
-           "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
+           "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
+           "TREE_LINK", "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV",
+           "LECTURER_ENV"]
 
 #: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
 CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
@@ -37,7 +41,8 @@ LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
-_LINK = "tree_link"          # session key: the ?tree= text of the current tree ("" = none fits)
+#: session key: the ?tree= text of the current tree ("" = none fits)
+TREE_LINK = "tree_link"
 
 
 def sample_link(name: str) -> str:
@@ -58,8 +63,6 @@ def load_sample(name: str) -> Tree:
 
 @st.cache_resource(show_spinner=False)
 def _class_tree(spec: str) -> Tree:
-    from engine.trees.spec import tree_from_spec
-
     return tree_from_spec(json.loads(spec) if spec.lstrip().startswith("{") else spec)
 
 
@@ -79,7 +82,7 @@ def current_tree() -> Tree:
     if "tree" not in st.session_state:
         tree, source = class_tree()
         st.session_state["tree"], st.session_state["tree_source"] = tree, source
-        st.session_state[_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
+        st.session_state[TREE_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
         st.session_state["tree_undo"] = []
     return st.session_state["tree"]
 
@@ -91,7 +94,7 @@ def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None
     old = current_tree()
     stack = st.session_state.setdefault("tree_undo", [])
     if undoable:
-        stack.append((old, st.session_state.get("tree_source", ""), st.session_state.get(_LINK)))
+        stack.append((old, st.session_state.get("tree_source", ""), st.session_state.get(TREE_LINK)))
         del stack[:-_UNDO_DEPTH]
     _make_current(tree, source, link)
 
@@ -99,7 +102,7 @@ def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None
 def _make_current(tree: Tree, source: str, link: str | None) -> None:
     st.session_state["tree"] = tree
     st.session_state["tree_source"] = source
-    st.session_state[_LINK] = link
+    st.session_state[TREE_LINK] = link
     st.session_state["tree_version"] = st.session_state.get("tree_version", 0) + 1
 
 
@@ -116,45 +119,22 @@ def undo() -> None:
 def tree_link() -> str | None:
     """The ``?tree=`` text of the current tree, or None when it is too large for a link."""
     tree = current_tree()
-    got = st.session_state.get(_LINK)
+    got = st.session_state.get(TREE_LINK)
     if got is None:
-        from engine.trees.spec import tree_to_link
-
         got = tree_to_link(tree) or ""
-        st.session_state[_LINK] = got
+        st.session_state[TREE_LINK] = got
     return got or None
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _link_tree(text: str) -> Tree:
-    from engine.trees.spec import tree_from_link
-
+def link_tree(text: str) -> Tree:
+    """The tree of a link's ``?tree=`` text, read once per server (trees are immutable)."""
     return tree_from_link(text)
 
 
-def tree_from_query(page: str) -> None:
-    """Make the tree of a link (``?tree=``) just opened on ``page`` the current tree, unless it
-    already is. A tree that cannot be read is said in one line, and the current tree stays."""
-    from workbench.links import arrived
-
-    raw = arrived(page, "tree")
-    if raw is None:
-        return
-    current_tree()
-    text = raw.strip()
-    if text == st.session_state.get(_LINK) or not text:
-        return
-    from engine import limits
-
-    try:
-        limits.check("link_chars", len(text), "the tree of the link: characters")
-        tree = _link_tree(text)
-    except EngineError as exc:
-        st.warning(f"The link's tree is not usable: {exc}. Showing {st.session_state.get('tree_source', '')}.",
-                   icon=":material/link_off:")
-        return
-    shown = text if len(text) <= 40 else text[:37] + "..."
-    set_tree(tree, f"link tree={shown}", link=text)
+def tree_source() -> str:
+    """Where the current tree comes from, in a few words (a sample, a file, a link, ...)."""
+    return st.session_state.get("tree_source", "")
 
 
 def render_sidebar() -> None:
@@ -174,8 +154,6 @@ def render_sidebar() -> None:
 
 def classroom_mode() -> bool:
     """Whether the server runs in classroom mode (``TREE_WORKBENCH_CLASSROOM=1``)."""
-    import os
-
     return os.environ.get(CLASSROOM_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
@@ -183,9 +161,6 @@ def is_lecturer() -> bool:
     """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
     ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
     from the address bar so that it is not projected)."""
-    import hmac
-    import os
-
     if st.session_state.get("lecturer"):
         return True
     secret = os.environ.get(LECTURER_ENV, "")
@@ -202,8 +177,6 @@ def session_owner() -> str | None:
     """The owner of this session's runs: ``None`` outside classroom mode and for the lecturer
     (every run), else a random token kept in the session and in the address (``?session=``), so a
     reload keeps a student's runs."""
-    import secrets
-
     if not classroom_mode() or is_lecturer():
         return None
     tok = st.session_state.get("run_owner") or st.query_params.get("session")

@@ -2,7 +2,7 @@
 
 A lesson has a title, its minutes, its audience and steps; a step has a few lines on what happens
 and what to look at, the app state as a link (a page and its query parameters, see
-:mod:`engine.urlstate`), and optionally a question with the answer the app checks or reveals. The
+:mod:`engine.pagespecs`), and optionally a question with the answer the app checks or reveals. The
 format is in :mod:`engine.lessons.format`; answers the engine can compute are in
 :mod:`engine.lessons.answers`.
 

@@ -3,7 +3,7 @@ message being made, one at a time or played at a chosen speed; the parallel sche
 iteration, and why elimination order matters (the lecture notes "Inferences on trees: sum-product
 algorithm", sections 8.1-8.4).
 
-The model is the one of :func:`engine.pagestate.bp_model` (what a lesson's link describes and the
+The model is the one of the page's spec (:mod:`engine.pagespecs`: what a lesson's link describes and the
 lesson checker computes with): the current tree with random φ and a Potts ψ, or a network (a
 sample, or a BIF/XMLBIF/UAI/Hugin file imported here), with φ rows and ψ edited in the tables and
 the evidence multiplied into φ. Every message shown is :func:`engine.inference.messages.message_work`'s,
@@ -24,10 +24,11 @@ from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.messages import belief_work, marginals_csv, message_work, messages_csv
 from engine.networks import network_sample_names, read_network_bytes, read_sample_network
-from engine.pagestate import BPModel, bp_model
+from engine.inference.models import BPModel
 from engine.trees.generators import star_tree
 from engine.trees.layout import tidy_layout
-from engine.urlstate import evidence_vectors, format_evidence
+from engine.links.evidence import evidence_vectors, format_evidence
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
@@ -93,14 +94,14 @@ def _set_evidence(evidence: dict) -> None:
 
 
 def build_model(tree) -> BPModel:
-    """The page's model: :func:`engine.pagestate.bp_model` of its settings (the link's values),
+    """The page's model: the run configuration of its settings (the link's values, :mod:`engine.pagespecs`),
     with an imported network's tables and the per-edge ψ edits of a network."""
     ss = st.session_state
     net = _network()
     values = {"k": ss.get("bp_k", 2), "coupling": ss.get("bp_coupling", 0.8), "seed": ss.get("bp_seed", 0),
               "psi": ss.get("bp_psi"), "phi": ss.get("bp_phi"), "evidence": _evidence()}
     if net is None:
-        return bp_model("belief_propagation", values, tree)
+        return PAGES["belief_propagation"].run_config(values).model(tree)
     phi = np.array(net.node_potentials, float)
     for i, w in evidence_vectors(values["phi"] or {}, net.tree, net.k, net.states).items():
         phi[i] = w

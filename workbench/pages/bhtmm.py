@@ -14,7 +14,7 @@ from engine.errors import EngineError
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
 from engine.htmm.sp import AUTHORS_CODE
 from workbench.components import chart
-from engine.pagestate import bhtmm_config
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
                                             loglik_figure)
@@ -140,8 +140,8 @@ def settings() -> tuple[Params, BhtmmConfig, bool]:
                float(phi), sampler, init, int(synthetic), int(seed), sp_variant)
     st.session_state["bhtmm_params_now"] = p
     token = next(t for t, label in SOURCE_LABELS.items() if label == source)
-    # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-    cfg = bhtmm_config({"source": token, "task": task, "model": model, "states": p.states,
+    # the run configuration of these settings, as a lesson's link describes it (engine.pagespecs)
+    cfg = PAGES["bhtmm"].run_config({"source": token, "task": task, "model": model, "states": p.states,
                         "iterations": p.iterations, "synthetic": p.synthetic_trees, "lmin": p.lmin, "lmax": p.lmax,
                         "phi": p.phi, "sampler": sampler, "init": init, "sp": sp_variant, "seed": p.seed})
     return p, cfg, go

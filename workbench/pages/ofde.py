@@ -15,7 +15,7 @@ from engine.errors import EngineError
 from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
 from workbench.components import chart
-from engine.pagestate import ofde_config
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
                                              structure_figure)
@@ -54,9 +54,9 @@ def save_upload(upload) -> str:
 
 
 def build_config(p: Params, train: str = "", test: str = "", valid: str = "") -> OfdeConfig:
-    """The run configuration of these settings: :func:`engine.pagestate.ofde_config` (what a lesson's
+    """The run configuration of these settings: :mod:`engine.pagespecs` (what a lesson's
     link describes), with the files of an upload."""
-    cfg = ofde_config({"data": "benchmark" if p.source == "Benchmark" else "synthetic", "vars": p.n_vars,
+    cfg = PAGES["ofde"].run_config({"data": "benchmark" if p.source == "Benchmark" else "synthetic", "vars": p.n_vars,
                        "train": str(p.n_train), "data_seed": p.data_seed, "benchmark": p.benchmark or "nltcs",
                        "experts": p.model, "mixture": p.mixture_size, "scale": f"{p.perturbation_scale:g}",
                        "rounds": p.rounds, "seed": p.seed})

@@ -22,7 +22,7 @@ from engine.errors import EngineError
 from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import bp_work
 from engine.networks import network_sample_names, read_sample_network
-from engine.urlstate import evidence_vectors
+from engine.links.evidence import evidence_vectors
 from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario

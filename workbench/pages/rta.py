@@ -18,7 +18,7 @@ from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
 from engine.multilabel.run import run
 from workbench.components import chart
-from engine.pagestate import rta_config
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
@@ -136,8 +136,8 @@ with right:
             data = None
     config = None
     if data is not None:
-        try:   # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-            config = rta_config({"data": "synthetic" if choice == SYNTHETIC else choice if choice != UPLOAD
+        try:   # the run configuration of these settings, as a lesson's link describes it (engine.pagespecs)
+            config = PAGES["rta"].run_config({"data": "synthetic" if choice == SYNTHETIC else choice if choice != UPLOAD
                                  else "synthetic", "examples": int(m) if choice == SYNTHETIC else 300,
                                  "labels": int(nl) if choice == SYNTHETIC else 6, "trees": params.n_trees,
                                  "max_k": str(params.max_k), "c": "inner" if C is None else f"{C:g}",

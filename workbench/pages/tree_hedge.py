@@ -13,7 +13,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.hedge.run import run
-from engine.pagestate import hedge_config
+from engine.pagespecs import PAGES
 from engine.trees import generate
 from engine.trees.spec import tree_from_spec
 from workbench.components import chart
@@ -119,8 +119,8 @@ with st.form("hedge_setup"):
 
 params = HedgeParams(int(k), int(trials), float(eta), float(coupling), env, int(switches), int(seed))
 version = st.session_state.get("tree_version", 0)
-# the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-config = hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta, "coupling": params.coupling,
+# the run configuration of these settings, as a lesson's link describes it (engine.pagespecs)
+config = PAGES["tree_hedge"].run_config({"k": params.states, "trials": params.trials, "eta": params.eta, "coupling": params.coupling,
                        "env": params.environment if params.environment != "file" else "piecewise",
                        "switches": params.switches, "seed": params.seed}, tree)
 if params.environment == "file":
@@ -135,7 +135,7 @@ if submitted or (config is not None and links.run_once("tree_hedge", config)):
         folder = Path(tempfile.mkdtemp(prefix="hedge_losses_"))
         loss_file = str(folder / Path(upload.name).name)
         Path(loss_file).write_bytes(upload.getvalue())
-        config = dataclasses.replace(hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta,
+        config = dataclasses.replace(PAGES["tree_hedge"].run_config({"k": params.states, "trials": params.trials, "eta": params.eta,
                                                    "coupling": params.coupling, "switches": params.switches,
                                                    "seed": params.seed}, tree),
                                      environment="file", loss_file=loss_file)
