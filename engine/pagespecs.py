@@ -56,7 +56,7 @@ def _seed(help: str = "the seed", label: str = "Seed", **more) -> Setting:
 
 
 def _run(help: str = "start the run when the page opens") -> Setting:
-    return Setting("run", BOOL, help, False)
+    return Setting("run", BOOL, help, False, view=True)
 
 
 # ---------------------------------------------------------------------- the trees
@@ -81,9 +81,9 @@ def _check_cover(v: dict, tree) -> None:
 LESSONS = PageSpec("lessons", "Lessons", "Start", ":material/school:", uses_tree=False)
 
 TREE_STUDIO = PageSpec("tree_studio", "Tree Studio", "Trees", ":material/park:", (
-    Setting("vertex", VERTEX, "the selected vertex"),
+    Setting("vertex", VERTEX, "the selected vertex", view=True),
     Setting("source", CHOICE, "the open loading tab", "samples", choices=("samples", "upload", "paste", "generate"),
-            label="Load from", widget=TABS,
+            label="Load from", widget=TABS, view=True,
             options={"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}),
 ), prefix="studio")
 
@@ -96,12 +96,13 @@ COVER_INSPECTOR = PageSpec("cover_inspector", "Cover Inspector", "Trees", ":mate
             tooltip="Rake-only merges leaves only: height at most the diameter, but only edge-sized "
                     "two-boundary components (cheaper updates)."),
     Setting("t", INT, "the round t: the contracted tree T_t and its mergeable vertices", 0, lo=0, hi=10_000,
-            label="Round t", widget=SLIDER,
+            label="Round t", widget=SLIDER, view=True,
             tooltip="$T_t$ is the contracted tree at the start of round t; $T_R$ is s alone."),
-    Setting("vertex", VERTEX, "the inspected vertex (its chain of ancestors in D)"),
-    Setting("node", TEXT, "the inspected component of D, by name (its splitting vertex, or parent|child for an edge)"),
+    Setting("vertex", VERTEX, "the inspected vertex (its chain of ancestors in D)", view=True),
+    Setting("node", TEXT, "the inspected component of D, by name (its splitting vertex, or parent|child for an edge)",
+            view=True),
     Setting("tab", CHOICE, "the open tab", "rounds", choices=("rounds", "components", "optimality", "icicle", "growth"),
-            label="View", widget=TABS,
+            label="View", widget=TABS, view=True,
             options={"rounds": "Rounds", "components": "Components", "optimality": "Optimality & best root",
                      "icicle": "Icicle of D", "growth": "Height growth"}),
 ), prefix="cover", tree_sizes=(2, 10**9), tree_check=_check_cover)
@@ -130,7 +131,7 @@ ONLINE_MARGINALS = PageSpec("online_marginals", "Online Marginals", "Inference",
             "and the edge potential", label="Model", widget=SELECT, field="network",
             tooltip="A sample network brings its own tree, node potentials φ and edge potentials ψ (sample_networks/)."),
     Setting("evidence", EVIDENCE, "evidence set when the page opens", field="evidence"),
-    Setting("vertex", VERTEX, "the selected vertex (its marginal is shown)"),
+    Setting("vertex", VERTEX, "the selected vertex (its marginal is shown)", view=True),
 ), prefix="om", tree_sizes=(3, 10**9), build=_pairwise)
 
 
@@ -155,17 +156,17 @@ BELIEF_PROPAGATION = PageSpec("belief_propagation", "Belief Propagation", "Infer
             tooltip="The current tree (random φ, one Potts ψ on every edge), a sample network, or the network you "
                     "imported (below)."),
     Setting("evidence", EVIDENCE, "hard or soft evidence multiplying φ", field="evidence"),
-    Setting("vertex", VERTEX, "the selected vertex"),
+    Setting("vertex", VERTEX, "the selected vertex", view=True),
     Setting("messages", INT, "messages sent so far in the sequential schedule", 0, lo=0, hi=10_000,
-            label="Messages sent", widget=SLIDER, key="bp_step"),
+            label="Messages sent", widget=SLIDER, key="bp_step", view=True),
     Setting("tab", CHOICE, "the open tab", "sequential", choices=("sequential", "parallel", "elimination", "tables"),
-            label="View", widget=TABS,
+            label="View", widget=TABS, view=True,
             options={"sequential": "Sequential schedule", "parallel": "Parallel schedule",
                      "elimination": "Elimination order", "tables": "φ and ψ tables"}),
     Setting("iteration", INT, "the iteration t of the parallel schedule", 1, lo=0, hi=10_000, label="Iteration t",
-            widget=SLIDER, key="bp_iter"),
+            widget=SLIDER, key="bp_iter", view=True),
     Setting("speed", FLOAT, "messages per second when playing the schedule", 1.0, lo=0.25, hi=10.0,
-            label="Speed (messages per second)", widget=SELECT_SLIDER),
+            label="Speed (messages per second)", widget=SELECT_SLIDER, view=True),
     Setting("star", INT, "leaves of the star in the elimination tab", 6, lo=3, hi=12, label="Leaves of the star",
             widget=SLIDER),
     Setting("elim_k", INT, "labels |X| in the elimination tab", 2, lo=2, hi=4, label="Labels |X|", widget=SLIDER),
@@ -214,13 +215,14 @@ TREE_HEDGE = PageSpec("tree_hedge", "TREE-HEDGE", "Learning", ":material/call_sp
             label="Switches (edges where the best action changes)", widget=SLIDER, field="switches"),
     _seed("the seed of the environment"),
     _run(),
-    Setting("trial", INT, "the trial the maps show (the last snapshot at or before it)", lo=0, hi=200_000),
+    Setting("trial", INT, "the trial the maps show (the last snapshot at or before it)", lo=0, hi=200_000,
+            view=True),
     Setting("learner", CHOICE, "the learner of the maps", "tree_hedge", choices=tuple(LEARNER_NAMES),
-            label="Learner for the maps", widget=SELECT, display=LEARNER_NAMES),
+            label="Learner for the maps", widget=SELECT, display=LEARNER_NAMES, view=True),
     Setting("view", CHOICE, "the loss curves: above the best comparator, or cumulative", "excess",
-            choices=("excess", "cumulative"), label="Curves", widget=RADIO,
+            choices=("excess", "cumulative"), label="Curves", widget=RADIO, view=True,
             options={"excess": "Loss above the best comparator", "cumulative": "Cumulative loss"}),
-    Setting("task", VERTEX, "a task (vertex) to point out in the maps"),
+    Setting("task", VERTEX, "a task (vertex) to point out in the maps", view=True),
 ), prefix="hedge", tree_sizes=(2, 10**9), tree_check=_check_hedge, build=_hedge)
 
 
@@ -266,7 +268,7 @@ OFDE = PageSpec("ofde", "OFDE vs Chow-Liu", "Learning", ":material/scatter_plot:
     _seed("the seed of the learner"),
     _run(),
     Setting("tab", CHOICE, "the open tab", "curve", choices=("curve", "structure", "time", "tradeoff"),
-            label="View", widget=TABS,
+            label="View", widget=TABS, view=True,
             options={"curve": "Learning curve", "structure": "Forest vs Chow-Liu", "time": "Time per round",
                      "tradeoff": "Perturbation trade-off"}),
 ), prefix="ofde", uses_tree=False, build=_ofde)
@@ -369,11 +371,11 @@ BHTMM = PageSpec("bhtmm", "Hidden Tree Markov Models", "Learning", ":material/sc
     _seed(),
     _run("start training when the page opens"),
     Setting("test_tree", INT, "the test tree shown (1 = the first)", 1, lo=1, hi=100_000, label="Test tree",
-            widget=SLIDER, key="bhtmm_tree"),
+            widget=SLIDER, key="bhtmm_tree", view=True),
 ), prefix="bhtmm", uses_tree=False, build=_bhtmm)
 
 RUNS = PageSpec("runs", "Runs", "Runs", ":material/history:", (
-    Setting("record", TEXT, "the recorded run to open, by id"),
+    Setting("record", TEXT, "the recorded run to open, by id", view=True),
 ), prefix="runs", uses_tree=False)
 
 #: The app's pages in menu order; the lessons open at ``/``, where a class starts.

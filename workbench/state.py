@@ -30,6 +30,7 @@ from workbench.text import md
 
 __all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
+           "tree_version", "PRESENTER",
            "TREE_LINK", "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV",
            "LECTURER_ENV"]
 
@@ -41,8 +42,13 @@ LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
-#: session key: the ?tree= text of the current tree ("" = none fits)
+# the session's keys
+#: the ?tree= text of the current tree ("" = none fits)
 TREE_LINK = "tree_link"
+_TREE, _SOURCE, _UNDO, _VERSION = "tree", "tree_source", "tree_undo", "tree_version"
+#: the sidebar's presenter toggle (larger text, markers and lines)
+PRESENTER = "presenter"
+_LECTURER, _OWNER = "lecturer", "run_owner"
 
 
 def sample_link(name: str) -> str:
@@ -79,12 +85,12 @@ def class_tree() -> tuple[Tree, str]:
 
 def current_tree() -> Tree:
     """The tree every page works on (the class tree until the user picks another)."""
-    if "tree" not in st.session_state:
+    if _TREE not in st.session_state:
         tree, source = class_tree()
-        st.session_state["tree"], st.session_state["tree_source"] = tree, source
+        st.session_state[_TREE], st.session_state[_SOURCE] = tree, source
         st.session_state[TREE_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
-        st.session_state["tree_undo"] = []
-    return st.session_state["tree"]
+        st.session_state[_UNDO] = []
+    return st.session_state[_TREE]
 
 
 def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None = None) -> None:
@@ -92,26 +98,26 @@ def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None
     ``?tree=`` text that brings it back (a sample name or a generator spec); without it the link
     carries the tree's Newick text when it is small enough."""
     old = current_tree()
-    stack = st.session_state.setdefault("tree_undo", [])
+    stack = st.session_state.setdefault(_UNDO, [])
     if undoable:
-        stack.append((old, st.session_state.get("tree_source", ""), st.session_state.get(TREE_LINK)))
+        stack.append((old, tree_source(), st.session_state.get(TREE_LINK)))
         del stack[:-_UNDO_DEPTH]
     _make_current(tree, source, link)
 
 
 def _make_current(tree: Tree, source: str, link: str | None) -> None:
-    st.session_state["tree"] = tree
-    st.session_state["tree_source"] = source
+    st.session_state[_TREE] = tree
+    st.session_state[_SOURCE] = source
     st.session_state[TREE_LINK] = link
-    st.session_state["tree_version"] = st.session_state.get("tree_version", 0) + 1
+    st.session_state[_VERSION] = tree_version() + 1
 
 
 def can_undo() -> bool:
-    return bool(st.session_state.get("tree_undo"))
+    return bool(st.session_state.get(_UNDO))
 
 
 def undo() -> None:
-    stack = st.session_state.get("tree_undo") or []
+    stack = st.session_state.get(_UNDO) or []
     if stack:
         _make_current(*stack.pop())
 
@@ -134,19 +140,24 @@ def link_tree(text: str) -> Tree:
 
 def tree_source() -> str:
     """Where the current tree comes from, in a few words (a sample, a file, a link, ...)."""
-    return st.session_state.get("tree_source", "")
+    return st.session_state.get(_SOURCE, "")
+
+
+def tree_version() -> int:
+    """How many times this session's current tree has changed (a page's caches follow it)."""
+    return st.session_state.get(_VERSION, 0)
 
 
 def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
         st.markdown("**Current tree**")
-        st.caption(md(st.session_state.get("tree_source", "")))  # file and vertex names are data: escaped
+        st.caption(md(tree_source()))  # file and vertex names are data: escaped
         leaves = int(tree.leaves.size)
         st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
-        st.toggle("Presenter mode", key="presenter",
+        st.toggle("Presenter mode", key=PRESENTER,
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
-    if st.session_state.get("presenter"):
+    if st.session_state.get(PRESENTER):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
         st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
@@ -161,14 +172,14 @@ def is_lecturer() -> bool:
     """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
     ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
     from the address bar so that it is not projected)."""
-    if st.session_state.get("lecturer"):
+    if st.session_state.get(_LECTURER):
         return True
     secret = os.environ.get(LECTURER_ENV, "")
     given = st.query_params.get("lecturer")
     if given is not None:
         del st.query_params["lecturer"]
         if secret and hmac.compare_digest(str(given), secret):
-            st.session_state["lecturer"] = True
+            st.session_state[_LECTURER] = True
             return True
     return False
 
@@ -179,10 +190,10 @@ def session_owner() -> str | None:
     reload keeps a student's runs."""
     if not classroom_mode() or is_lecturer():
         return None
-    tok = st.session_state.get("run_owner") or st.query_params.get("session")
+    tok = st.session_state.get(_OWNER) or st.query_params.get("session")
     if not tok or not isinstance(tok, str) or not 16 <= len(tok) <= 64 or not tok.replace("-", "").replace("_", "").isalnum():
         tok = secrets.token_urlsafe(18)
-    st.session_state["run_owner"] = tok
+    st.session_state[_OWNER] = tok
     if st.query_params.get("session") != tok:
         st.query_params["session"] = tok
     return tok

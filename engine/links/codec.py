@@ -73,7 +73,9 @@ class Setting:
     What it feeds:
 
     field : the field of the page's run configuration (``engine.hedge.run.HedgeConfig.eta``);
-    to_config : token -> the field's value (default: the widget's value of the token).
+    to_config : token -> the field's value (default: the widget's value of the token);
+    view : a setting of what is shown (a tab, a selection, a trial to scrub to, ``run=1``), not of
+        what is computed: changing it does not make the results on the page stale.
     """
 
     name: str
@@ -93,6 +95,7 @@ class Setting:
     key: str = ""
     field: str = ""
     to_config: Callable[[Any], Any] | None = None
+    view: bool = False
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -179,7 +182,7 @@ class Setting:
     def token_of(self, widget_value):
         """The link's token of a widget's value (None: the widget holds something a link cannot say)."""
         if not self.options:
-            return widget_value
+            return None if self.kind == CHOICE and widget_value not in self.choices else widget_value
         return next((t for t, w in self.options.items() if w == widget_value), None)
 
     def config_value(self, token):

@@ -129,6 +129,11 @@ class PageSpec:
                 errors.append(str(exc))
         return values if strict else (values, errors)
 
+    def run_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` without the settings of what is only shown (:attr:`Setting.view`): the
+        settings whose change makes the results on the page those of other settings."""
+        return {k: v for k, v in values.items() if not self.setting(k).view}
+
     def run_config(self, values: Mapping[str, Any], tree: Tree | None = None):
         """The run configuration of the page for ``values`` (a link's, or its widgets'; missing
         ones take the defaults) on ``tree``: every setting with a ``field`` gives that field,
