@@ -42,7 +42,7 @@ __all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_butto
            "selected_vertex",
            "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
@@ -264,14 +264,16 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: Optional[str] = No
 
 
 # ------------------------------------------------------------------ the selected vertex
-def _state_key(key: str) -> str:
+def selection_key(key: str) -> str:
+    """The session-state key under which the component ``key`` keeps the name of its selected vertex
+    (a link's ``vertex=`` is put there, see ``workbench.links.vertex``)."""
     return f"{key}__vertex"
 
 
 def selected_vertex(tree: Tree, key: str, default: Optional[int] = None) -> Optional[int]:
     """The vertex selected on the component ``key`` (``default`` when none is, or when its name is
     not a vertex of this tree)."""
-    name = st.session_state.get(_state_key(key))
+    name = st.session_state.get(selection_key(key))
     v = tree.find(name) if name is not None else None
     return default if v is None else v
 
@@ -280,7 +282,7 @@ def select_vertex(tree: Tree, key: str, v: Optional[int]) -> None:
     """Select vertex ``v`` (an index; ``None`` clears); the name box follows. Call it from a
     callback or before the box is drawn."""
     name = None if v is None else tree.name(int(v))
-    st.session_state[_state_key(key)] = name
+    st.session_state[selection_key(key)] = name
     st.session_state[f"{key}__box"] = name
 
 
@@ -301,7 +303,7 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
             if name:
                 st.session_state[f"{key}__box_error"] = f"no vertex is named {name}"
             return
-        st.session_state[_state_key(key)] = tree.name(v)
+        st.session_state[selection_key(key)] = tree.name(v)
         if on_pick is not None:
             on_pick(v)
 

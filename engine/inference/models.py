@@ -69,6 +69,14 @@ class PairwiseConfig:
     network: str | None = None
     cover: str = "optimal"
 
+    def edge_potential(self) -> np.ndarray:
+        """The k x k edge potential of every edge: ``psi``, else the Potts matrix of the coupling."""
+        k = int(self.k)
+        psi = np.asarray(self.psi, float) if self.psi is not None else potts_interaction(k, float(self.coupling))
+        if psi.shape != (k, k):
+            raise InvalidParameterError(f"parameter psi is {psi.shape[0]} x {psi.shape[1]}; k = {k}")
+        return psi
+
     def model(self, tree: Tree | None) -> BPModel:
         """The model on ``tree`` (a network brings its own)."""
         if self.network:
@@ -79,9 +87,7 @@ class PairwiseConfig:
                 raise InvalidParameterError("no tree: give tree= or network=")
             t, k, states = tree, int(self.k), None
             phi = np.ones((t.n, k)) if self.seed is None else random_node_potentials(t.n, k, seed=int(self.seed))
-            psi = np.asarray(self.psi, float) if self.psi is not None else potts_interaction(k, float(self.coupling))
-            if psi.shape != (k, k):
-                raise InvalidParameterError(f"parameter psi is {psi.shape[0]} x {psi.shape[1]}; k = {k}")
+            psi = self.edge_potential()
         phi = np.array(phi, dtype=np.float64, copy=True)
         for i, w in evidence_vectors(self.phi or {}, t, k, states).items():  # the rows of φ replaced
             phi[i] = w
