@@ -15,8 +15,8 @@ yours"). The worker reports progress through a queue that a thread of the server
 script only polls the job, so the page stays live: the bar and the ETA move, Cancel stops the run
 at its next progress report (or before it starts) and the run is recorded ``cancelled``. If the
 user leaves the page mid-run, the run goes on and is recorded; the Runs page shows it live and
-launching the same config again attaches to it. The id of the last run recorded by :func:`launch`
-is kept in ``st.session_state["runner_last_run"]``.
+launching the same config again attaches to it. :func:`last_run` is the id of the last run
+recorded by :func:`launch` in this session.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
 
-__all__ = ["launch", "launch_sweep", "format_eta", "Job", "history", "start_pool", "pool_size",
+__all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
            "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
+_JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
 
@@ -367,7 +368,7 @@ class Job:
 
 
 def _jobs() -> dict[str, Job]:
-    return st.session_state.setdefault("_runner_jobs", {})
+    return st.session_state.setdefault(_JOBS, {})
 
 
 def _watch(job: Job, label: str):
@@ -439,6 +440,11 @@ def _succeeded(job: Job) -> bool:
     return True
 
 
+def last_run() -> int | None:
+    """The id of the last run :func:`launch` recorded in this session (None: none yet)."""
+    return st.session_state.get(_LAST_RUN)
+
+
 def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown)."""
     from engine.runs.execute import execute
@@ -468,7 +474,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return None
     rid = job.value.get("run_id")
     if rid is not None:
-        st.session_state["runner_last_run"] = rid
+        st.session_state[_LAST_RUN] = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
     return job.value["result"]
 
