@@ -19,7 +19,6 @@ setting.
 
 from __future__ import annotations
 
-from engine.cover import COVERS
 from engine.datasets import available
 from engine.errors import InvalidParameterError
 from engine.links.codec import (
@@ -63,6 +62,9 @@ def _run(help: str = "start the run when the page opens") -> Setting:
 
 def link_cover(values: dict, tree):
     """The cover a Cover Inspector link shows (its kind and root)."""
+    # start-up: engine.cover loads numba and its kernels (about a second); the table is read at every start
+    from engine.cover import COVERS
+
     make = COVERS[COVER_TOKENS[values.get("cover") or "optimal"]]
     return make(tree, tree.index(values["root"]) if values.get("root") else None)
 

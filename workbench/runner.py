@@ -39,6 +39,7 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
+from workbench.state import session_owner
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
            "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
@@ -83,8 +84,6 @@ def _history(path: str) -> RunStore:
 
 def history() -> Optional[RunStore]:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    from workbench.state import session_owner
-
     try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
         return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:

@@ -23,12 +23,12 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.trees import Tree
-from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
+from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_link, tree_from_spec, tree_to_link
 
 from workbench.text import md
 
-__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
+__all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
            "tree_version", "PRESENTER",
            "TREE_LINK", "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV",

@@ -33,8 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import EngineError, InvalidParameterError, LessonError
+from engine.inference.belief_propagation import belief_propagation, flooding
+from engine.inference.elimination import elimination_steps, largest_table
+from engine.inference.messages import message_work
 from engine.links.pages import PageSpec, link_tree
 from engine.pagespecs import LEARNER_NAMES, PAGES, link_cover
+from engine.trees.generators import star_tree
 
 __all__ = ["COMPUTATIONS", "Computation", "check_answers", "computations_markdown", "compute"]
 
@@ -177,8 +181,6 @@ def _online(page: PageSpec, v, tree):
 @_computation("marginal", "number", ("online_marginals", "belief_propagation"), ("vertex", "label"))
 def _marginal(page, v, tree, args):
     """P(x_vertex = label) under the page's model and the link's evidence (vertex=NAME label=A)."""
-    from engine.inference.belief_propagation import belief_propagation
-
     m = _model(page, v, tree)
     i = m.tree.index(args.get("vertex", v.get("vertex")))
     label = args.get("label", "0")
@@ -199,8 +201,6 @@ def _update_touched(page, v, tree, args):
 def _next_message(page, v, tree, args):
     """The next message of the sequential schedule (after ``messages`` sent), normalised, at the
     receiver's label (label=A)."""
-    from engine.inference.messages import message_work
-
     m = _model(page, v, tree)
     work = message_work(m.tree, m.node_potentials, m.edge_potentials, k=m.k)
     sent = int(v["messages"])
@@ -212,8 +212,6 @@ def _next_message(page, v, tree, args):
 @_computation("exact_from_iteration", "number", ("belief_propagation",))
 def _exact_from(page, v, tree, args):
     """The iteration from which every belief of the parallel schedule is exact."""
-    from engine.inference.belief_propagation import flooding
-
     m = _model(page, v, tree)
     return float(flooding(m.tree, m.node_potentials, m.edge_potentials, k=m.k).converged_at)
 
@@ -221,9 +219,6 @@ def _exact_from(page, v, tree, args):
 @_computation("largest_table", "number", ("belief_propagation",), ("order",))
 def _largest_table(page, v, tree, args):
     """The largest table the elimination tab's star creates (order=centre or order=leaves)."""
-    from engine.inference.elimination import elimination_steps, largest_table
-    from engine.trees.generators import star_tree
-
     leaves, k = int(v["star"]), int(v["elim_k"])
     star = star_tree(leaves + 1)
     order = [0] + list(range(1, leaves)) if args.get("order", "centre") == "centre" else list(range(1, leaves + 1))
@@ -246,6 +241,8 @@ def _memo(fn, config):
 
 
 def _hedge(page: PageSpec, v, tree):
+    # start-up: the learning runs load their learners and numba (seconds for scikit-learn); lessons are
+    # read at every start of the app, their answers computed only by the checker
     from engine.hedge.run import play_config
 
     return _memo(play_config, page.run_config(v, _need_tree(tree)))
@@ -256,7 +253,7 @@ def _hedge_favourite(page, v, tree, args):
     """The favourite action of the link's learner at a task (task=NAME) at the link's trial (the
     last snapshot at or before it; the end of the run without one): ``action 1`` .. ``action k``
     as the page names them, or ``tied`` when no action leads."""
-    from engine.hedge.run import LEARNERS
+    from engine.hedge.run import LEARNERS  # start-up: as in _hedge
 
     pb = _hedge(page, v, tree)
     i = pb.tree.index(args.get("task", v.get("task")))
@@ -270,14 +267,14 @@ def _hedge_favourite(page, v, tree, args):
 def _hedge_least(page, v, tree, args):
     """The learner with the least total loss: TREE-HEDGE, Hedge per task or One shared Hedge."""
     pb = _hedge(page, v, tree)
-    from engine.hedge.run import LEARNERS
+    from engine.hedge.run import LEARNERS  # start-up: as in _hedge
 
     tot = pb.losses.sum(axis=0)
     return LEARNER_NAMES[LEARNERS[int(np.argmin(tot))]]
 
 
 def _ofde(page: PageSpec, v):
-    from engine.forests.run import run
+    from engine.forests.run import run  # start-up: as in _hedge
 
     return _memo(run, page.run_config(v)).metrics
 
@@ -295,7 +292,7 @@ def _ofde_gap(page, v, tree, args):
 
 
 def _rta(page: PageSpec, v):
-    from engine.multilabel.run import run
+    from engine.multilabel.run import run  # start-up: as in _hedge
 
     return _memo(run, page.run_config(v)).metrics
 
@@ -319,7 +316,7 @@ def _rta_zero_one(page, v, tree, args):
 def _htmm_better(page, v, tree, args):
     """The model with the higher accuracy on the link's data and task (both trained with its
     settings): TF-BHTMM or SP-BHTMM (generated labels for the labelling task, as the paper)."""
-    from engine.htmm.run import run
+    from engine.htmm.run import run  # start-up: as in _hedge
 
     key = "generated_accuracy" if v["task"] == "label" else "accuracy"
     acc = {model: _memo(run, page.run_config({**v, "model": model})).metrics[key] for model in ("tf", "sp")}

@@ -49,7 +49,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import EngineError, LessonError
+from engine import limits
+from engine.errors import EngineError, LessonError, LimitExceededError
+from engine.lessons.answers import COMPUTATIONS
 from engine.links.pages import check_link, link_tree
 from engine.pagespecs import PAGES
 
@@ -170,9 +172,6 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
 
     def fail(line: int, msg: str):
         raise LessonError(f"{label}:{line}: {msg}", label, line)
-
-    from engine import limits
-    from engine.errors import LimitExceededError
 
     lines = text.split("\n")
     try:
@@ -386,8 +385,6 @@ def _tolerance(val: str, line: int, fail) -> tuple[float, bool]:
 
 
 def _computed(val: str, line: int, kind: str, fail) -> tuple[str, dict]:
-    from engine.lessons.answers import COMPUTATIONS
-
     name, *rest = val.split()
     comp = COMPUTATIONS.get(name)
     if comp is None:
