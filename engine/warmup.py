@@ -17,7 +17,7 @@ import importlib
 import pkgutil
 import sys
 import time
-from typing import Callable, Optional
+from typing import Callable
 
 __all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules"]
 
@@ -154,7 +154,7 @@ def uncompiled_kernels() -> list[str]:
     return sorted(missing)
 
 
-def compile_kernels(progress: Optional[Callable[[str], None]] = None) -> dict:
+def compile_kernels(progress: Callable[[str], None] | None = None) -> dict:
     """Compile (or load from the on-disk cache) every kernel; returns seconds per family."""
     say = progress or _quiet
     out = {}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 import streamlit as st
 
@@ -57,7 +56,7 @@ def all_lessons() -> tuple[list[Lesson], list[LessonError]]:
     return _load(str(folder), stamp)
 
 
-def find_lesson(lesson_id: str) -> Optional[Lesson]:
+def find_lesson(lesson_id: str) -> Lesson | None:
     return next((x for x in all_lessons()[0] if x.id == lesson_id), None)
 
 

@@ -30,7 +30,7 @@ import traceback
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -82,7 +82,7 @@ def _history(path: str) -> RunStore:
     return RunStore(path)
 
 
-def history() -> Optional[RunStore]:
+def history() -> RunStore | None:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
     try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
         return _history(str(default_db_path())).for_owner(session_owner())
@@ -249,10 +249,10 @@ class _Pool:
 
 
 _pool_lock = threading.Lock()
-_pool: Optional[_Pool] = None
+_pool: _Pool | None = None
 
 
-def _get_pool() -> Optional[_Pool]:
+def _get_pool() -> _Pool | None:
     global _pool
     if pool_size() == 0:
         return None
@@ -292,22 +292,22 @@ class Job:
     once cancel is asked. In pool mode the job is submitted with :meth:`submit` instead.
     """
 
-    def __init__(self, work: Optional[Callable[[Callable[[float, str], None]], Any]] = None, key: str = ""):
+    def __init__(self, work: Callable[[Callable[[float, str], None]], Any] | None = None, key: str = ""):
         self.work = work
         self.key = key
         self.id = uuid.uuid4().hex[:12]
         self.fraction = 0.0
         self.message = "starting"
         self.value: Any = None
-        self.error: Optional[BaseException] = None
-        self.run_id: Optional[int] = None
+        self.error: BaseException | None = None
+        self.run_id: int | None = None
         self.done = threading.Event()
         self.cancelled = threading.Event()
         self.started = time.perf_counter()
-        self.started_at: Optional[float] = None   # when a worker took it
-        self.ended: Optional[float] = None
-        self.future: Optional[Future] = None
-        self.pool: Optional[_Pool] = None
+        self.started_at: float | None = None   # when a worker took it
+        self.ended: float | None = None
+        self.future: Future | None = None
+        self.pool: _Pool | None = None
 
     def start(self) -> "Job":
         """Run ``work`` in a background thread of this process."""
@@ -405,7 +405,7 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work) -> Optional[Job]:
+def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
     a message) when this session already has its share of the server's runs."""
     jobs = _jobs()
@@ -478,7 +478,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
     return job.value["result"]
 
 
-def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: Optional[int] = None):
+def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: int | None = None):
     """Run a sweep config in the background with a status box; its records, or ``None`` (shown)."""
     from engine.runs.execute import execute_sweep
 

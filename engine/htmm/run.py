@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 
@@ -56,7 +56,7 @@ class BhtmmConfig(RunConfig):
     states: int = 10
     iterations: int = 100
     lmin: int = 1
-    lmax: Optional[int] = None
+    lmax: int | None = None
     phi: float = 2.0
     sampler: str = "exact"
     init: str = "sp"

@@ -36,7 +36,7 @@ import json
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, ClassVar
 
 from engine.errors import EngineError, InvalidParameterError, need
 
@@ -59,7 +59,7 @@ def is_int(x) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
-def need_int(value, name: str, lo: int, hi: Optional[int] = None, note: str = "") -> None:
+def need_int(value, name: str, lo: int, hi: int | None = None, note: str = "") -> None:
     """Refuse ``value`` unless it is an integer in ``lo..hi`` (no upper bound when ``hi`` is None).
 
     The message names the setting, the range (with ``note`` after it) and the value, e.g.
@@ -132,4 +132,4 @@ class RunResult:
     metrics: dict[str, Any]
     curves: dict[str, list] = field(default_factory=dict)
     artefacts: dict[str, Any] = field(default_factory=dict)
-    seconds: Optional[float] = None
+    seconds: float | None = None

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import Optional
 
 import pandas as pd
 import streamlit as st
@@ -33,8 +32,8 @@ STATUS_BADGE = {"running": ("blue", ":material/autorenew:"), "finished": ("green
 class Filters:
     algorithms: tuple[str, ...]
     statuses: tuple[str, ...]
-    since: Optional[date]
-    until: Optional[date]
+    since: date | None
+    until: date | None
     text: str
 
 
@@ -56,7 +55,7 @@ def example_config() -> str:
     return json.dumps(family(fams[0]).config_class().to_dict(), indent=2)
 
 
-def when(t: Optional[float]) -> str:
+def when(t: float | None) -> str:
     if t is None:
         return ""
     return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
