@@ -18,6 +18,7 @@ a test builds small tables of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
@@ -173,6 +174,18 @@ class PageTable(Mapping[str, PageSpec]):
 
     def __len__(self) -> int:
         return len(self._pages)
+
+    @contextmanager
+    def including(self, *pages: PageSpec):
+        """This table with ``pages`` added (or, for an ``url_path`` it has, put in place of its own)
+        while the ``with`` block runs: a temporary registry, for a test of a new page or setting."""
+        saved = dict(self._pages)
+        self._pages.update({p.url_path: p for p in pages})
+        try:
+            yield self
+        finally:
+            self._pages.clear()
+            self._pages.update(saved)
 
     def page(self, path: PageSpec | str) -> PageSpec:
         """The page at ``path`` (``/ofde``, ``ofde``, or ``/`` for the default page)."""
