@@ -28,9 +28,8 @@ class OnlineSession:
 
     Parameters
     ----------
-    tree : Tree
-    k : int
-        Number of labels (>= 2).
+    tree, k : Tree, int
+        The tree and its number of labels (>= 2).
     edge_potential : array (k, k)
         The potential of every edge, rows indexing the state of the edge's first vertex (the
         parent, for the tree's own edges).

@@ -51,7 +51,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from engine.errors import InvalidParameterError, need
+from engine.errors import InvalidParameterError, need, need_choice
 from engine.multilabel._kernels import DENSE, FACTORED, KERNEL, _bcfw_pass, _exact_at_k, _flip_margins, _predict_all, _row_norms2
 from engine.multilabel.spanning_trees import random_spanning_trees
 
@@ -224,14 +224,14 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
         need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
         need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")
-        need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
-        need(self.loss in ("hamming", "zero_one"), f"loss must be 'hamming' or 'zero_one', got {self.loss!r}")
+        need_choice(self.kernel, "kernel", ("linear", "rbf"))
+        need_choice(self.loss, "loss", ("hamming", "zero_one"))
         need(np.isfinite(self.loss_scale) and self.loss_scale > 0, f"loss_scale must be positive, got {self.loss_scale}")
         need(self.scaling in SCALINGS, f"scaling must be one of {', '.join(SCALINGS)}; got {self.scaling!r}")
         need(int(self.max_passes) == self.max_passes and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes}")
         need(self.tol >= 0, f"tol must be >= 0, got {self.tol}")
         need(self.gamma is None or self.gamma > 0, f"gamma must be positive, got {self.gamma}")
-        need(self.solver in ("auto", "dense", "sparse"), f"solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
+        need_choice(self.solver, "solver", ("auto", "dense", "sparse"))
         need(self.solver != "sparse" or self.kernel == "linear", "solver='sparse' needs the linear kernel")
 
     def _fit_scaler(self, X):

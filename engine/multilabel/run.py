@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from engine import limits
-from engine.errors import InvalidParameterError
+from engine.errors import InvalidParameterError, need_choice
 from engine.multilabel.data import load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
@@ -66,7 +66,7 @@ class RtaConfig(RunConfig):
         need(is_int(self.inner_splits) and 1 <= self.inner_splits <= self.inner_folds,
              f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
-        need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
+        need_choice(self.kernel, "kernel", ("linear", "rbf"))
         need_int(self.jobs, "jobs", 1)
         need_int(self.max_passes, "max_passes", 1)
         need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1

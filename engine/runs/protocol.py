@@ -24,9 +24,10 @@ adds checks by extending ``validate`` (calling ``super().validate()`` first)::
     def validate(self) -> None:
         super().validate()
         need_int(self.trials, "trials", 1)
-        need(self.mode in ("a", "b"), f"mode must be 'a' or 'b', got {self.mode!r}")
+        need_choice(self.mode, "mode", ("a", "b"))
 
-An integer setting is checked by :func:`need_int`, which words every such message alike.
+An integer setting is checked by :func:`need_int`, a setting with a few allowed values by
+:func:`engine.errors.need_choice`; each words every such message alike.
 """
 
 from __future__ import annotations
