@@ -18,6 +18,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
+def one_line_error(error: type, read, path: Path, *fragments: str, text: str | None = None) -> str:
+    """``read(path)`` refuses the file (written with ``text`` first, when given) with ``error``: a
+    one-line message naming the file and holding every fragment (what the house rules ask of every
+    bad input). Returns the message."""
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(error) as exc:
+        read(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and path.name in msg and all(f in msg for f in fragments), msg
+    return msg
+
+
 def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None):
     """The app run headless (``streamlit.testing.v1.AppTest``) and switched to ``page`` (a script of
     workbench/pages), with ``state`` put in the session first (e.g. a tree to show)."""

@@ -15,8 +15,8 @@ yours"). The worker reports progress through a queue that a thread of the server
 script only polls the job, so the page stays live: the bar and the ETA move, Cancel stops the run
 at its next progress report (or before it starts) and the run is recorded ``cancelled``. If the
 user leaves the page mid-run, the run goes on and is recorded; the Runs page shows it live and
-launching the same config again attaches to it. The id of the last run recorded by :func:`launch`
-is kept in ``st.session_state["runner_last_run"]``.
+launching the same config again attaches to it. :func:`last_run` is the id of the last run
+recorded by :func:`launch` in this session.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import types
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -42,11 +42,13 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
+from workbench.state import session_owner
 
-__all__ = ["launch", "launch_sweep", "format_eta", "Job", "history", "start_pool", "pool_size",
+__all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
            "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
+_JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
 
@@ -83,10 +85,8 @@ def _history(path: str) -> RunStore:
     return RunStore(path)
 
 
-def history() -> Optional[RunStore]:
+def history() -> RunStore | None:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    from workbench.state import session_owner
-
     try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
         return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:
@@ -335,10 +335,10 @@ class _Pool:
 
 
 _pool_lock = threading.Lock()
-_pool: Optional[_Pool] = None
+_pool: _Pool | None = None
 
 
-def _get_pool() -> Optional[_Pool]:
+def _get_pool() -> _Pool | None:
     global _pool
     if pool_size() == 0:
         return None
@@ -383,22 +383,22 @@ class Job:
     once cancel is asked. In pool mode the job is submitted with :meth:`submit` instead.
     """
 
-    def __init__(self, work: Optional[Callable[[Callable[[float, str], None]], Any]] = None, key: str = ""):
+    def __init__(self, work: Callable[[Callable[[float, str], None]], Any] | None = None, key: str = ""):
         self.work = work
         self.key = key
         self.id = uuid.uuid4().hex[:12]
         self.fraction = 0.0
         self.message = "starting"
         self.value: Any = None
-        self.error: Optional[BaseException] = None
-        self.run_id: Optional[int] = None
+        self.error: BaseException | None = None
+        self.run_id: int | None = None
         self.done = threading.Event()
         self.cancelled = threading.Event()
         self.started = time.perf_counter()
-        self.started_at: Optional[float] = None   # when a worker took it
-        self.ended: Optional[float] = None
-        self.future: Optional[Future] = None
-        self.pool: Optional[_Pool] = None
+        self.started_at: float | None = None   # when a worker took it
+        self.ended: float | None = None
+        self.future: Future | None = None
+        self.pool: _Pool | None = None
 
     def start(self) -> "Job":
         """Run ``work`` in a background thread of this process."""
@@ -469,7 +469,7 @@ class Job:
 
 
 def _jobs() -> dict[str, Job]:
-    return st.session_state.setdefault("_runner_jobs", {})
+    return st.session_state.setdefault(_JOBS, {})
 
 
 def _watch(job: Job, label: str):
@@ -514,7 +514,7 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work) -> Optional[Job]:
+def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
     a message) when this session already has its share of the server's runs."""
     jobs = _jobs()
@@ -548,6 +548,11 @@ def _succeeded(job: Job) -> bool:
     return True
 
 
+def last_run() -> int | None:
+    """The id of the last run :func:`launch` recorded in this session (None: none yet)."""
+    return st.session_state.get(_LAST_RUN)
+
+
 def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown)."""
     from engine.runs.execute import execute
@@ -577,12 +582,12 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return None
     rid = job.value.get("run_id")
     if rid is not None:
-        st.session_state["runner_last_run"] = rid
+        st.session_state[_LAST_RUN] = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
     return job.value["result"]
 
 
-def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: Optional[int] = None):
+def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: int | None = None):
     """Run a sweep config in the background with a status box; its records, or ``None`` (shown)."""
     from engine.runs.execute import execute_sweep
 

@@ -88,7 +88,8 @@ def _render_pages() -> dict:
     """The first pages of the navigation, once, headless (errors are reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
-    from workbench.navigation import PAGES
+    from engine.pagespecs import PAGES
+    from workbench.navigation import script
 
     done = {}
     # AppTest's constructor writes its own session state from this thread, outside any script run:
@@ -102,12 +103,13 @@ def _render_pages() -> dict:
     finally:
         ctx_log.setLevel(level)
     at.run()
-    for section, path, title, _ in PAGES:
-        if section not in FIRST_SECTIONS:
+    for spec in PAGES.values():
+        if spec.section not in FIRST_SECTIONS:
             continue
+        title = spec.title
         t0 = time.perf_counter()
         try:
-            at.switch_page(path)
+            at.switch_page(script(spec))
             at.run()
             done[title] = "error: " + str(at.exception[0].message)[:200] if at.exception else \
                 round(time.perf_counter() - t0, 2)
