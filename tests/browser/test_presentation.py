@@ -9,7 +9,7 @@ import pytest
 from tests.browser.conftest import (record_view_text, shot, tree_view, view_data, view_points, view_texts, wait_for_app,
                                     wait_for_view)
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
-from workbench.navigation import PAGES, url_path
+from engine.pagespecs import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -56,11 +56,11 @@ def themed_page(browser, request):
 
 
 @pytest.mark.parametrize("themed_page", ["light", "dark"], indirect=True)
-@pytest.mark.parametrize("script", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])
-def test_page_in_light_and_dark(themed_page, app_url, script):
+@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
+def test_page_in_light_and_dark(themed_page, app_url, spec):
     scheme, page, outside = themed_page
     record_view_text(page)
-    page.goto(f"{app_url}/{url_path(script)}")
+    page.goto(f"{app_url}{PAGES.address(spec)}")
     wait_for_app(page)
     if page.locator(".js-plotly-plot:visible").count():   # (a figure in a tab not shown stays hidden)
         page.locator(".js-plotly-plot:visible .main-svg").first.wait_for(timeout=30_000)
@@ -83,7 +83,7 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
                 [(s, t) for s, t in tree_view(page, key).evaluate(VIEW_BAR_FONTS) if s < FONT_MIN]
         assert not small, (key, small[:10])
     assert page.locator("[data-testid='stAppDeployButton']").count() == 0
-    shot(page, f"theme_{scheme}_{script.rsplit('/', 1)[-1].removesuffix('.py')}")
+    shot(page, f"theme_{scheme}_{spec.url_path}")
     assert not outside, outside
 
 
