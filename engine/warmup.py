@@ -39,7 +39,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable
 
 __all__ = ["Stage", "STAGES", "SERVE", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
            "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
@@ -376,9 +376,9 @@ def _ordered(names: Iterable[str]) -> list[str]:
     return [s.name for s in STAGES if s.name in wanted]
 
 
-def compile_stages(names: Optional[Iterable[str]] = None, *, workers: Optional[int] = None,
-                   executor: Optional[Executor] = None,
-                   on_done: Optional[Callable[[str, float, list[str]], None]] = None) -> dict[str, float]:
+def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = None,
+                   executor: Executor | None = None,
+                   on_done: Callable[[str, float, list[str]], None] | None = None) -> dict[str, float]:
     """Compile the stages ``names`` (default: every stage the app uses) into the on-disk cache,
     in ``workers`` processes (default: one per core), or in ``executor``'s processes. A stage
     starts once the stages it builds on (among ``names``) are done. ``on_done(name, seconds,
@@ -429,8 +429,8 @@ def load_stages(names: Iterable[str]) -> float:
     return round(time.perf_counter() - t0, 2)
 
 
-def compile_kernels(progress: Optional[Callable[[str], None]] = None, *, library: bool = True,
-                    workers: Optional[int] = None) -> dict:
+def compile_kernels(progress: Callable[[str], None] | None = None, *, library: bool = True,
+                    workers: int | None = None) -> dict:
     """Compile (or load from the on-disk cache) every kernel, the library's too unless
     ``library=False``, in parallel processes; then load them all in this process. Seconds per stage."""
     say = progress or _quiet

@@ -195,10 +195,10 @@ class _Pool:
         self.lock = threading.Lock()
         self.prepared = threading.Event()   # the workers' kernels are compiled (see prepare)
         self.prepared.set()
-        self.prepare_ends: Optional[float] = None   # estimated perf_counter() time it is done
+        self.prepare_ends: float | None = None   # estimated perf_counter() time it is done
         threading.Thread(target=self._listen, name="run-reports", daemon=True).start()
 
-    def prepare(self, on_done: Optional[Callable[[float], None]] = None) -> None:
+    def prepare(self, on_done: Callable[[float], None] | None = None) -> None:
         """Compile the learning kernels in the workers now (``engine.warmup``'s ``BEHIND`` stages,
         into the shared on-disk cache), in a thread of this process; runs submitted meanwhile wait
         and say "preparing". ``on_done(seconds)`` is called when it is over."""
@@ -237,7 +237,7 @@ class _Pool:
 
         self.prepare_ends = time.perf_counter() + (estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
 
-    def preparing_left(self) -> Optional[float]:
+    def preparing_left(self) -> float | None:
         """Seconds the workers' preparation still needs (an estimate, at least 1), or ``None`` once ready."""
         if self.prepared.is_set():
             return None
@@ -362,7 +362,7 @@ def shutdown_pool() -> None:
     pool.manager.shutdown()
 
 
-def start_pool(*, prepare: bool = False, on_prepared: Optional[Callable[[float], None]] = None) -> None:
+def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
     """Start the run workers now (the server calls it as it starts serving); with ``prepare``, the
     workers then compile the learning kernels (:meth:`_Pool.prepare`), ``on_prepared(seconds)``
     called when they are done."""
@@ -446,7 +446,7 @@ class Job:
         return (self.ended or time.perf_counter()) - start
 
     @property
-    def preparing(self) -> Optional[float]:
+    def preparing(self) -> float | None:
         """Seconds left (an estimate) while the workers compile their kernels before this run, else ``None``."""
         if self.pool is None or self.started_at is not None or self.done.is_set():
             return None
