@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from engine.jit import inline_kernel, kernel
 
 __all__ = ["TIDY", "RADIAL", "SUBTREE", "RUN", "BAND", "preorder_depth", "subtree_extents", "level_index", "select_marks",
            "vertex_xy", "edge_paths", "mark_polygons", "range_stats", "path_ranks"]
@@ -23,7 +23,7 @@ __all__ = ["TIDY", "RADIAL", "SUBTREE", "RUN", "BAND", "preorder_depth", "subtre
 TIDY, RADIAL = 0, 1
 
 
-@njit(cache=True)
+@kernel
 def preorder_depth(parent):  # pragma: no cover - compiled
     """Each vertex's depth, in one pass (in preorder a parent comes before its children)."""
     n = parent.shape[0]
@@ -33,7 +33,7 @@ def preorder_depth(parent):  # pragma: no cover - compiled
     return depth
 
 
-@njit(cache=True)
+@kernel
 def subtree_extents(parent, x, y, tx, depth):  # pragma: no cover - compiled
     """Per subtree (preorder numbering): its size, its box ``(x0, x1, y0, y1)`` in layout units,
     and its tidy extent ``(tx0, tx1, deepest depth)``, in one walk from the last vertex up."""
@@ -72,7 +72,7 @@ SUBTREE, RUN, BAND = 0, 1, 2
 ITEM, GATHERED, OFF = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _breadth(lo, hi, deep, kind, sx, angle, ring):  # pragma: no cover - compiled
     """How wide an extent ``lo..hi`` (tidy x) down to depth ``deep`` is across siblings, in px:
     its tidy width (tidy), or the arc it spans at its deepest ring (radial)."""
@@ -81,7 +81,7 @@ def _breadth(lo, hi, deep, kind, sx, angle, ring):  # pragma: no cover - compile
     return (hi - lo) * angle * ring[int(deep)] * sx
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _length(ext, depth, i, kind, sy, ring):  # pragma: no cover - compiled
     """How long the subtree of ``i`` is from its root down to its deepest vertex, in px."""
     if kind == TIDY:
@@ -89,14 +89,14 @@ def _length(ext, depth, i, kind, sy, ring):  # pragma: no cover - compiled
     return (ring[int(ext[i, 2])] - ring[depth[i]]) * sy
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _off(box, c, vx0, vy1, sx, sy, width, height, margin):  # pragma: no cover - compiled
     """Whether the subtree of ``c`` lies wholly off the canvas (beyond ``margin`` px)."""
     return ((box[c, 1] - vx0) * sx < -margin or (box[c, 0] - vx0) * sx > width + margin
             or (vy1 - box[c, 2]) * sy < -margin or (vy1 - box[c, 3]) * sy > height + margin)
 
 
-@njit(cache=True)
+@kernel
 def level_index(depth):  # pragma: no cover - compiled
     """The vertices of each depth in preorder: level ``d`` is ``lvl_idx[lvl_ptr[d]:lvl_ptr[d + 1]]``
     (sorted, so the descendants of ``v`` at depth ``d`` are one slice, found by bisection)."""
@@ -117,7 +117,7 @@ def level_index(depth):  # pragma: no cover - compiled
     return ptr, idx
 
 
-@njit(cache=True)
+@kernel
 def select_marks(parent, depth, x, y, tx, box, ext, size, ptr, idx, lvl_ptr, lvl_idx, kind, angle, ring, stride,
                  vx0, vy1, sx, sy, width, height, marker, budget):  # pragma: no cover - compiled
     """The marks of one view (preorder numbering throughout).
@@ -342,14 +342,14 @@ def select_marks(parent, depth, x, y, tx, box, ext, size, ptr, idx, lvl_ptr, lvl
             ev[:ne].copy(), hidden)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _add_range(rlo, rhi, nr, lo, hi):  # pragma: no cover - compiled
     rlo[nr] = lo
     rhi[nr] = hi
     return nr + 1
 
 
-@njit(cache=True)
+@kernel
 def _fit(rlo, rhi, need):  # pragma: no cover - compiled
     """``rlo``/``rhi`` grown to hold at least ``need`` + 1 ranges."""
     if need + 1 <= rlo.shape[0]:
@@ -362,7 +362,7 @@ def _fit(rlo, rhi, need):  # pragma: no cover - compiled
     return a, b
 
 
-@njit(cache=True)
+@kernel
 def _crosses(x, y, a, b, vx0, vy1, sx, sy, width, height):  # pragma: no cover - compiled
     """Whether the box of the segment a-b meets the canvas (a cheap test for an edge worth drawing)."""
     ax = (x[a] - vx0) * sx
@@ -372,7 +372,7 @@ def _crosses(x, y, a, b, vx0, vy1, sx, sy, width, height):  # pragma: no cover -
     return max(ax, bx) >= 0 and min(ax, bx) <= width and max(ay, by) >= 0 and min(ay, by) <= height
 
 
-@njit(cache=True)
+@kernel
 def _runs(lvl_idx, lo, hi, box, ext, kind, angle, ring, vx0, vy1, sx, sy, width, height, marker,
           runs, rext):  # pragma: no cover - compiled
     """The siblings ``lvl_idx[lo:hi]`` (one drawn level below a vertex, left to right) as runs
@@ -429,7 +429,7 @@ def _runs(lvl_idx, lo, hi, box, ext, kind, angle, ring, vx0, vy1, sx, sy, width,
     return nr, runs, rext
 
 
-@njit(cache=True)
+@kernel
 def _put(runs, rext, nr, kind, a, b, lo, hi, deep):  # pragma: no cover - compiled
     if 3 * nr + 3 > runs.shape[0]:
         m = max(64, 2 * nr + 2)
@@ -448,7 +448,7 @@ def _put(runs, rext, nr, kind, a, b, lo, hi, deep):  # pragma: no cover - compil
     return nr + 1, runs, rext
 
 
-@njit(cache=True)
+@kernel
 def _grow(a):  # pragma: no cover - compiled
     out = np.empty(max(64, 2 * a.shape[0]), np.int64)
     out[: a.shape[0]] = a
@@ -456,7 +456,7 @@ def _grow(a):  # pragma: no cover - compiled
 
 
 # ---------------------------------------------------------------- geometry in pixels
-@njit(cache=True)
+@kernel
 def vertex_xy(x, y, ids, vx0, vy1, sx, sy):  # pragma: no cover - compiled
     """Pixel centres of the vertices ``ids``, shape (len(ids), 2)."""
     out = np.empty((ids.shape[0], 2), np.float32)
@@ -466,13 +466,13 @@ def vertex_xy(x, y, ids, vx0, vy1, sx, sy):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _arc_steps(r_px, dtheta):  # pragma: no cover - compiled
     """Segments for an arc of radius ``r_px`` px through ``dtheta`` radians (8 px a segment)."""
     return max(1, min(48, int(math.ceil(abs(dtheta) * r_px / 8.0))))
 
 
-@njit(cache=True)
+@kernel
 def edge_paths(x, y, depth, tx, eu, ev, kind, angle, ring, vx0, vy1, sx, sy):  # pragma: no cover - compiled
     """Each edge as a polyline in px: a straight segment (tidy), or out along the parent's ray to
     half-way, round the arc, and in along the child's ray (radial, so that no two edges cross).
@@ -512,13 +512,13 @@ def edge_paths(x, y, depth, tx, eu, ev, kind, angle, ring, vx0, vy1, sx, sy):  #
     return pts, offsets
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _theta(t, angle):  # pragma: no cover - compiled
     """The angle of tidy x ``t`` in the radial layout: clockwise from the top."""
     return 0.5 * math.pi - t * angle
 
 
-@njit(cache=True)
+@kernel
 def mark_polygons(x, y, depth, tx, runs, first, last, kind, angle, ring, vx0, vy1, sx, sy,
                   least):  # pragma: no cover - compiled
     """The outline of each collapsed mark in px: from its top (the root of its subtree, or the
@@ -583,7 +583,7 @@ def mark_polygons(x, y, depth, tx, runs, first, last, kind, angle, ring, vx0, vy
     return pts, offsets
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _sector(runs, g, ring, d, angle, sx, least):  # pragma: no cover - compiled
     """Inner and outer radius and the two angles of run ``g``'s sector, at least ``least`` px
     long and wide."""
@@ -602,7 +602,7 @@ def _sector(runs, g, ring, d, angle, sx, least):  # pragma: no cover - compiled
 
 
 # ---------------------------------------------------------------- colours of collapsed marks
-@njit(cache=True)
+@kernel
 def range_stats(values, roff, rlo, rhi):  # pragma: no cover - compiled
     """min, mean and max of ``values`` over each mark's ranges ``rlo[j]:rhi[j]`` (``roff[g] <= j <
     roff[g + 1]``); NaN entries skipped, a mark with none gives NaN."""
@@ -634,7 +634,7 @@ def range_stats(values, roff, rlo, rhi):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@kernel
 def path_ranks(x, y, parent, v, vx0, vy1, sx, sy, spacing):  # pragma: no cover - compiled
     """The path from ``v`` up to the root, thinned for drawing: a vertex nearer than ``spacing``
     px to the last one kept is left out (``v`` and the root are kept)."""

@@ -50,12 +50,12 @@ PAD = 0.03
 SUBTREE, RUN, BAND = 0, 1, 2
 
 
-def _kernels():
+def _compiled():
     """The compiled kernels, imported on first use: importing the engine (``python -m engine --help``)
     does not load numba."""
-    from engine.trees import _lod_kernels, kernels
+    from engine.trees import _kernels, _lod_kernels
 
-    return _lod_kernels, kernels
+    return _lod_kernels, _kernels
 
 
 class ViewError(EngineError, ValueError):
@@ -199,7 +199,7 @@ class TreeDrawing:
     """
 
     def __init__(self, tree: Tree, layout: str = "auto"):
-        K, TK = _kernels()
+        K, TK = _compiled()
         if layout == "auto":
             layout = auto_layout(tree)
         if layout not in LAYOUTS:
@@ -328,7 +328,7 @@ class TreeDrawing:
         """The marks of ``viewport`` on a ``width`` x ``height`` px canvas: at most ``budget`` marks,
         no two drawn vertices nearer than ``marker`` px. A radial view is drawn at one scale
         (:meth:`Viewport.fitted`)."""
-        K = _kernels()[0]
+        K = _compiled()[0]
         width, height = int(width), int(height)
         if not (16 <= width <= 20_000 and 16 <= height <= 20_000):
             raise ViewError(f"a canvas of {width} x {height} px cannot be drawn (16 to 20,000 px each way)")
@@ -371,7 +371,7 @@ class TreeDrawing:
     def stats(self, values_pre: np.ndarray, marks: Marks) -> np.ndarray:
         """min, mean and max of the values (:meth:`in_preorder`) over each collapsed mark's vertices,
         shape (g, 3); NaN values are left out."""
-        K = _kernels()[0]
+        K = _compiled()[0]
         return K.range_stats(values_pre, marks.range_offsets, marks.range_lo, marks.range_hi)
 
     def count_inside(self, vertices, marks: Marks) -> np.ndarray:
@@ -393,7 +393,7 @@ class TreeDrawing:
 
     def to_px(self, vertices, marks: Marks) -> np.ndarray:
         """Pixel centres of ``vertices`` (ids) on the canvas of ``marks``, shape (len, 2)."""
-        K = _kernels()[0]
+        K = _compiled()[0]
         vp = marks.viewport
         ids = self._rank[np.asarray(list(vertices), np.int64)]
         return K.vertex_xy(self._x, self._y, ids, vp.x0, vp.y1, marks.width / vp.width, marks.height / vp.height)
@@ -402,7 +402,7 @@ class TreeDrawing:
         """The path from the root down to ``v`` as one polyline in px, drawn as the edges are (radial:
         along the rays and arcs), vertices nearer than ``spacing`` px to the last kept thinned
         out; shape (m, 2)."""
-        K = _kernels()[0]
+        K = _compiled()[0]
         vp = marks.viewport
         sx, sy = marks.width / vp.width, marks.height / vp.height
         kept = K.path_ranks(self._x, self._y, self._parent, int(self._rank[v]), vp.x0, vp.y1, sx, sy, float(spacing))
