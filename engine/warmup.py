@@ -69,6 +69,23 @@ def _trees() -> None:
     tidy_layout(_tree())
 
 
+def _tree_views() -> None:
+    """The level of detail of every tree view: both layouts, a view, its colours and paths."""
+    import numpy as np
+
+    from engine.trees.lod import TreeDrawing
+
+    tree = _tree(400)
+    for layout in ("tidy", "radial"):
+        d = TreeDrawing(tree, layout)
+        marks = d.marks(d.overview(300, 200), 300, 200, marker=10.0)   # dense: every kind of mark
+        d.stats(d.in_preorder(np.linspace(0.0, 1.0, tree.n)), marks)
+        d.root_path(tree.n - 1, marks)
+        d.to_px([0], marks)
+        if len(marks.first):
+            d.opening(marks, 0)
+
+
 def _covers() -> None:
     """The two hierarchical covers and their decomposition trees (Cover Inspector, online model)."""
     from engine.cover import optimal_cover, rake_only_cover
@@ -219,6 +236,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("online-update", "online update walks", SERVE, 45.0, (), _online_update),
     Stage("online-marginal", "online marginal walks", SERVE, 35.0, (), _online_marginal),
     Stage("trees", "tree generators and layout", SERVE, 4.0, (), _trees),
+    Stage("tree-views", "tree views (level of detail)", SERVE, 22.0, ("trees",), _tree_views),
     Stage("covers", "hierarchical covers", SERVE, 4.0, ("trees",), _covers),
     Stage("bp", "belief propagation", SERVE, 9.0, ("trees",), _belief_propagation),
     Stage("online", "online model and verbs", SERVE, 15.0, ("covers", "online-update", "online-marginal"), _online),
