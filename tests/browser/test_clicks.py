@@ -7,7 +7,8 @@ Screenshots in tests/browser/screenshots/."""
 import pytest
 
 from tests.browser.conftest import (click_view_vertex, record_view_text, show_view, shot, tree_view, view_fills,
-                                    view_flagged, view_texts, wait_for_app, wait_for_selected, wait_for_view)
+                                    view_flagged, view_points, view_texts, wait_for_app, wait_for_selected,
+                                    wait_for_view)
 from workbench.text import subscript
 
 
@@ -129,3 +130,30 @@ def test_pick_a_vertex_by_name(page, app_url):
     wait_for_app(page)
     assert view_flagged(page, KEY) == ["5"]             # the evidence stays where it was set
     shot(page, "clicks_pick_by_name")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug: a page's first view is not the overview. The first marks are chosen for the assumed width "
+    "(treeview.DEFAULT_WIDTH, 900 px); on a narrower canvas treeview.js asks again with resize: the region "
+    "viewport(S, S.data.w) measured through the transform already fitted to the new width, about 900/548 "
+    "times too wide (and not a fit: S.t is not the identity then). Steps: a fresh session, "
+    "/online_marginals (1400 x 1000 window). Expected: the view 'Fit' gives, the tree across the canvas; "
+    "got the tree squeezed into the left 60 % of the canvas (T and D alike; on random:1000:0 the radial "
+    "overview draws 75 vertices in the left part where Fit draws 238 over the whole canvas)"))
+@pytest.mark.parametrize("tree", ["lecture_5_vertices", "random:1000:0"])
+def test_a_page_opens_on_the_overview(page, app_url, tree):
+    """What a fresh page shows first is what "Fit" shows: the whole tree across the canvas."""
+    page.goto(f"{app_url}/online_marginals?tree={tree}")
+    wait_for_app(page, timeout=120_000)
+    show_view(page, KEY)
+    wait_for_app(page)
+    first = {name: (x, y) for _, name, x, y in view_points(page, KEY)}
+    seq = tree_view(page, KEY).evaluate("(wrap) => wrap.parentNode.__treeview.data.seq")
+    tree_view(page, KEY).get_by_role("button", name="Fit the whole tree (0)").click()
+    page.wait_for_function("([wrap, seq]) => wrap.parentNode.__treeview.data.seq !== seq",
+                           arg=[tree_view(page, KEY).element_handle(), seq], timeout=30_000)
+    wait_for_view(page, KEY)
+    fitted = {name: (x, y) for _, name, x, y in view_points(page, KEY)}
+    shot(page, f"clicks_fit_{tree.split(':')[0]}")
+    assert set(first) == set(fitted), (len(first), len(fitted))
+    assert all(abs(first[v][0] - fitted[v][0]) <= 2 and abs(first[v][1] - fitted[v][1]) <= 2 for v in first)
