@@ -132,14 +132,6 @@ def test_pick_a_vertex_by_name(page, app_url):
     shot(page, "clicks_pick_by_name")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a page's first view is not the overview. The first marks are chosen for the assumed width "
-    "(treeview.DEFAULT_WIDTH, 900 px); on a narrower canvas treeview.js asks again with resize: the region "
-    "viewport(S, S.data.w) measured through the transform already fitted to the new width, about 900/548 "
-    "times too wide (and not a fit: S.t is not the identity then). Steps: a fresh session, "
-    "/online_marginals (1400 x 1000 window). Expected: the view 'Fit' gives, the tree across the canvas; "
-    "got the tree squeezed into the left 60 % of the canvas (T and D alike; on random:1000:0 the radial "
-    "overview draws 75 vertices in the left part where Fit draws 238 over the whole canvas)"))
 @pytest.mark.parametrize("tree", ["lecture_5_vertices", "random:1000:0"])
 def test_a_page_opens_on_the_overview(page, app_url, tree):
     """What a fresh page shows first is what "Fit" shows: the whole tree across the canvas."""

@@ -178,9 +178,10 @@ function init(root, api) {
   const ro = new ResizeObserver(() => {
     const w = Math.floor(stage.clientWidth);
     if (w > 0 && Math.abs(w - S.width) >= 2) {
+      const region = S.data ? viewport(S) : null;   // what the old width showed
       S.width = w;
       size(S);
-      if (S.data && Math.abs(w - S.data.w) >= 2) request(S, { resize: true });
+      if (S.data && Math.abs(w - S.data.w) >= 2) request(S, { resize: true, region });
       else draw(S);
     }
   });
@@ -235,14 +236,13 @@ function zoomToBox(S, x0, y0, x1, y1) {
   schedule(S);
 }
 
-// The viewport (layout units) now on screen: the marks' viewport moved by the pending transform
-// (on a canvas ``W`` px wide: the canvas's own width unless it just changed).
-function viewport(S, W) {
+// The viewport (layout units) now on screen: the marks' viewport moved by the pending transform.
+function viewport(S) {
   const d = S.data;
   const [x0, x1, y0, y1] = d.vp;
   const sx = d.w / (x1 - x0), sy = d.h / (y1 - y0);
   const t = S.t;
-  const width = W === undefined ? S.width : W;
+  const width = S.width;
   const px0 = (0 - t.bx) / t.ax, px1 = (width - t.bx) / t.ax;
   const py0 = (0 - t.by) / t.ay, py1 = (S.h - t.by) / t.ay;
   return [x0 + px0 / sx, x0 + px1 / sx, y1 - py1 / sy, y1 - py0 / sy];
@@ -270,10 +270,10 @@ function schedule(S) {
 function request(S, extra) {
   clearTimeout(S.timer);
   if (!S.data) return;
-  // a canvas of another width: the same region (the whole tree if that is what it showed), drawn
-  // for the new width; else the region now on screen
-  const fit = extra.fit || (extra.resize && S.data.overview && S.t.ax === 1 && S.t.bx === 0);
-  const vp = fit ? null : viewport(S, extra.resize ? S.data.w : S.width);
+  // a canvas of another width: the same region (the whole tree if that is what it showed: the
+  // server's overview, not moved since), drawn for the new width; else the region now on screen
+  const fit = extra.fit || (extra.resize && S.data.overview && S.t === S.tFit);
+  const vp = fit ? null : (extra.region || viewport(S));
   S.seq = (S.seq || 0) + 1;
   S.busy.style.display = "block";
   S.api.setStateValue("view", { vp, w: S.width, h: S.h, seq: S.seq, fit: !!fit });
@@ -604,6 +604,7 @@ export default function (component) {
     S.m = decode(data);
     S.tip.style.display = "none";
     S.t = transformFor(data, keep || data.vp, S.width, S.h);
+    S.tFit = keep ? null : S.t;   // every zoom or pan makes a new S.t
     if (!keep) S.busy.style.display = "none";
     if (Math.abs(S.width - data.w) >= 2) request(S, { resize: true });
   } else {
