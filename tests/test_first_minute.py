@@ -28,7 +28,7 @@ def test_every_stage_builds_only_on_earlier_stages_that_run_no_later():
 
 def test_the_first_pages_need_no_learning_kernel():
     serve = set(W.stage_names(W.SERVE))
-    assert {"trees", "covers", "bp", "online-update", "online-marginal", "online"} == serve
+    assert {"trees", "tree-views", "covers", "bp", "online-update", "online-marginal", "online"} == serve
     assert {"hedge", "forests", "rta", "bhtmm"} <= set(W.stage_names(W.BEHIND))
 
 

@@ -215,7 +215,7 @@ def test_tree_links_name_samples_generators_figure1_and_newick():
 
 
 @pytest.mark.parametrize("value, culprit", [
-    ("random:200001", "exceeds the limit of 200,000 vertices of a tree a link generates"),
+    ("random:1000001", "exceeds the limit of 1,000,000 vertices of a tree a link generates"),
     ("random:-3", "at least one vertex"),
     ("random:10:-1", "seed >= 0"),
     ("star-of-paths:5:0:k=1000:m=1000", "vertices: 1000001 exceeds"),

@@ -606,7 +606,8 @@ export default function (component) {
     S.t = transformFor(data, keep || data.vp, S.width, S.h);
     S.tFit = keep ? null : S.t;   // every zoom or pan makes a new S.t
     if (!keep) S.busy.style.display = "none";
-    if (Math.abs(S.width - data.w) >= 2) request(S, { resize: true });
+    // marks for another width: ask again (unless a newer request, which has the width, is on its way)
+    if (!keep && Math.abs(S.width - data.w) >= 2) request(S, { resize: true });
   } else {
     S.data = data;
   }
