@@ -30,6 +30,7 @@ from engine.links.codec import (
     INT,
     MATRIX,
     NUMBER,
+    REGION,
     RADIO,
     SELECT,
     SELECT_SLIDER,
@@ -56,6 +57,10 @@ def _seed(help: str = "the seed", label: str = "Seed", **more) -> Setting:
 
 def _run(help: str = "start the run when the page opens") -> Setting:
     return Setting("run", BOOL, help, False, view=True)
+
+
+def _region(what: str = "the tree") -> Setting:
+    return Setting("region", REGION, f"the region of {what} drawn (none: the whole tree)", view=True)
 
 
 # ---------------------------------------------------------------------- the trees
@@ -87,6 +92,7 @@ TREE_STUDIO = PageSpec("tree_studio", "Tree Studio", "Trees", ":material/park:",
     Setting("source", CHOICE, "the open loading tab", "samples", choices=("samples", "upload", "paste", "generate"),
             label="Load from", widget=TABS, view=True,
             options={"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}),
+    _region(),
 ), prefix="studio")
 
 COVER_INSPECTOR = PageSpec("cover_inspector", "Cover Inspector", "Trees", ":material/account_tree:", (
@@ -107,6 +113,7 @@ COVER_INSPECTOR = PageSpec("cover_inspector", "Cover Inspector", "Trees", ":mate
             label="View", widget=TABS, view=True,
             options={"rounds": "Rounds", "components": "Components", "optimality": "Optimality & best root",
                      "icicle": "Icicle of D", "growth": "Height growth"}),
+    _region("T"),
 ), prefix="cover", tree_sizes=(2, 10**9), tree_check=_check_cover)
 
 
@@ -134,6 +141,7 @@ ONLINE_MARGINALS = PageSpec("online_marginals", "Online Marginals", "Inference",
             tooltip="A sample network brings its own tree, node potentials φ and edge potentials ψ (sample_networks/)."),
     Setting("evidence", EVIDENCE, "evidence set when the page opens", field="evidence"),
     Setting("vertex", VERTEX, "the selected vertex (its marginal is shown)", view=True),
+    _region(),
 ), prefix="om", tree_sizes=(3, 10**9), build=_pairwise)
 
 
@@ -172,7 +180,8 @@ BELIEF_PROPAGATION = PageSpec("belief_propagation", "Belief Propagation", "Infer
     Setting("star", INT, "leaves of the star in the elimination tab", 6, lo=3, hi=12, label="Leaves of the star",
             widget=SLIDER),
     Setting("elim_k", INT, "labels |X| in the elimination tab", 2, lo=2, hi=4, label="Labels |X|", widget=SLIDER),
-), prefix="bp", tree_sizes=(2, 40), tree_check=_check_bp, build=_pairwise)
+    _region("the marginals' tree (above 40 vertices)"),
+), prefix="bp", tree_sizes=(2, 10**9), tree_check=_check_bp, build=_pairwise)
 
 
 # ---------------------------------------------------------------------- learning
@@ -224,6 +233,7 @@ TREE_HEDGE = PageSpec("tree_hedge", "TREE-HEDGE", "Learning", ":material/call_sp
     Setting("view", CHOICE, "the loss curves: above the best comparator, or cumulative", "excess",
             choices=("excess", "cumulative"), label="Curves", widget=RADIO, view=True,
             options={"excess": "Loss above the best comparator", "cumulative": "Cumulative loss"}),
+    _region("the task tree (the regret map)"),
     Setting("task", VERTEX, "a task (vertex) to point out in the maps", view=True),
 ), prefix="hedge", tree_sizes=(2, 10**9), tree_check=_check_hedge, build=_hedge)
 

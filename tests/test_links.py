@@ -12,8 +12,8 @@ from engine.errors import EngineError, InvalidParameterError, UnknownVertexError
 from engine.trees.formats.newick import parse_newick
 from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_link, tree_to_link
-from engine.links.codec import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, TEXT, VERTEX, format_value
-from engine.links.evidence import evidence_vectors, format_evidence, parse_evidence, parse_matrix
+from engine.links.codec import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, REGION, TEXT, VERTEX, format_value
+from engine.links.evidence import REGION_LAYOUTS, evidence_vectors, format_evidence, parse_evidence, parse_matrix
 from engine.links.pages import check_link
 from engine.pagespecs import PAGES
 from tests.conftest import ROOT
@@ -75,6 +75,10 @@ def _value(draw, p):
         return {"1": draw(st.integers(0, 1)), "2": tuple(draw(st.lists(st.floats(0.01, 5), min_size=2, max_size=2)))}
     if p.kind == MATRIX:
         return ((2.0, 1.0), (1.0, draw(st.floats(0, 9))))
+    if p.kind == REGION:   # numbers of at most 8 significant digits: the text keeps 8
+        a, b, c, d = (draw(st.integers(-10**6, 10**6)) for _ in range(4))
+        return (draw(st.sampled_from(REGION_LAYOUTS)), min(a, b - 1) / 100, max(a + 1, b) / 100, min(c, d - 1) / 100,
+                max(c + 1, d) / 100)
     if p.kind == VERTEX:
         return draw(st.sampled_from(["1", "2", "a b", "é"]))
     if p.kind == TEXT:
@@ -147,7 +151,11 @@ def test_parse_query_can_keep_the_good_and_report_the_bad():
     ("/cover_inspector?tree=figure1&root=99", "root=99: the tree has no vertex named 99"),
     ("/cover_inspector?tree=figure1&node=77", "node=77: not a component"),
     ("/cover_inspector?tree=path:1", "shows trees of 2"),
-    ("/belief_propagation?tree=random:41", "2..40 vertices"),
+    ("/belief_propagation?tree=path:1", "shows trees of 2"),
+    ("/online_marginals?tree=figure1&region=tidy:1,0,0,1", "need x0 < x1"),
+    ("/online_marginals?tree=figure1&region=polar:0,1,0,1", "LAYOUT one of tidy, radial"),
+    ("/tree_studio?tree=figure1&region=radial:0,1,nan,1", "finite"),
+    ("/cover_inspector?tree=figure1&region=tidy:0,1,0", "four numbers"),
     ("/belief_propagation?tree=lecture_5_vertices&messages=9", "2(n-1) = 8"),
     ("/online_marginals?tree=figure1&evidence=2=5", "labels are 0..1"),
     ("/online_marginals?tree=figure1&k=3&evidence=2=0.5/0.5", "has 2 weights; 2 has 3 labels"),

@@ -32,6 +32,7 @@ import streamlit as st
 
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
+from workbench import links
 from workbench.components import export_buttons, select_vertex, selected_vertex, tree_hash
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
 from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, colour_bytes, current
@@ -105,6 +106,7 @@ class ViewState:
     layout: str = "auto"
     seq: int = 0
     tree: str = ""            # the content key of the tree the viewport belongs to
+    linked: bool = False      # the viewport came from a link: kept for the tree the page draws next
 
 
 def _state_key(key: str) -> str:
@@ -117,6 +119,26 @@ def view_state(key: str) -> ViewState:
 
 def set_view(key: str, state: ViewState) -> None:
     st.session_state[_state_key(key)] = state
+
+
+def view_bind(key: str) -> links.Bind:
+    """The bind of a page's ``view=`` setting (:func:`engine.links.evidence.parse_region`) to the
+    tree view ``key``: a link's region is drawn on the page's tree; the page's link says the region
+    on screen (nothing for the whole tree)."""
+    def seed(region) -> None:
+        vs = view_state(key)
+        if region is None:
+            set_view(key, replace(vs, viewport=None, seq=vs.seq + 1))
+            return
+        layout, *extent = region
+        set_view(key, replace(vs, viewport=Viewport(*extent), layout=layout, linked=True, seq=vs.seq + 1))
+
+    def read():
+        vs = view_state(key)
+        v = vs.viewport
+        return None if v is None or vs.layout not in LAYOUTS else (vs.layout, v.x0, v.x1, v.y0, v.y1)
+
+    return links.Bind(seed=seed, read=read)
 
 
 def focus_on(tree: Tree, key: str, v: int) -> None:
@@ -227,7 +249,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
               highlight: Sequence[int] = (), selected: int | None = None, default: int | None = None,
               path_of: int | None = None, height: int = 520, on_pick: Callable[[int], None] | None = None,
               hover=None, describe: str = "", show_path: bool = True, layout: str = "auto",
-              export_name: str | None = None) -> Marks:
+              export_name: str | None = None, page: str | None = None) -> Marks:
     """Draw ``tree`` at the level of detail of the current view, in a component keyed ``key``.
 
     values : one number per vertex (coloured on ``scale`` from ``lo`` to ``hi``), or None;
@@ -241,16 +263,24 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     on (``auto``: :func:`engine.trees.lod.auto_layout`; the view's button switches); export_name :
     the name of its SVG and PDF downloads (default ``key``);
     hover : per-vertex extra hover text (a callable ``v -> str``); describe : a sentence that
-    opens the view's text description (the figure's accessible name). Returns the marks drawn.
+    opens the view's text description (the figure's accessible name); page : the page whose
+    ``view=`` setting is bound to this view (:func:`view_bind`): its address follows the view
+    (from inside a fragment too). Returns the marks drawn.
     """
     style = current()
     vs = view_state(key)
-    if vs.tree != tree.content_key:   # a new tree (or the first view): its overview, the page's layout
+    if vs.linked:   # a link's region: drawn on this tree
+        vs = replace(vs, linked=False, tree=tree.content_key)
+        set_view(key, vs)
+    elif vs.tree != tree.content_key:   # a new tree (or the first view): its overview, the page's layout
         # numbered past the browser's requests, so that it draws this view rather than its own
         vs = ViewState(width=vs.width, height=height, layout=layout if _state_key(key) not in st.session_state
                        or vs.tree else vs.layout, tree=tree.content_key, seq=vs.seq + 1)
         set_view(key, vs)
     drawing = drawing_of(tree, vs.layout)
+    if vs.layout != drawing.layout:   # "auto" resolved: the page's link names the layout drawn
+        vs = replace(vs, layout=drawing.layout)
+        set_view(key, vs)
     marker = DEFAULT_MARKER * (style.scale if tree.n <= 400 else 1.0)
     vp = vs.viewport or drawing.overview(vs.width, height)
     if drawing.layout == "radial":
@@ -275,6 +305,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key))
     if err:
         st.error(err)
+    if page is not None:
+        links.write_query(page)
     export_buttons(None, key=key, name=export_name or key,
                    draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
                          lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)))

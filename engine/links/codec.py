@@ -24,18 +24,20 @@ from typing import Any
 
 from engine import limits
 from engine.errors import InvalidParameterError
-from engine.links.evidence import format_evidence, format_matrix, number_text, parse_evidence, parse_matrix
+from engine.links.evidence import (format_evidence, format_matrix, format_region, number_text, parse_evidence,
+                                   parse_matrix, parse_region)
 
 __all__ = [
-    "BOOL", "CHOICE", "EVIDENCE", "FLOAT", "INT", "KINDS", "MATRIX", "MAX_VALUE_CHARS", "TEXT", "TREE", "VERTEX",
+    "BOOL", "CHOICE", "EVIDENCE", "FLOAT", "INT", "KINDS", "MATRIX", "MAX_VALUE_CHARS", "REGION", "TEXT", "TREE",
+    "VERTEX",
     "CHECKBOX", "NUMBER", "RADIO", "SELECT", "SELECT_SLIDER", "SLIDER", "TABS", "TOGGLE", "WIDGETS",
     "Setting", "format_value",
 ]
 
 # the kinds of value
-INT, FLOAT, CHOICE, BOOL, TEXT, VERTEX, TREE, EVIDENCE, MATRIX = (
-    "int", "float", "choice", "bool", "text", "vertex", "tree", "evidence", "matrix")
-KINDS = (INT, FLOAT, CHOICE, BOOL, TEXT, VERTEX, TREE, EVIDENCE, MATRIX)
+INT, FLOAT, CHOICE, BOOL, TEXT, VERTEX, TREE, EVIDENCE, MATRIX, REGION = (
+    "int", "float", "choice", "bool", "text", "vertex", "tree", "evidence", "matrix", "region")
+KINDS = (INT, FLOAT, CHOICE, BOOL, TEXT, VERTEX, TREE, EVIDENCE, MATRIX, REGION)
 # the kinds of widget (workbench.widgets draws each with its Streamlit element)
 SLIDER, NUMBER, SELECT, RADIO, SELECT_SLIDER, TOGGLE, CHECKBOX, TABS = (
     "slider", "number", "select", "radio", "select_slider", "toggle", "checkbox", "tabs")
@@ -54,8 +56,9 @@ class Setting:
     name : its name in the link (``?k=3``).
     kind : ``int``, ``float``, ``choice``, ``bool``, ``text``, ``vertex`` (a vertex name of the
         page's tree), ``tree`` (see :func:`engine.trees.spec.tree_from_link`), ``evidence`` (see
-        :func:`engine.links.evidence.parse_evidence`) or ``matrix`` (see
-        :func:`engine.links.evidence.parse_matrix`).
+        :func:`engine.links.evidence.parse_evidence`), ``matrix`` (see
+        :func:`engine.links.evidence.parse_matrix`) or ``region`` (a view of a tree's drawing, see
+        :func:`engine.links.evidence.parse_region`).
     help : one line a user reads (the reference table in ``docs/lessons.md``, error messages).
     default : the page's value when the link does not give one (None: nothing chosen).
     lo, hi : the inclusive range of an ``int`` or ``float``.
@@ -129,6 +132,8 @@ class Setting:
             return "evidence such as 4=1,5=0.2/0.8 (vertex=label or vertex=soft weights)"
         if self.kind == MATRIX:
             return "a square matrix such as 2,1;1,2 (rows separated by ;)"
+        if self.kind == REGION:
+            return "a region of the drawing such as radial:-0.5,0.5,-0.2,0.3 (layout:x0,x1,y0,y1)"
         return "text"
 
     def parse(self, raw: str) -> Any:
@@ -166,6 +171,8 @@ class Setting:
             return parse_evidence(s, what=f"parameter {self.name}")
         if self.kind == MATRIX:
             return parse_matrix(s, what=f"parameter {self.name}")
+        if self.kind == REGION:
+            return parse_region(s, what=f"parameter {self.name}")
         if not s:
             raise self._bad(raw)
         return s
@@ -202,4 +209,6 @@ def format_value(p: Setting, value: Any) -> str:
         return value if isinstance(value, str) else format_evidence(value)
     if p.kind == MATRIX:
         return value if isinstance(value, str) else format_matrix(value)
+    if p.kind == REGION:
+        return value if isinstance(value, str) else format_region(value)
     return str(value)

@@ -1,4 +1,4 @@
-"""The two small languages a link writes model data in: evidence and square matrices.
+"""The small languages a link writes model data in: evidence, square matrices, a region of a drawing.
 
 Evidence (``4=1,5=0.2/0.8,Smoker=yes``) is what the inference pages of "Online Sum-Product
 Computation over Trees" (Herbster, Pasteris & Vitale, section 4) and the lecture notes
@@ -10,6 +10,12 @@ as the same double (:func:`number_text`).
 {'4': 1, '5': (0.2, 0.8)}
 >>> format_matrix(parse_matrix("2,1;1,2"))
 '2,1;1,2'
+
+A region (``radial:-0.5,0.5,-0.2,0.3``) is the part of a tree's drawing a view shows: its layout
+and its extent ``x0,x1,y0,y1`` in that layout's units (see :mod:`engine.trees.lod`).
+
+>>> parse_region("tidy:0,12.5,-3,0.5")
+('tidy', 0.0, 12.5, -3.0, 0.5)
 """
 
 from __future__ import annotations
@@ -21,7 +27,13 @@ from typing import Any
 
 from engine.errors import InvalidParameterError, UnknownVertexError
 
-__all__ = ["evidence_vectors", "format_evidence", "format_matrix", "number_text", "parse_evidence", "parse_matrix"]
+__all__ = ["evidence_vectors", "format_evidence", "format_matrix", "format_region", "number_text", "parse_evidence",
+           "parse_matrix", "parse_region", "REGION_LAYOUTS"]
+
+#: The layouts a region may name (:data:`engine.trees.lod.LAYOUTS`; a test keeps them equal).
+REGION_LAYOUTS = ("tidy", "radial")
+#: The largest coordinate a region may give (a drawing of 10^6 vertices spans about 10^6 units).
+_REGION_BOUND = 1e12
 
 
 def number_text(x) -> str:
@@ -134,3 +146,29 @@ def parse_matrix(text: str, *, what: str = "matrix") -> tuple[tuple[float, ...],
 def format_matrix(m) -> str:
     """The inverse of :func:`parse_matrix`."""
     return ";".join(",".join(number_text(x) for x in r) for r in m)
+
+
+def parse_region(text: str, *, what: str = "region") -> tuple[str, float, float, float, float]:
+    """``"radial:-0.5,0.5,-0.2,0.3"`` -> ``("radial", -0.5, 0.5, -0.2, 0.3)``: a layout and the
+    extent ``x0 < x1``, ``y0 < y1`` (finite numbers of at most 10^12 in size)."""
+    layout, sep, rest = text.strip().partition(":")
+    if not sep or layout not in REGION_LAYOUTS:
+        raise InvalidParameterError(f"{what} {text[:60]!r}: expected LAYOUT:x0,x1,y0,y1 with LAYOUT one of "
+                                    f"{', '.join(REGION_LAYOUTS)}")
+    parts = rest.split(",")
+    try:
+        x0, x1, y0, y1 = (float(p) for p in parts)
+    except ValueError:
+        raise InvalidParameterError(f"{what} {text[:60]!r}: expected four numbers x0,x1,y0,y1 after "
+                                    f"{layout}:") from None
+    if not all(math.isfinite(v) and abs(v) <= _REGION_BOUND for v in (x0, x1, y0, y1)):
+        raise InvalidParameterError(f"{what} {text[:60]!r}: the numbers must be finite and at most 1e12 in size")
+    if not (x0 < x1 and y0 < y1):
+        raise InvalidParameterError(f"{what} {text[:60]!r}: need x0 < x1 and y0 < y1")
+    return layout, x0, x1, y0, y1
+
+
+def format_region(region) -> str:
+    """The text of a region (the inverse of :func:`parse_region`, to 8 significant digits)."""
+    layout, *xs = region
+    return f"{layout}:" + ",".join(f"{float(v):.8g}" for v in xs)

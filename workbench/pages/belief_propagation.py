@@ -34,13 +34,13 @@ from workbench.components import (EVIDENCE_RING, RING, chart, clickable_chart, r
                                   selected_vertex, selection_key)
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
 from workbench.session import PageState
-from workbench.treeview import tree_view
+from workbench.treeview import tree_view, view_bind
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 from workbench.text import md, subscript
 from workbench.widgets import widget
 
 SPEC = PAGES["belief_propagation"]
-DRAW_LIMIT = SPEC.tree_sizes[1]
+DRAW_LIMIT = 40                       # messages are drawn up to this many vertices; above, the marginals
 KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
 CURRENT = "(the current tree)"        # the model box: the current tree with random φ and a Potts ψ
 UPLOADED = "uploaded: "               # ... or an imported network
@@ -260,6 +260,7 @@ BINDS = {
     "network": links.Bind(seed=_seed_network, read=lambda: S.network if S.network in _samples() else None),
     "vertex": links.vertex(selection_key(KEY), _page_tree),
     "speed": links.Bind(S.key("speed"), _snap_speed),
+    "region": view_bind(KEY),
 }
 
 
@@ -465,7 +466,7 @@ def marginals_view(model: BPModel, exact, rev: int) -> None:
     left, right = st.columns([3, 2], gap="medium")
     with left:
         evidence = [v for v in (tree.find(n) for n in _evidence()) if v is not None]
-        tree_view(tree, KEY, values=exact.marginals[:, 0], value_title="P(label 0)", rings=evidence, selected=sel,
+        tree_view(tree, KEY, page="belief_propagation", values=exact.marginals[:, 0], value_title="P(label 0)", rings=evidence, selected=sel,
                   on_pick=_on_pick, describe="Every vertex coloured by its marginal P(label 0) after one "
                   "belief-propagation pass.", export_name="bp_marginals")
     with right:
@@ -636,7 +637,6 @@ if stale:
 try:
     model = build_model(tree)
     exact = belief_propagation(tree, model.node_potentials, model.edge_potentials, k=model.k)
-    work = message_work(tree, model.node_potentials, model.edge_potentials, k=model.k, result=exact)
 except EngineError as exc:
     st.error(public_message(exc))
     if _evidence():
@@ -646,6 +646,7 @@ S.model = model
 if tree.n > DRAW_LIMIT:
     st.fragment(marginals_view)(model, exact, S.rev)
     st.stop()
+work = message_work(tree, model.node_potentials, model.edge_potentials, k=model.k, result=exact)
 
 seq_tab, par_tab, elim_tab, table_tab = widget(SPEC, "tab", on_change="rerun")
 with seq_tab:

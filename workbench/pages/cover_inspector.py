@@ -41,7 +41,7 @@ from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
 from workbench.session import PageState
 from workbench.state import current_tree, set_tree, tree_version
-from workbench.treeview import focus_on, tree_view
+from workbench.treeview import focus_on, tree_view, view_bind
 from workbench.text import md, superscript
 from workbench.widgets import widget
 
@@ -266,7 +266,7 @@ links.page_head("cover_inspector", "Cover Inspector",
                 "and reaches the minimum height among (2,s)-covers in linear time.", {
     "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
                        and tree.is_leaf(tree.find(name)) else None),
-    "vertex": _selection_bind("vertex"), "node": _selection_bind("node")})
+    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "region": view_bind("cover_t_view")})
 st.markdown("**Presets**")
 pcols = st.columns(len(PRESETS))
 for col, name in zip(pcols, PRESETS):
@@ -417,7 +417,7 @@ def rounds(tree, cover, s: int) -> None:
         st.markdown(f"**The tree T** rooted at s = {md(tree.name(s))}: colour = the round a vertex is merged in "
                     "(grey: a leaf of T, only ever the end of an edge)")
         split = int(cover.split_vertex[sel_node]) if sel_node is not None and cover.kind[sel_node] != EDGE else None
-        tree_view(rooted, "cover_t_view", values=np.where(vr < 0, np.nan, vr).astype(float),
+        tree_view(rooted, "cover_t_view", page="cover_inspector", values=np.where(vr < 0, np.nan, vr).astype(float),
                   scale=SEQUENTIAL_SCALE, lo=0.0, hi=float(max(cover.rounds, 1)), value_title="merged in round",
                   rings=merging, ring_name=f"merged in round {t}", highlight=comp, selected=sel_vertex,
                   path_of=sel_vertex if sel_vertex is not None else split,

@@ -46,7 +46,7 @@ from workbench.figures.style import NEUTRAL, OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
 from workbench.session import PageState
-from workbench.treeview import tree_view
+from workbench.treeview import tree_view, view_bind
 from workbench.state import current_tree, set_tree
 from workbench.text import md, subscript
 from workbench.widgets import widget
@@ -239,6 +239,7 @@ BINDS = {
                           lambda x: x if x in _samples() else None),
     "evidence": links.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
     "vertex": links.vertex(selection_key(KEY), _page_tree),
+    "region": view_bind(KEY),
 }
 
 
@@ -386,7 +387,7 @@ def lesson(tree) -> None:
     sel = selected_vertex(tree, KEY, tree.root)
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        tree_view(tree, KEY, values=s.marginals()[:, 0], value_title="P(label 0)", rings=s.evidence,
+        tree_view(tree, KEY, page="online_marginals", values=s.marginals()[:, 0], value_title="P(label 0)", rings=s.evidence,
                   selected=sel, on_pick=_query, describe="The tree T coloured by each vertex's P(label 0).")
         st.caption("Colour: P(label 0); a collapsed group shades from its smallest P(label 0) to its largest. "
                    "Red ring: the selected vertex, with its path to the root; orange rings and dots: evidence. "

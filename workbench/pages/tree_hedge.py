@@ -24,7 +24,7 @@ from workbench.runner import launch
 from workbench.figures.style import SEQUENTIAL_SCALE
 from workbench.session import PageState
 from workbench.state import current_tree, set_tree, tree_version
-from workbench.treeview import tree_view
+from workbench.treeview import tree_view, view_bind
 from workbench.widgets import widget
 
 SPEC = PAGES["tree_hedge"]
@@ -50,7 +50,7 @@ def _shown() -> bool:
 
 BINDS = {"run": links.run_bind("tree_hedge", _shown),
          "trial": links.Bind(seed=lambda t: setattr(S, "trial_link", t), read=lambda: S.time if _shown() else None),
-         "task": links.vertex(S.key("task"))}
+         "task": links.vertex(S.key("task")), "region": view_bind("hedge_regret_view")}
 
 links.page_head("tree_hedge", "TREE-HEDGE",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
@@ -202,7 +202,7 @@ def results(run_tree, result) -> None:
     regret = np.asarray(a["task_regret"][learner][i], float)
     with c1:
         st.markdown(f"**Regret per task** after trial {t:,}: {LEARNER_STYLE[learner][0]}")
-        tree_view(run_tree, "hedge_regret_view", values=regret, scale=SEQUENTIAL_SCALE, lo=0.0,
+        tree_view(run_tree, "hedge_regret_view", page="tree_hedge", values=regret, scale=SEQUENTIAL_SCALE, lo=0.0,
                   hi=max(float(regret.max()), 1e-9), value_title="regret", selected=task, on_pick=_point_out,
                   hover=lambda v: hover[v], describe=f"The task tree coloured by each task's regret after trial {t:,}.",
                   export_name="hedge_regret_tree")

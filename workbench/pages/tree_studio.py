@@ -24,7 +24,7 @@ from workbench.components import select_vertex, selected_vertex, selection_key, 
 from workbench.session import PageState
 from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
                              tree_version, undo)
-from workbench.treeview import tree_view
+from workbench.treeview import tree_view, view_bind
 from workbench.text import md
 from workbench.widgets import widget
 
@@ -194,7 +194,7 @@ def on_apply_table(key: str) -> None:
 links.page_head("tree_studio", "Tree Studio",
                 "Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
                 "to edit it. The tree you leave here is the one every other page works on.",
-                {"vertex": links.vertex(selection_key(KEY))})
+                {"vertex": links.vertex(selection_key(KEY)), "region": view_bind(KEY)})
 tree = current_tree()
 version = tree_version()
 
@@ -251,7 +251,7 @@ def editor(tree, version) -> None:
     selected = selected_vertex(tree, KEY, tree.root)
     selected_name = tree.name(selected)
     hover = (lambda v: f"label: {tree.labels[v]}") if tree.labels is not None else None
-    tree_view(tree, KEY, selected=selected, height=560 if tree.n > 30 else 460, hover=hover,
+    tree_view(tree, KEY, page="tree_studio", selected=selected, height=560 if tree.n > 30 else 460, hover=hover,
               describe=f"The current tree ({tree.n:,} vertices, rooted at {tree.name(tree.root)}).")
     st.caption("Click a vertex to select it (or find it by name); scroll to zoom, drag to pan, shift-drag to zoom to "
                "a box. A shaded group stands for the vertices too close to tell apart at this zoom: its number "
