@@ -298,6 +298,9 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                              show_path=show_path, style=style, query=query)
     data["seq"] = vs.seq
     data["overview"] = vs.viewport is None
+    # the region asked for, before it was widened to this canvas (a link's, or a found vertex's):
+    # what a canvas of another width asks for again, as long as the user has not moved the view
+    data["want"] = None if vs.viewport is None else [vs.viewport.x0, vs.viewport.x1, vs.viewport.y0, vs.viewport.y1]
     err = st.session_state.pop(f"{key}__error", None)
     _COMPONENT(key=key, data=data, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),

@@ -68,6 +68,19 @@ def test_online_marginals_on_a_tree_of_100000_vertices(page, app_url):
     page.mouse.wheel(0, -300)
     _wait_new_view(page, "om_tree", old)
 
+    # the region on screen is in the page's link: opened in another tab, the page shows it again
+    page.wait_for_function("() => new URLSearchParams(location.search).has('region')", timeout=30_000)
+    region = tree_view(page, "om_tree").evaluate("(wrap) => wrap.parentNode.__treeview.data.vp")
+    other = page.context.new_page()
+    other.goto(page.url)
+    wait_for_view(other, "om_tree", timeout=240_000)
+    wait_for_app(other, timeout=240_000)
+    again = tree_view(other, "om_tree").evaluate("(wrap) => wrap.parentNode.__treeview.data.vp")
+    span = region[1] - region[0]
+    assert all(abs(a - b) <= 1e-5 * span for a, b in zip(region, again)), (region, again)
+    shot(other, "large_om_region_link")
+    other.close()
+
     # evidence on it: its marginal becomes the observed label
     page.get_by_role("button", name="Observe label").click()
     main.get_by_text(f"P({subscript('x', '77777')}) = [1.0000, 0.0000]").first.wait_for(timeout=60_000)

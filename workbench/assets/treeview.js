@@ -270,10 +270,12 @@ function schedule(S) {
 function request(S, extra) {
   clearTimeout(S.timer);
   if (!S.data) return;
-  // a canvas of another width: the same region (the whole tree if that is what it showed: the
-  // server's overview, not moved since), drawn for the new width; else the region now on screen
-  const fit = extra.fit || (extra.resize && S.data.overview && S.t === S.tFit);
-  const vp = fit ? null : (extra.region || viewport(S));
+  // a canvas of another width: the same region drawn for the new width (while the user has not
+  // moved the server's view: the whole tree, or the region the server was asked for); else the
+  // region now on screen
+  const unmoved = extra.resize && S.t === S.tFit;
+  const fit = extra.fit || (unmoved && S.data.overview);
+  const vp = fit ? null : (unmoved && S.data.want ? S.data.want : (extra.region || viewport(S)));
   S.seq = (S.seq || 0) + 1;
   S.busy.style.display = "block";
   S.api.setStateValue("view", { vp, w: S.width, h: S.h, seq: S.seq, fit: !!fit });
