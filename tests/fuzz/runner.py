@@ -49,6 +49,8 @@ class Case:
     expect : "error" (garbage: must be refused), "ok" (must succeed, and pass ``check``), or
         "either" (a mutant: refused in one line, or accepted with an answer ``check`` accepts).
     check : ``check(stdout, folder) -> str | None``: None when the answer is right, else why not.
+    says : words the one ``error:`` line must hold (where the right refusal is known: the line, the
+        culprit); a refusal without them is ``wrong``.
     """
 
     command: str
@@ -57,6 +59,7 @@ class Case:
     files: dict = field(default_factory=dict)
     expect: str = "either"
     check: Optional[Callable] = None
+    says: tuple = ()
 
 
 @dataclass
@@ -146,6 +149,9 @@ def _kind(case: Case, folder: Path, status: int, seconds: float, peak: int, time
         if len(lines) == 1 and lines[0].startswith("error: ") and "internal error" not in lines[0]:
             if case.expect == "ok":
                 return Outcome(case, "wrong", seconds, peak_mb, f"refused a valid input: {lines[0][:200]}")
+            missing = [w for w in case.says if w not in lines[0]]
+            if missing:
+                return Outcome(case, "wrong", seconds, peak_mb, f"the error does not say {missing}: {lines[0][:200]}")
             return Outcome(case, "error", seconds, peak_mb, lines[0])
         return Outcome(case, "traceback", seconds, peak_mb, err.strip()[-300:])
     if rc != 0 or "Traceback" in err:
