@@ -69,7 +69,7 @@ def _unquote(s: str) -> str:
     return s
 
 
-_ATTR = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+(.*)$""", re.IGNORECASE)
+_ATTR = re.compile(r"""@attribute\s+('(?:[^'\\]++|\\.)*+'|"(?:[^"\\]++|\\.)*+"|\S+)\s+(.*)$""", re.IGNORECASE)
 
 
 def read_arff(path, labels=None, *, xml=None) -> MultilabelData:

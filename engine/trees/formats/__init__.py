@@ -29,7 +29,7 @@ from pathlib import Path
 from engine.errors import EngineError, LimitExceededError, TreeFormatError
 from engine.files import decode_text, decompress, open_input
 from engine.trees.formats.common import MAX_INPUT_BYTES
-from engine.trees.formats.edgelist import fast_edge_list, format_edge_list, parse_edge_list
+from engine.trees.formats.edgelist import HEAD_BYTES, check_head, fast_edge_list, format_edge_list, parse_edge_list
 from engine.trees.formats.gml import format_gml, parse_gml
 from engine.trees.formats.graphml import format_graphml, parse_graphml
 from engine.trees.formats.newick import format_newick, parse_newick, parse_newick_lengths
@@ -121,6 +121,7 @@ def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
     if fmt == "jsonl":
         return read_positional_stream(io.BytesIO(data), index)
     if fmt == "edgelist":
+        check_head(data[:HEAD_BYTES])   # a fatal problem in the first lines: refused at once
         tree = fast_edge_list(data)  # None: not plain, the careful parser reads it (and names the line)
         if tree is not None:
             return tree
@@ -138,8 +139,10 @@ def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, inde
     return _parse_labelled(data, label, name, fmt, index)
 
 
-def _parse_labelled(data: bytes, label: str, name: str, fmt: str | None, index: int) -> Tree:
+def _parse_labelled(data: bytes, label: str, name: str, fmt: str | None, index: int, check=None) -> Tree:
     try:
+        if check is not None:
+            return check(data)
         f = format_of(name, fmt) or sniff_format(data)
         if f == "json" and sniff_format(data) == "jsonl":
             f = "jsonl"
@@ -171,6 +174,9 @@ def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
                 raise
             except EngineError as exc:
                 raise type(exc)(f"{path.name}: {exc}") from None
+        head = fh.peek(HEAD_BYTES)[:HEAD_BYTES]   # an edge list's first lines, checked before the rest is read
+        if (f or sniff_format(head)) == "edgelist":
+            _parse_labelled(head, path.name, path.name, "edgelist", index, check=check_head)
         data = fh.read()
     return _parse_labelled(data, path.name, path.name, fmt, index)
 

@@ -26,7 +26,7 @@ from engine.trees.model import Tree
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
 
 _TOKEN = re.compile(r"""
-    (?P<q>'(?:[^']|'')*'?)        # quoted label (unterminated ones are caught below)
+    (?P<q>'(?:[^']++|'')*+'?)     # quoted label (unterminated ones are caught below; possessive: linear)
   | (?P<c>\[[^\]]*\]?)            # comment
   | (?P<p>[(),:;])                # punctuation
   | (?P<w>[^()\[\]',:;]+)         # unquoted label (blanks allowed inside, trimmed)
