@@ -28,7 +28,6 @@ Every refusal is one line starting with the file's name: an :class:`~engine.erro
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import itertools
 import os
@@ -89,6 +88,46 @@ def _open_regular(path: Path, label: str, error) -> io.FileIO:
         raise
 
 
+class _Gunzip(io.RawIOBase):
+    """The decompressed bytes of a gzip stream (every member of a concatenated one; what follows the
+    last member is ignored, as :func:`decompress` does), inflated by zlib in C with its CRC and
+    length checks: about twice the speed of :class:`gzip.GzipFile`, whose header parsing and
+    buffering run in Python. A stream that ends inside a member raises :class:`EOFError`."""
+
+    def __init__(self, raw):
+        self.raw, self.d, self.tail, self.done = raw, zlib.decompressobj(16 + zlib.MAX_WBITS), b"", False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not self.done:
+            if self.d.eof:   # a member ended: another one follows, or the stream is done
+                rest = self.d.unused_data + self.tail
+                while len(rest) < 2 and (more := self.raw.read(_CHUNK)):
+                    rest += more
+                if not rest.startswith(GZIP_MAGIC):
+                    self.done = True
+                    break
+                self.d, self.tail = zlib.decompressobj(16 + zlib.MAX_WBITS), rest
+            if not self.tail:
+                self.tail = self.raw.read(_CHUNK)
+                if not self.tail:
+                    raise EOFError("the gzip stream is truncated")
+            out = self.d.decompress(self.tail, len(b))
+            self.tail = self.d.unconsumed_tail
+            if out:
+                b[:len(out)] = out
+                return len(out)
+        return 0
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        finally:
+            super().close()
+
+
 class _Capped(io.RawIOBase):
     """A raw stream over ``inner`` (a file or a GzipFile) that refuses to yield more than ``cap`` bytes."""
 
@@ -105,7 +144,7 @@ class _Capped(io.RawIOBase):
             self._over()
         try:
             n = self.inner.readinto(memoryview(b)[:want])
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        except (EOFError, zlib.error) as exc:
             what = "the gzip stream is truncated" if isinstance(exc, EOFError) else f"not a valid gzip stream ({exc})"
             raise self.error(f"{self.label}: {what}") from None
         except OSError as exc:
@@ -160,7 +199,7 @@ def open_input(path, *, label: str | None = None, error=InputFileError, max_byte
         size = os.fstat(raw.fileno()).st_size
         raw.close()
         raise LimitExceededError(limits.refusal("bytes", f"{label}: {size:,} bytes", size, cap))
-    inner = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+    inner = _Gunzip(raw) if compressed else raw
     stream = io.BufferedReader(_Capped(inner, cap, label, error, compressed), buffer_size=_CHUNK)
     try:
         yield stream

@@ -182,8 +182,11 @@ def bhtmm_config(values: dict, model: str | None = None):
             raise InvalidParameterError(f"data set {v['source']} is not in the data folder; found: "
                                         f"{', '.join(found) or 'none'}")
         train, test = (str(p) for p in found[v["source"]])
-    variant = {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}[v["sp"]]
-    return BhtmmConfig(train=train, test=test, model=model or v["model"], task=v["task"], states=int(v["states"]),
-                       iterations=int(v["iterations"]), lmin=int(v["lmin"]), lmax=int(max(v["lmax"], 1)),
-                       phi=float(v["phi"]), sampler=v["sampler"], init=v["init"],
-                       synthetic_trees=int(v["synthetic"]), seed=int(v["seed"]), **variant)
+    model = model or v["model"]
+    # each model gets only the settings it reads (a run warns about the others)
+    own = (dict(lmin=int(v["lmin"]), lmax=int(max(v["lmax"], 1)), phi=float(v["phi"]), sampler=v["sampler"],
+                init=v["init"]) if model == "tf" else
+           {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}[v["sp"]])
+    return BhtmmConfig(train=train, test=test, model=model, task=v["task"], states=int(v["states"]),
+                       iterations=int(v["iterations"]), synthetic_trees=int(v["synthetic"]), seed=int(v["seed"]),
+                       **own)

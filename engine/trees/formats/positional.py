@@ -50,7 +50,7 @@ def iter_positional_stream(f, max_bytes: int | None = None):
     """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``
     (default: the ``bytes`` limit of :mod:`engine.limits`); each line as its bytes (UTF-8,
     checked): :func:`parse_positional_record` reads them as they are."""
-    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True):
+    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True, skip_blank=True):
         if not (_BLANK.fullmatch(line) if line.isascii() else line.decode("utf-8").isspace()):
             yield lineno, line
 
@@ -160,6 +160,9 @@ def _record_tree(rec: dict, parent: np.ndarray, slot: np.ndarray, where: str) ->
     if labels is not None:
         if not isinstance(labels, list) or len(labels) != n:
             raise bad(f"'labels' must be a list of {n} labels, one per node")
+        flag = next((i for i, x in enumerate(labels) if x is True or x is False), None)
+        if flag is not None:   # (a label is an integer 1..M, or a code of 'label_names')
+            raise bad(f"node {flag + 1} has the label {str(labels[flag]).lower()}, a boolean; labels are integers")
         names_of = rec.get("label_names")
         if names_of is not None:
             if not isinstance(names_of, list):
