@@ -215,7 +215,7 @@ def parse_edge_list(text: str) -> Tree:
     pairs: list[tuple[str, str]] = []
     single: list[str] = []
     header: tuple[str, str] | None = None
-    for i, (lineno, line, parts) in enumerate(_checked_lines(text)):
+    for i, (_lineno, line, parts) in enumerate(_checked_lines(text)):
         if len(parts) == 1:
             single.append(parts[0])
         elif i == 0 and _maybe_header(line, *parts):

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from engine.errors import EngineError, TreeFormatError
-from engine.files import iter_lines
+from engine.files import iter_lines, text_lines
 from engine.jsonio import loads
 from engine.trees.formats.common import token_matrix, token_strings
 from engine.trees.model import Tree
@@ -32,11 +32,10 @@ __all__ = ["parse_positional", "parse_positional_record", "format_positional", "
 def parse_positional(text: str, index: int = 0) -> Tree:
     """Tree number ``index`` (0-based, blank lines skipped) of JSON-lines text."""
     k = -1
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            k += 1
-            if k == index:
-                return parse_positional_record(line, lineno)
+    for lineno, line in text_lines(text):   # non-blank lines, numbered as an editor shows them
+        k += 1
+        if k == index:
+            return parse_positional_record(line, lineno)
     raise _missing(index, k + 1)
 
 
