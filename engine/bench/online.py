@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from engine import limits
+
 __all__ = ["register", "bench_online", "lean_seconds"]
 
 COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "init_cold_s", "update_us",
@@ -39,8 +41,8 @@ def register(bsub) -> None:
     p.add_argument("--sizes", default="1000,10000,100000,1000000",
                    help="comma-separated tree sizes (default 1000,10000,100000,1000000)")
     p.add_argument("--shapes", default="random,path", help="tree shapes (generators), default random,path")
-    p.add_argument("--ops", type=int, default=2000, help="updates and marginals timed per row")
-    p.add_argument("--states", type=int, default=2, help="number of labels k (default 2)")
+    p.add_argument("--ops", type=limits.flag("rounds"), default=2000, help="updates and marginals timed per row")
+    p.add_argument("--states", type=limits.flag("states"), default=2, help="number of labels k (default 2)")
     p.add_argument("--cover", choices=("optimal", "rake-only"), default="optimal")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON object per row")

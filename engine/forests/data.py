@@ -26,7 +26,7 @@ from engine.limits import check_seed
 from engine.shapes import dimension
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
-           "sample_markov_tree", "synthetic_split", "benchmark_paths", "MAX_ALPHABET"]
+           "sample_markov_tree", "synthetic_split", "check_synthetic_sizes", "benchmark_paths", "MAX_ALPHABET"]
 
 #: Largest alphabet accepted from a CSV (codes 0 .. MAX_ALPHABET-1): pairwise tables are m x m.
 MAX_ALPHABET = 16
@@ -238,6 +238,16 @@ def sample_markov_tree(source: MarkovTreeSource, size: int, *, seed=None) -> np.
     return X
 
 
+def check_synthetic_sizes(n_vars: int, n_train: int, n_test: int, n_valid: int, *, m: int = 2) -> None:
+    """Refuse a synthetic source past its limits before anything is drawn: ``n_vars`` within
+    ``columns``, each part's samples x variables within ``data_cells``, the Markov tree's tables
+    (variables x m^2) within ``table_cells``."""
+    limits.check("columns", n_vars, "n_vars")
+    for name, n in (("n_train", n_train), ("n_test", n_test), ("n_valid", n_valid)):
+        limits.check("data_cells", n * n_vars, f"{name}: {n} samples x {n_vars} variables =")
+    limits.check("table_cells", n_vars * m * m, f"a Markov tree of {n_vars} variables x {m}^2 codes =")
+
+
 def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n_valid: int = 1000, *,
                     m: int = 2, seed=0):
     """Train, validation and test :class:`Dataset` from one random Markov tree, and the tree."""
@@ -246,6 +256,7 @@ def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n
             raise InvalidParameterError(f"{name} must be at least 1, got {v}")
     if n_valid < 0:
         raise InvalidParameterError(f"n_valid must be non-negative, got {n_valid}")
+    check_synthetic_sizes(n_vars, n_train, n_test, n_valid, m=m)
     rng = np.random.default_rng(check_seed(seed))
     src = random_markov_tree(n_vars, m=m, seed=rng)
     names = tuple(f"X{i}" for i in range(n_vars))

@@ -35,7 +35,7 @@ from engine.trees import Tree
 from engine.shapes import dimension
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
-           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels"]
+           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels", "check_stream_size"]
 
 ENVIRONMENTS = ("piecewise", "iid", "switching")
 
@@ -80,12 +80,18 @@ def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
+def check_stream_size(trials: int, k: int) -> None:
+    """Refuse ``trials`` trials of ``k`` actions past the ``trials`` and ``data_cells`` limits (the
+    loss table is trials x k), before anything is drawn."""
+    limits.check("trials", trials, "the number of trials")
+    limits.check("data_cells", trials * k, f"{trials} trials x {k} actions; losses")
+
+
 def _check_common(k, trials, low, high):
     k = check_states(k)
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise InvalidParameterError(f"the number of trials must be an integer >= 1, got {trials!r}")
-    limits.check("trials", int(trials), "the number of trials")
-    limits.check("data_cells", int(trials) * k, f"{int(trials)} trials x {k} actions; losses")
+    check_stream_size(int(trials), k)
     if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
         raise InvalidParameterError(f"loss means must lie in [0, 1], got low={low!r}, high={high!r}")
     if not low < high:

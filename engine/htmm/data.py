@@ -414,6 +414,8 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
         raise InvalidParameterError(
             f"need n_per_class >= 1 and 1 <= min_nodes <= max_nodes, got {n_per_class}, "
             f"{min_nodes}, {max_nodes}")
+    limits.check("vertices", len(SYNTHETIC_SHAPES) * n_per_class * max_nodes,
+                 f"{n_per_class} synthetic trees per class x {len(SYNTHETIC_SHAPES)} classes x up to {max_nodes} nodes =")
     rng = np.random.default_rng(check_seed(seed))
     labels, children, ys = [], [], []
     for y, (_, w) in SYNTHETIC_SHAPES.items():

@@ -18,6 +18,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
+from engine import limits
 from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
@@ -57,6 +58,8 @@ class BhtmmConfig(RunConfig):
     """
 
     algorithm: ClassVar[str] = "bhtmm"
+    limited: ClassVar[dict[str, str]] = {"states": "states", "iterations": "iterations", "synthetic_trees": "vertices"}
+    unsized: ClassVar[tuple[str, ...]] = ("seed", "lmin", "lmax")
     train: str = SYNTHETIC
     test: str = SYNTHETIC
     model: str = "tf"
@@ -82,7 +85,7 @@ class BhtmmConfig(RunConfig):
         need(self.model in ("tf", "sp"), f"model must be 'tf' or 'sp', got {self.model!r}")
         need(self.task in ("classify", "label"), f"task must be 'classify' or 'label', got {self.task!r}")
         need_int(self.states, "states", 1, 64)
-        need_int(self.iterations, "iterations", 0, 100_000)
+        need_int(self.iterations, "iterations", 0)
         need_int(self.lmin, "lmin", 0)
         need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
              f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
@@ -98,6 +101,9 @@ class BhtmmConfig(RunConfig):
         need(is_number(self.t0) and self.t0 >= 1, f"the initial temperature t0 must be >= 1, got {self.t0!r}")
         need(is_number(self.m0) and self.m0 > 0, f"m0 must be > 0, got {self.m0!r}")
         need_int(self.synthetic_trees, "synthetic_trees", 1)
+        if SYNTHETIC in (self.train, self.test):   # the generator's trees, before any is drawn
+            limits.check("vertices", 3 * self.synthetic_trees * 100,
+                         f"synthetic_trees: {self.synthetic_trees} trees per class x 3 classes x up to 100 nodes =")
 
     def ignored(self) -> str | None:
         """One line naming the settings given (away from their defaults) that the chosen model does

@@ -21,7 +21,9 @@ from engine.errors import DataFormatError, InvalidParameterError
 from engine.files import read_input, read_text, text_rows
 from engine.limits import check_seed
 
-__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
+__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "check_synthetic", "SYNTHETIC_KEYS",
+           "load_multilabel",
+           "benchmark_files"]
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,23 @@ def _value(tok, j, nominal, path, lineno, names):
         raise DataFormatError(f"{path}, line {lineno}: value {tok!r} of attribute {names[j]!r} is not a number") from None
 
 
+#: the settings of :func:`synthetic_multilabel` (a ``{"synthetic": {...}}`` data spec holds some of them)
+SYNTHETIC_KEYS = ("n_examples", "n_features", "n_labels", "noise", "coupling", "seed")
+
+
+def check_synthetic(n_examples=400, n_features=20, n_labels=6, **_) -> None:
+    """Refuse the sizes of a :func:`synthetic_multilabel` source in one line before anything is drawn:
+    whole numbers (>= 2 examples, >= 1 feature, >= 2 labels) within the ``labels`` and ``data_cells``
+    limits (examples x features, examples x labels)."""
+    for name, x, lo in (("n_examples", n_examples, 2), ("n_features", n_features, 1), ("n_labels", n_labels, 2)):
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < lo:
+            raise InvalidParameterError(f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; "
+                                        f"{name} is {str(x)[:40]}")
+    limits.check("labels", n_labels, "the synthetic source's labels")
+    limits.check("data_cells", n_examples * n_features, f"{n_examples} synthetic examples x {n_features} features =")
+    limits.check("data_cells", n_examples * n_labels, f"{n_examples} synthetic examples x {n_labels} labels =")
+
+
 def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: int = 6, *, noise: float = 0.5,
                          coupling: float = 1.5, seed=0) -> MultilabelData:
     """A synthetic multilabel source with correlated labels (the app's embedded default).
@@ -274,9 +293,7 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
     """
     from engine.multilabel.spanning_trees import random_spanning_trees
 
-    if n_examples < 2 or n_features < 1 or n_labels < 2:
-        raise InvalidParameterError(
-            f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; got {n_examples}, {n_features}, {n_labels}")
+    check_synthetic(n_examples, n_features, n_labels)
     rng = np.random.default_rng(check_seed(seed))
     tree = random_spanning_trees(n_labels, 1, seed=rng)
     X = rng.normal(size=(n_examples, n_features))
