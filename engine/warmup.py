@@ -9,21 +9,44 @@ process loads it instead of compiling. :func:`uncompiled_kernels` lists the kern
 a compiled version, so a test can check that the exercise reaches all of them.
 
 ``python -m engine.warmup`` does it once (the container build runs it, to bake the cache in).
+
+A command of ``python -m engine`` that meets a kernel missing from the cache says so before it
+compiles (:func:`cold_seconds` estimates how long, from :data:`COMPILE_SECONDS`);
+``python -m engine.warmup --costs`` measures those costs again (run it with an empty
+``NUMBA_CACHE_DIR``: a cached kernel costs nothing).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 import time
 from typing import Callable, Optional
 
-__all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules"]
+__all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules", "compile_costs", "cold_seconds",
+           "COMPILE_SECONDS"]
 
 
 def _quiet(*_args) -> None:
     pass
+
+
+#: CPU seconds that compiling each kernel module's kernels took from an empty cache, as
+#: :func:`compile_kernels` exercises them (``python -m engine.warmup --costs`` on a 2-core machine;
+#: the table and its date are in docs/benchmarks.md, "Compiling the kernels"). A kernel that calls
+#: into another module is counted with its caller.
+COMPILE_SECONDS = {
+    "engine.inference._online_kernels": 140.0,
+    "engine.multilabel.learner": 25.0,
+    "engine.forests._kernels": 15.0,
+    "engine.trees.formats._kernels": 11.0,
+    "engine.inference._bp_kernels": 10.0,
+    "engine.cover._kernels": 5.0,
+    "engine.multilabel.kbest": 5.0,
+    "engine.trees.kernels": 4.0,
+}
 
 
 def _trees_and_inference() -> None:
@@ -167,7 +190,71 @@ def compile_kernels(progress: Optional[Callable[[str], None]] = None) -> dict:
     return out
 
 
+def compile_costs(progress: Optional[Callable[[str], None]] = None) -> dict[str, float]:
+    """CPU seconds spent compiling the kernels of each module while :func:`compile_kernels` runs
+    (what a kernel compiles of other modules' kernels counts with it); with a warm cache, the
+    modules it loaded cost nothing and are left out."""
+    from numba.core import event
+
+    costs: dict[str, float] = {}
+    state = {"depth": 0, "t0": 0.0, "module": ""}
+
+    class _Timer(event.Listener):
+        def on_start(self, ev):
+            if state["depth"] == 0:
+                state["t0"], state["module"] = time.process_time(), ev.data["dispatcher"].py_func.__module__
+            state["depth"] += 1
+
+        def on_end(self, ev):
+            state["depth"] -= 1
+            if state["depth"] == 0:
+                m = state["module"]
+                costs[m] = costs.get(m, 0.0) + time.process_time() - state["t0"]
+
+    with event.install_listener("numba:compile", _Timer()):
+        compile_kernels(progress)
+    return costs
+
+
+def _dispatchers(module) -> list:
+    from numba.core.registry import CPUDispatcher
+
+    return [obj for obj in vars(module).values()
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__]
+
+
+def _on_disk(dispatcher) -> bool:
+    """Whether numba's on-disk cache holds a compiled version of ``dispatcher`` (its index file)."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is not None and os.path.exists(index)
+
+
+def cold_seconds(modules=None) -> float:
+    """About how many CPU seconds compiling will take: :data:`COMPILE_SECONDS` of each kernel module
+    imported so far (or of ``modules``), in the share of its kernels the on-disk cache lacks."""
+    total = 0.0
+    for name, seconds in COMPILE_SECONDS.items():
+        module = sys.modules.get(name) if modules is None else (sys.modules.get(name) if name in modules else None)
+        kernels = _dispatchers(module) if module is not None else []
+        if kernels:
+            total += seconds * sum(not _on_disk(d) for d in kernels) / len(kernels)
+    return total
+
+
+def _print_costs() -> None:
+    costs = compile_costs(lambda m: print(m, file=sys.stderr, flush=True))
+    print(f"CPU seconds compiling each kernel module from an empty cache (NUMBA_CACHE_DIR="
+          f"{os.environ.get('NUMBA_CACHE_DIR', '')}); load average {os.getloadavg()[0]:.1f}")
+    print("| module | CPU s |\n|---|---:|")
+    for name, sec in sorted(costs.items(), key=lambda kv: -kv[1]):
+        print(f"| {name} | {sec:.1f} |")
+    print(f"| total | {sum(costs.values()):.1f} |")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--costs"]:
+        _print_costs()
+        raise SystemExit(0)
     t0 = time.perf_counter()
     times = compile_kernels(lambda m: print(m, flush=True))
     left = uncompiled_kernels()
