@@ -104,7 +104,7 @@ class _Gunzip(io.RawIOBase):
     def readinto(self, b) -> int:
         while not self.done:
             if self.d.eof:   # a member ended: another one follows, or the stream is done
-                rest = self.d.unused_data + self.tail
+                rest = self.d.unused_data   # (everything after the member; unconsumed_tail is stale then)
                 while len(rest) < 2 and (more := self.raw.read(_CHUNK)):
                     rest += more
                 if not rest.startswith(GZIP_MAGIC):
@@ -113,8 +113,12 @@ class _Gunzip(io.RawIOBase):
                 self.d, self.tail = zlib.decompressobj(16 + zlib.MAX_WBITS), rest
             if not self.tail:
                 self.tail = self.raw.read(_CHUNK)
-                if not self.tail:
-                    raise EOFError("the gzip stream is truncated")
+                if not self.tail:   # the file ended: the output zlib may still hold, or a truncated stream
+                    out = self.d.decompress(b"", len(b))
+                    if not out:
+                        raise EOFError("the gzip stream is truncated")
+                    b[:len(out)] = out
+                    return len(out)
             out = self.d.decompress(self.tail, len(b))
             self.tail = self.d.unconsumed_tail
             if out:

@@ -35,7 +35,8 @@ FIFO = object()
 #: outcomes that fail the suite
 BAD = ("traceback", "hang", "blowup", "wrong")
 
-_PROGRESS = re.compile(r"^\[\s*\d+\.\d%\] ")
+#: stderr lines that may precede the one error line: progress, and the notice that kernels compile
+_PROGRESS = re.compile(r"^(?:\[\s*\d+\.\d%\] |compiling kernels once)")
 TIME_LIMIT = 30.0                 # CPU seconds of one case (the machine is shared: wall time is noisy)
 WALL_LIMIT = 120.0                # wall seconds: a case blocked without using CPU (a FIFO read) is a hang
 MEMORY_LIMIT = 1 << 30            # peak RSS allowed, bytes
