@@ -1,4 +1,4 @@
-"""The nine inputs an outside probe found slow, huge or read wrongly (issue 33), one test or more
+"""The nine inputs an outside probe found slow, huge or read wrongly, one test or more
 each (items 2 and 3, the sizes, are walked in ``tests/test_size_limits.py``). Memory is asserted
 with ``tracemalloc`` (NumPy's arrays are traced), work by counting reads, never by timing; the
 inputs themselves are in the fuzz corpus (``tests.fuzz.corpus.probe_cases``) and

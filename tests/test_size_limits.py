@@ -1,5 +1,5 @@
 """Every number that sizes an allocation passes through ``engine.limits``, wherever it comes from:
-run-config settings, generator specs, synthetic data, command-line flags (issue 33).
+run-config settings, generator specs, synthetic data, command-line flags.
 
 The walks below find every integer setting of every built-in run family and every integer flag of
 every command; each is either declared with its limit (``limited``, ``limits.flag``) or declared as
@@ -122,7 +122,7 @@ def _integer_flags():
                         yield from walk(["bench"], build_bench_parser())
                     else:
                         yield from walk(words + [name], sub)
-            elif a.type is int or hasattr(a.type, "limit"):
+            elif a.type is int or hasattr(a.type, "limit"):   # (rta --labels: a count or an XML file)
                 yield words, (a.option_strings or [a.dest])[0], a.type
 
     return list(walk([], build_parser()))
@@ -149,7 +149,6 @@ def test_a_flag_past_its_limit_is_refused_as_it_is_parsed(capsys, words, opt, ke
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["rta", "--data", "synthetic", "--labels", "100000", "--json"], "limit 'labels'"),   # probe 2
     (["hedge", "--tree", "random:2000001", "--trials", "10"], "limit 'generate'"),
     (["hedge", "--tree", '{"generate": "star-of-paths", "n": 5, "k": 3000, "m": 3000}', "--trials", "10"], "k*m + 1"),
     (["hedge", "--tree", "path:5", "--trials", "1000000", "--states", "100"], "limit 'data_cells'"),

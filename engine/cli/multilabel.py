@@ -12,7 +12,7 @@ def register(sub) -> None:
                        "Max-Margin Markov Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor), with the "
                        "paper's cross-validation protocol.")
     p.add_argument("--data", default="synthetic", help="ARFF file (dense or sparse, .gz ok) or 'synthetic' (default)")
-    p.add_argument("--labels", default=None,
+    p.add_argument("--labels", default=None, type=_labels,
                    help="number of label attributes (last in the file), or a Mulan XML file; default: the XML "
                         "beside the data file, else a MEKA '-C n' header")
     p.add_argument("--trees", type=limits.flag("spanning_trees"), default=10, help="number of random spanning trees (default 10)")
@@ -33,15 +33,25 @@ def register(sub) -> None:
     p.set_defaults(handler=_rta)
 
 
+_COUNT = limits.flag("labels")
+
+
+def _labels(text: str):
+    """A label count, checked against the ``labels`` limit as it is parsed (before the learning
+    modules are imported), or the name of a Mulan XML file."""
+    return _COUNT(text) if text.strip().lstrip("-").isdigit() else text
+
+
+_labels.limit = "labels"   # (a count past the limit is refused like any sized flag's)
+_labels.__name__ = "int"
+
+
 def _rta(args) -> int:
     import os
 
     from engine.multilabel.run import RtaConfig, run
 
-    labels = args.labels
-    if labels is not None and labels.strip().lstrip("-").isdigit():
-        labels = int(labels)
-    config = RtaConfig(data=args.data, labels=labels, n_trees=args.trees, max_k=args.k, C=args.C,
+    config = RtaConfig(data=args.data, labels=args.labels, n_trees=args.trees, max_k=args.k, C=args.C,
                        folds=args.folds, inner_folds=args.inner_folds, inner_splits=args.inner_splits, max_passes=args.passes,
                        kernel=args.kernel, baseline=args.baseline, seed=args.seed,
                        jobs=args.jobs if args.jobs is not None else max(1, min(os.cpu_count() or 1, args.folds)))
