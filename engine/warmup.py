@@ -23,6 +23,7 @@ import os
 import pkgutil
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Optional
 
 __all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules", "compile_costs", "cold_seconds",
@@ -229,15 +230,33 @@ def _on_disk(dispatcher) -> bool:
     return index is not None and os.path.exists(index)
 
 
-def cold_seconds(modules=None) -> float:
-    """About how many CPU seconds compiling will take: :data:`COMPILE_SECONDS` of each kernel module
-    imported so far (or of ``modules``), in the share of its kernels the on-disk cache lacks."""
+def _indexed(name: str) -> bool:
+    """Whether numba's on-disk cache holds an index file of a kernel of module ``name`` (without
+    importing it): ``NUMBA_CACHE_DIR/<package>_<hash>/<module>.<kernel>-<line>.pyXY.nbi``, or the
+    ``__pycache__`` beside the source when no cache folder is set."""
+    package, _, base = name.rpartition(".")
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if folder:
+        places = Path(folder).glob(f"{package.rpartition('.')[2]}_*")
+    else:
+        spec = importlib.util.find_spec(package)
+        places = [Path(spec.origin).parent / "__pycache__"] if spec and spec.origin else []
+    return any(next(p.glob(f"{base}.*.nbi"), None) is not None for p in places)
+
+
+def cold_seconds() -> float:
+    """About how many CPU seconds compiling will take this process: :data:`COMPILE_SECONDS` of each
+    kernel module of the engine packages imported so far (a command imports a package before it
+    reaches its kernels), in the share of its kernels the on-disk cache lacks."""
     total = 0.0
     for name, seconds in COMPILE_SECONDS.items():
-        module = sys.modules.get(name) if modules is None else (sys.modules.get(name) if name in modules else None)
-        kernels = _dispatchers(module) if module is not None else []
-        if kernels:
+        module = sys.modules.get(name)
+        if module is None and name.rpartition(".")[0] not in sys.modules:
+            continue
+        if module is not None and (kernels := _dispatchers(module)):
             total += seconds * sum(not _on_disk(d) for d in kernels) / len(kernels)
+        elif not _indexed(name):
+            total += seconds
     return total
 
 

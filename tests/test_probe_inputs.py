@@ -233,11 +233,17 @@ def test_a_command_that_must_compile_says_so_first(tmp_path):
     assert again.returncode == 0 and again.stderr == ""   # loaded from the cache: nothing to say
 
 
-def test_the_compile_estimate_counts_the_modules_the_cache_lacks(tmp_path, monkeypatch):
+def test_the_compile_estimate_counts_the_kernels_the_cache_lacks(monkeypatch):
+    import engine.cover  # noqa: F401 - a package imported: its kernel module counts, imported or not
     import engine.trees.kernels  # noqa: F401 - a kernel module, imported
-    from engine.warmup import COMPILE_SECONDS, cold_seconds, kernel_modules
+    from engine import warmup
 
-    assert set(COMPILE_SECONDS) <= set(kernel_modules())
-    warm = cold_seconds(["engine.trees.kernels"])
-    monkeypatch.setattr("engine.warmup._on_disk", lambda d: False)
-    assert cold_seconds(["engine.trees.kernels"]) == COMPILE_SECONDS["engine.trees.kernels"] >= warm
+    assert set(warmup.COMPILE_SECONDS) <= set(warmup.kernel_modules())
+    monkeypatch.setattr(warmup, "COMPILE_SECONDS", {"engine.trees.kernels": 4.0, "engine.cover._kernels": 5.0,
+                                                    "engine.not_imported._kernels": 100.0})
+    monkeypatch.setattr(warmup, "_on_disk", lambda d: False)
+    monkeypatch.setattr(warmup, "_indexed", lambda name: False)
+    assert warmup.cold_seconds() == 9.0
+    monkeypatch.setattr(warmup, "_on_disk", lambda d: True)
+    monkeypatch.setattr(warmup, "_indexed", lambda name: True)
+    assert warmup.cold_seconds() == 0.0

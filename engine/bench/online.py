@@ -91,6 +91,7 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
     from engine.inference.potentials import potts_interaction
     from engine.trees.generators import generate
 
+    limits.check("table_cells", (n - 1) * k * k, f"{n:,} vertices x {k} x {k} states; the edge potentials")
     rng = np.random.default_rng(seed)
     tree = generate(shape, n, seed=rng)
     E = np.ascontiguousarray(np.broadcast_to(potts_interaction(k, 1.0), (n - 1, k, k)))
