@@ -141,10 +141,8 @@ def read_tree_bytes(data: bytes, name: str = "", fmt: str | None = None, *, inde
     return _parse_labelled(data, label, name, fmt, index)
 
 
-def _parse_labelled(data: bytes, label: str, name: str, fmt: str | None, index: int, check=None) -> Tree:
+def _parse_labelled(data: bytes, label: str, name: str, fmt: str | None, index: int) -> Tree:
     try:
-        if check is not None:
-            return check(data)
         f = format_of(name, fmt) or sniff_format(data)
         if f == "json" and sniff_format(data) == "jsonl":
             f = "jsonl"
@@ -178,7 +176,10 @@ def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
                 raise type(exc)(f"{path.name}: {exc}") from None
         head = fh.peek(HEAD_BYTES)[:HEAD_BYTES]   # an edge list's first lines, checked before the rest is read
         if (f or sniff_format(head)) == "edgelist":
-            _parse_labelled(head, path.name, path.name, "edgelist", index, check=check_head)
+            try:
+                check_head(head)
+            except EngineError as exc:
+                raise type(exc)(f"{path.name}: {exc}") from None
         data = fh.read()
     return _parse_labelled(data, path.name, path.name, fmt, index)
 

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from engine.errors import TreeFormatError
+from engine.errors import DuplicateEdgeError, SelfLoopError, TreeFormatError
 from engine.files import line_col, text_lines
 from engine.trees.formats.common import (LINE_BREAKS, refuse_unwritable, token_keys, token_matrix, token_strings,
                                          tree_from_names)
@@ -73,8 +73,6 @@ def fast_edge_list(data: bytes) -> Tree | None:
     one :func:`parse_edge_list` builds: vertices numbered by first appearance, names kept as one
     NumPy string array.
     """
-    from engine.errors import DuplicateEdgeError, SelfLoopError
-
     parsed = _plain_edges(data)
     if parsed is None:
         return None
@@ -93,7 +91,8 @@ def _plain_edges(data: bytes):
         data = data.replace(b"\r\n", b"\n")
     if not data or b'"' in data or b"#" in data:
         return None
-    if data.count(b"\n\n") * 4 > data.count(b"\n"):
+    blank = data.count(b"\n\n")
+    if blank > 10_000 and blank * 4 > data.count(b"\n"):
         return None   # mostly blank lines: the careful parser skips their runs in C (the arrays here would not)
     buf = np.frombuffer(data, np.uint8)
     if ((buf >= 128) | ((buf < 32) & (buf != 10) & (buf != 9))).any():
@@ -170,8 +169,9 @@ def _odd_break(text: str, offset: int) -> TreeFormatError:
 
 
 def _data_lines(text: str):
-    """``(lineno, line, parts)`` of the lines that are neither blank nor comments, in order; a
-    malformed line or a character of :data:`ODD_BREAKS` raises, naming the line a user sees."""
+    """``(lineno, line, parts)`` of the lines that are neither blank nor comments, in order: one
+    name (an isolated vertex) or two. A malformed line or a character of :data:`ODD_BREAKS` raises,
+    naming the line a user sees."""
     odd = _ODD.search(text)
     odd_line = line_col(text, odd.start())[0] if odd else None
     for lineno, raw in text_lines(text):
@@ -180,33 +180,30 @@ def _data_lines(text: str):
         line = raw.strip()
         if line.startswith("#"):
             continue
-        yield lineno, line, _split(line, lineno)
+        parts = _split(line, lineno)
+        if not (len(parts) == 1 and parts[0] is not None) and (len(parts) != 2 or None in parts):
+            raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
+        yield lineno, line, parts
     if odd is not None:   # (on a blank line or a comment)
         raise _odd_break(text, odd.start())
 
 
-def _checked_lines(text: str):
-    """``(lineno, line, parts)`` of the data lines, in order, each checked as it comes: the first
-    malformed line, self-loop or edge given twice raises, naming its line (and the edge's first).
-    A first line that may be a header is left unchecked (only the whole file tells)."""
-    from engine.errors import DuplicateEdgeError, SelfLoopError
-
+def _check_repeats(text: str) -> None:
+    """Raise the first self-loop or edge given twice, in file order, naming its line (and the
+    edge's first one); a first line that may be a header is left out (only the whole file tells).
+    The careful reader calls it on the first 64 KiB before anything else, and on the whole text
+    only when the tree refuses an edge (so a large file keeps no table of its edges)."""
     first_on: dict[tuple, int] = {}
     for i, (lineno, line, parts) in enumerate(_data_lines(text)):
-        if len(parts) == 1 and parts[0] is not None:
-            yield lineno, line, parts
+        if len(parts) == 1 or i == 0 and _maybe_header(line, *parts):
             continue
-        if len(parts) != 2 or parts[0] is None or parts[1] is None:
-            raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
         a, b = parts
-        if not (i == 0 and _maybe_header(line, a, b)):
-            if a == b:
-                raise SelfLoopError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is a self-loop")
-            first = first_on.setdefault((a, b) if a <= b else (b, a), lineno)
-            if first != lineno:
-                raise DuplicateEdgeError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is given more than once "
-                                         f"(first on line {first})")
-        yield lineno, line, parts
+        if a == b:
+            raise SelfLoopError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is a self-loop")
+        first = first_on.setdefault((a, b) if a <= b else (b, a), lineno)
+        if first != lineno:
+            raise DuplicateEdgeError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is given more than once "
+                                     f"(first on line {first})")
 
 
 def _maybe_header(line: str, a: str, b: str) -> bool:
@@ -217,7 +214,8 @@ def parse_edge_list(text: str) -> Tree:
     pairs: list[tuple[str, str]] = []
     single: list[str] = []
     header: tuple[str, str] | None = None
-    for i, (_lineno, line, parts) in enumerate(_checked_lines(text)):
+    _check_repeats(text[:HEAD_BYTES].rpartition("\n")[0])   # the first lines' fatal problems, at once
+    for i, (_lineno, line, parts) in enumerate(_data_lines(text)):
         if len(parts) == 1:
             single.append(parts[0])
         elif i == 0 and _maybe_header(line, *parts):
@@ -232,7 +230,12 @@ def parse_edge_list(text: str) -> Tree:
         from engine.errors import EmptyTreeError
 
         raise EmptyTreeError("the tree is empty: the edge list has no edges")
-    return _tree_from_pairs(pairs, single)
+    try:
+        return _tree_from_pairs(pairs, single)
+    except (DuplicateEdgeError, SelfLoopError):
+        del pairs, single
+        _check_repeats(text)   # names the line
+        raise
 
 
 #: bytes of an edge list checked by :func:`check_head` before the rest is read
@@ -257,8 +260,7 @@ def check_head(head: bytes) -> None:
     except UnicodeDecodeError:
         return
     if "\0" not in text:
-        for _ in _checked_lines(text):
-            pass
+        _check_repeats(text)
 
 
 def _tree_from_pairs(pairs, single) -> Tree:
