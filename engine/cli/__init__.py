@@ -22,6 +22,7 @@ import sys
 
 from engine.errors import EngineError
 from engine.jsonio import print_json  # re-exported: the commands print with it
+from engine.warmup import cold_seconds
 
 __all__ = ["main", "build_parser", "print_json", "COMPILING"]
 
@@ -91,16 +92,17 @@ class _Compiling:
 def _announce(_event=None) -> None:
     if _Compiling.running and not _Compiling.said:
         _Compiling.said = True
-        from engine.warmup import cold_seconds
-
-        seconds = cold_seconds()
+        try:
+            seconds = cold_seconds()
+        except Exception:  # noqa: BLE001 - an estimate must never stop a compilation
+            seconds = 0.0
         text = COMPILING.format(seconds=f"{max(5, 5 * round(seconds / 5)):.0f}") if seconds >= 1 else \
             COMPILING.replace(", about {seconds} s", "")
         print(text, file=sys.stderr, flush=True)
 
 
 def _listen() -> None:
-    from numba.core import event
+    from numba.core import event   # (called once numba is imported: the command needs it anyway)
 
     class _FirstCompile(event.Listener):
         def on_start(self, ev):
