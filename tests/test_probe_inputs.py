@@ -170,11 +170,12 @@ def test_a_setting_the_model_ignores_is_warned_in_one_line_for_both_models(model
 
 
 def test_the_page_gives_each_model_only_its_settings():
-    from engine.pagestate import bhtmm_config
+    from engine.pagespecs import PAGES
 
     for model in ("tf", "sp"):
         for sp in ("exact", "paper", "authors"):
-            assert bhtmm_config({"sp": sp, "lmax": 4}, model).ignored() is None
+            config = PAGES["bhtmm"].run_config({"model": model, "sp": sp, "lmax": 4})
+            assert config.model == model and config.ignored() is None
 
 
 def test_the_command_line_prints_the_warning(tmp_path, capsys):
@@ -235,11 +236,11 @@ def test_a_command_that_must_compile_says_so_first(tmp_path):
 
 def test_the_compile_estimate_counts_the_kernels_the_cache_lacks(monkeypatch):
     import engine.cover  # noqa: F401 - a package imported: its kernel module counts, imported or not
-    import engine.trees.kernels  # noqa: F401 - a kernel module, imported
+    import engine.trees._kernels  # noqa: F401 - a kernel module, imported
     from engine import warmup
 
     assert set(warmup.COMPILE_SECONDS) <= set(warmup.kernel_modules())
-    monkeypatch.setattr(warmup, "COMPILE_SECONDS", {"engine.trees.kernels": 4.0, "engine.cover._kernels": 5.0,
+    monkeypatch.setattr(warmup, "COMPILE_SECONDS", {"engine.trees._kernels": 4.0, "engine.cover._kernels": 5.0,
                                                     "engine.not_imported._kernels": 100.0})
     monkeypatch.setattr(warmup, "_on_disk", lambda d: False)
     monkeypatch.setattr(warmup, "_indexed", lambda name: False)

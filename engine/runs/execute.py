@@ -33,7 +33,7 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple
 
 from engine import limits
 from engine.errors import EngineError, InvalidParameterError
@@ -126,7 +126,7 @@ def expand_sweep(spec) -> list[SweepPoint]:
 class _Reporter:
     """The progress callback handed to a run: clamps, forwards, saves to the history now and then."""
 
-    def __init__(self, progress: Optional[ProgressCallback], store: RunStore, run_id: int):
+    def __init__(self, progress: ProgressCallback | None, store: RunStore, run_id: int):
         self.progress, self.store, self.run_id = progress, store, run_id
         self.last = 0.0
 
@@ -150,7 +150,7 @@ class Outcome(NamedTuple):
     payload: Any
     started: float
     seconds: float
-    error: Optional[BaseException] = None
+    error: BaseException | None = None
 
 
 def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
@@ -176,8 +176,8 @@ def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
         return ended("failed", f"{type(exc).__name__}: {exc}", exc)
 
 
-def execute(config, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
-            run_fn: Optional[Callable] = None, label: str = "", sweep: Optional[str] = None) -> RunRecord:
+def execute(config, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+            run_fn: Callable | None = None, label: str = "", sweep: str | None = None) -> RunRecord:
     """Run ``config`` (a config object, dict or JSON file) and record it; the finished record.
 
     ``progress(fraction, message)`` is called as the run advances and may raise
@@ -221,8 +221,8 @@ def _run_point(module: str, class_name: str, config: dict[str, Any]) -> Outcome:
     return out._replace(error=None)  # exceptions need not pickle back to the parent
 
 
-def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
-                  n_jobs: Optional[int] = None, backend: str = "loky", scheduler: Optional[str] = None,
+def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+                  n_jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                   label: str = "") -> list[RunRecord]:
     """Run every point of a sweep (see the module docstring) and record each; the records, in grid order.
 
@@ -307,7 +307,7 @@ def _sequential(configs, ids, fams, store, report, pending) -> None:
         report((i + 1) / n, f"{i + 1}/{n} runs done")
 
 
-def _dask_client(scheduler: Optional[str]):
+def _dask_client(scheduler: str | None):
     """A client of ``scheduler`` (closed by the caller), or ``None`` to use the current client."""
     try:
         from distributed import Client, get_client
@@ -351,7 +351,7 @@ def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> No
             gen.close()  # cancels the points not yet started
 
 
-def _indexed(i: int, module: str, class_name: str, config: dict[str, Any], parent: Optional[int] = None):
+def _indexed(i: int, module: str, class_name: str, config: dict[str, Any], parent: int | None = None):
     if parent is not None and parent != os.getpid():
         _watch_parent(parent)
     return i, _run_point(module, class_name, config)
