@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 from engine.errors import InvalidParameterError, LimitExceededError
 
-__all__ = ["Limit", "LIMITS", "value", "check", "check_count", "check_seed", "refusal", "raised", "describe"]
+__all__ = ["Limit", "LIMITS", "value", "check", "check_count", "check_seed", "flag", "refusal", "raised", "describe"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,10 @@ _ALL = (
     Limit("link_vertices", 1_000_000, "vertices of a tree a link generates (?tree=random:N)"),
     Limit("link_chars", 4_000, "characters of a Newick tree in a link"),
     Limit("lesson_bytes", 512 * 1024, "bytes of one lesson file"),
+    Limit("generate", 2_000_000, "vertices of a tree a generator builds (generate, tree specs)"),
+    Limit("iterations", 100_000, "iterations or passes of one batch learner (BHTMM, RTA)"),
+    Limit("folds", 1_000, "folds of one cross-validation"),
+    Limit("jobs", 256, "workers (processes or threads) one command runs at once"),
 )
 
 #: every limit, by key
@@ -156,6 +160,34 @@ def check_count(key: str, count, culprit: str, *, minimum: int = 0) -> int:
         raise InvalidParameterError(f"{culprit} must be a whole number >= {minimum}, got {_fmt(count)}")
     check(key, count, culprit)
     return int(count)
+
+
+def flag(key: str):
+    """The ``type=`` of a command-line flag whose whole number sizes something under limit ``key``:
+    ``--trials 10000001`` is refused as the flag is parsed, in one line, before the command runs.
+    The lower bound is left to the command (its message says what it means).
+
+    >>> flag("trials")("2000")
+    2000
+    >>> flag("trials")("20000000")
+    Traceback (most recent call last):
+        ...
+    argparse.ArgumentTypeError: 20000000 exceeds the limit of 10,000,000 trials of one online run (limit 'trials'); raise it with TREE_WORKBENCH_MAX_TRIALS=20000000 or engine.limits.raised(trials=20000000)
+    """
+    import argparse
+
+    _limit(key)
+
+    def parse(text: str) -> int:
+        n = int(text)   # (a ValueError: argparse says "invalid int value", as for any int flag)
+        try:
+            return check(key, n)
+        except LimitExceededError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.limit = key          # (read by the test that walks every flag)
+    parse.__name__ = "int"
+    return parse
 
 
 def check_seed(seed, culprit: str = "seed"):

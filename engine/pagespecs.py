@@ -341,8 +341,17 @@ def _bhtmm(fields: dict, v: dict, tree):
             raise InvalidParameterError(f"data set {v['source']} is not in the data folder; found: "
                                         f"{', '.join(found) or 'none'}")
         train, test = (str(p) for p in found[v["source"]])
-    variant = {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}[v["sp"]]
-    return BhtmmConfig(train=train, test=test, **fields, **variant)
+    # each model gets only the settings it reads (a run warns about the others)
+    if fields["model"] == "tf":
+        own = {}
+    else:
+        fields = {k: x for k, x in fields.items() if k not in _TF_ONLY}
+        own = {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}[v["sp"]]
+    return BhtmmConfig(train=train, test=test, **fields, **own)
+
+
+#: the settings only TF-BHTMM reads
+_TF_ONLY = ("lmin", "lmax", "phi", "sampler", "init")
 
 
 BHTMM = PageSpec("bhtmm", "Hidden Tree Markov Models", "Learning", ":material/schema:", (

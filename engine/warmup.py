@@ -26,6 +26,11 @@ check that the stages reach all of them.
 
 ``python -m engine.warmup [--all] [--workers N]`` compiles every stage the app uses (``--all``:
 the library's too); the container build and ``make test`` run it.
+
+A command of ``python -m engine`` that meets a kernel missing from the cache says so before it
+compiles (:func:`cold_seconds` estimates how long, from :data:`COMPILE_SECONDS`);
+``python -m engine.warmup --costs`` measures those costs again (run it with an empty
+``NUMBA_CACHE_DIR``: a cached kernel costs nothing).
 """
 
 from __future__ import annotations
@@ -43,13 +48,29 @@ from typing import Callable, Iterable
 
 __all__ = ["Stage", "STAGES", "SERVE", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
            "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
-           "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage"]
+           "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage",
+           "compile_costs", "cold_seconds", "COMPILE_SECONDS"]
 
 SERVE, BEHIND, LIBRARY = "serve", "behind", "library"
 
 
 def _quiet(*_args) -> None:
     pass
+
+
+#: CPU seconds that compiling each kernel module's kernels took from an empty cache, as
+#: :func:`compile_kernels` exercises them (``python -m engine.warmup --costs`` on a 2-core machine;
+#: the table and its date are in docs/benchmarks.md, "Compiling the kernels"). A kernel that calls
+#: into another module is counted with its caller.
+COMPILE_SECONDS = {
+    "engine.inference._online_kernels": 140.0,
+    "engine.multilabel._kernels": 30.0,
+    "engine.forests._kernels": 15.0,
+    "engine.trees.formats._kernels": 11.0,
+    "engine.inference._bp_kernels": 10.0,
+    "engine.cover._kernels": 5.0,
+    "engine.trees._kernels": 4.0,
+}
 
 
 # ------------------------------------------------------------------ the exercises, one per stage
@@ -512,7 +533,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.warmup", description=__doc__.split("\n")[0])
     ap.add_argument("--all", action="store_true", help="the library's kernels too (benchmarks, learner API)")
     ap.add_argument("--workers", type=int, default=None, help="compile processes (default: one per core)")
+    ap.add_argument("--costs", action="store_true",
+                    help="measure each kernel module's compile seconds in this process (with an empty cache)")
     args = ap.parse_args(argv)
+    if args.costs:
+        _print_costs()
+        return 0
     names = stage_names(SERVE, BEHIND, *([LIBRARY] if args.all else []))
     t0 = time.perf_counter()
     if is_warm(names):
@@ -532,6 +558,87 @@ def main(argv=None) -> int:
     compile_stages(names, workers=workers, on_done=done)
     print(f"warm-up: kernels ready in {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
+
+
+def compile_costs(progress: Callable[[str], None] | None = None) -> dict[str, float]:
+    """CPU seconds spent compiling the kernels of each module while every stage runs in this
+    process (what a kernel compiles of other modules' kernels counts with it); with a warm cache,
+    the modules it loaded cost nothing and are left out."""
+    from numba.core import event
+
+    costs: dict[str, float] = {}
+    state = {"depth": 0, "t0": 0.0, "module": ""}
+
+    class _Timer(event.Listener):
+        def on_start(self, ev):
+            if state["depth"] == 0:
+                state["t0"], state["module"] = time.process_time(), ev.data["dispatcher"].py_func.__module__
+            state["depth"] += 1
+
+        def on_end(self, ev):
+            state["depth"] -= 1
+            if state["depth"] == 0:
+                m = state["module"]
+                costs[m] = costs.get(m, 0.0) + time.process_time() - state["t0"]
+
+    with event.install_listener("numba:compile", _Timer()):
+        for name in _ordered(stage_names(SERVE, BEHIND, LIBRARY)):
+            (progress or _quiet)(f"compiling {_BY_NAME[name].label}")
+            _BY_NAME[name].exercise()
+    return costs
+
+
+def _dispatchers(module) -> list:
+    from numba.core.registry import CPUDispatcher
+
+    return [obj for obj in vars(module).values()
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__]
+
+
+def _on_disk(dispatcher) -> bool:
+    """Whether numba's on-disk cache holds a compiled version of ``dispatcher`` (its index file)."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is not None and os.path.exists(index)
+
+
+def _indexed(name: str) -> bool:
+    """Whether numba's on-disk cache holds an index file of a kernel of module ``name`` (without
+    importing it): ``NUMBA_CACHE_DIR/<package>_<hash>/<module>.<kernel>-<line>.pyXY.nbi``, or the
+    ``__pycache__`` beside the source when no cache folder is set."""
+    package, _, base = name.rpartition(".")
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if folder:
+        places = Path(folder).glob(f"{package.rpartition('.')[2]}_*")
+    else:
+        spec = importlib.util.find_spec(package)
+        places = [Path(spec.origin).parent / "__pycache__"] if spec and spec.origin else []
+    return any(next(p.glob(f"{base}.*.nbi"), None) is not None for p in places)
+
+
+def cold_seconds() -> float:
+    """About how many CPU seconds compiling will take this process: :data:`COMPILE_SECONDS` of each
+    kernel module of the engine packages imported so far (a command imports a package before it
+    reaches its kernels), in the share of its kernels the on-disk cache lacks."""
+    total = 0.0
+    for name, seconds in COMPILE_SECONDS.items():
+        module = sys.modules.get(name)
+        if module is None and name.rpartition(".")[0] not in sys.modules:
+            continue
+        if module is not None and (kernels := _dispatchers(module)):
+            total += seconds * sum(not _on_disk(d) for d in kernels) / len(kernels)
+        elif not _indexed(name):
+            total += seconds
+    return total
+
+
+def _print_costs() -> None:
+    costs = compile_costs(lambda m: print(m, file=sys.stderr, flush=True))
+    print(f"CPU seconds compiling each kernel module from an empty cache (NUMBA_CACHE_DIR="
+          f"{os.environ.get('NUMBA_CACHE_DIR', '')}); load average {os.getloadavg()[0]:.1f}")
+    print("| module | CPU s |\n|---|---:|")
+    for name, sec in sorted(costs.items(), key=lambda kv: -kv[1]):
+        print(f"| {name} | {sec:.1f} |")
+    print(f"| total | {sum(costs.values()):.1f} |")
 
 
 if __name__ == "__main__":

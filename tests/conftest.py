@@ -86,6 +86,16 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _compiling_said():
+    """Commands run in this process (``engine.cli.main``) do not announce compiling: the tests check
+    their stderr line by line, and kernels get compiled here whenever a test first needs them. The
+    announcement has its own test, in a fresh process with an empty cache."""
+    from engine.cli import _Compiling
+
+    _Compiling.said = True
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _isolated_run_history(tmp_path_factory):
     """Runs recorded by any test go to a temporary history, never the user's own database."""
     old = os.environ.get("TREE_WORKBENCH_DB")

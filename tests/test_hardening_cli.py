@@ -17,7 +17,10 @@ PROGRESS = re.compile(r"^\[\s*\d+\.\d%\] ")
 
 
 def run_cli(capsys, *argv):
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:   # a flag refused as it is parsed: argparse exits with status 2
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 

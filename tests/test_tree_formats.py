@@ -220,8 +220,9 @@ def test_reads_benchmark_positional_trees(data_dir):
 @pytest.mark.parametrize("text,error,message", [
     ("a,b\nb,c\nc,a\n", CycleError, r"edge \(c, a\) closes the cycle a-b-c|closes the cycle"),
     ("a,b\nc,d\n", DisconnectedError, r"not connected: vertex c cannot be reached from vertex a"),
-    ("a,b\nb,b\n", SelfLoopError, r"edge \(b, b\) is a self-loop"),
-    ("a,b\nb,a\n", DuplicateEdgeError, r"edge \(a, b\) is given more than once"),
+    ("a,b\nb,b\n", SelfLoopError, r"line 2: edge \(b, b\) is a self-loop"),
+    ("a,b\nb,a\n", DuplicateEdgeError, r"line 2: edge \(b, a\) is given more than once \(first on line 1\)"),
+    ("u,v\nu,w\nu,w\n", DuplicateEdgeError, r"line 3: edge \(u, w\) is given more than once \(first on line 2\)"),
     ("# nothing\n\n", EmptyTreeError, r"empty"),
     ("a,b,c\n", TreeFormatError, r"line 1: expected 'u,v'"),
 ])

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from engine.errors import (CycleError, DisconnectedError, DuplicateEdgeError, DuplicateNameError,
-                           EmptyTreeError, InvalidParameterError, SelfLoopError, UnknownVertexError)
+                           EmptyTreeError, InvalidParameterError, LimitExceededError, SelfLoopError,
+                           UnknownVertexError)
 from engine.trees.editing import add_child, relabel, remove_leaf, rename, reroot, tree_from_edge_rows
 from engine.trees.generators import (GENERATORS, MAX_GENERATE, caterpillar_tree, complete_tree, generate,
                                      path_tree, prufer_to_parent, random_recursive_tree, random_tree,
@@ -176,8 +177,10 @@ def test_seeds_reproduce_and_bad_parameters_are_refused():
         generate("tree", 5)
     with pytest.raises(InvalidParameterError, match="n must be a whole number in 1.."):
         generate("path", 0)
-    with pytest.raises(InvalidParameterError, match="n must be a whole number"):
+    with pytest.raises(LimitExceededError, match="n: 2000001 exceeds the limit of 2,000,000 .* 'generate'"):
         generate("random", MAX_GENERATE + 1)
+    with pytest.raises(LimitExceededError, match="a star of 2000000 paths of 2000000 edges"):
+        generate("star-of-paths", 5, k=2_000_000, m=2_000_000)   # k*m sizes it, not n
     with pytest.raises(InvalidParameterError, match="Prüfer"):
         prufer_to_parent(np.array([7]), 3)
 

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from engine import limits
+
 __all__ = ["register", "bench_online", "lean_seconds"]
 
 COLUMNS = ("n", "shape", "k", "height", "cover_s", "init_s", "init_bp_passes", "init_cold_s", "update_us",
@@ -39,8 +41,8 @@ def register(bsub) -> None:
     p.add_argument("--sizes", default="1000,10000,100000,1000000",
                    help="comma-separated tree sizes (default 1000,10000,100000,1000000)")
     p.add_argument("--shapes", default="random,path", help="tree shapes (generators), default random,path")
-    p.add_argument("--ops", type=int, default=2000, help="updates and marginals timed per row")
-    p.add_argument("--states", type=int, default=2, help="number of labels k (default 2)")
+    p.add_argument("--ops", type=limits.flag("rounds"), default=2000, help="updates and marginals timed per row")
+    p.add_argument("--states", type=limits.flag("states"), default=2, help="number of labels k (default 2)")
     p.add_argument("--cover", choices=("optimal", "rake-only"), default="optimal")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
@@ -89,6 +91,7 @@ def bench_online(n: int, shape: str, *, ops: int = 2000, k: int = 2, cover: str 
     from engine.inference.potentials import potts_interaction
     from engine.trees.generators import generate
 
+    limits.check("table_cells", (n - 1) * k * k, f"{n:,} vertices x {k} x {k} states; the edge potentials")
     rng = np.random.default_rng(seed)
     tree = generate(shape, n, seed=rng)
     E = np.ascontiguousarray(np.broadcast_to(potts_interaction(k, 1.0), (n - 1, k, k)))

@@ -6,19 +6,25 @@ import the heavy parts of the engine lazily so that ``--help`` answers at once.
 
 An :class:`~engine.errors.EngineError`, a file that cannot be read, or any other exception becomes
 one line on stderr, ``error: ...``, and exit status 2; never a traceback (``--debug`` shows it).
+
+A command that meets a compiled kernel missing from numba's on-disk cache (the first run on a fresh
+clone) says so on stderr before it compiles, once: :data:`COMPILING`.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.abc
+import importlib.util
 import pkgutil
 import sys
 
 from engine.errors import EngineError
 from engine.jsonio import print_json  # re-exported: the commands print with it
+from engine.warmup import cold_seconds
 
-__all__ = ["main", "build_parser", "print_json"]
+__all__ = ["main", "build_parser", "print_json", "COMPILING"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +77,86 @@ def _distinct(caught):
             yield w
 
 
+#: the line a command prints on stderr before it compiles kernels the on-disk cache lacks
+COMPILING = "compiling kernels once, about {seconds} s; `python -m engine.warmup` does it ahead"
+
+
+class _Compiling:
+    """Whether a command is running (only then is compiling announced) and whether it was said."""
+
+    running = False
+    said = False
+    watching = False
+
+
+def _announce(_event=None) -> None:
+    if _Compiling.running and not _Compiling.said:
+        _Compiling.said = True
+        try:
+            seconds = cold_seconds()
+        except Exception:  # noqa: BLE001 - an estimate must never stop a compilation
+            seconds = 0.0
+        text = COMPILING.format(seconds=f"{max(5, 5 * round(seconds / 5)):.0f}") if seconds >= 1 else \
+            COMPILING.replace(", about {seconds} s", "")
+        print(text, file=sys.stderr, flush=True)
+
+
+def _listen() -> None:
+    from numba.core import event   # (called once numba is imported: the command needs it anyway)
+
+    class _FirstCompile(event.Listener):
+        def on_start(self, ev):
+            _announce(ev)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", _FirstCompile())
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs ``then()`` right after the module ``name`` is first imported (a post-import hook): the
+    compile listener is registered only in a command that imports numba, so ``--help`` and
+    ``runs list`` do not pay numba's import."""
+
+    def __init__(self, name: str, then):
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenLoader(spec.loader, self.then)
+        return spec
+
+
+class _ThenLoader(importlib.abc.Loader):
+    def __init__(self, loader, then):
+        self._loader, self._then = loader, then
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._then()
+
+    def __getattr__(self, name):   # everything else is the real loader's
+        return getattr(self._loader, name)
+
+
+def _watch_compiling() -> None:
+    if _Compiling.watching:
+        return
+    _Compiling.watching = True
+    if "numba" in sys.modules:
+        _listen()
+    else:
+        sys.meta_path.insert(0, _AfterImport("numba", _listen))
+
+
 def main(argv=None) -> int:
     """Run one command; any failure is one ``error: ...`` line on stderr and exit status 2.
 
@@ -86,7 +172,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     import warnings
 
+    _watch_compiling()
     try:
+        _Compiling.running = True
         with warnings.catch_warnings(record=not debug) as caught:
             if not debug:
                 warnings.simplefilter("always")
@@ -107,4 +195,6 @@ def main(argv=None) -> int:
         if debug:
             raise
         print(f"error: {_one_line(_message(exc))}", file=sys.stderr)
+    finally:
+        _Compiling.running = False
     return 2

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from engine import limits
 from engine.cli import print_json
 
 
@@ -24,11 +25,11 @@ def register(sub) -> None:
     _data_arguments(p, train="training samples, revealed one at a time in file order",
                     valid="validation samples (for the CLT reference level)")
     p.add_argument("--model", choices=("trees", "forests"), default="trees", help="class of experts (default trees)")
-    p.add_argument("--mixture-size", type=int, default=0, help="k, components kept (default round(ln n))")
-    p.add_argument("--rounds", type=int, default=0, help="rounds (default one pass; more cycles through the file)")
+    p.add_argument("--mixture-size", type=limits.flag("mixture"), default=0, help="k, components kept (default round(ln n))")
+    p.add_argument("--rounds", type=limits.flag("rounds"), default=0, help="rounds (default one pass; more cycles through the file)")
     p.add_argument("--perturbation-scale", type=float, default=1.0,
                    help="multiplies the paper's perturbation range 1/beta_t (default 1, the paper)")
-    p.add_argument("--eval-points", type=int, default=40, help="log-spaced rounds at which the test set is scored")
+    p.add_argument("--eval-points", type=limits.flag("eval_points"), default=40, help="log-spaced rounds at which the test set is scored")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_ofde)

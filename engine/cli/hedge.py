@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from engine import limits
 from engine.cli import print_json
 
 _SHORT = re.compile(r"^([a-z_-]+):(\d+)(?::(\d+))?$")
@@ -20,13 +21,13 @@ def register(sub) -> None:
                     "one shared Hedge, and evaluate the Theorem 9 bound at its best comparator.")
     p.add_argument("--tree", required=True,
                    help="tree file, a generator KIND:N[:SEED] such as random:31, or a JSON spec")
-    p.add_argument("--states", type=int, default=3, help="number of actions k (default 3)")
-    p.add_argument("--trials", type=int, default=2000, help="number of trials T (default 2000)")
+    p.add_argument("--states", type=limits.flag("states"), default=3, help="number of actions k (default 3)")
+    p.add_argument("--trials", type=limits.flag("trials"), default=2000, help="number of trials T (default 2000)")
     p.add_argument("--eta", type=float, default=1.0, help="learning rate (default 1)")
     p.add_argument("--coupling", type=float, default=0.9,
                    help="Potts coupling P on every edge, in [0, 1]; 1/k means unrelated tasks (default 0.9)")
     p.add_argument("--environment", choices=["piecewise", "iid", "switching", "file"], default="piecewise")
-    p.add_argument("--switches", type=int, default=3,
+    p.add_argument("--switches", type=limits.flag("vertices"), default=3,
                    help="edges across which the best action changes (piecewise, switching; default 3)")
     p.add_argument("--losses", metavar="FILE", help="rows TASK,y_1,...,y_k (CSV/TSV) or JSON lines "
                    '{"task": NAME, "loss": [...]}; implies --environment file')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine import limits
 from engine.cli import print_json
 
 
@@ -15,8 +16,8 @@ def register(sub) -> None:
     p.add_argument("--test", required=True, help="test trees (same formats)")
     p.add_argument("--model", choices=("tf", "sp"), default="tf")
     p.add_argument("--task", choices=("classify", "label"), default="label")
-    p.add_argument("--states", type=int, required=True, help="number of hidden states C")
-    p.add_argument("--iterations", type=int, default=100)
+    p.add_argument("--states", type=limits.flag("states"), required=True, help="number of hidden states C")
+    p.add_argument("--iterations", type=limits.flag("iterations"), default=100)
     p.add_argument("--lmin", type=int, default=1)
     p.add_argument("--lmax", type=int, default=None, help="default: min(L, 5), as the paper")
     p.add_argument("--phi", type=float, default=2.0)

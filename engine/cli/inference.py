@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine import limits
 from engine.cli import print_json
 
 
@@ -18,7 +19,7 @@ def register(sub) -> None:
                        description="All marginals and log Z by belief propagation, as in the lecture notes "
                        "\"Inferences on trees: sum-product algorithm\" (section 8.2).")
     p.add_argument("tree", help="tree file (format by extension)")
-    p.add_argument("--states", type=int, default=2, help="number of labels k (default 2)")
+    p.add_argument("--states", type=limits.flag("states"), default=2, help="number of labels k (default 2)")
     p.add_argument("--coupling", type=float, default=1.0,
                    help="Potts coupling: edge potential exp(coupling) on the diagonal, 1 elsewhere")
     p.add_argument("--method", choices=("auto", "numba", "numpy"), default="auto")

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from engine import limits
 from engine.cli import print_json
 
 __all__ = ["register"]
@@ -22,7 +23,7 @@ def register(sub) -> None:
                        "goes to stderr; the result to stdout. A config with a \"sweep\" key runs the grid.")
     p.add_argument("config", help="JSON config file, e.g. {\"algorithm\": \"hedge\", \"seed\": 0, ...}")
     p.add_argument("--json", action="store_true", help="print the run record (or sweep) as one JSON object")
-    p.add_argument("--jobs", type=int, default=None, help="parallel runs of a sweep (default: one per core)")
+    p.add_argument("--jobs", type=limits.flag("jobs"), default=None, help="parallel runs of a sweep (default: one per core)")
     p.add_argument("--backend", choices=("loky", "threading", "dask"), default="loky",
                    help="joblib backend of a sweep (dask: on a dask.distributed cluster)")
     p.add_argument("--scheduler", default=None, help="dask scheduler address, e.g. tcp://host:8786")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine import limits
 from engine.cli import print_json
 
 #: The names of :data:`engine.trees.generators.GENERATORS`, spelled out so that registering the
@@ -25,7 +26,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("generate", help="generate a tree family and write it to a file")
     p.add_argument("kind", choices=GENERATOR_NAMES)
-    p.add_argument("--n", type=int, required=True, help="number of vertices (about n for star-of-paths)")
+    p.add_argument("--n", type=limits.flag("generate"), required=True, help="number of vertices (about n for star-of-paths)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("output")
     p.set_defaults(handler=_generate)

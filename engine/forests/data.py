@@ -21,12 +21,12 @@ import numpy as np
 
 from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
-from engine.files import read_text
+from engine.files import read_text, text_rows
 from engine.limits import check_seed
 from engine.shapes import dimension
 
 __all__ = ["Dataset", "MarkovTreeSource", "read_data", "parse_data", "random_markov_tree",
-           "sample_markov_tree", "synthetic_split", "benchmark_paths", "MAX_ALPHABET"]
+           "sample_markov_tree", "synthetic_split", "check_synthetic_sizes", "benchmark_paths", "MAX_ALPHABET"]
 
 #: Largest alphabet accepted from a CSV (codes 0 .. MAX_ALPHABET-1): pairwise tables are m x m.
 MAX_ALPHABET = 16
@@ -78,20 +78,21 @@ def _is_int(tok: str) -> bool:
 
 def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Dataset:
     """Parse CSV text (see :func:`read_data`); ``source`` names it in error messages."""
-    lines = text.splitlines()
-    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    if first is None:
+    lines, numbers = text_rows(text)   # the non-blank lines and the line numbers a user sees
+    if not lines:
         raise DataFormatError(f"{source}: no samples (the file is empty)")
-    head = [t.strip() for t in lines[first].split(",")]
+    head = [t.strip() for t in lines[0].split(",")]
+    head_line = numbers[0]
     names = None
-    start = first
+    start = 0
     if not all(_is_int(t) for t in head):
         if any(_is_int(t) for t in head) or any(t == "" for t in head):
             pass  # a data line with a bad value: reported below with its column
         else:
             names = tuple(head)
-            start = first + 1
-    rows = [ln for ln in lines[start:] if ln.strip()]
+            start = 1
+    rows = lines[start:]
+    numbers = numbers[start:]
     width = len(head)
     limits.check("columns", width, f"{source}: columns")
     limits.check("data_cells", len(rows) * width, f"{source}: {len(rows)} rows x {width} columns =")
@@ -102,7 +103,7 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
         except (ValueError, OverflowError):
             X = None
     if X is None:
-        X = _slow_parse(lines, start, len(head), source)
+        X = _slow_parse(rows, numbers, len(head), source)
     if X.shape[0] == 0:
         raise DataFormatError(f"{source}: no samples after the header line")
     if X.shape[1] < 1:
@@ -110,17 +111,17 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
     neg = np.argwhere(X < 0)
     if neg.size:
         r, c = neg[0]
-        raise DataFormatError(f"{source}: line {_line_of(lines, start, r)}, column {c + 1}: "
+        raise DataFormatError(f"{source}: line {numbers[r]}, column {c + 1}: "
                               f"value {X[r, c]} is negative; expected a code 0..{MAX_ALPHABET - 1}")
     top = int(X.max())
     if top >= MAX_ALPHABET:
         r, c = np.argwhere(X == top)[0]
-        raise DataFormatError(f"{source}: line {_line_of(lines, start, r)}, column {c + 1}: value {top} "
+        raise DataFormatError(f"{source}: line {numbers[r]}, column {c + 1}: value {top} "
                               f"exceeds the largest accepted code {MAX_ALPHABET - 1} (small alphabets only)")
     mm = max(2, top + 1) if m is None else int(m)
     if mm <= top:
         r, c = np.argwhere(X == top)[0]
-        raise DataFormatError(f"{source}: line {_line_of(lines, start, r)}, column {c + 1}: value {top} "
+        raise DataFormatError(f"{source}: line {numbers[r]}, column {c + 1}: value {top} "
                               f"is outside the alphabet 0..{mm - 1}")
     pairs = width * (width - 1) // 2
     limits.check("table_cells", pairs * mm * mm, f"{source}: {pairs} pairs x {mm}^2 codes =")
@@ -128,7 +129,7 @@ def parse_data(text: str, *, source: str = "<data>", m: int | None = None) -> Da
         names = tuple(f"X{i}" for i in range(X.shape[1]))
     elif len(set(names)) != len(names):
         dup = next(nm for nm in names if names.count(nm) > 1)
-        raise DataFormatError(f"{source}: line {first + 1}: column name {dup!r} appears twice")
+        raise DataFormatError(f"{source}: line {head_line}: column name {dup!r} appears twice")
     return Dataset(X.astype(np.int8), mm, names, source)
 
 
@@ -147,32 +148,18 @@ def _single_digit_block(rows: list[str], width: int):
     return (digits - 48).astype(np.int64)
 
 
-def _line_of(lines, start, row) -> int:
-    """1-based file line of data row ``row`` (blank lines skipped)."""
-    k = -1
-    for i in range(start, len(lines)):
-        if lines[i].strip():
-            k += 1
-            if k == row:
-                return i + 1
-    return len(lines)
-
-
-def _slow_parse(lines, start, width, source) -> np.ndarray:
+def _slow_parse(rows, numbers, width, source) -> np.ndarray:
     out = []
-    for i in range(start, len(lines)):
-        ln = lines[i]
-        if not ln.strip():
-            continue
+    for ln, i in zip(rows, numbers):
         toks = ln.split(",")
         if len(toks) != width:
-            raise DataFormatError(f"{source}: line {i + 1}: {len(toks)} values, expected {width} "
-                                  f"(as on line {start + 1})")
+            raise DataFormatError(f"{source}: line {i}: {len(toks)} values, expected {width} "
+                                  f"(as on line {numbers[0]})")
         row = []
         for c, t in enumerate(toks):
             t = t.strip()
             if not (_is_int(t) or (t.startswith("-") and _is_int(t[1:]))) or len(t) > 18:
-                raise DataFormatError(f"{source}: line {i + 1}, column {c + 1}: {t[:20]!r} is not an "
+                raise DataFormatError(f"{source}: line {i}, column {c + 1}: {t[:20]!r} is not an "
                                       f"integer code 0..{MAX_ALPHABET - 1}")
             row.append(int(t))
         out.append(row)
@@ -251,6 +238,16 @@ def sample_markov_tree(source: MarkovTreeSource, size: int, *, seed=None) -> np.
     return X
 
 
+def check_synthetic_sizes(n_vars: int, n_train: int, n_test: int, n_valid: int, *, m: int = 2) -> None:
+    """Refuse a synthetic source past its limits before anything is drawn: ``n_vars`` within
+    ``columns``, each part's samples x variables within ``data_cells``, the Markov tree's tables
+    (variables x m^2) within ``table_cells``."""
+    limits.check("columns", n_vars, "n_vars")
+    for name, n in (("n_train", n_train), ("n_test", n_test), ("n_valid", n_valid)):
+        limits.check("data_cells", n * n_vars, f"{name}: {n} samples x {n_vars} variables =")
+    limits.check("table_cells", n_vars * m * m, f"a Markov tree of {n_vars} variables x {m}^2 codes =")
+
+
 def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n_valid: int = 1000, *,
                     m: int = 2, seed=0):
     """Train, validation and test :class:`Dataset` from one random Markov tree, and the tree."""
@@ -259,6 +256,7 @@ def synthetic_split(n_vars: int = 16, n_train: int = 5000, n_test: int = 2000, n
             raise InvalidParameterError(f"{name} must be at least 1, got {v}")
     if n_valid < 0:
         raise InvalidParameterError(f"n_valid must be non-negative, got {n_valid}")
+    check_synthetic_sizes(n_vars, n_train, n_test, n_valid, m=m)
     rng = np.random.default_rng(check_seed(seed))
     src = random_markov_tree(n_vars, m=m, seed=rng)
     names = tuple(f"X{i}" for i in range(n_vars))

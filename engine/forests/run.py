@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError, need_choice
-from engine.forests.data import Dataset, read_data, synthetic_split
+from engine.forests.data import Dataset, check_synthetic_sizes, read_data, synthetic_split
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
 __all__ = ["OfdeConfig", "ChowLiuConfig", "run", "load_split"]
@@ -24,6 +24,9 @@ __all__ = ["OfdeConfig", "ChowLiuConfig", "run", "load_split"]
 
 @dataclass(frozen=True)
 class _DataFields(RunConfig):
+    limited: ClassVar[dict[str, str]] = {"n_vars": "columns", "n_train": "data_cells", "n_test": "data_cells",
+                                         "n_valid": "data_cells"}
+    unsized: ClassVar[tuple[str, ...]] = ("seed", "data_seed")
     train: str = ""
     test: str = ""
     valid: str = ""
@@ -45,6 +48,7 @@ class _DataFields(RunConfig):
             need_int(self.n_test, "n_test", 1)
             need_int(self.n_valid, "n_valid", 0)
             need_int(self.data_seed, "data_seed", 0)
+            check_synthetic_sizes(self.n_vars, self.n_train, self.n_test, self.n_valid)   # before any draw
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class OfdeConfig(_DataFields):
     """OFDE (Algorithm 1). ``mixture_size = 0`` means ``round(ln n)``; ``rounds = 0`` one pass."""
 
     algorithm = "ofde"
+    limited: ClassVar[dict[str, str]] = {**_DataFields.limited, "mixture_size": "mixture", "rounds": "rounds",
+                                         "eval_points": "eval_points"}
     model: str = "trees"
     mixture_size: int = 0
     rounds: int = 0
@@ -69,9 +75,6 @@ class OfdeConfig(_DataFields):
         need(is_number(self.prior) and self.prior > 0,
              f"prior (Dirichlet pseudo-count) must be positive, got {self.prior!r}")
         need_int(self.eval_points, "eval_points", 2)
-        limits.check("mixture", self.mixture_size, "mixture size")  # before anything is recorded
-        limits.check("rounds", self.rounds, "rounds")
-        limits.check("eval_points", self.eval_points, "eval_points")
 
 
 @dataclass(frozen=True)

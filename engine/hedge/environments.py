@@ -20,7 +20,6 @@ uniformly at random and losses as Bernoulli draws: mean ``low`` for the task's b
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import numpy as np
 
 from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
-from engine.files import read_text
+from engine.files import read_text, text_lines
 from engine.hedge.potentials import check_states
 from engine.jsonio import loads
 from engine.limits import check_seed
@@ -36,7 +35,7 @@ from engine.trees import Tree
 from engine.shapes import dimension
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
-           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels"]
+           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels", "check_stream_size"]
 
 ENVIRONMENTS = ("piecewise", "iid", "switching")
 
@@ -81,12 +80,18 @@ def _rng(seed):
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
 
 
+def check_stream_size(trials: int, k: int) -> None:
+    """Refuse ``trials`` trials of ``k`` actions past the ``trials`` and ``data_cells`` limits (the
+    loss table is trials x k), before anything is drawn."""
+    limits.check("trials", trials, "the number of trials")
+    limits.check("data_cells", trials * k, f"{trials} trials x {k} actions; losses")
+
+
 def _check_common(k, trials, low, high):
     k = check_states(k)
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise InvalidParameterError(f"the number of trials must be an integer >= 1, got {trials!r}")
-    limits.check("trials", int(trials), "the number of trials")
-    limits.check("data_cells", int(trials) * k, f"{int(trials)} trials x {k} actions; losses")
+    check_stream_size(int(trials), k)
     if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
         raise InvalidParameterError(f"loss means must lie in [0, 1], got low={low!r}, high={high!r}")
     if not low < high:
@@ -212,11 +217,9 @@ def _loss_rows(path: Path) -> list[tuple[int, str, list]]:
     """The raw rows ``(line number, task, [loss texts])`` of a loss file (a BOM is ignored)."""
     rows: list[tuple[int, str, list]] = []
     text = read_text(path, label=path.name, error=DataFormatError)  # regular files, byte cap, BOM
-    fh = io.StringIO(text, newline="")
+    numbered = text_lines(text)   # non-blank lines, numbered as an editor shows them (blank runs skipped in C)
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        for i, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
+        for i, line in numbered:
             where = f"{path.name} line {i}"
             obj = loads(line, where=where)
             if not isinstance(obj, dict) or "task" not in obj or "loss" not in obj:
@@ -225,9 +228,15 @@ def _loss_rows(path: Path) -> list[tuple[int, str, list]]:
                 raise DataFormatError(f"{where}: 'loss' must be a list of numbers")
             rows.append((i, str(obj["task"]), obj["loss"]))
     else:
-        reader = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+        at = [0]
+
+        def lines():
+            for at[0], line in numbered:
+                yield line
+
+        reader = csv.reader(lines(), delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
         for cells in reader:
-            i = reader.line_num
+            i = at[0]
             if not cells or not "".join(cells).strip() or cells[0].lstrip().startswith("#"):
                 continue
             if not rows and cells[0].strip().lower() == "task":

@@ -15,17 +15,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from engine import limits
 from engine.errors import InvalidParameterError
 from engine.hedge.baselines import IndependentHedge, SharedHedge
 from engine.hedge.bound import BoundOracle
-from engine.hedge.environments import ENVIRONMENTS, LossStream, make_environment, read_loss_file
+from engine.hedge.environments import ENVIRONMENTS, LossStream, check_stream_size, make_environment, read_loss_file
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
 from engine.hedge.potentials import check_eta, check_states, favourite_actions
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_number, need, need_int, no_progress
 from engine.trees import Tree
 from engine.trees.layout import preorder
-from engine.trees.spec import tree_from_spec
+from engine.trees.spec import check_tree_spec, tree_from_spec
 
 __all__ = ["HedgeConfig", "Playback", "LEARNERS", "run", "play", "play_config"]
 
@@ -49,6 +48,8 @@ class HedgeConfig(RunConfig):
     """
 
     algorithm: ClassVar[str] = "hedge"
+    limited: ClassVar[dict[str, str]] = {"states": "states", "trials": "trials", "switches": "vertices",
+                                         "snapshots": "eval_points"}
 
     tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31, "seed": 0})
     states: int = 3
@@ -69,7 +70,8 @@ class HedgeConfig(RunConfig):
         check_states(self.states)
         check_eta(self.eta)
         need_int(self.trials, "the number of trials", 1)
-        limits.check("trials", self.trials, "trials")  # before anything is recorded
+        check_stream_size(self.trials, self.states)   # the losses table, before anything is recorded
+        check_tree_spec(self.tree)
         need(self.coupling is None or (is_number(self.coupling) and 0 <= self.coupling <= 1),
              f"the coupling must lie in [0, 1], got {self.coupling!r}")
         need(self.environment in ENVIRONMENTS + ("file",),

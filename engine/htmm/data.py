@@ -194,13 +194,17 @@ MAX_LABEL = limits.LIMITS["label_alphabet"].default
 
 def _integers(values, message: str) -> np.ndarray:
     """``values`` as int64, refusing anything that is not an integer (1.5, true, "2") rather than
-    truncating it."""
+    truncating it. A boolean is refused in a mixed list too (``[true, 3, 2]``, which NumPy would
+    read as ``[1, 3, 2]``): the message names it."""
     try:
         a = np.asarray(values)
     except (TypeError, ValueError):
         raise DataFormatError(message) from None
     if a.dtype.kind not in "iu" and not (a.size == 0 and a.dtype.kind == "f"):
         raise DataFormatError(message)
+    if isinstance(values, list) and any(x is True or x is False for x in values):
+        bad = next(i for i, x in enumerate(values) if x is True or x is False)
+        raise DataFormatError(f"{message}; entry {bad + 1} is {str(values[bad]).lower()}, a boolean")
     return a.astype(np.int64)
 
 
@@ -247,7 +251,7 @@ def read_jsonl_trees(path, *, n_labels: int | None = None) -> PositionalTrees:
     path = Path(path)
     labels, children, ys = [], [], []
     with open_input(path, error=DataFormatError) as f:  # regular files, gzip by content, byte cap
-        for i, line in iter_lines(f, str(path), error=DataFormatError):
+        for i, line in iter_lines(f, str(path), error=DataFormatError, skip_blank=True):
             if not line.strip():
                 continue
             where = f"{path}:{i}"
@@ -410,6 +414,8 @@ def synthetic_trees(n_per_class: int = 20, *, min_nodes: int = 20, max_nodes: in
         raise InvalidParameterError(
             f"need n_per_class >= 1 and 1 <= min_nodes <= max_nodes, got {n_per_class}, "
             f"{min_nodes}, {max_nodes}")
+    limits.check("vertices", len(SYNTHETIC_SHAPES) * n_per_class * max_nodes,
+                 f"{n_per_class} synthetic trees per class x {len(SYNTHETIC_SHAPES)} classes x up to {max_nodes} nodes =")
     rng = np.random.default_rng(check_seed(seed))
     labels, children, ys = [], [], []
     for y, (_, w) in SYNTHETIC_SHAPES.items():

@@ -10,12 +10,15 @@ mean over the class models), and artefacts for drawing (predictions, confusion m
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from engine import limits
 from engine.errors import need_choice
 from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
@@ -23,10 +26,16 @@ from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_mo
                                per_label_accuracy)
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
-__all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC"]
+__all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC", "MODEL_SETTINGS"]
 
 #: the embedded default data source (section IV-B generator)
 SYNTHETIC = "synthetic"
+
+#: the settings only one model reads; a run of the other model says, in one warning, that it
+#: ignores them (when they differ from their defaults)
+MODEL_SETTINGS = {"tf": ("lmin", "lmax", "phi", "sampler", "init", "t0", "m0"),
+                  "sp": ("estep", "bottom_leaves", "cumulative_counts", "pseudocount")}
+MODEL_NAMES = {"tf": "TF-BHTMM", "sp": "SP-BHTMM"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,8 @@ class BhtmmConfig(RunConfig):
     """
 
     algorithm: ClassVar[str] = "bhtmm"
+    limited: ClassVar[dict[str, str]] = {"states": "states", "iterations": "iterations", "synthetic_trees": "vertices"}
+    unsized: ClassVar[tuple[str, ...]] = ("seed", "lmin", "lmax")
     train: str = SYNTHETIC
     test: str = SYNTHETIC
     model: str = "tf"
@@ -75,7 +86,7 @@ class BhtmmConfig(RunConfig):
         need_choice(self.model, "model", ("tf", "sp"))
         need_choice(self.task, "task", ("classify", "label"))
         need_int(self.states, "states", 1, 64)
-        need_int(self.iterations, "iterations", 0, 100_000)
+        need_int(self.iterations, "iterations", 0)
         need_int(self.lmin, "lmin", 0)
         need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
              f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
@@ -91,6 +102,26 @@ class BhtmmConfig(RunConfig):
         need(is_number(self.t0) and self.t0 >= 1, f"the initial temperature t0 must be >= 1, got {self.t0!r}")
         need(is_number(self.m0) and self.m0 > 0, f"m0 must be > 0, got {self.m0!r}")
         need_int(self.synthetic_trees, "synthetic_trees", 1)
+        if SYNTHETIC in (self.train, self.test):   # the generator's trees, before any is drawn
+            limits.check("vertices", 3 * self.synthetic_trees * 100,
+                         f"synthetic_trees: {self.synthetic_trees} trees per class x 3 classes x up to 100 nodes =")
+
+    def ignored(self) -> str | None:
+        """One line naming the settings given (away from their defaults) that the chosen model does
+        not read, or None.
+
+        >>> BhtmmConfig(model="sp", lmin=99).ignored()
+        'SP-BHTMM ignores lmin=99: a TF-BHTMM setting (leave it out, or run TF-BHTMM)'
+        """
+        other = "sp" if self.model == "tf" else "tf"
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        given = [f"{k}={getattr(self, k)!r}" for k in MODEL_SETTINGS[other] if getattr(self, k) != defaults[k]]
+        if not given:
+            return None
+        one = len(given) == 1
+        kind = f"a {MODEL_NAMES[other]} setting" if one else f"{MODEL_NAMES[other]} settings"
+        return (f"{MODEL_NAMES[self.model]} ignores {', '.join(given)}: {kind} (leave {'it' if one else 'them'} "
+                f"out, or run {MODEL_NAMES[other]})")
 
 
 def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTrees:
@@ -105,6 +136,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
     """Train and evaluate; see the module docstring for what is returned."""
     progress = progress or no_progress
     start = time.perf_counter()
+    if config.ignored():   # the same warning for both models (the command line prints it as one line)
+        warnings.warn(config.ignored(), stacklevel=2)
     progress(0.0, "loading data")
     train = load_data(config.train, test=False, n_per_class=config.synthetic_trees)
     test = load_data(config.test, test=True, n_per_class=config.synthetic_trees)

@@ -30,6 +30,7 @@ from functools import cached_property
 
 import numpy as np
 
+from engine import limits
 from engine.errors import (
     InconsistentEvidenceError,
     InvalidParameterError,
@@ -110,7 +111,7 @@ class Marginals:
 
 
 def _inputs(tree, node_potentials, edge_potentials, k):
-    k = _states(node_potentials, edge_potentials, k)
+    k = _states(tree, node_potentials, edge_potentials, k)
     phi = node_potential_array(tree, node_potentials, k)
     P = child_potentials(tree, edge_potentials, k)
     return phi, P, k
@@ -164,13 +165,16 @@ def belief_propagation(tree: Tree, node_potentials, edge_potentials, *, k: int |
     return _bp_numba(tree, phi, E, fast)
 
 
-def _states(node_potentials, edge_potentials, k):
+def _states(tree, node_potentials, edge_potentials, k):
+    """``k``, checked: within the ``states`` limit, and the pass's (n, k) tables within ``table_cells``."""
     if k is None:
         if node_potentials is not None:
             k = np.asarray(node_potentials).shape[-1]
         else:
             k = np.asarray(edge_potentials).shape[-1]
-    return check_states(k)
+    k = check_states(k)
+    limits.check("table_cells", tree.n * k, f"{tree.n:,} vertices x {k} states; the marginals and messages")
+    return k
 
 
 def _sweep_inputs(tree, node_potentials, edge_potentials, k):
@@ -181,7 +185,7 @@ def _sweep_inputs(tree, node_potentials, edge_potentials, k):
     the edge potentials lie in the fast pass's range."""
     from engine.inference import _bp_kernels as K
 
-    k = _states(node_potentials, edge_potentials, k)
+    k = _states(tree, node_potentials, edge_potentials, k)
     n = tree.n
     if node_potentials is None:
         phi = np.ones((n, k))

@@ -18,10 +18,12 @@ import numpy as np
 
 from engine import limits
 from engine.errors import DataFormatError, InvalidParameterError
-from engine.files import read_input, read_text
+from engine.files import read_input, read_text, text_rows
 from engine.limits import check_seed
 
-__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "load_multilabel", "benchmark_files"]
+__all__ = ["MultilabelData", "read_arff", "read_mulan_xml", "synthetic_multilabel", "check_synthetic", "SYNTHETIC_KEYS",
+           "load_multilabel",
+           "benchmark_files"]
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,10 @@ class MultilabelData:
                 "distinct_labelsets": int(len({r.tobytes() for r in self.Y}))}
 
 
-def _open_text(path: Path) -> list[str]:
-    # ARFF files from old Weka versions are Latin-1: accepted when the text is not UTF-8
-    return read_text(path, error=DataFormatError, fallback="latin-1").splitlines()
+def _open_text(path: Path):
+    """The non-blank lines of a text file and their line numbers (``engine.files.text_rows``).
+    ARFF files from old Weka versions are Latin-1: accepted when the text is not UTF-8."""
+    return text_rows(read_text(path, error=DataFormatError, fallback="latin-1"))
 
 
 def read_mulan_xml(path) -> list[str]:
@@ -69,7 +72,7 @@ def _unquote(s: str) -> str:
     return s
 
 
-_ATTR = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+(.*)$""", re.IGNORECASE)
+_ATTR = re.compile(r"""@attribute\s+('(?:[^'\\]++|\\.)*+'|"(?:[^"\\]++|\\.)*+"|\S+)\s+(.*)$""", re.IGNORECASE)
 
 
 def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
@@ -81,7 +84,7 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         or else from a MEKA ``-C n`` relation name (n > 0: the first n attributes).
     """
     path = Path(path)
-    lines = _open_text(path)
+    lines, numbers = _open_text(path)
     relation = path.name
     attrs: list[tuple[str, object]] = []  # (name, None for numeric | list of nominal values)
     data_at = None
@@ -95,7 +98,7 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         elif low.startswith("@attribute"):
             m = _ATTR.match(s)
             if not m:
-                raise DataFormatError(f"{path}, line {i + 1}: cannot parse the attribute declaration {s[:60]!r}")
+                raise DataFormatError(f"{path}, line {numbers[i]}: cannot parse the attribute declaration {s[:60]!r}")
             name, typ = _unquote(m.group(1)), m.group(2).strip()
             tl = typ.lower()
             if tl in ("numeric", "real", "integer"):
@@ -104,13 +107,13 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
                 vals = [_unquote(v) for v in typ.strip("{}").split(",")]
                 attrs.append((name, vals))
             else:
-                raise DataFormatError(f"{path}, line {i + 1}: attribute {name!r} has type {typ!r}; "
+                raise DataFormatError(f"{path}, line {numbers[i]}: attribute {name!r} has type {typ!r}; "
                                       "only numeric and nominal attributes are supported")
         elif low.startswith("@data"):
             data_at = i + 1
             break
         else:
-            raise DataFormatError(f"{path}, line {i + 1}: expected @relation, @attribute or @data, got {s[:60]!r}")
+            raise DataFormatError(f"{path}, line {numbers[i]}: expected @relation, @attribute or @data, got {s[:60]!r}")
     if data_at is None:
         raise DataFormatError(f"{path}: no @data section")
     if not attrs:
@@ -169,31 +172,31 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
         row = np.zeros(na)
         if s.startswith("{"):
             if not s.endswith("}"):
-                raise DataFormatError(f"{path}, line {i + 1}: a sparse row must end with '}}'")
+                raise DataFormatError(f"{path}, line {numbers[i]}: a sparse row must end with '}}'")
             body = s[1:-1].strip()
             items = [t for t in body.split(",") if t.strip()] if body else []
             for it in items:
                 parts = it.split(None, 1)
                 if len(parts) != 2:
-                    raise DataFormatError(f"{path}, line {i + 1}: sparse entry {it.strip()!r} is not 'index value'")
+                    raise DataFormatError(f"{path}, line {numbers[i]}: sparse entry {it.strip()!r} is not 'index value'")
                 try:
                     j = int(parts[0])
                 except ValueError:
-                    raise DataFormatError(f"{path}, line {i + 1}: sparse index {parts[0]!r} is not an integer") from None
+                    raise DataFormatError(f"{path}, line {numbers[i]}: sparse index {parts[0]!r} is not an integer") from None
                 if not 0 <= j < na:
-                    raise DataFormatError(f"{path}, line {i + 1}: sparse index {j} is outside 0..{na - 1}")
-                row[j] = _value(parts[1], j, nominal, path, i, names)
+                    raise DataFormatError(f"{path}, line {numbers[i]}: sparse index {j} is outside 0..{na - 1}")
+                row[j] = _value(parts[1], j, nominal, path, numbers[i], names)
         else:
             toks = s.split(",")
             if len(toks) != na:
-                raise DataFormatError(f"{path}, line {i + 1}: {len(toks)} values; expected {na}")
+                raise DataFormatError(f"{path}, line {numbers[i]}: {len(toks)} values; expected {na}")
             try:
                 if nominal:
                     raise ValueError
                 row = np.array(toks, dtype=np.float64)
             except ValueError:
                 for j, tok in enumerate(toks):
-                    row[j] = _value(tok, j, nominal, path, i, names)
+                    row[j] = _value(tok, j, nominal, path, numbers[i], names)
         rows.append(row)
     if A is None:
         if not rows:
@@ -248,19 +251,36 @@ def _dense_block(lines: list[str], na: int, nominal: dict):
     return A
 
 
-def _value(tok, j, nominal, path, i, names):
+def _value(tok, j, nominal, path, lineno, names):
     tok = _unquote(tok)
     if tok == "?":
-        raise DataFormatError(f"{path}, line {i + 1}: missing value '?' for attribute {names[j]!r}")
+        raise DataFormatError(f"{path}, line {lineno}: missing value '?' for attribute {names[j]!r}")
     if j in nominal:
         try:
             return float(nominal[j][tok])
         except KeyError:
-            raise DataFormatError(f"{path}, line {i + 1}: value {tok!r} is not declared for attribute {names[j]!r}") from None
+            raise DataFormatError(f"{path}, line {lineno}: value {tok!r} is not declared for attribute {names[j]!r}") from None
     try:
         return float(tok)
     except ValueError:
-        raise DataFormatError(f"{path}, line {i + 1}: value {tok!r} of attribute {names[j]!r} is not a number") from None
+        raise DataFormatError(f"{path}, line {lineno}: value {tok!r} of attribute {names[j]!r} is not a number") from None
+
+
+#: the settings of :func:`synthetic_multilabel` (a ``{"synthetic": {...}}`` data spec holds some of them)
+SYNTHETIC_KEYS = ("n_examples", "n_features", "n_labels", "noise", "coupling", "seed")
+
+
+def check_synthetic(n_examples=400, n_features=20, n_labels=6, **_) -> None:
+    """Refuse the sizes of a :func:`synthetic_multilabel` source in one line before anything is drawn:
+    whole numbers (>= 2 examples, >= 1 feature, >= 2 labels) within the ``labels`` and ``data_cells``
+    limits (examples x features, examples x labels)."""
+    for name, x, lo in (("n_examples", n_examples, 2), ("n_features", n_features, 1), ("n_labels", n_labels, 2)):
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < lo:
+            raise InvalidParameterError(f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; "
+                                        f"{name} is {str(x)[:40]}")
+    limits.check("labels", n_labels, "the synthetic source's labels")
+    limits.check("data_cells", n_examples * n_features, f"{n_examples} synthetic examples x {n_features} features =")
+    limits.check("data_cells", n_examples * n_labels, f"{n_examples} synthetic examples x {n_labels} labels =")
 
 
 def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: int = 6, *, noise: float = 0.5,
@@ -273,9 +293,7 @@ def synthetic_multilabel(n_examples: int = 400, n_features: int = 20, n_labels: 
     """
     from engine.multilabel.spanning_trees import random_spanning_trees
 
-    if n_examples < 2 or n_features < 1 or n_labels < 2:
-        raise InvalidParameterError(
-            f"the synthetic source needs >= 2 examples, >= 1 feature and >= 2 labels; got {n_examples}, {n_features}, {n_labels}")
+    check_synthetic(n_examples, n_features, n_labels)
     rng = np.random.default_rng(check_seed(seed))
     tree = random_spanning_trees(n_labels, 1, seed=rng)
     X = rng.normal(size=(n_examples, n_features))

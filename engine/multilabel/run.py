@@ -16,7 +16,7 @@ import numpy as np
 
 from engine import limits
 from engine.errors import InvalidParameterError, need_choice
-from engine.multilabel.data import load_multilabel
+from engine.multilabel.data import SYNTHETIC_KEYS, check_synthetic, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
@@ -38,6 +38,9 @@ class RtaConfig(RunConfig):
     """
 
     algorithm: ClassVar[str] = "rta"
+    limited: ClassVar[dict[str, str]] = {"labels": "labels", "n_trees": "spanning_trees", "max_k": "kbest",
+                                         "folds": "folds", "inner_folds": "folds", "inner_splits": "folds",
+                                         "max_passes": "iterations", "jobs": "jobs"}
 
     data: str | dict = "synthetic"
     labels: int | str | None = None
@@ -58,8 +61,22 @@ class RtaConfig(RunConfig):
         super().validate()
         need_int(self.n_trees, "n_trees", 1)
         need_int(self.max_k, "max_k (K)", 2)
-        limits.check("spanning_trees", self.n_trees, "n_trees")
-        limits.check("kbest", self.max_k, "max_k (K)")
+        need(self.labels is None or isinstance(self.labels, str) or is_int(self.labels),
+             f"labels must be a count, a Mulan XML file or none, got {str(self.labels)[:40]}")
+        count = self.labels
+        if isinstance(count, str) and count.strip().lstrip("-").isdigit():   # a count given as text
+            count = int(count)
+            limits.check("labels", count, "labels")
+        if self.data in (None, "synthetic") and is_int(count):   # the synthetic source's size, before a draw
+            check_synthetic(n_labels=count)
+        elif isinstance(self.data, dict):
+            need(set(self.data) == {"synthetic"} and isinstance(self.data["synthetic"], (dict, type(None))),
+                 f"a data spec dict must be {{'synthetic': {{...}}}}, got {str(self.data)[:60]}")
+            spec = self.data["synthetic"] or {}
+            unknown = sorted(set(spec) - set(SYNTHETIC_KEYS), key=str)
+            need(not unknown, f"bad synthetic data settings: unknown key {str(unknown[:1])[1:-1][:40]} (expected "
+                              f"{', '.join(SYNTHETIC_KEYS)})")
+            check_synthetic(**spec)
         need(self.C is None or (is_number(self.C) and self.C > 0), f"C must be a positive finite number, got {self.C!r}")
         need_int(self.folds, "folds", 2)
         need_int(self.inner_folds, "inner_folds", 2)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import limits
+from engine.files import text_lines
 from engine.networks._text import Token, Tokens
 from engine.networks.model import Factor, Network, Variable, assemble, cpt_layout
 
@@ -34,9 +35,9 @@ __all__ = ["parse_uai"]
 
 def _tokens(text: str) -> list[Token]:
     out = []
-    for ln, line in enumerate(text.splitlines(), 1):
+    for ln, line in text_lines(text):   # (the lines an editor shows; blank runs skipped in C)
         s = line.strip()
-        if not s or s.startswith("c"):
+        if s.startswith("c"):
             continue
         out.extend(Token("w", w, ln) for w in s.split())
     return out

@@ -35,6 +35,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
+from engine import limits
 from engine.errors import EngineError, InvalidParameterError
 from engine.runs.protocol import ProgressCallback, RunCancelled, RunConfig, RunResult
 from engine.runs.registry import config_from_dict, family, load_spec
@@ -236,6 +237,8 @@ def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStor
     """
     if backend not in BACKENDS:
         raise InvalidParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if n_jobs is not None:   # (joblib would start that many workers)
+        limits.check("jobs", n_jobs, "n_jobs")
     points = expand_sweep(spec)
     configs = []
     for p in points:

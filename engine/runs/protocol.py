@@ -28,6 +28,13 @@ adds checks by extending ``validate`` (calling ``super().validate()`` first)::
 
 An integer setting is checked by :func:`need_int`, a setting with a few allowed values by
 :func:`engine.errors.need_choice`; each words every such message alike.
+
+Every setting that sizes an allocation (a count of trials, variables, labels, iterations, workers)
+is declared once in the config's ``limited`` (setting -> the name of its limit in
+:mod:`engine.limits`); the base ``validate`` refuses a value past that limit in one line, before
+anything is recorded or allocated. An integer setting that sizes nothing (a seed, a bound that is
+only compared) is listed in ``unsized`` instead; a test walks every family's fields and checks
+that each integer setting is one or the other, and that a value past its limit is refused.
 """
 
 from __future__ import annotations
@@ -81,14 +88,25 @@ class RunConfig:
     """Base of every run config; subclasses add their hyperparameters (with defaults)."""
 
     algorithm: ClassVar[str] = ""
+    #: setting -> the limit of :mod:`engine.limits` it must stay within (it sizes an allocation)
+    limited: ClassVar[dict[str, str]] = {}
+    #: integer settings that size nothing (seeds, bounds only compared)
+    unsized: ClassVar[tuple[str, ...]] = ("seed",)
 
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
-        """Check every setting that needs no data (see the module docstring); the base checks ``seed``."""
+        """Check every setting that needs no data (see the module docstring); the base checks ``seed``
+        and that every setting of ``limited`` holding a number is within its limit."""
+        from engine import limits
+
         seed = getattr(self, "seed", 0)
         need(is_int(seed) and 0 <= seed < 2**63, f"seed must be an integer in 0..2^63-1, got {str(seed)[:40]}")
+        for name, key in self.limited.items():
+            value = getattr(self, name)
+            if is_number(value) or value == math.inf:   # (other types: the family's own check names them)
+                limits.check(key, value, name)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"algorithm": self.algorithm}

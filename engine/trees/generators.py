@@ -10,6 +10,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from engine import limits
 from engine.errors import InvalidParameterError
 from engine.errors import need as _need
 from engine.limits import check_seed
@@ -18,6 +19,7 @@ from engine.trees.model import Tree
 __all__ = [
     "GENERATORS",
     "MAX_GENERATE",
+    "check_generator",
     "path_tree",
     "star_tree",
     "star_of_paths",
@@ -150,8 +152,9 @@ def random_recursive_tree(n: int, *, seed=None) -> Tree:
     return tree_from_parent_trusted(p, 0)  # p[v] < v: a tree by construction
 
 
-#: Largest tree :func:`generate` builds (the CLI and the app answer within seconds up to it).
-MAX_GENERATE = 2_000_000
+#: Largest tree :func:`generate` builds by default (the CLI and the app answer within seconds up to
+#: it); the limit in force is ``engine.limits.value("generate")``.
+MAX_GENERATE = limits.LIMITS["generate"].default
 
 #: Families by name, with their parameters, for the CLI and the Tree Studio.
 GENERATORS = {
@@ -167,6 +170,39 @@ GENERATORS = {
 }
 
 
+def check_generator(kind, n, *, seed=None, k=None, m=None, b=2, spine=None, legs=None) -> tuple[str, int, int]:
+    """Check the arguments of :func:`generate` without building anything: whole numbers in range,
+    every size within the ``generate`` limit (a star of paths by ``k * m + 1``), a seed in
+    ``0..2^63-1``. Returns the family's canonical name and the star of paths' ``k`` and ``m``.
+
+    >>> check_generator("star_of_paths", 10)
+    ('star-of-paths', 3, 3)
+    """
+    _need(isinstance(kind, str), f"a tree family is a name, one of {', '.join(GENERATORS)}; got {str(kind)[:40]}")
+    kind = kind.replace("_", "-").lower()
+    top = limits.value("generate")
+    _need(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1,
+          f"n must be a whole number in 1..{top:,}, got {str(n)[:40]}")
+    limits.check("generate", n, "n")
+    check_seed(seed)
+    for name, x, lo in (("k", k, 1), ("m", m, 1), ("b", b, 1), ("spine", spine, 1), ("legs", legs, 1)):
+        _need(x is None or (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= lo),
+              f"{name} must be a whole number in {lo}..{top:,}, got {str(x)[:40]}")
+        if x is not None:
+            limits.check("generate", x, name)
+    if kind == "star-of-paths":
+        if k is None and m is None:
+            k = m = max(1, round((max(n, 2) - 1) ** 0.5))
+        elif k is None:
+            k = max(1, (n - 1) // m)
+        elif m is None:
+            m = max(1, (n - 1) // k)
+        limits.check("generate", k * m + 1, f"a star of {k} paths of {m} edges: k*m + 1 vertices =")
+    if kind not in GENERATORS:
+        raise InvalidParameterError(f"unknown tree family {kind!r}; expected one of {', '.join(GENERATORS)}")
+    return kind, k, m
+
+
 def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | None = None,
              b: int = 2, spine: int | None = None, legs: int | None = None) -> Tree:
     """Generate a family by name (see :data:`GENERATORS`) with about ``n`` vertices.
@@ -180,25 +216,13 @@ def generate(kind: str, n: int, *, seed=None, k: int | None = None, m: int | Non
     >>> generate("random", 1000, seed=1) == generate("random", 1000, seed=1)  # seeded: reproducible
     True
     """
-    _need(isinstance(kind, str), f"a tree family is a name, one of {', '.join(GENERATORS)}; got {str(kind)[:40]}")
-    kind = kind.replace("_", "-").lower()
-    _need(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_GENERATE,
-          f"n must be a whole number in 1..{MAX_GENERATE:,}, got {str(n)[:40]}")
+    kind, k, m = check_generator(kind, n, seed=seed, k=k, m=m, b=b, spine=spine, legs=legs)
     seed = check_seed(seed)
-    for name, x, lo in (("k", k, 1), ("m", m, 1), ("b", b, 1), ("spine", spine, 1), ("legs", legs, 1)):
-        _need(x is None or (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and lo <= x <= MAX_GENERATE),
-              f"{name} must be a whole number in {lo}..{MAX_GENERATE:,}, got {str(x)[:40]}")
     if kind == "path":
         return path_tree(n)
     if kind == "star":
         return star_tree(n)
     if kind == "star-of-paths":
-        if k is None and m is None:
-            k = m = max(1, round((max(n, 2) - 1) ** 0.5))
-        elif k is None:
-            k = max(1, (n - 1) // m)
-        elif m is None:
-            m = max(1, (n - 1) // k)
         return star_of_paths(k, m)
     if kind == "binary":
         return complete_tree(n, 2)

@@ -13,7 +13,7 @@ from engine.trees.generators import GENERATORS, generate
 from engine.trees.model import Tree
 from engine.trees.samples import read_sample, sample_names
 
-__all__ = ["PRESETS", "generator_link", "tree_from_link", "tree_from_spec", "tree_to_link"]
+__all__ = ["PRESETS", "check_tree_spec", "generator_link", "tree_from_link", "tree_from_spec", "tree_to_link"]
 
 _GENERATOR_KEYS = {"n", "seed", "k", "m", "b", "spine", "legs"}
 _INLINE_KEYS = {"edges", "vertices", "root"}
@@ -43,22 +43,44 @@ def tree_from_spec(spec, *, base: Path | None = None, paths=None) -> Tree:
             raise type(exc)(str(exc).replace(str(p), str(spec)).replace(p.name, str(spec))) from None
     if isinstance(spec, dict):
         if "generate" in spec:
-            opts = {k: v for k, v in spec.items() if k != "generate"}
-            if "n" not in opts:
-                raise InvalidParameterError("a generator spec needs 'n', e.g. {\"generate\": \"path\", \"n\": 15}")
-            unknown = sorted(set(opts) - _GENERATOR_KEYS, key=str)
-            if unknown:
-                raise InvalidParameterError(f"generator spec: unknown key {str(unknown[0])[:40]!r} (expected "
-                                            f"{', '.join(sorted(_GENERATOR_KEYS))})")
-            n = opts.pop("n")
-            if isinstance(n, float) and n.is_integer():
-                n = int(n)
-            opts.setdefault("seed", 0)  # a recorded config must rebuild the same tree
-            return generate(spec["generate"], n, **opts)
+            kind, n, opts = _spec_args(spec)
+            return generate(kind, n, **opts)
         if "edges" in spec or "vertices" in spec:
             return _inline(spec)
     raise InvalidParameterError(
         f"a tree must be a file path, a generator spec or {{'edges': [...]}}, got {str(spec)[:60]}")
+
+
+def _spec_args(spec: dict) -> tuple:
+    """``(kind, n, options)`` of a generator spec, its keys checked (``seed`` 0 when not given)."""
+    opts = {k: v for k, v in spec.items() if k != "generate"}
+    if "n" not in opts:
+        raise InvalidParameterError("a generator spec needs 'n', e.g. {\"generate\": \"path\", \"n\": 15}")
+    unknown = sorted(set(opts) - _GENERATOR_KEYS, key=str)
+    if unknown:
+        raise InvalidParameterError(f"generator spec: unknown key {str(unknown[0])[:40]!r} (expected "
+                                    f"{', '.join(sorted(_GENERATOR_KEYS))})")
+    n = opts.pop("n")
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    opts.setdefault("seed", 0)  # a recorded config must rebuild the same tree
+    return spec["generate"], n, opts
+
+
+def check_tree_spec(spec) -> None:
+    """Refuse a generator spec whose sizes are past their limits (or malformed) without building
+    the tree, as a config's ``validate`` must; files and inline trees are checked when read.
+
+    >>> check_tree_spec({"generate": "random", "n": 10**9})
+    Traceback (most recent call last):
+        ...
+    engine.errors.LimitExceededError: n: 1000000000 exceeds the limit of 2,000,000 vertices of a tree a generator builds (generate, tree specs) (limit 'generate'); raise it with TREE_WORKBENCH_MAX_GENERATE=1000000000 or engine.limits.raised(generate=1000000000)
+    """
+    from engine.trees.generators import check_generator
+
+    if isinstance(spec, dict) and "generate" in spec:
+        kind, n, opts = _spec_args(spec)
+        check_generator(kind, n, **opts)
 
 
 def _inline(spec: dict) -> Tree:
@@ -140,7 +162,7 @@ def tree_from_link(value: str, *, samples: Path | None = None) -> Tree:
     head, _, rest = text.partition(":")
     kind = head.replace("_", "-").lower()
     if rest and kind in GENERATORS:
-        return generate(kind, **_generator_args(text, rest))
+        return generate(kind, **_generator_args(text, rest, kind))
     names = sample_names(samples)
     if text in names or any(s.split(".", 1)[0] == text for s in names):
         return read_sample(text, samples)
@@ -149,7 +171,7 @@ def tree_from_link(value: str, *, samples: Path | None = None) -> Tree:
         f"{', '.join(GENERATORS)}), {' or '.join(PRESETS)}, or a Newick text")
 
 
-def _generator_args(text: str, rest: str) -> dict:
+def _generator_args(text: str, rest: str, kind: str) -> dict:
     parts = rest.split(":")
     out: dict = {}
 
@@ -170,8 +192,10 @@ def _generator_args(text: str, rest: str) -> dict:
             raise InvalidParameterError(f"tree {text!r}: unknown option {key!r}; options: {', '.join(_GEN_OPTIONS)}")
         out[key] = integer(val, key)
     size = out["n"]
-    if "k" in out and "m" in out:
-        size = out["k"] * out["m"] + 1
+    if kind == "star-of-paths" and ("k" in out or "m" in out):   # k paths of m edges (one from n if not given)
+        k = out.get("k") or max(1, (size - 1) // max(out["m"], 1))
+        m = out.get("m") or max(1, (size - 1) // max(k, 1))
+        size = k * m + 1
     if size < 1 or out["seed"] < 0:
         raise InvalidParameterError(f"tree {text!r}: a link generates at least one vertex with a seed >= 0 "
                                     f"(got {size:,} vertices, seed {out['seed']})")

@@ -35,7 +35,8 @@ FIFO = object()
 #: outcomes that fail the suite
 BAD = ("traceback", "hang", "blowup", "wrong")
 
-_PROGRESS = re.compile(r"^\[\s*\d+\.\d%\] ")
+#: stderr lines that may precede the one error line: progress, and the notice that kernels compile
+_PROGRESS = re.compile(r"^(?:\[\s*\d+\.\d%\] |compiling kernels once)")
 TIME_LIMIT = 30.0                 # CPU seconds of one case (the machine is shared: wall time is noisy)
 WALL_LIMIT = 120.0                # wall seconds: a case blocked without using CPU (a FIFO read) is a hang
 MEMORY_LIMIT = 1 << 30            # peak RSS allowed, bytes
@@ -49,6 +50,8 @@ class Case:
     expect : "error" (garbage: must be refused), "ok" (must succeed, and pass ``check``), or
         "either" (a mutant: refused in one line, or accepted with an answer ``check`` accepts).
     check : ``check(stdout, folder) -> str | None``: None when the answer is right, else why not.
+    says : words the one ``error:`` line must hold (where the right refusal is known: the line, the
+        culprit); a refusal without them is ``wrong``.
     """
 
     command: str
@@ -57,6 +60,7 @@ class Case:
     files: dict = field(default_factory=dict)
     expect: str = "either"
     check: Callable | None = None
+    says: tuple = ()
 
 
 @dataclass
@@ -146,6 +150,9 @@ def _kind(case: Case, folder: Path, status: int, seconds: float, peak: int, time
         if len(lines) == 1 and lines[0].startswith("error: ") and "internal error" not in lines[0]:
             if case.expect == "ok":
                 return Outcome(case, "wrong", seconds, peak_mb, f"refused a valid input: {lines[0][:200]}")
+            missing = [w for w in case.says if w not in lines[0]]
+            if missing:
+                return Outcome(case, "wrong", seconds, peak_mb, f"the error does not say {missing}: {lines[0][:200]}")
             return Outcome(case, "error", seconds, peak_mb, lines[0])
         return Outcome(case, "traceback", seconds, peak_mb, err.strip()[-300:])
     if rc != 0 or "Traceback" in err:

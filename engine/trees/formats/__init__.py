@@ -37,7 +37,7 @@ from typing import IO
 from engine.errors import EngineError, LimitExceededError, TreeFormatError
 from engine.files import decode_text, decompress, open_input
 from engine.trees.formats.common import MAX_INPUT_BYTES
-from engine.trees.formats.edgelist import fast_edge_list, format_edge_list, parse_edge_list
+from engine.trees.formats.edgelist import HEAD_BYTES, check_head, fast_edge_list, format_edge_list, parse_edge_list
 from engine.trees.formats.gml import format_gml, parse_gml
 from engine.trees.formats.graphml import format_graphml, parse_graphml
 from engine.trees.formats.newick import format_newick, parse_newick, parse_newick_lengths
@@ -92,6 +92,7 @@ def _one(parse: Callable[[str], Tree]) -> Callable[[str, int], Tree]:
 
 
 def _edge_list_bytes(data: bytes) -> Tree:
+    check_head(data[:HEAD_BYTES])   # a fatal problem in the first lines: refused at once
     tree = fast_edge_list(data)  # None: not plain, the careful parser reads it (and names the line)
     return tree if tree is not None else parse_edge_list(decode_text(data, "", error=TreeFormatError))
 
@@ -219,6 +220,8 @@ def sniff_format(data: bytes | str) -> str:
 
 
 def _parse_bytes(data: bytes, fmt: str, index: int) -> Tree:
+    if data.isspace():
+        data = b""   # blanks only (10^8 blank lines, say): every format says it is empty, at once
     rec = _record(fmt)
     if rec.also:
         sniffed = sniff_format(data)
@@ -270,6 +273,12 @@ def read_tree(path, fmt: str | None = None, *, index: int = 0) -> Tree:
                 return stream(fh, index)
             except LimitExceededError:
                 raise
+            except EngineError as exc:
+                raise type(exc)(f"{path.name}: {exc}") from None
+        head = fh.peek(HEAD_BYTES)[:HEAD_BYTES]   # an edge list's first lines, checked before the rest is read
+        if (f or sniff_format(head)) == "edgelist":
+            try:
+                check_head(head)
             except EngineError as exc:
                 raise type(exc)(f"{path.name}: {exc}") from None
         data = fh.read()

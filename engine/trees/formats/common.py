@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
+from engine.files import line_col
 from engine.limits import LIMITS
 
 __all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "matrix_fits",
@@ -50,21 +51,39 @@ def token_matrix(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> tupl
     """The tokens ``buf[start[i]:start[i] + length[i]]`` (bytes) as the rows of one zero-padded
     uint8 matrix at least 8 bytes wide, and the longest token's length. Filled column by column:
     no Python object per token (the large-file readers keep names this way). None instead of a
-    matrix that would not :func:`matrix_fits`: the caller then reads the careful way."""
+    matrix that would not :func:`matrix_fits`: the caller then reads the careful way.
+
+    Linear in the bytes of the tokens: column ``k`` is filled for the tokens longer than ``k``
+    only (a shrinking set), for the first :data:`_BY_COLUMN` columns; a token longer than that
+    is copied as one slice (there are at most ``payload / _BY_COLUMN`` of them), so a 10 MB name
+    costs one copy, not ten million column steps."""
     width = int(length.max()) if length.size else 0
     if not matrix_fits(start.size, width, int(length.sum())):
         return None, width
     mat = np.zeros((start.size, max(width, 8)), np.uint8)
-    for k in range(width):
-        has = np.flatnonzero(length > k)
-        mat[has, k] = buf[start[has] + k]
+    alive = np.arange(start.size)
+    for k in range(min(width, _BY_COLUMN)):
+        alive = alive[length[alive] > k]
+        if not alive.size:
+            break
+        mat[alive, k] = buf[start[alive] + k]
+    for i in alive[length[alive] > _BY_COLUMN].tolist() if width > _BY_COLUMN else ():
+        s, n = int(start[i]), int(length[i])
+        mat[i, _BY_COLUMN:n] = buf[s + _BY_COLUMN:s + n]
     return mat, width
+
+
+#: columns of a :func:`token_matrix` filled one column at a time; the rest of a longer token is
+#: copied as one slice
+_BY_COLUMN = 4096
 
 
 def token_strings(mat: np.ndarray, width: int) -> np.ndarray:
     """The rows of a :func:`token_matrix` (ASCII, no NUL) as one str array."""
     width = max(width, 1)
-    return np.ascontiguousarray(mat[:, :width]).view(f"S{width}").ravel().astype(f"U{width}")
+    wide = np.zeros((mat.shape[0], width), np.uint32)  # each ASCII byte widened to its code point:
+    wide[:, :min(width, mat.shape[1])] = mat[:, :width]  # (NumPy's S -> U cast takes seconds and
+    return wide.view(np.dtype(("U", width))).ravel()     # gigabytes for one 10 MB name)
 
 
 def token_keys(mat: np.ndarray) -> np.ndarray:
@@ -72,11 +91,6 @@ def token_keys(mat: np.ndarray) -> np.ndarray:
     return mat.view(np.uint64).ravel() if mat.shape[1] == 8 else mat.view(np.dtype((np.void, mat.shape[1]))).ravel()
 
 
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of character ``offset`` of ``text``."""
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, col
 
 
 def where(text: str, offset: int) -> str:

@@ -10,12 +10,13 @@ import re
 
 import numpy as np
 
-from engine.errors import TreeFormatError
+from engine.errors import DuplicateEdgeError, SelfLoopError, TreeFormatError
+from engine.files import line_col, text_lines
 from engine.trees.formats.common import (LINE_BREAKS, refuse_unwritable, token_keys, token_matrix, token_strings,
                                          tree_from_names)
 from engine.trees.model import Tree
 
-__all__ = ["parse_edge_list", "fast_edge_list", "format_edge_list"]
+__all__ = ["parse_edge_list", "fast_edge_list", "format_edge_list", "check_head", "HEAD_BYTES", "ODD_BREAKS"]
 
 _HEADER_WORDS = {"u", "source", "from", "parent", "node1", "src"}
 _HEADER_SECOND = {"v", "target", "to", "child", "node2", "dst"}
@@ -32,7 +33,8 @@ def _is_header(a: str, b: str, a_again: bool) -> bool:
 _SPECIAL = set(',;\t"#\' ')
 
 
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"|([^,;\t"]+)')
+# (possessive runs: a 10 MB quoted name is one step, not ten million saved backtracking points)
+_QUOTED = re.compile(r'"((?:[^"]++|"")*+)"|([^,;\t"]+)')
 
 
 def _split(line: str, lineno: int = 0) -> list[str]:
@@ -75,7 +77,10 @@ def fast_edge_list(data: bytes) -> Tree | None:
     if parsed is None:
         return None
     edges, names = parsed
-    return Tree.from_edges(edges, names.size, names=names, unique_names=True)
+    try:
+        return Tree.from_edges(edges, names.size, names=names, unique_names=True)
+    except (DuplicateEdgeError, SelfLoopError):
+        return None   # the careful parser names the line (it stops there)
 
 
 def _plain_edges(data: bytes):
@@ -86,6 +91,9 @@ def _plain_edges(data: bytes):
         data = data.replace(b"\r\n", b"\n")
     if not data or b'"' in data or b"#" in data:
         return None
+    blank = data.count(b"\n\n")
+    if blank > 10_000 and blank * 4 > data.count(b"\n"):
+        return None   # mostly blank lines: the careful parser skips their runs in C (the arrays here would not)
     buf = np.frombuffer(data, np.uint8)
     if ((buf >= 128) | ((buf < 32) & (buf != 10) & (buf != 9))).any():
         return None
@@ -145,27 +153,75 @@ def _tokens(buf: np.ndarray, sep: int):
     return tok_start, tok_len
 
 
+#: characters that ``str.splitlines`` and some programs take for a line break, but that an editor
+#: shows inside a line (or not at all): an edge list refuses them, naming the one it found
+ODD_BREAKS = {"\x0b": "vertical tab", "\x0c": "form feed", "\x1c": "file separator", "\x1d": "group separator",
+              "\x1e": "record separator", "\x85": "next-line character (NEL)", "\u2028": "line separator",
+              "\u2029": "paragraph separator"}
+_ODD = re.compile("[" + "".join(ODD_BREAKS) + "]")
+
+
+def _odd_break(text: str, offset: int) -> TreeFormatError:
+    line, col = line_col(text, offset)
+    c = text[offset]
+    return TreeFormatError(f"a {ODD_BREAKS[c]} (U+{ord(c):04X}) at line {line}, column {col}: an edge list has one "
+                           "edge per line, and some programs would read a line break there; remove it")
+
+
+def _data_lines(text: str):
+    """``(lineno, line, parts)`` of the lines that are neither blank nor comments, in order: one
+    name (an isolated vertex) or two. A malformed line or a character of :data:`ODD_BREAKS` raises,
+    naming the line a user sees."""
+    odd = _ODD.search(text)
+    odd_line = line_col(text, odd.start())[0] if odd else None
+    for lineno, raw in text_lines(text):
+        if odd_line is not None and lineno >= odd_line:
+            raise _odd_break(text, odd.start())
+        line = raw.strip()
+        if line.startswith("#"):
+            continue
+        parts = _split(line, lineno)
+        if not (len(parts) == 1 and parts[0] is not None) and (len(parts) != 2 or None in parts):
+            raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
+        yield lineno, line, parts
+    if odd is not None:   # (on a blank line or a comment)
+        raise _odd_break(text, odd.start())
+
+
+def _check_repeats(text: str) -> None:
+    """Raise the first self-loop or edge given twice, in file order, naming its line (and the
+    edge's first one); a first line that may be a header is left out (only the whole file tells).
+    The careful reader calls it on the first 64 KiB before anything else, and on the whole text
+    only when the tree refuses an edge (so a large file keeps no table of its edges)."""
+    first_on: dict[tuple, int] = {}
+    for i, (lineno, line, parts) in enumerate(_data_lines(text)):
+        if len(parts) == 1 or i == 0 and _maybe_header(line, *parts):
+            continue
+        a, b = parts
+        if a == b:
+            raise SelfLoopError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is a self-loop")
+        first = first_on.setdefault((a, b) if a <= b else (b, a), lineno)
+        if first != lineno:
+            raise DuplicateEdgeError(f"line {lineno}: edge ({a[:40]}, {b[:40]}) is given more than once "
+                                     f"(first on line {first})")
+
+
+def _maybe_header(line: str, a: str, b: str) -> bool:
+    return bool(a and b) and a.lower() in _HEADER_WORDS and '"' not in line
+
+
 def parse_edge_list(text: str) -> Tree:
     pairs: list[tuple[str, str]] = []
     single: list[str] = []
     header: tuple[str, str] | None = None
-    seen_data = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = _split(line, lineno)
-        if not seen_data:
-            seen_data = True
-            if len(parts) == 2 and parts[0] and parts[1] and parts[0].lower() in _HEADER_WORDS and '"' not in line:
-                header = (parts[0], parts[1])   # a header or the first edge: the other lines tell
-                continue
-        if len(parts) == 1 and parts[0] is not None:
+    _check_repeats(text[:HEAD_BYTES].rpartition("\n")[0])   # the first lines' fatal problems, at once
+    for i, (_lineno, line, parts) in enumerate(_data_lines(text)):
+        if len(parts) == 1:
             single.append(parts[0])
-            continue
-        if len(parts) != 2 or parts[0] is None or parts[1] is None:
-            raise TreeFormatError(f"line {lineno}: expected 'u,v' (two names), got {line[:60]!r}")
-        pairs.append((parts[0], parts[1]))
+        elif i == 0 and _maybe_header(line, *parts):
+            header = (parts[0], parts[1])   # a header or the first edge: the other lines tell
+        else:
+            pairs.append((parts[0], parts[1]))
     if header is not None:
         again = any(header[0] in pair for pair in pairs) or header[0] in single
         if not _is_header(*header, again):
@@ -174,7 +230,37 @@ def parse_edge_list(text: str) -> Tree:
         from engine.errors import EmptyTreeError
 
         raise EmptyTreeError("the tree is empty: the edge list has no edges")
-    return _tree_from_pairs(pairs, single)
+    try:
+        return _tree_from_pairs(pairs, single)
+    except (DuplicateEdgeError, SelfLoopError):
+        del pairs, single
+        _check_repeats(text)   # names the line
+        raise
+
+
+#: bytes of an edge list checked by :func:`check_head` before the rest is read
+HEAD_BYTES = 1 << 16
+
+
+def check_head(head: bytes) -> None:
+    """Refuse an edge list from its first lines (``head``: its first bytes, cut anywhere) when they
+    already show a fatal problem: a malformed line, a self-loop or an edge given twice (the
+    messages of :func:`parse_edge_list`). A 60 MiB file repeating ``a,b`` is then refused at line
+    2, before the rest is read or parsed. What the first lines cannot decide (a head that is not
+    UTF-8, a cycle) is left to the full reading.
+
+    >>> check_head(b"a,b\\nb,a\\nc")
+    Traceback (most recent call last):
+        ...
+    engine.errors.DuplicateEdgeError: line 2: edge (b, a) is given more than once (first on line 1)
+    """
+    cut = head.rfind(b"\n")
+    try:
+        text = head[:cut + 1].decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    if "\0" not in text:
+        _check_repeats(text)
 
 
 def _tree_from_pairs(pairs, single) -> Tree:

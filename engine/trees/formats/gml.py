@@ -77,13 +77,14 @@ def _parse_lists(text: str) -> list:
     return top
 
 
-_FLAT_HEAD = re.compile(r"\s*(?:#[^\n]*\s*)*graph\s*\[")
-_FLAT_ITEM = re.compile(r"""\s*(?:
+# (possessive blanks: a run of 10^8 blank lines before 'graph' fails in one pass, not by backtracking)
+_FLAT_HEAD = re.compile(r"\s*+(?:#[^\n]*+\s*+)*+graph\s*\[")
+_FLAT_ITEM = re.compile(r"""\s*+(?:
     (?P<blk>node|edge)\s*\[(?P<body>[^\[\]"]*(?:"[^"]*"[^\[\]"]*)*)\]
   | (?P<key>[A-Za-z_]\w*)\s+(?P<val>"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
   | \#[^\n]*
   | (?P<end>\])\s*$)""", re.VERBOSE)
-_FLAT_ALL = re.compile(r"""(?:\s*(?:
+_FLAT_ALL = re.compile(r"""(?:\s*+(?:
     (?:node|edge)\s*\[(?:\s*[A-Za-z_]\w*\s+(?:"[^"]*"|[^\s\[\]"]+))*\s*\]
   | [A-Za-z_]\w*\s+(?:"[^"]*"|[^\s\[\]"]+)(?=\s|\]|$)
   | \#[^\n]*))*\s*\]\s*""", re.VERBOSE)

@@ -26,7 +26,7 @@ from engine.trees.model import Tree
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
 
 _TOKEN = re.compile(r"""
-    (?P<q>'(?:[^']|'')*'?)        # quoted label (unterminated ones are caught below)
+    (?P<q>'(?:[^']++|'')*+'?)     # quoted label (unterminated ones are caught below; possessive: linear)
   | (?P<c>\[[^\]]*\]?)            # comment
   | (?P<p>[(),:;])                # punctuation
   | (?P<w>[^()\[\]',:;]+)         # unquoted label (blanks allowed inside, trimmed)
@@ -50,7 +50,7 @@ def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
     >>> tree.names, lengths.tolist()
     (('0', 'X', 'A', 'B', 'C'), [nan, nan, 0.1, 0.2, nan])
     """
-    if len(text) >= FAST_FROM:
+    if len(text) >= FAST_FROM and not text.isspace():   # (a blank flood: the careful parser says so at once)
         fast = _fast_newick(text)
         if fast is not None:
             return fast

@@ -47,6 +47,9 @@ def tree_from_node_link(data) -> Tree:
         s = str(nd["id"])
         ids.append(s)
         if nd.get("label") is not None:
+            if isinstance(nd["label"], bool):
+                raise TreeFormatError(f"node-link JSON: node {s[:40]!r} has the label {str(nd['label']).lower()}, a "
+                                      "boolean; a label is an integer or a name")
             labels[s] = nd["label"]
     for i, e in enumerate(links):
         if not isinstance(e, dict) or "source" not in e or "target" not in e:

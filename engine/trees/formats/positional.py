@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from engine.errors import EngineError, TreeFormatError
-from engine.files import iter_lines
+from engine.files import iter_lines, text_lines
 from engine.jsonio import loads
 from engine.trees.formats.common import token_matrix, token_strings
 from engine.trees.model import Tree
@@ -32,11 +32,10 @@ __all__ = ["parse_positional", "parse_positional_record", "format_positional", "
 def parse_positional(text: str, index: int = 0) -> Tree:
     """Tree number ``index`` (0-based, blank lines skipped) of JSON-lines text."""
     k = -1
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            k += 1
-            if k == index:
-                return parse_positional_record(line, lineno)
+    for lineno, line in text_lines(text):   # non-blank lines, numbered as an editor shows them
+        k += 1
+        if k == index:
+            return parse_positional_record(line, lineno)
     raise _missing(index, k + 1)
 
 
@@ -50,7 +49,7 @@ def iter_positional_stream(f, max_bytes: int | None = None):
     """Yield ``(lineno, line)`` of the non-blank lines of a binary stream, within ``max_bytes``
     (default: the ``bytes`` limit of :mod:`engine.limits`); each line as its bytes (UTF-8,
     checked): :func:`parse_positional_record` reads them as they are."""
-    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True):
+    for lineno, line in iter_lines(f, error=TreeFormatError, max_bytes=max_bytes, as_bytes=True, skip_blank=True):
         if not (_BLANK.fullmatch(line) if line.isascii() else line.decode("utf-8").isspace()):
             yield lineno, line
 
@@ -160,6 +159,9 @@ def _record_tree(rec: dict, parent: np.ndarray, slot: np.ndarray, where: str) ->
     if labels is not None:
         if not isinstance(labels, list) or len(labels) != n:
             raise bad(f"'labels' must be a list of {n} labels, one per node")
+        flag = next((i for i, x in enumerate(labels) if x is True or x is False), None)
+        if flag is not None:   # (a label is an integer 1..M, or a code of 'label_names')
+            raise bad(f"node {flag + 1} has the label {str(labels[flag]).lower()}, a boolean; labels are integers")
         names_of = rec.get("label_names")
         if names_of is not None:
             if not isinstance(names_of, list):
