@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from engine.errors import EngineError, InvalidParameterError
+from engine.reproduce import PAPERS as REPRODUCIBLE
 
 __all__ = [
     "DEFAULT_PAGE",
@@ -324,6 +325,12 @@ PAGES: dict[str, PageSchema] = {p.url_path: p for p in (
     ), uses_tree=False),
     PageSchema("runs", "workbench/pages/runs.py", "Runs", (
         Param("record", TEXT, "the recorded run to open, by id"),
+    ), uses_tree=False),
+    PageSchema("reproduce", "workbench/pages/reproduce.py", "Reproduce", (
+        Param("paper", CHOICE, "the paper whose protocol runs", "cover", choices=tuple(REPRODUCIBLE)),
+        Param("quick", BOOL, "the quick (reduced) protocol", True),
+        Param("report", TEXT, "the report shown: a reproduction's run id in the run history"),
+        Param("run", BOOL, "start the reproduction when the page opens", False),
     ), uses_tree=False),
 )}
 

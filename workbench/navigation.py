@@ -18,6 +18,7 @@ PAGES = [
     ("Learning", "workbench/pages/rta.py", "RTA Multilabel", ":material/label:"),
     ("Learning", "workbench/pages/bhtmm.py", "Hidden Tree Markov Models", ":material/schema:"),
     ("Runs", "workbench/pages/runs.py", "Runs", ":material/history:"),
+    ("Runs", "workbench/pages/reproduce.py", "Reproduce", ":material/fact_check:"),
 ]
 
 

@@ -60,6 +60,8 @@ def _reproduce(args) -> int:
         raise InvalidParameterError("--sweep names one paper's sweep: give the paper, not all")
     if args.jobs is not None and args.jobs < 1:
         raise InvalidParameterError(f"--jobs must be an integer >= 1, got {args.jobs}")
+    if args.seeds is not None and not 1 <= args.seeds <= 100:
+        raise InvalidParameterError(f"--seeds must be an integer in 1..100, got {args.seeds}")
     if args.backend == "dask" and args.jobs == 1:
         args.jobs = None  # on a cluster every point may run at once
     out = Path(args.out)

@@ -50,6 +50,8 @@ VARIANTS = {
     "SP-BHTMM (workbench default, exact EM)": ("sp", {"model": "sp"}),
 }
 _PAPERS_OWN = tuple(VARIANTS)[:2]
+#: iterations of the quick protocol on symm and on inex05
+QUICK_ITERATIONS = (20, 10)
 _WHERE = ("the INEX 2006 XML mining track (Denoyer & Gallinari, SIGIR Forum 42(1), 2008), as positional trees "
           "NAME.train.jsonl.gz and NAME.test.jsonl.gz (the data folder's README gives the format)")
 
@@ -62,7 +64,7 @@ def _config(name: str, files, task: str, states: int, iterations: int, lmax: int
 def plan(*, quick: bool, seeds=None) -> Plan:
     here = available("trees")
     n_seeds = seeds or (2 if quick else 5)
-    symm_it, inex_it = (20, 10) if quick else (100, 100)
+    symm_it, inex_it = QUICK_ITERATIONS if quick else (100, 100)
     states = (6,) if quick else (2, 4, 6, 8, 10)
     inex_seeds = seeds or (1 if quick else 5)
     variants = _PAPERS_OWN if quick else tuple(VARIANTS)

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -213,8 +214,9 @@ class Report:
             text += f" (load average {s['load_average']})"
         return text + "."
 
-    def markdown(self, figure_dir: str = "figures") -> str:
-        """The report as Markdown; figures are linked as ``figure_dir/PAPER-NAME.svg``."""
+    def markdown(self, figure_dir: Optional[str] = "figures") -> str:
+        """The report as Markdown; figures are linked as ``figure_dir/PAPER-NAME.svg``, or with
+        ``figure_dir=None`` embedded (``data:`` URLs), so that the one file is the whole report."""
         s = self.settings
         out = [f"# {self._heading()}", ""]
         if s.get("quick"):
@@ -229,7 +231,9 @@ class Report:
         out += ["", "*Spread*: the standard deviation of ours over the seeds or folds (n); *difference*: ours "
                 "minus published.", ""]
         for f in self.figures:
-            out += [f"![{f.caption or f.title}]({figure_dir}/{self.paper}-{f.name}.svg)", ""]
+            src = (f"{figure_dir}/{self.paper}-{f.name}.svg" if figure_dir is not None else
+                   "data:image/svg+xml;base64," + base64.b64encode(f.svg().encode()).decode())
+            out += [f"![{f.title}]({src})", ""]
             if f.caption:
                 out += [f"*{f.caption}*", ""]
         if self.missing:
