@@ -162,7 +162,8 @@ def test_cli_reproduce_json_files_and_history(tmp_path, capsys):
     assert all(list(row) == list(ROW_KEYS) for row in obj["rows"]) and obj["settings"]["quick"] is True
     assert "[100.0%]" in err
     assert {p.name for p in (tmp_path / "rep").rglob("*") if p.is_file()} == {
-        "cover.md", "cover.html", "cover.json", "cover-height.svg"}
+        "cover.md", "cover.html", "cover.json", "cover-height.svg", "README.md"}
+    assert "[cover.md](cover.md)" in (tmp_path / "rep" / "README.md").read_text()
     with RunStore(db) as store:
         assert [r.config["paper"] for r in store.list(algorithm="reproduce")] == ["cover"]
     out, _ = cli_in(capsys, "reproduce", "cover", "--quick", "--out", tmp_path / "rep", "--quiet", db=db)

@@ -98,10 +98,9 @@ def _reproduce(args) -> int:
                 sys.stdout.flush()
             else:
                 _print(report, paths["md"], rec.id, store.path)
-    if len(written) > 1:
-        index = _index(out, written)
-        if not args.json:
-            print(f"index of the reports: {index}")
+    index = _index(out)
+    if not args.json and len(written) > 1:
+        print(f"index of the reports: {index}")
     return 0
 
 
@@ -118,15 +117,27 @@ def _print(report, md: Path, run_id: int, db: Path) -> None:
     print(f"  report: {md} (recorded as run {run_id} in {db})\n")
 
 
-def _index(out: Path, written) -> Path:
-    """``out/README.md``: one line a paper, linking its report."""
-    lines = ["# Reproduction reports", "", "Made by `python -m engine reproduce all"
-             + (" --quick`" if written[0][2].settings.get("quick") else "`") + ".", "",
-             "| paper | results | compared with a published number | report |", "|---|---|---:|---|"]
-    for name, md, report, _ in written:
-        compared = sum(1 for r in report.rows if r.difference is not None)
-        lines.append(f'| "{report.title}" ({report.authors}) | {name} | {compared} of {len(report.rows)} rows | '
-                     f"[{md.name}]({md.name}) |")
+def _index(out: Path) -> Path:
+    """``out/README.md``: one line a report found in ``out`` (``PAPER.json``), in the order of the papers."""
+    import json
+
+    from engine.reproduce import PAPERS, Report
+
+    found = []
+    for name in PAPERS:
+        try:
+            found.append(Report.from_dict(json.loads((out / f"{name}.json").read_text(encoding="utf-8"))))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    lines = ["# Reproduction reports", "", "Written by `python -m engine reproduce PAPER --out "
+             f"{out.name}`; each report says how it was made.", "",
+             "| paper | result | protocol | made | compared with a published number | report |",
+             "|---|---|---|---|---:|---|"]
+    for r in found:
+        compared = sum(1 for row in r.rows if row.difference is not None)
+        lines.append(f'| "{r.title}" ({r.authors.split(";")[0]}) | {r.authors.split("; ")[-1]} | '
+                     f"{'quick' if r.settings.get('quick') else 'full'} | {r.settings.get('created', '')} | "
+                     f"{compared} of {len(r.rows)} rows | [{r.paper}.md]({r.paper}.md) ([HTML]({r.paper}.html)) |")
     path = out / "README.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
