@@ -102,7 +102,8 @@ def line_plot(series: dict, *, title: str = "", xlabel: str = "", ylabel: str = 
         raise ValueError(f"nothing to plot: no series of {title or 'the plot'!r} has a drawable point")
     x0, x1 = _range(xs_all, logx)
     y0, y1 = _range(ys_all, logy)
-    left, right, top, bottom = 78, 20 + 10 * min(max((len(n) for n in pts), default=0), 28), 40 if title else 16, 56
+    # the legend's column: a 24 px line sample, then the name (about 7.5 px a character at 13 px)
+    left, right, top, bottom = 78, 44 + 8 * min(max((len(n) for n in pts), default=0), 40), 40 if title else 16, 56
     pw, ph = max(width - left - right, 60), max(height - top - bottom, 60)
     width = left + pw + right
 

@@ -130,7 +130,7 @@ def _index(out: Path) -> Path:
         except (OSError, ValueError, KeyError, TypeError):
             continue
     lines = ["# Reproduction reports", "", "Written by `python -m engine reproduce PAPER --out "
-             f"{out.name}`; each report says how it was made.", "",
+             f"{out.as_posix()}`; each report says how it was made.", "",
              "| paper | result | protocol | made | compared with a published number | report |",
              "|---|---|---|---|---:|---|"]
     for r in found:

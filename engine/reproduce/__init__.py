@@ -162,8 +162,13 @@ def report_from_sweep(name: str, sweep: str, store, *, quick: bool = False, seed
                 "--quick and --seeds as the reproduction that made it)")
         points.append(Point(r.config, r.status, r.metrics, r.curves, r.error))
     local = p.local(no_progress) if p.local is not None else None
-    return _report(p, points, local, {"backend": "recorded sweep", "sweep": sweep,
-                                      "seconds": time.perf_counter() - start})
+    used = [done[key(cfg)] for cfg in p.points]
+    ran = sum(r.seconds or 0.0 for r in used)  # the points' own time, when they ran
+    extra = {"backend": "recorded sweep", "sweep": sweep, "seconds": ran + time.perf_counter() - start,
+             "load_average": None}  # the load of now says nothing of when the points ran
+    if used:  # the code that computed the numbers
+        extra["code_version"] = ", ".join(sorted({r.code_version for r in used}))
+    return _report(p, points, local, extra)
 
 
 def _point_name(cfg: dict) -> str:
@@ -204,11 +209,11 @@ def _report(p: Plan, points: list[Point], local, extra: dict) -> Report:
     failed = [pt for pt in points if pt.status != "finished"]
     notes = list(notes) + [f"Point {_point_name(pt.config)} did not finish ({pt.status}): {pt.error}"
                            for pt in failed]
-    settings = {"quick": p.quick, **p.settings, **extra,
+    settings = {"quick": p.quick, **p.settings,
                 "data_home": str(data_home()),
                 "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 "code_version": code_version(),
-                "load_average": " / ".join(f"{x:.1f}" for x in os.getloadavg())}
+                "load_average": " / ".join(f"{x:.1f}" for x in os.getloadavg()), **extra}
     return Report(p.paper, mod.TITLE, mod.AUTHORS, tuple(rows), tuple(figures), p.missing, p.protocol,
                   tuple(notes), settings)
 

@@ -137,14 +137,15 @@ class Figure:
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        d["series"] = {k: [list(x), list(y)] for k, (x, y) in self.series.items()}
+        # a list, not an object: the series keep their order (their colours) through JSON with sorted keys
+        d["series"] = [[k, list(x), list(y)] for k, (x, y) in self.series.items()]
         d["dashed"] = list(self.dashed)
         return to_jsonable(d)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Figure":
         d = dict(d)
-        d["series"] = {k: (list(v[0]), list(v[1])) for k, v in d.get("series", {}).items()}
+        d["series"] = {k: (list(x), list(y)) for k, x, y in d.get("series", ())}
         d["dashed"] = tuple(d.get("dashed", ()))
         return cls(**d)
 
@@ -202,7 +203,8 @@ class Report:
 
     def _made(self) -> str:
         s = self.settings
-        parts = [f"`python -m engine reproduce {self.paper}{' --quick' if s.get('quick') else ''}`"]
+        sweep = f" --sweep {s['sweep']}" if s.get("backend") == "recorded sweep" else ""
+        parts = [f"`python -m engine reproduce {self.paper}{' --quick' if s.get('quick') else ''}{sweep}`"]
         if s.get("created"):
             parts.append(f"on {s['created']}")
         if s.get("code_version"):
