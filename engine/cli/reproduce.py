@@ -138,6 +138,9 @@ def _index(out: Path) -> Path:
         lines.append(f'| "{r.title}" ({r.authors.split(";")[0]}) | {r.authors.split("; ")[-1]} | '
                      f"{'quick' if r.settings.get('quick') else 'full'} | {r.settings.get('created', '')} | "
                      f"{compared} of {len(r.rows)} rows | [{r.paper}.md]({r.paper}.md) ([HTML]({r.paper}.html)) |")
+    more = sorted(d.name for d in out.iterdir() if d.is_dir() and (d / "README.md").is_file())
+    if more:
+        lines += ["", "More reports: " + ", ".join(f"[{d}/]({d}/README.md)" for d in more) + "."]
     path = out / "README.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
