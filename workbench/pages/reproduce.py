@@ -24,8 +24,12 @@ RESULTS = {"cover": "optimal cover against brute force (Theorem 6)", "hedge": "T
 
 
 def _label(name: str) -> str:
+    return f"{name}: {RESULTS[name]}"
+
+
+def _cite(name: str) -> str:
     mod = paper_module(name)
-    return f"{RESULTS[name]} · \"{mod.TITLE}\" ({mod.AUTHORS.split(';')[0]})"
+    return f"\"{mod.TITLE}\" ({mod.AUTHORS})"
 
 
 def _choose_report(rid) -> None:
@@ -48,6 +52,7 @@ store = history()
 left, right = st.columns([1, 3], gap="large")
 with left:
     paper = st.radio("Paper", list(PAPERS), format_func=_label, key="repro_paper")
+    st.caption(_cite(paper))
     quick = st.toggle("Quick protocol", value=True, key="repro_quick",
                       help="Fewer seeds, folds and iterations (the report says which): every paper in a minute or "
                            "two. Off: the paper's own protocol, which can take from seconds (cover) to hours (ofde, "
@@ -95,7 +100,10 @@ with right:
         st.caption(md(f"Made on {s.get('created', '?')} with code {s.get('code_version', '?')} in "
                       f"{s.get('seconds', 0):.0f} s (load average {s.get('load_average', '?')}). {report.protocol}"))
         compared = [r for r in report.rows if r.difference is not None]
-        st.dataframe(rows_frame(report), hide_index=True, width="stretch")
+        num = st.column_config.TextColumn(width="small")
+        st.dataframe(rows_frame(report), hide_index=True, width="stretch", column_config={
+            "data": st.column_config.TextColumn(width="medium"), "metric": st.column_config.TextColumn(width="medium"),
+            "published": num, "ours": num, "spread (sd, n)": num, "difference": num})
         st.caption(f"{len(compared)} of {len(report.rows)} rows compared with a published number. Spread: the "
                    "standard deviation of ours over the seeds or folds (n); difference: ours minus published.")
         for i, f in enumerate(report.figures):
