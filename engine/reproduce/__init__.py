@@ -134,7 +134,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: Optional[int] = None,
             points = [Point(r.config, r.status, r.metrics, r.curves, r.error) for r in recs]
     else:
         points = []
-    settings = {"backend": ("here" if store is None or not p.points else backend), "sweep": sweep,
+    settings = {"backend": ("here" if store is None or not p.points else backend), "sweep": sweep, "seeds_option": seeds,
                 "seconds": time.perf_counter() - start}
     return _report(p, points, local, settings)
 
@@ -164,7 +164,7 @@ def report_from_sweep(name: str, sweep: str, store, *, quick: bool = False, seed
     local = p.local(no_progress) if p.local is not None else None
     used = [done[key(cfg)] for cfg in p.points]
     ran = sum(r.seconds or 0.0 for r in used)  # the points' own time, when they ran
-    extra = {"backend": "recorded sweep", "sweep": sweep, "seconds": ran + time.perf_counter() - start,
+    extra = {"backend": "recorded sweep", "sweep": sweep, "seeds_option": seeds, "seconds": ran + time.perf_counter() - start,
              "load_average": None}  # the load of now says nothing of when the points ran
     if used:  # the code that computed the numbers
         extra["code_version"] = ", ".join(sorted({r.code_version for r in used}))

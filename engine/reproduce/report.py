@@ -204,7 +204,8 @@ class Report:
     def _made(self) -> str:
         s = self.settings
         sweep = f" --sweep {s['sweep']}" if s.get("backend") == "recorded sweep" else ""
-        parts = [f"`python -m engine reproduce {self.paper}{' --quick' if s.get('quick') else ''}{sweep}`"]
+        seeds = f" --seeds {s['seeds_option']}" if s.get("seeds_option") else ""
+        parts = [f"`python -m engine reproduce {self.paper}{' --quick' if s.get('quick') else ''}{seeds}{sweep}`"]
         if s.get("created"):
             parts.append(f"on {s['created']}")
         if s.get("code_version"):
