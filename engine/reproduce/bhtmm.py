@@ -124,7 +124,7 @@ def summarise(plan: Plan, points, local):
             for lab, (pub, pub_sd) in enumerate(PUBLISHED_PER_LABEL[model], start=1):
                 vals = [100 * (p.metrics["generated_per_label_accuracy"].get(str(lab)) or 0) for p in runs]
                 mean, sd, n = spread_of(vals)
-                rows.append(Row(data, f"{variant}: accuracy on nodes with {lab - 1} children (%)", pub, mean, sd, n,
+                rows.append(Row(data, f"{variant}: accuracy on nodes with {lab - 1} child{'' if lab == 2 else 'ren'} (%)", pub, mean, sd, n,
                                 note=f"Table III, published sd {pub_sd}"))
             curves = [p.curves["loglik"] for p in runs]
             k = min(len(c) for c in curves)
