@@ -30,8 +30,9 @@ COPY sample_scenarios sample_scenarios
 COPY sample_networks sample_networks
 COPY lessons lessons
 
-# Bake numba's cache into the image: every kernel compiled once here (NUMBA_CPU_NAME=generic, so
-# the cache holds on any x86-64 server), loaded in a second when the server starts.
+# Bake numba's cache into the image: every kernel the app uses compiled once here, in one process
+# per core (NUMBA_CPU_NAME=generic, so the cache holds on any x86-64 server), loaded in seconds when
+# the server starts.
 RUN useradd --create-home --uid 1000 workbench \
     && python -m engine.warmup \
     && mkdir -p /data && chown -R workbench /data /app/.numba_cache

@@ -7,7 +7,12 @@ VENV   ?= .venv
 PORT   ?= 8501
 # 127.0.0.1: this machine only. A classroom network: make run ADDRESS=0.0.0.0 (and see the README)
 ADDRESS ?= 127.0.0.1
-PIP    := $(VENV)/bin/python -m pip
+# Quiet and quick: errors only (pip's warnings about this machine's own index settings are not
+# the project's), no byte-compiling of every installed file (Python compiles what it imports, once)
+PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-version-check
+# Test processes (pytest-xdist): one per core; `make test TEST_WORKERS=0` runs them in this process
+TEST_WORKERS ?= auto
+PYTEST := $(VENV)/bin/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS)) --durations=10
 
 # numba's compiled kernels are cached here, not beside the sources (read-only installs, one cache
 # shared by the app, the tests and the CLI).
@@ -16,29 +21,34 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 .PHONY: run test test-fast lint bench clean
 
 $(VENV)/bin/python:
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	@$(PYTHON) -m venv $(VENV)
 
 # Stamp files: reinstall only when pyproject.toml changes.
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install --quiet -e . --config-settings editable_mode=compat
-	touch $@
+	@echo "make: installing the dependencies into $(VENV) (once per change of pyproject.toml; about 30 s)"
+	@$(PIP) -e .
+	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install --quiet -e '.[test]' --config-settings editable_mode=compat
-	touch $@ $(VENV)/.installed-run
+	@echo "make: installing the dependencies and the test tools into $(VENV) (about 45 s, once)"
+	@$(PIP) -e '.[test]'
+	@touch $@ $(VENV)/.installed-run
 
-# Warm-up first (kernels compiled or loaded from the cache, every page rendered once, run workers
-# started), then serve on $(ADDRESS) (127.0.0.1 unless ADDRESS=0.0.0.0); TREE=... gives every new
-# session the class tree.
+# Warm-up (the first pages' kernels compiled, in parallel, or loaded from the cache; those pages
+# rendered once), then serve on $(ADDRESS) (127.0.0.1 unless ADDRESS=0.0.0.0) while the run workers
+# compile the learning kernels; TREE=... gives every new session the class tree.
 run: $(VENV)/.installed-run
-	$(VENV)/bin/python -m workbench.serve --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
+	@$(VENV)/bin/python -m workbench.serve --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
 
+# Every kernel compiled once, in parallel, before the test processes share the cache; then every
+# test, in one process per core, with the ten slowest listed.
 test: $(VENV)/.installed-test
-	$(VENV)/bin/python -m pytest
+	@$(VENV)/bin/python -m engine.warmup --all
+	$(PYTEST)
 
 test-fast: $(VENV)/.installed-test
-	$(VENV)/bin/python -m pytest -m "not browser and not data and not slow"
+	@$(VENV)/bin/python -m engine.warmup --all
+	$(PYTEST) -m "not browser and not data and not slow"
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.urlstate import page_schema
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.lesson_panel import follow_query, render_panel
 from workbench.navigation import build_navigation
-from workbench.state import render_sidebar, tree_from_query
+from workbench.state import render_sidebar
 
 # a local icon: a ":material/...:" page icon is fetched from an outside host, which a classroom
 # without internet answers with a broken request
 ICON = Path(__file__).resolve().parent / "workbench" / "assets" / "favicon.png"
 st.set_page_config(page_title="Tree Inference Workbench", page_icon=str(ICON), layout="wide")
 page = build_navigation()
-schema = page_schema(page.url_path or "/")
-tree_from_query(schema.url_path)
+schema = PAGES.page(page.url_path or "/")
+links.tree_from_query(schema.url_path)
 follow_query(schema)
 render_sidebar()
 with st.sidebar:

@@ -49,10 +49,10 @@ def _pages(app_dir: Path) -> list[tuple[str, str]]:
     """(title, url path) of every page of the app in ``app_dir``."""
     sys.path.insert(0, str(app_dir))
     try:
-        from workbench.navigation import PAGES, url_path
+        from engine.pagespecs import PAGES
     finally:
         sys.path.pop(0)
-    return [(title, url_path(script)) for _, script, title, _ in PAGES]
+    return [(p.title, PAGES.address(p).lstrip("/")) for p in PAGES.values()]
 
 
 def _load() -> list[float]:

@@ -25,6 +25,7 @@ __all__ = [
     "LessonError",
     "NumericalRangeError",
     "need",
+    "need_choice",
     "LimitExceededError",
     "InputFileError",
 ]
@@ -142,3 +143,18 @@ def need(condition: bool, message: str) -> None:
     """
     if not condition:
         raise InvalidParameterError(message)
+
+
+def need_choice(value, name: str, choices: tuple) -> None:
+    """The check of a setting that takes one of a few values, worded alike everywhere.
+
+    >>> need_choice("forests", "model", ("trees", "forests"))
+    >>> need_choice("bush", "model", ("trees", "forests"))
+    Traceback (most recent call last):
+        ...
+    engine.errors.InvalidParameterError: model must be 'trees' or 'forests', got 'bush'
+    """
+    if value not in choices:
+        shown = [repr(c) for c in choices]
+        allowed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")

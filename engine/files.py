@@ -40,10 +40,13 @@ from engine import limits
 from engine.errors import InputFileError, LimitExceededError
 
 __all__ = ["open_input", "read_input", "read_text", "iter_lines", "read_stream", "decompress",
-           "decode_text", "GZIP_MAGIC", "PathPolicy", "ANY_PATH", "browser_paths", "SAMPLES_DIR", "public_message"]
+           "decode_text", "GZIP_MAGIC", "PathPolicy", "ANY_PATH", "browser_paths", "SAMPLES_DIR", "NETWORK_SAMPLES_DIR",
+           "public_message"]
 
-#: the sample trees shipped with the project
+#: the sample trees shipped with the project (next to ``engine/`` in a checkout)
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_trees"
+#: the sample networks shipped with the project
+NETWORK_SAMPLES_DIR = SAMPLES_DIR.parent / "sample_networks"
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 16

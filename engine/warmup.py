@@ -1,49 +1,92 @@
-"""Compile every numba kernel of the engine before anyone waits for it.
+"""Compile the engine's numba kernels before anyone waits for them: stage by stage, in parallel.
 
-Each kernel is compiled on its first call, for the argument types of that call (tens of seconds
-for the whole engine on a small machine). :func:`compile_kernels` runs a tiny problem through every
-family (trees and layout, covers, belief propagation, the online model, TREE-HEDGE, OFDE and
-Chow-Liu, RTA, the bottom-up hidden tree Markov models) so that every kernel is compiled for the
-types the real runs use, and written to numba's on-disk cache (``NUMBA_CACHE_DIR``): a later
-process loads it instead of compiling. :func:`uncompiled_kernels` lists the kernels still without
-a compiled version, so a test can check that the exercise reaches all of them.
+Each kernel is compiled on its first call, for the argument types of that call, and written to
+numba's on-disk cache (``NUMBA_CACHE_DIR``); a later process loads it in milliseconds instead of
+compiling it again. A fresh install compiles for about two minutes of CPU, most of it the online
+model's walks ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale), so the
+work is cut into :data:`STAGES`, each a small problem run through one family exactly as the app
+calls it (no argument type that nothing uses), and each stage says which stages it builds on (a
+stage's kernels call theirs: compiled first, they are loaded from the cache instead of compiled
+twice). :func:`compile_stages` runs the stages in as many processes as there are cores, each
+stage as soon as the stages it builds on are done.
 
-``python -m engine.warmup`` does it once (the container build runs it, to bake the cache in).
+When a stage runs says who waits for it:
+
+- ``SERVE``: the first pages (trees, covers, inference, the lessons): ``python -m
+  workbench.serve`` compiles these before it opens its port;
+- ``BEHIND``: the learning runs (TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM) and the compiled readers
+  of large tree files: the server's run workers compile them once it serves;
+- ``LIBRARY``: called by the benchmarks and the library's own API only, never by the app.
+
+A small stamp in the cache (:func:`stamp_path`) records the kernel sources the cache was built
+from and how long each stage took: a later start whose sources are the same only loads the
+kernels (:func:`is_warm`), and the log's estimates of what is left use the times measured here.
+:func:`uncompiled_kernels` lists the kernels still without a compiled version, so a test can
+check that the stages reach all of them.
+
+``python -m engine.warmup [--all] [--workers N]`` compiles every stage the app uses (``--all``:
+the library's too); the container build and ``make test`` run it.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import pkgutil
 import sys
 import time
-from typing import Callable, Optional
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
 
-__all__ = ["compile_kernels", "uncompiled_kernels", "kernel_modules"]
+__all__ = ["Stage", "STAGES", "SERVE", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
+           "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
+           "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage"]
+
+SERVE, BEHIND, LIBRARY = "serve", "behind", "library"
 
 
 def _quiet(*_args) -> None:
     pass
 
 
-def _trees_and_inference() -> None:
-    import numpy as np
-
-    from engine.bench.online import lean_seconds
-    from engine.cover import optimal_cover, rake_only_cover
-    from engine.inference import belief_propagation, flooding, max_product
-    from engine.inference.online import OnlineModel
-    from engine.inference.potentials import potts_interaction
+# ------------------------------------------------------------------ the exercises, one per stage
+def _tree(n: int = 40):
     from engine.trees import generate
+
+    return generate("random", n, seed=0)
+
+
+def _trees() -> None:
+    """The generators of the Tree Studio and the tidy layout of every tree figure."""
+    from engine.trees import GENERATORS, generate
     from engine.trees.layout import tidy_layout
 
-    for kind in ("random", "path", "star", "caterpillar", "spider", "recursive", "binary"):
+    for kind in GENERATORS:
         generate(kind, 40, seed=0)
-    tree = generate("random", 40, seed=0)
-    tidy_layout(tree)
+    tidy_layout(_tree())
+
+
+def _covers() -> None:
+    """The two hierarchical covers and their decomposition trees (Cover Inspector, online model)."""
+    from engine.cover import optimal_cover, rake_only_cover
+
+    tree = _tree()
     for cover in (optimal_cover(tree), rake_only_cover(tree)):
         cover.to_tree()
         cover.trace(0)
+
+
+def _belief_propagation() -> None:
+    """Belief propagation, max-product and flooding for two and three labels."""
+    import numpy as np
+
+    from engine.inference import belief_propagation, flooding, max_product
+    from engine.inference.potentials import potts_interaction
+
+    tree = _tree()
     for k in (2, 3):
         M = potts_interaction(k, 1.0)
         belief_propagation(tree, None, M, k=k)
@@ -51,52 +94,99 @@ def _trees_and_inference() -> None:
         belief_propagation(tree, np.tile([1.0] + [1e-200] * (k - 1), (tree.n, 1)), M, k=k)
         max_product(tree, np.zeros((tree.n, k)), np.log(M))
         flooding(tree, None, M, k=k)
+
+
+def _online_entry(name: str) -> None:
+    """One hot entry point of the online model, compiled for the types its verb passes (its walks,
+    k = 2 and general, compiled into it): the update and the marginal compile side by side."""
+    import engine.inference._online_kernels as K
+    from engine.inference.online import entry_signatures
+
+    getattr(K, name).compile(entry_signatures()[name])
+
+
+def _online_update() -> None:
+    """The update walks (evidence at a vertex, an edge potential changed)."""
+    _online_entry("update_entry")
+
+
+def _online_marginal() -> None:
+    """The marginal walks."""
+    _online_entry("marginal_entry")
+
+
+def _online() -> None:
+    """The online model's layout and first fill (every Online Marginals page opens with it) and
+    every verb of the page (its playback and streams too), for both covers and two or three
+    labels; the walks come from the two stages above."""
+    import numpy as np
+
+    from engine.inference.online import OnlineModel
+    from engine.inference.potentials import potts_interaction
+
+    tree = _tree()
+    for k in (2, 3):
+        M = potts_interaction(k, 1.0)
         for cover in ("optimal", "rake-only"):
             m = OnlineModel(tree, k, M, None, cover=cover)
             m.update(3, np.eye(k)[0])
             m.marginal(5)
             m.set_edge_potential(int(tree.parent[7]), 7, M)
             m.log_partition()
-            m.update_many([1, 2], np.ones((2, k)))      # the page's playback and streams
+            m.update_many([1, 2], np.ones((2, k)))
             m.marginal_many([1, 2])
-    lean_seconds(tree, np.ones((tree.n, 2)), np.ones((tree.n - 1, 2, 2)))   # bench online's yardstick
-    _large_tree_files()
 
 
-def _large_tree_files() -> None:
+def _tree_files() -> None:
     """The compiled readers and writers of large Newick and JSON-lines files (they take over from
     the careful parsers from about 10^4 vertices: a 20,000-vertex tree written and read back)."""
-    from engine.trees import generate
     from engine.trees.formats import format_tree_text, parse_tree_text
 
-    tree = generate("random", 20_000, seed=0)
+    tree = _tree(20_000)
     for fmt in ("newick", "jsonl"):
         parse_tree_text(format_tree_text(tree, fmt), fmt)
 
 
-def _runs() -> None:
-    from engine.forests.run import ChowLiuConfig, OfdeConfig
-    from engine.forests.run import run as forests_run
-    from engine.hedge.run import HedgeConfig
-    from engine.hedge.run import run as hedge_run
-    from engine.htmm.run import BhtmmConfig
-    from engine.htmm.run import run as htmm_run
-    from engine.multilabel.run import RtaConfig
-    from engine.multilabel.run import run as rta_run
+def _hedge() -> None:
+    from engine.hedge.run import HedgeConfig, run
 
-    hedge_run(HedgeConfig(tree={"generate": "random", "n": 12, "seed": 0}, trials=30, snapshots=5), _quiet)
+    run(HedgeConfig(tree={"generate": "random", "n": 12, "seed": 0}, trials=30, snapshots=5), _quiet)
+
+
+def _forests() -> None:
+    from engine.forests.run import ChowLiuConfig, OfdeConfig, run
+
     for model in ("trees", "forests"):
-        forests_run(OfdeConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, model=model, eval_points=3), _quiet)
-    forests_run(ChowLiuConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, threshold=True), _quiet)
-    rta_run(RtaConfig(data={"synthetic": {"n_examples": 40, "n_labels": 4, "n_features": 5, "seed": 0}},
-                      n_trees=2, max_k=4, C=1.0, folds=2, max_passes=2, baseline=None), _quiet)
+        run(OfdeConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, model=model, eval_points=3), _quiet)
+    run(ChowLiuConfig(n_vars=6, n_train=200, n_test=50, n_valid=50, threshold=True), _quiet)
+
+
+def _rta() -> None:
+    from engine.multilabel.run import RtaConfig, run
+
+    run(RtaConfig(data={"synthetic": {"n_examples": 40, "n_labels": 4, "n_features": 5, "seed": 0}},
+                  n_trees=2, max_k=4, C=1.0, folds=2, max_passes=2, baseline=None), _quiet)
+
+
+def _bhtmm() -> None:
+    from engine.htmm.run import BhtmmConfig, run
+
     for model in ("tf", "sp"):
-        htmm_run(BhtmmConfig(model=model, states=2, iterations=2, synthetic_trees=6), _quiet)
-    _rta_inference()
+        run(BhtmmConfig(model=model, states=2, iterations=2, synthetic_trees=6), _quiet)
 
 
-def _rta_inference() -> None:
-    """The learner's margins and the single-example certified inference (not used by a run)."""
+def _bench_online() -> None:
+    """``bench online``'s yardstick (the lean sweep)."""
+    import numpy as np
+
+    from engine.bench.online import lean_seconds
+
+    tree = _tree()
+    lean_seconds(tree, np.ones((tree.n, 2)), np.ones((tree.n - 1, 2, 2)))
+
+
+def _rta_api() -> None:
+    """The RTA learner's margins and the single-example certified inference (library API)."""
     import numpy as np
 
     from engine.multilabel.kbest import certified_inference
@@ -110,6 +200,250 @@ def _rta_inference() -> None:
     certified_inference(clf.edge_scores(X[:1])[0], clf.trees_, 4)
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A part of the compilation: ``exercise()`` calls its kernels as the app does. ``cost``: CPU
+    seconds it took from an empty cache on the 2-core test machine (the first estimate of a
+    machine that has no times of its own; docs/benchmarks.md, "The first minute")."""
+
+    name: str
+    label: str
+    when: str
+    cost: float
+    after: tuple[str, ...]
+    exercise: Callable[[], None]
+
+
+#: Every stage, in the order a single process would run them.
+STAGES: tuple[Stage, ...] = (
+    Stage("online-update", "online update walks", SERVE, 45.0, (), _online_update),
+    Stage("online-marginal", "online marginal walks", SERVE, 35.0, (), _online_marginal),
+    Stage("trees", "tree generators and layout", SERVE, 4.0, (), _trees),
+    Stage("covers", "hierarchical covers", SERVE, 4.0, ("trees",), _covers),
+    Stage("bp", "belief propagation", SERVE, 9.0, ("trees",), _belief_propagation),
+    Stage("online", "online model and verbs", SERVE, 15.0, ("covers", "online-update", "online-marginal"), _online),
+    Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files),
+    Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge),
+    Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests),
+    Stage("rta", "RTA", BEHIND, 20.0, ("trees",), _rta),
+    Stage("bhtmm", "BHTMM", BEHIND, 1.0, ("trees",), _bhtmm),
+    Stage("bench", "bench online's yardstick", LIBRARY, 1.0, ("online",), _bench_online),
+    Stage("rta-api", "the RTA learner's API", LIBRARY, 3.0, ("rta",), _rta_api),
+)
+_BY_NAME = {s.name: s for s in STAGES}
+
+
+def label(name: str) -> str:
+    """What the log calls stage ``name``."""
+    return _BY_NAME[name].label
+
+
+def stage_names(*whens: str) -> list[str]:
+    """The names of the stages run at ``whens`` (``SERVE``, ``BEHIND``, ``LIBRARY``), in order."""
+    return [s.name for s in STAGES if s.when in whens]
+
+
+# ------------------------------------------------------------------ the cache and its stamp
+def cache_dir() -> Path:
+    """numba's cache directory (``NUMBA_CACHE_DIR``; numba's default, ``__pycache__`` beside each
+    module, when it is not set)."""
+    raw = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    return Path(raw) if raw else Path(__file__).resolve().parent / "__pycache__"
+
+
+def stamp_path() -> Path:
+    return cache_dir() / "warmup-stamp.json"
+
+
+def _sources() -> dict:
+    """What the compiled kernels depend on: every kernel module's size and time, numba's version."""
+    import numba
+
+    out = {"numba": numba.__version__, "python": sys.version.split()[0]}
+    for name in kernel_modules():
+        path = Path(importlib.util.find_spec(name).origin)
+        st = path.stat()
+        out[name] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def _read_stamp() -> dict:
+    try:
+        data = json.loads(stamp_path().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def is_warm(names: Iterable[str]) -> bool:
+    """Whether the cache holds the stages ``names`` compiled from the current sources."""
+    stamp = _read_stamp()
+    return stamp.get("sources") == _sources() and set(names) <= set(stamp.get("compiled", []))
+
+
+def _write_stamp(names: Iterable[str], seconds: dict) -> None:
+    stamp = _read_stamp()
+    sources = _sources()
+    same = stamp.get("sources") == sources
+    compiled = set(stamp.get("compiled", [])) if same else set()
+    times = dict(stamp.get("seconds", {})) if same else {}
+    compiled |= set(names)
+    times.update(seconds)
+    path = stamp_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"sources": sources, "compiled": sorted(compiled), "seconds": times}),
+                       encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:   # a read-only cache still serves; the next start compiles again
+        pass
+
+
+def remember(step: str, seconds: float) -> None:
+    """Keep the time a step of a start took on this machine (the next start's estimate)."""
+    _write_stamp((), {step: round(float(seconds), 2)})
+
+
+def remembered(step: str, default: float) -> float:
+    """The time ``step`` took here last time (:func:`remember`), else ``default``."""
+    try:
+        return float(_read_stamp().get("seconds", {}).get(step, default))
+    except (TypeError, ValueError):
+        return default
+
+
+def expected_seconds(name: str) -> float:
+    """What stage ``name`` took here last time it compiled, else its declared cost."""
+    return remembered(name, _BY_NAME[name].cost)
+
+
+def estimate_seconds(names: Iterable[str], workers: int = 1, speed: float = 1.0) -> float:
+    """Wall seconds the stages ``names`` will take to compile on this machine: the times measured
+    here last time (or the declared costs) times ``speed`` (how much slower than expected the
+    stages done so far were: see :func:`speed`), spread over ``workers`` processes, never less
+    than the longest chain of stages that must run one after another."""
+    measured = _read_stamp().get("seconds", {})
+    names = list(names)
+    cost = {n: float(measured.get(n, _BY_NAME[n].cost)) * speed for n in names}
+    chain: dict[str, float] = {}
+    for n in _ordered(names):   # STAGES lists every stage after the stages it builds on
+        chain[n] = cost[n] + max((chain[a] for a in _BY_NAME[n].after if a in chain), default=0.0)
+    return max(sum(cost.values()) / max(workers, 1), max(chain.values(), default=0.0))
+
+
+def speed(done: dict) -> float:
+    """Seconds the stages ``done`` ({name: seconds}) took over the seconds expected for them
+    (between 1/50 and 10): a loaded machine runs slower, a warm cache much faster."""
+    expected = sum(expected_seconds(n) for n in done)
+    if not done or expected <= 0:
+        return 1.0
+    return min(10.0, max(0.02, sum(done.values()) / expected))
+
+
+def core_count() -> int:
+    """CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+# ------------------------------------------------------------------ running stages
+def _compile_process_init() -> None:
+    """A compile process: numba's cache made safe to share, numba imported once."""
+    from engine.jitcache import guard_cache
+
+    guard_cache()
+    import numba  # noqa: F401
+
+
+def run_stage(name: str) -> tuple[str, float]:
+    """Run one stage's exercise in this process; (name, wall seconds)."""
+    from engine.jitcache import guard_cache
+
+    guard_cache()
+    t0 = time.perf_counter()
+    _BY_NAME[name].exercise()
+    return name, round(time.perf_counter() - t0, 2)
+
+
+def _ordered(names: Iterable[str]) -> list[str]:
+    wanted = set(names)
+    unknown = wanted - set(_BY_NAME)
+    if unknown:
+        raise ValueError(f"unknown warm-up stage {sorted(unknown)[0]!r}; the stages are {', '.join(_BY_NAME)}")
+    return [s.name for s in STAGES if s.name in wanted]
+
+
+def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = None,
+                   executor: Executor | None = None,
+                   on_done: Callable[[str, float, list[str]], None] | None = None) -> dict[str, float]:
+    """Compile the stages ``names`` (default: every stage the app uses) into the on-disk cache,
+    in ``workers`` processes (default: one per core), or in ``executor``'s processes. A stage
+    starts once the stages it builds on (among ``names``) are done. ``on_done(name, seconds,
+    left)`` is called as each stage ends, ``left`` naming the stages still to run. Returns wall
+    seconds per stage. The kernels are compiled in the other processes: this one has loaded none
+    of them (:func:`load_stages` does).
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    todo = _ordered(stage_names(SERVE, BEHIND) if names is None else names)
+    own = None
+    if executor is None:
+        own = executor = ProcessPoolExecutor(min(workers or core_count(), len(todo)) or 1,
+                                             mp_context=mp.get_context("spawn"),
+                                             initializer=_compile_process_init)
+    times: dict[str, float] = {}
+    running: dict = {}
+    try:
+        while todo or running:
+            for name in [n for n in todo if all(a in times or a not in todo + list(running.values())
+                                                 for a in _BY_NAME[n].after)]:
+                todo.remove(name)
+                running[executor.submit(run_stage, name)] = name
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for fut in done:
+                running.pop(fut)
+                name, seconds = fut.result()
+                times[name] = seconds
+                if on_done is not None:
+                    on_done(name, seconds, todo + list(running.values()))
+    finally:
+        if own is not None:
+            own.shutdown(wait=True, cancel_futures=True)
+    _write_stamp(times, times)
+    return times
+
+
+def load_stages(names: Iterable[str]) -> float:
+    """Run the stages ``names`` in this process (loading their kernels from the cache, compiling
+    what is missing); wall seconds."""
+    from engine.jitcache import guard_cache
+
+    guard_cache()
+    t0 = time.perf_counter()
+    for name in _ordered(names):
+        _BY_NAME[name].exercise()
+    return round(time.perf_counter() - t0, 2)
+
+
+def compile_kernels(progress: Callable[[str], None] | None = None, *, library: bool = True,
+                    workers: int | None = None) -> dict:
+    """Compile (or load from the on-disk cache) every kernel, the library's too unless
+    ``library=False``, in parallel processes; then load them all in this process. Seconds per stage."""
+    say = progress or _quiet
+    names = stage_names(SERVE, BEHIND, *([LIBRARY] if library else []))
+    times: dict = {}
+    if not is_warm(names):
+        times = compile_stages(names, workers=workers,
+                               on_done=lambda n, s, left: say(f"compiled {_BY_NAME[n].label} in {s:.1f} s"))
+    times["load"] = load_stages(names)
+    return times
+
+
+# ------------------------------------------------------------------ checks
 def kernel_modules() -> list[str]:
     """The engine modules that define numba kernels (found by their source, not imported)."""
     import engine
@@ -121,7 +455,7 @@ def kernel_modules() -> list[str]:
             continue
         with open(spec.origin, encoding="utf-8") as f:
             src = f.read()
-        if "njit" in src and "numba" in src:
+        if "from engine.jit import" in src and info.name != __name__:   # every kernel is decorated by engine.jit
             out.append(info.name)
     return out
 
@@ -154,22 +488,33 @@ def uncompiled_kernels() -> list[str]:
     return sorted(missing)
 
 
-def compile_kernels(progress: Optional[Callable[[str], None]] = None) -> dict:
-    """Compile (or load from the on-disk cache) every kernel; returns seconds per family."""
-    say = progress or _quiet
-    out = {}
-    for label, step in (("trees, covers and inference", _trees_and_inference),
-                        ("TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM", _runs)):
-        t0 = time.perf_counter()
-        say(f"compiling {label}")
-        step()
-        out[label] = round(time.perf_counter() - t0, 2)
-    return out
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m engine.warmup", description=__doc__.split("\n")[0])
+    ap.add_argument("--all", action="store_true", help="the library's kernels too (benchmarks, learner API)")
+    ap.add_argument("--workers", type=int, default=None, help="compile processes (default: one per core)")
+    args = ap.parse_args(argv)
+    names = stage_names(SERVE, BEHIND, *([LIBRARY] if args.all else []))
+    t0 = time.perf_counter()
+    if is_warm(names):
+        print(f"warm-up: kernels in the cache ({cache_dir()}) are up to date", flush=True)
+        return 0
+    workers = min(args.workers or core_count(), len(names))
+    print(f"warm-up: compiling {len(names)} stages in {workers} processes into {cache_dir()} "
+          f"(about {estimate_seconds(names, workers):.0f} s)", flush=True)
+
+    times: dict = {}
+
+    def done(name, seconds, left):
+        times[name] = seconds
+        print(f"warm-up: {_BY_NAME[name].label}: {seconds:.1f} s"
+              + (f"; about {estimate_seconds(left, workers, speed(times)):.0f} s left" if left else ""), flush=True)
+
+    compile_stages(names, workers=workers, on_done=done)
+    print(f"warm-up: kernels ready in {time.perf_counter() - t0:.1f} s", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    t0 = time.perf_counter()
-    times = compile_kernels(lambda m: print(m, flush=True))
-    left = uncompiled_kernels()
-    print(f"kernels ready in {time.perf_counter() - t0:.1f} s {times}"
-          + (f"; not compiled: {', '.join(left)}" if left else ""))
+    sys.exit(main())

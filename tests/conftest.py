@@ -18,6 +18,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
+def one_line_error(error: type, read, path: Path, *fragments: str, text: str | None = None) -> str:
+    """``read(path)`` refuses the file (written with ``text`` first, when given) with ``error``: a
+    one-line message naming the file and holding every fragment (what the house rules ask of every
+    bad input). Returns the message."""
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(error) as exc:
+        read(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and path.name in msg and all(f in msg for f in fragments), msg
+    return msg
+
+
 def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None):
     """The app run headless (``streamlit.testing.v1.AppTest``) and switched to ``page`` (a script of
     workbench/pages), with ``state`` put in the session first (e.g. a tree to show)."""
@@ -32,12 +45,44 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
     return at
 
 
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups (its hook is registered last)
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
-    so ``-m "not data"`` (``make test-fast``) leaves it out."""
+    so ``-m "not data"`` (``make test-fast``) leaves it out. The browser tests form one group for
+    pytest-xdist (``--dist loadgroup``): one test process runs them all, against one served app
+    and one Chromium, while the other processes run the rest."""
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.data)
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+class _XdistGroupsOnPytest9:
+    """pytest-xdist 3.8 puts an ``xdist_group`` into the test's id by setting ``item._nodeid``, which
+    pytest 9 no longer reads (the id lives in ``item._id``): without this the groups are ignored."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        if not getattr(config.option, "loadgroup", False):
+            return
+        try:
+            from _pytest.nodeid import coerce_node_id
+        except ImportError:   # an older pytest: xdist's own suffix works
+            return
+        for item in items:
+            names = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group") if m.args})
+            if names and not item.nodeid.endswith("@" + "_".join(names)):
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(names)}")
+
+
+def pytest_configure(config):
+    """Every test process shares one compiled-kernel cache: its writes are made safe across
+    processes (``engine.jitcache``)."""
+    from engine.jitcache import guard_cache
+
+    guard_cache()
+    config.pluginmanager.register(_XdistGroupsOnPytest9(), "xdist-groups-on-pytest-9")
 
 
 @pytest.fixture(scope="session", autouse=True)

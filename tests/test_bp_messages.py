@@ -19,7 +19,7 @@ from engine.inference.messages import (
     messages_csv,
 )
 from engine.inference.potentials import potts_interaction
-from engine.pagestate import bp_model
+from engine.pagespecs import PAGES
 from engine.trees.samples import read_sample
 from tests.tree_strategies import trees
 
@@ -112,12 +112,12 @@ def test_tiny_and_huge_potentials_give_finite_messages():
 
 def test_the_page_model_with_evidence_and_a_network():
     t = read_sample("lecture_5_vertices")
-    m = bp_model("belief_propagation", {"evidence": {"4": 1, "5": (0.25, 0.75)}}, t)
+    m = PAGES["belief_propagation"].run_config({"evidence": {"4": 1, "5": (0.25, 0.75)}}).model(t)
     assert m.node_potentials[3, 0] == 0 and m.node_potentials[4, 1] == pytest.approx(0.75 * m.prior_node_potentials[4, 1])
     work = message_work(m.tree, m.node_potentials, m.edge_potentials, k=m.k)
     res = belief_propagation(m.tree, m.node_potentials, m.edge_potentials)
     np.testing.assert_allclose(work[0].message, res.upward[work[0].sender], rtol=RTOL)
-    net = bp_model("belief_propagation", {"network": "weather", "evidence": {"WetGrass": "wet"}})
+    net = PAGES["belief_propagation"].run_config({"network": "weather", "evidence": {"WetGrass": "wet"}}).model(None)
     w = message_work(net.tree, net.node_potentials, net.edge_potentials, k=net.k)
     b = belief_work(net.tree, net.node_potentials, net.edge_potentials, "Rain")
     assert b.marginal[0] == pytest.approx(0.75, rel=1e-12) and len(w) == 8
@@ -125,7 +125,7 @@ def test_the_page_model_with_evidence_and_a_network():
 
 def test_csv_exports_read_back():
     t = read_sample("lecture_5_vertices")
-    m = bp_model("belief_propagation", {}, t)
+    m = PAGES["belief_propagation"].run_config({}).model(t)
     work = message_work(m.tree, m.node_potentials, m.edge_potentials)
     rows = list(csv.reader(io.StringIO(messages_csv(t, work))))
     assert rows[0] == ["step", "phase", "from", "to", "m(to=0)", "m(to=1)"]

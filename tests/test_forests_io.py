@@ -16,7 +16,7 @@ from engine.forests.estimators import PairCounts
 from engine.forests.ofde import OFDE
 from engine.forests.run import ChowLiuConfig, OfdeConfig, run
 from engine.runs.protocol import RunCancelled
-from tests.conftest import ROOT
+from tests.conftest import ROOT, one_line_error
 
 
 # ----------------------------------------------------------------------------- loaders
@@ -50,12 +50,7 @@ def test_reads_plain_gz_and_header(tmp_path):
     ("0,1.5\n", "column 2: '1.5' is not an integer"),
 ])
 def test_loader_errors_name_file_line_and_column(tmp_path, text, fragment):
-    p = tmp_path / "bad.csv"
-    p.write_text(text)
-    with pytest.raises(DataFormatError) as exc:
-        read_data(p)
-    msg = str(exc.value)
-    assert "\n" not in msg and str(p) in msg and fragment in msg
+    one_line_error(DataFormatError, read_data, tmp_path / "bad.csv", str(tmp_path / "bad.csv"), fragment, text=text)
 
 
 def test_loader_missing_file_and_bad_gzip(tmp_path):

@@ -26,17 +26,6 @@ def test_vertex_names_reach_markdown_escaped_on_belief_propagation():
     assert all(not getattr(m.proto, "allow_html", False) for m in at.markdown if m.value.startswith("**Message"))
 
 
-def test_loaded_scenario_sets_widgets_before_they_exist():
-    """The load handler stores widget values under om_load_widgets; the next run applies them
-    before the widgets are drawn (setting om_k after its slider exists crashed the page)."""
-    at = open_page("workbench/pages/online_marginals.py")
-    assert at.slider(key="om_k").value == 2
-    at.session_state["om_load_widgets"] = {"om_k": 3, "om_mode": "Edit matrix", "om_cover": "rake-only"}
-    at.run()
-    assert not at.exception, at.exception
-    assert at.slider(key="om_k").value == 3 and at.radio(key="om_cover").value == "rake-only"
-
-
 def test_runs_page_refuses_a_config_naming_a_server_file(tmp_path, monkeypatch):
     monkeypatch.setenv("TREE_WORKBENCH_DB", str(tmp_path / "runs.sqlite"))
     at = open_page("workbench/pages/runs.py")

@@ -8,10 +8,17 @@ from streamlit.testing.v1 import AppTest
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.messages import message_work
 from engine.lessons import load_lessons
-from engine.pagestate import bp_model
+from engine.pagespecs import PAGES
 from engine.trees.spec import tree_from_link
-from engine.urlstate import PAGES, page_schema, parse_link
 from tests.conftest import ROOT
+from workbench.navigation import script
+
+parse_link = PAGES.parse_link
+
+
+def bp_model(values, tree):
+    """The Belief Propagation page's model of ``values`` (its spec's run configuration)."""
+    return PAGES["belief_propagation"].run_config(values).model(tree)
 
 APP = str(ROOT / "app.py")
 
@@ -64,7 +71,7 @@ def test_start_then_next_and_previous_move_the_page_with_the_panel():
         # the address holds the step's link (values equal to the page's defaults are left out)
         assert at.query_params["lesson"] == ["first_class"] or at.query_params["lesson"] == "first_class"
         for name, text in link.raw.items():
-            if name == "tree" or link.values.get(name) == page_schema(link.page.url_path).param(name).default:
+            if name == "tree" or link.values.get(name) == link.page.setting(name).default:
                 continue
             got = at.query_params.get(name)
             got = got[0] if isinstance(got, list) else got
@@ -149,7 +156,7 @@ def test_bp_page_messages_and_marginals_equal_the_engines(query):
     link = parse_link("/belief_propagation?" + query)
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
-    at.switch_page(link.page.script)
+    at.switch_page(script(link.page))
     at.query_params.clear()
     for name, text in link.raw.items():      # the address of a link opened on that page
         at.query_params[name] = text
@@ -160,7 +167,7 @@ def test_bp_page_messages_and_marginals_equal_the_engines(query):
     assert not at.exception, at.exception
     # an independent model of the same link, built from the engine alone
     tree = None if "network" in link.raw else tree_from_link(link.raw["tree"])
-    ref = bp_model("belief_propagation", link.values, tree)
+    ref = bp_model(link.values, tree)
     tree = ref.tree
     evidence = link.values["evidence"]
     exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
@@ -194,7 +201,7 @@ def test_bp_page_set_and_clear_evidence_with_the_buttons():
     assert not at.exception, at.exception
     assert at.query_params["evidence"] in ("1=1", ["1=1"])
     tree = tree_from_link("lecture_5_vertices")
-    ref = bp_model("belief_propagation", {"evidence": {"1": 1}}, tree)
+    ref = bp_model({"evidence": {"1": 1}}, tree)
     exact = belief_propagation(tree, ref.node_potentials, ref.edge_potentials, k=ref.k)
     np.testing.assert_allclose(at.session_state["bp_model"].node_potentials, ref.node_potentials, rtol=0, atol=0)
     assert "P(x₁ | evidence)** = \\[0.0000, 1.0000\\]" in "\n".join(m.value for m in at.markdown)
@@ -208,7 +215,7 @@ def _open_link(link_text: str) -> AppTest:
     link = parse_link(link_text)
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
-    at.switch_page(link.page.script)
+    at.switch_page(script(link.page))
     at.query_params.clear()
     for name, text in link.raw.items():
         at.query_params[name] = text
@@ -251,7 +258,7 @@ def test_every_page_reads_its_settings_from_the_address_and_writes_them_back(lin
     assert not [w.value for w in at.warning if "link" in w.value.lower()]
     got = _address(at)
     for name, text in link.raw.items():        # a value equal to the page's default is left out
-        want = None if link.values[name] == link.page.param(name).default else text
+        want = None if link.values[name] == link.page.setting(name).default else text
         assert got.get(name) == want, (name, got.get(name), text)
     assert [n for n in link.raw if n != "tree" and got.get(n) is not None]   # the link is not all defaults
 
@@ -265,7 +272,7 @@ def test_bp_page_soft_evidence_multiplies_phi_and_zero_weights_are_refused():
     assert not at.exception, at.exception
     assert _address(at)["evidence"] == "4=0.2/0.8"
     tree = tree_from_link("lecture_5_vertices")
-    prior = bp_model("belief_propagation", {}, tree).node_potentials
+    prior = bp_model({}, tree).node_potentials
     got = at.session_state["bp_model"].node_potentials
     np.testing.assert_allclose(got[tree.index("4")], prior[tree.index("4")] * [0.2, 0.8], rtol=1e-15)
     at.number_input(key="bp_soft_0").set_value(0.0)

@@ -49,6 +49,11 @@ def _replace(old, new, text=GOOD):
     return text.replace(old, new, 1)
 
 
+def _state(link: str) -> str:
+    """GOOD with its second step's state link replaced."""
+    return _replace("state: /ofde", "state: " + link)
+
+
 def test_a_good_lesson_parses():
     lesson = parse_lesson(GOOD, "lessons/good.md")
     assert lesson.id == "good" and lesson.minutes == 7 and len(lesson.steps) == 2
@@ -76,12 +81,12 @@ BAD = [
     ("no steps", "---\ntitle: t\nminutes: 1\naudience: a\n---\ntext\n", 6, "no steps"),
     ("h1 heading", _replace("Intro.", "# Intro"), 6, "use '## '"),
     ("no state", _replace("state: /ofde\n", ""), 20, "has no state:"),
-    ("unknown page", _replace("state: /ofde", "state: /ofdee"), 21, "unknown page /ofdee"),
-    ("bad parameter", _replace("state: /ofde", "state: /ofde?vars=99"), 21, "vars='99'"),
-    ("unknown parameter", _replace("state: /ofde", "state: /ofde?colour=1"), 21, "no parameter 'colour'"),
+    ("unknown page", _state("/ofdee"), 21, "unknown page /ofdee"),
+    ("bad parameter", _state("/ofde?vars=99"), 21, "vars='99'"),
+    ("unknown parameter", _state("/ofde?colour=1"), 21, "no parameter 'colour'"),
     ("bad tree", _replace("tree=figure1", "tree=random:0"), 9, "tree 'random:0'"),
     ("state out of range", _replace("t=0", "t=12"), 9, "t=12: this cover has rounds 0..4"),
-    ("foreign link", _replace("state: /ofde", "state: https://example.org/ofde"), 21, "stay inside the app"),
+    ("foreign link", _state("https://example.org/ofde"), 21, "stay inside the app"),
     ("no explanation", _replace("Press run.\n", ""), 20, "no explanation"),
     ("no answer", _replace("answer: 2, 6, 10, 13\n", ""), 14, "has no answer:"),
     ("wrong vertex", _replace("answer: 2, 6, 10, 13", "answer: 2, 99"), 16, "names 99, not vertices"),
@@ -118,7 +123,7 @@ def test_a_wrong_stated_answer_is_caught_by_the_engine():
 
 def test_a_bad_file_does_not_stop_the_others(tmp_path):
     (tmp_path / "a_good.md").write_text(GOOD)
-    (tmp_path / "b_bad.md").write_text(_replace("state: /ofde", "state: /nope"))
+    (tmp_path / "b_bad.md").write_text(_state("/nope"))
     (tmp_path / "c_binary.md").write_bytes(b"---\ntitle: \xff\n")
     (tmp_path / "README.md").write_text("not a lesson")
     lessons, errors = load_lessons(tmp_path)
@@ -204,14 +209,14 @@ def test_cli_lessons_list_json():
 
 def test_cli_lessons_check_names_each_bad_file(tmp_path):
     (tmp_path / "good.md").write_text(GOOD)
-    (tmp_path / "bad1.md").write_text(_replace("state: /ofde", "state: /nope"))
+    (tmp_path / "bad1.md").write_text(_state("/nope"))
     (tmp_path / "bad2.md").write_text(_replace("answer: 2, 6, 10, 13", "answer: 2"))
     r = _cli("check", "--dir", str(tmp_path))
     assert r.returncode == 2
     errors = [x for x in r.stderr.splitlines() if x.startswith("error:")]
     assert errors == [
         "error: bad1.md:21: bad state '/nope': unknown page /nope; pages: " + ", ".join(
-            "/" + p for p in __import__("engine.urlstate", fromlist=["PAGES"]).PAGES),
+            "/" + p for p in __import__("engine.pagespecs", fromlist=["PAGES"]).PAGES),
         "error: bad2.md:16: the answer of step 'First' is '2', but the engine computes '10, 13, 2, 6' (mergeable)",
     ]
     r = _cli("check", "--dir", str(tmp_path / "nowhere"))
@@ -226,10 +231,10 @@ def test_cli_lessons_check_good_folder(tmp_path):
 
 def test_the_reference_in_docs_is_the_table_itself():
     from engine.lessons.answers import computations_markdown
-    from engine.urlstate import pages_markdown
+    from engine.pagespecs import PAGES
 
     text = (ROOT / "docs" / "lessons.md").read_text()
-    assert pages_markdown() in text, "regenerate the table of docs/lessons.md from engine.urlstate.pages_markdown()"
+    assert PAGES.markdown() in text, "regenerate the table of docs/lessons.md from engine.pagespecs.PAGES.markdown()"
     assert computations_markdown() in text
     for lesson in load_lessons()[0]:
         assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text

@@ -8,6 +8,7 @@ import pytest
 
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.multilabel.data import load_multilabel, read_arff, read_mulan_xml, synthetic_multilabel
+from tests.conftest import one_line_error
 
 HEADER = """% a comment
 @relation 'tiny'
@@ -76,11 +77,7 @@ def test_read_meka_header_labels_first(tmp_path):
     ("{0 1, 1}\n", "line 9: sparse entry '1' is not 'index value'"),
 ])
 def test_errors_name_file_and_line(tmp_path, body, match):
-    p = tmp_path / "bad.arff"
-    p.write_text(HEADER + body)
-    with pytest.raises(DataFormatError, match=match) as e:
-        read_arff(p, 2)
-    assert "bad.arff" in str(e.value) and "\n" not in str(e.value)
+    one_line_error(DataFormatError, lambda path: read_arff(path, 2), tmp_path / "bad.arff", match, text=HEADER + body)
 
 
 def test_other_errors(tmp_path):

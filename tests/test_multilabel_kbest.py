@@ -232,7 +232,7 @@ def test_fast_kbest_is_the_reference_bit_for_bit(l, n, K, style, seed):
     """The fast merges (a line scan when no sums tie, the heap otherwise), the fused first child and
     the interleaved trace-back return the plain-Python reference's labellings in its order with the
     same scores, bit for bit, ties and overflowing scores included; so does the ensemble step."""
-    from engine.multilabel import kbest as fast
+    from engine.multilabel import _kernels as fast
     from tests import kbest_reference as ref
 
     rng = np.random.default_rng(seed)
@@ -262,7 +262,7 @@ def test_fast_kbest_is_the_reference_bit_for_bit(l, n, K, style, seed):
 def test_fast_pair_merge_is_the_heap(a, b, K, generic):
     """Two descending lists (ties when ``generic`` is off): the merge returns the heap's pairs in
     the heap's order; infinite sums go to the heap too."""
-    from engine.multilabel import kbest as fast
+    from engine.multilabel import _kernels as fast
     from tests import kbest_reference as ref
 
     rng = np.random.default_rng(len(a) * 100 + len(b))
@@ -282,7 +282,7 @@ def test_fast_pair_merge_is_the_heap(a, b, K, generic):
 def test_pair_merge_with_a_nan_sum_is_the_heap():
     """inf + -inf is NaN: the heap's push lets a NaN rise (it is not below its parent) and never
     pops it first; the reference specifies the same order."""
-    from engine.multilabel import kbest as fast
+    from engine.multilabel import _kernels as fast
     from tests import kbest_reference as ref
 
     a, b, K = np.array([np.inf, 0.0, -1.0]), np.array([5.0, -np.inf, -np.inf]), 6

@@ -30,7 +30,7 @@ not an export.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -42,7 +42,7 @@ __all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_butto
            "selected_vertex",
            "select_vertex",
            "vertex_box", "tree_spec", "tree_base", "tree_chart", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
@@ -161,8 +161,8 @@ def as_shown(fig, style=None):
 
 
 def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
-                    config: Optional[dict] = None, on_clear: Optional[Callable[[], None]] = None,
-                    name: Optional[str] = None, **chart_args) -> None:
+                    config: dict | None = None, on_clear: Callable[[], None] | None = None,
+                    name: str | None = None, **chart_args) -> None:
     """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
     ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
     are not clickable; a click that deselects (the same point again) calls ``on_clear()`` if
@@ -189,7 +189,7 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
 
 
 # ------------------------------------------------------------------ any figure, with its exports
-def chart(fig, *, key: str, name: Optional[str] = None, config: Optional[dict] = None, **chart_args) -> None:
+def chart(fig, *, key: str, name: str | None = None, config: dict | None = None, **chart_args) -> None:
     """``st.plotly_chart(fig)`` with the session's Plotly config (its camera button saves an SVG)
     and the SVG/PDF downloads of :func:`export_buttons` under it. ``name``: the files' name
     (default ``key``)."""
@@ -203,7 +203,7 @@ def chart(fig, *, key: str, name: Optional[str] = None, config: Optional[dict] =
     export_buttons(fig, key=key, name=name)
 
 
-def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
+def export_buttons(fig, *, key: str, name: str | None = None) -> None:
     """Two small download buttons, "SVG" and "PDF", for ``fig`` (a Figure or a :class:`Spec`),
     as it is shown (theme and presenter size). The file is drawn on the server when the button is
     clicked (``st.download_button`` with a callable), never during a rerun; a click does not rerun
@@ -219,7 +219,7 @@ def export_buttons(fig, *, key: str, name: Optional[str] = None) -> None:
 
 
 # ------------------------------------------------------------------ bars without a chart
-def bars(rows: Sequence[tuple], *, log: bool = False, legend: Optional[str] = None) -> None:
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None) -> None:
     """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
     a Plotly chart whose numbers change is built again from scratch in the browser (tens to
     hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
@@ -264,28 +264,30 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: Optional[str] = No
 
 
 # ------------------------------------------------------------------ the selected vertex
-def _state_key(key: str) -> str:
+def selection_key(key: str) -> str:
+    """The session-state key under which the component ``key`` keeps the name of its selected vertex
+    (a link's ``vertex=`` is put there, see ``workbench.links.vertex``)."""
     return f"{key}__vertex"
 
 
-def selected_vertex(tree: Tree, key: str, default: Optional[int] = None) -> Optional[int]:
+def selected_vertex(tree: Tree, key: str, default: int | None = None) -> int | None:
     """The vertex selected on the component ``key`` (``default`` when none is, or when its name is
     not a vertex of this tree)."""
-    name = st.session_state.get(_state_key(key))
+    name = st.session_state.get(selection_key(key))
     v = tree.find(name) if name is not None else None
     return default if v is None else v
 
 
-def select_vertex(tree: Tree, key: str, v: Optional[int]) -> None:
+def select_vertex(tree: Tree, key: str, v: int | None) -> None:
     """Select vertex ``v`` (an index; ``None`` clears); the name box follows. Call it from a
     callback or before the box is drawn."""
     name = None if v is None else tree.name(int(v))
-    st.session_state[_state_key(key)] = name
+    st.session_state[selection_key(key)] = name
     st.session_state[f"{key}__box"] = name
 
 
-def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", default: Optional[int] = None,
-               help: Optional[str] = None, on_pick: Optional[Callable[[int], None]] = None) -> None:
+def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", default: int | None = None,
+               help: str | None = None, on_pick: Callable[[int], None] | None = None) -> None:
     """The keyboard route to the selection: a searchable list of the names (a text box above
     :data:`PICK_LIMIT` vertices). ``on_pick(v)`` is called after the selection changes."""
     box = f"{key}__box"
@@ -301,7 +303,7 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
             if name:
                 st.session_state[f"{key}__box_error"] = f"no vertex is named {name}"
             return
-        st.session_state[_state_key(key)] = tree.name(v)
+        st.session_state[selection_key(key)] = tree.name(v)
         if on_pick is not None:
             on_pick(v)
 
@@ -316,7 +318,7 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
 
 # ------------------------------------------------------------------ a tree drawn from a cached base
 @st.cache_resource(max_entries=24, hash_funcs={Tree: tree_hash}, show_spinner=False)
-def tree_base(tree: Tree, height: int, title: Optional[str], colour_scale: Optional[tuple] = None,
+def tree_base(tree: Tree, height: int, title: str | None, colour_scale: tuple | None = None,
               colour_title: str = "", hover_labels: bool = False, style=None) -> tuple[dict, np.ndarray, np.ndarray]:
     """The figure of a tree as a dict (tidy layout, edges, named vertices), shared read-only by
     every session. With ``colour_scale`` the vertices take per-run numbers on [0, 1] (a fixed
@@ -386,9 +388,9 @@ def ring_trace(x, y, vertices: Sequence[int], *, size: float, colour: str, width
             "selected": keep, "unselected": keep}
 
 
-def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, colour=None,
-              colour_scale: Optional[Sequence] = None, colour_title: str = "", rings: Sequence[int] = (),
-              selected: Optional[int] = None, hover_labels: bool = False) -> Spec:
+def tree_spec(tree: Tree, *, height: int = 460, title: str | None = None, colour=None,
+              colour_scale: Sequence | None = None, colour_title: str = "", rings: Sequence[int] = (),
+              selected: int | None = None, hover_labels: bool = False) -> Spec:
     """The tree of :func:`tree_base` with this run's vertex colours (numbers on [0, 1]), orange
     rings on ``rings`` and a red ring on ``selected``. Costs a copy of two lists, not a figure."""
     from workbench.figures.style import colour_at, contrast_text, current
@@ -419,8 +421,8 @@ def tree_spec(tree: Tree, *, height: int = 460, title: Optional[str] = None, col
     return Spec({"data": data, "layout": base["layout"]}, fingerprint)
 
 
-def tree_chart(tree: Tree, key: str, spec: Spec, *, default: Optional[int] = None,
-               on_pick: Optional[Callable[[int], None]] = None, **chart_args) -> None:
+def tree_chart(tree: Tree, key: str, spec: Spec, *, default: int | None = None,
+               on_pick: Callable[[int], None] | None = None, **chart_args) -> None:
     """A tree figure (from :func:`tree_spec`) whose clicks select a vertex (stored under ``key``;
     ``on_pick(v)`` after).
 

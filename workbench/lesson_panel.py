@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 import streamlit as st
 
 from engine.errors import LessonError
 from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
-from engine.urlstate import PageSchema, parse_link
+from engine.links.pages import PageSpec
+from engine.pagespecs import PAGES
 from workbench import links
+from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
            "render_panel"]
@@ -55,22 +56,22 @@ def all_lessons() -> tuple[list[Lesson], list[LessonError]]:
     return _load(str(folder), stamp)
 
 
-def find_lesson(lesson_id: str) -> Optional[Lesson]:
+def find_lesson(lesson_id: str) -> Lesson | None:
     return next((x for x in all_lessons()[0] if x.id == lesson_id), None)
 
 
 def go_to_step(lesson: Lesson, k: int) -> None:
     """Open step ``k`` (1 = the first) of ``lesson``: the page of its link, with its query."""
     k = min(max(int(k), 1), len(lesson.steps))
-    link = parse_link(lesson.steps[k - 1].url)
+    link = PAGES.parse_link(lesson.steps[k - 1].url)
     query = dict(link.raw)
     query.update(lesson=lesson.id, step=str(k))
     st.session_state[_OPEN] = (lesson.id, k)
     links.reset_next(link.page.url_path)
-    st.switch_page(link.page.script, query_params=query)
+    st.switch_page(script(link.page), query_params=query)
 
 
-def follow_query(page: PageSchema) -> None:
+def follow_query(page: PageSpec) -> None:
     """Open the lesson and step the address names; a new step resets the page to the link's
     values (a parameter the link leaves out takes its default)."""
     lesson_id = links.arrived(page.url_path, "lesson")
@@ -101,7 +102,7 @@ def _close() -> None:
     st.session_state.pop(_OPEN, None)
 
 
-def render_panel(page: PageSchema) -> None:
+def render_panel(page: PageSpec) -> None:
     """The open lesson's step in the sidebar (nothing when no lesson is open)."""
     opened = st.session_state.get(_OPEN)
     if not opened:
@@ -120,7 +121,7 @@ def render_panel(page: PageSchema) -> None:
             st.markdown(f"**{lesson.title}**")
             st.progress(k / n, text=f"Step {k} of {n}" + (f" · {step.minutes} min" if step.minutes else ""))
             st.markdown(f"##### {step.title}")
-            if parse_link(step.url).page.url_path != page.url_path:
+            if PAGES.parse_link(step.url).page.url_path != page.url_path:
                 st.info("This step is on another page.", icon=":material/info:")
                 if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
                     go = k

@@ -1,19 +1,23 @@
 """A page's settings in its address: read on arrival, written back after every change.
 
-Every page lists which of its query parameters (the table of :mod:`engine.urlstate`) drive which
-widget, and opens with :func:`page_head` (its title and caption, then :func:`sync_query`). A value
-that arrives in the address -- a link sent to a student, a reload (F5), a step of a lesson -- is
-put into its widget's session state before the widget is drawn; the widgets' values are then
-written back into the address (values equal to the table's defaults left out), so the address bar
-always holds the exact view and :func:`copy_link_button` copies it. A bad value is said in one
-line (``st.warning``) and the page opens with its default.
+Every page opens with :func:`page_head` (its title and caption, then :func:`sync_query`). Its
+settings are those of its spec (:mod:`engine.pagespecs`): a setting with a widget is bound to that
+widget's session state (its key, and the widget's value of each token, come from the spec); a
+page binds the rest -- state that is no single widget, such as the selected vertex, the evidence or
+``run=1`` -- with a :class:`Bind` of its own. A value that arrives in the address -- a link sent to
+a student, a reload (F5), a step of a lesson -- is put into its widget's session state before the
+widget is drawn; the widgets' values are then written back into the address (values equal to the
+spec's defaults left out), so the address bar always holds the exact view and
+:func:`copy_link_button` copies it. A bad value is said in one line (``st.warning``) and the page
+opens with its default. The link's tree (``?tree=``) becomes the current tree
+(:func:`tree_from_query`, before every page).
 
 Why not Streamlit's ``bind="query-params"``: a bound widget takes the parameter's name as its key
 (``k``, ``seed``, ``vertex`` are on several pages, and the pages, their callbacks and their tests
 address widgets by page-prefixed keys); it is seeded from the address only on its first draw or
 on history navigation (Streamlit 1.67, ``SessionState._handle_query_param_binding``), so a
 lesson's next step on the same page would not move it; choice widgets put their displayed label
-in the address instead of the table's token; an invalid value is dropped without a word; and half
+in the address instead of the spec's token; an invalid value is dropped without a word; and half
 of the parameters are no widget at all (the selected vertex, evidence, the open tab). One
 mechanism serves them all here.
 
@@ -26,16 +30,23 @@ A fragment that changes a bound widget calls :func:`write_query` so the address 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
+from engine import limits
 from engine.errors import EngineError
-from engine.urlstate import FLOAT, VERTEX, PageSchema, format_value, page_schema, parse_query
+from engine.links.codec import FLOAT, VERTEX, Setting, format_value
+from engine.links.pages import PageSpec
+from engine.pagespecs import PAGES
+from workbench.state import TREE_LINK, current_tree, link_tree, set_tree, tree_link, tree_source
 
-__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query",
-           "write_query", "view_query", "address_link", "reset_next", "copy_link_button", "app_root"]
+__all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",
+           "write_query", "view_query", "address_link", "reset_next", "copy_link_button", "app_root",
+           "tree_from_query", "setting_bind"]
 
 _SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
 _BINDS = "_links_binds"    # page -> {name: Bind} (for write_query inside fragments)
@@ -73,8 +84,6 @@ def vertex(key: str, tree: Callable[[], Any] | None = None) -> Bind:
     """The selected vertex of a clickable tree (``workbench.components`` keeps its name under
     ``key``); a name that is not a vertex of ``tree()`` (default: the current tree) is left out."""
     def named(name):
-        from workbench.state import current_tree
-
         t = (tree or current_tree)()
         return name if name is not None and t is not None and t.find(name) is not None else None
 
@@ -102,8 +111,22 @@ def run_once(page: str, config) -> bool:
     return True
 
 
+def setting_bind(page: PageSpec, setting: Setting) -> Bind:
+    """The bind of a setting with a widget, from its spec: its key and the widget's value of each token."""
+    return Bind(page.key(setting.name), setting.widget_value, setting.token_of)
+
+
 def _bind(b: str | Bind) -> Bind:
     return b if isinstance(b, Bind) else Bind(b)
+
+
+def _binds(spec: PageSpec, binds: Mapping[str, str | Bind] | None) -> dict[str, Bind]:
+    """Every setting with a widget bound by its spec, and the page's own binds (which win)."""
+    out = {s.name: setting_bind(spec, s) for s in spec.settings if s.widget}
+    for name, b in (binds or {}).items():
+        spec.setting(name)  # an unknown name is a bug of the page
+        out[name] = _bind(b)
+    return out
 
 
 def _address() -> dict[str, str]:
@@ -122,14 +145,14 @@ def arrived(page: str, name: str) -> str | None:
     raw = st.query_params.get(name)
     if raw is None:
         return None
-    seen = st.session_state.get(_SEEN, {}).get(page_schema(page).url_path)
+    seen = st.session_state.get(_SEEN, {}).get(PAGES.page(page).url_path)
     return raw if seen is None or seen.get(name) != raw else None
 
 
 def reset_next(page: str) -> None:
     """The next run of ``page`` takes every bound value from the address (missing: its default);
     the lesson panel calls this before it moves the page to a step."""
-    st.session_state[_RESET] = page_schema(page).url_path
+    st.session_state[_RESET] = PAGES.page(page).url_path
 
 
 def page_head(page: str, title: str, caption: str | None = None,
@@ -145,29 +168,28 @@ def page_head(page: str, title: str, caption: str | None = None,
 def sync_query(page: str, binds: Mapping[str, str | Bind] | None = None) -> dict[str, Any]:
     """Read the page's parameters from the address into their widgets, write the widgets back.
 
-    ``binds`` maps parameter names to widget keys (or :class:`Bind`). Returns the typed values
-    the address gives (every parameter of the page, bound or not: ``run``, ``network``, ...).
+    ``binds`` maps setting names to widget keys (or :class:`Bind`) for the settings whose state
+    is not the widget the spec declares. Returns the typed values the address gives (every
+    setting of the page, bound or not: ``run``, ``network``, ...).
     """
-    schema = page_schema(page)
+    schema = PAGES.page(page)
     ss = st.session_state
-    bound = {name: _bind(b) for name, b in (binds or {}).items()}
-    for name in bound:
-        schema.param(name)  # an unknown name is a bug of the page
+    bound = _binds(schema, binds)
     ss.setdefault(_BINDS, {})[schema.url_path] = bound
     raw = _address()
     seen = ss.setdefault(_SEEN, {}).get(schema.url_path)
     reset = ss.get(_RESET) == schema.url_path
     if reset:
         del ss[_RESET]
-    query = {k: v for k, v in raw.items() if k != "tree"}   # the tree is read by workbench.state
-    values, errors = parse_query(schema, query, strict=False)
+    query = {k: v for k, v in raw.items() if k != "tree"}   # the tree is read by tree_from_query
+    values, errors = schema.parse_query(query, strict=False)
     if raw != seen or reset:
         for err in errors:
             st.warning(f"The link's {err} (ignored).", icon=":material/link_off:")
         if reset:  # defaults first: two parameters may share a widget (a selection of either kind)
             for name, b in bound.items():
                 if name not in values:
-                    _seed(schema, name, b, schema.param(name).default)
+                    _seed(schema, name, b, schema.setting(name).default)
         for name, b in bound.items():
             if name in values and (reset or seen is None or raw.get(name) != seen.get(name)):
                 _seed(schema, name, b, values[name])
@@ -175,7 +197,7 @@ def sync_query(page: str, binds: Mapping[str, str | Bind] | None = None) -> dict
     return values
 
 
-def _seed(schema: PageSchema, name: str, b: Bind, value) -> None:
+def _seed(schema: PageSpec, name: str, b: Bind, value) -> None:
     if b.seed is not None:
         try:
             b.seed(value)
@@ -188,7 +210,7 @@ def _seed(schema: PageSchema, name: str, b: Bind, value) -> None:
     try:
         widget = b.to_widget(value)
         if b.from_widget(widget) is None:
-            raise ValueError("not a vertex of the tree" if schema.param(name).kind == VERTEX
+            raise ValueError("not a vertex of the tree" if schema.setting(name).kind == VERTEX
                              else "not available here")
     except (KeyError, ValueError, EngineError) as exc:
         st.warning(f"The link's {name}={value!r} is {exc} (ignored).", icon=":material/link_off:")
@@ -196,32 +218,42 @@ def _seed(schema: PageSchema, name: str, b: Bind, value) -> None:
     st.session_state[b.key] = widget
 
 
-def view_query(page: str) -> dict[str, str]:
-    """The query of the exact view of ``page`` now: the current tree (on pages that show one),
-    the open lesson and step, and every bound widget's value that is not the table's default."""
-    from workbench.state import tree_link
-
-    schema = page_schema(page)
+def values(page: str | PageSpec) -> dict[str, Any]:
+    """The typed values of the page's bound settings now (what its widgets and state say), the
+    settings not set left out: what :meth:`~engine.links.pages.PageSpec.run_config` takes."""
+    schema = PAGES.page(page)
     ss = st.session_state
     bound = ss.get(_BINDS, {}).get(schema.url_path, {})
-    values: dict[str, Any] = {}
-    if schema.uses_tree:
-        values["tree"] = tree_link()
-    lesson = ss.get("lesson_open")
-    if lesson:
-        values["lesson"], values["step"] = lesson
+    out: dict[str, Any] = {}
     for name, b in bound.items():
         if b.read is None and b.key not in ss:
             continue
         try:
-            values[name] = b.read() if b.read is not None else b.from_widget(ss[b.key])
+            v = b.read() if b.read is not None else b.from_widget(ss[b.key])
         except (KeyError, ValueError, TypeError, EngineError):
             continue
-    if values.get("network") is not None:
-        values.pop("tree", None)   # a network brings its own tree
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def view_query(page: str) -> dict[str, str]:
+    """The query of the exact view of ``page`` now: the current tree (on pages that show one),
+    the open lesson and step, and every bound widget's value that is not the spec's default."""
+    schema = PAGES.page(page)
+    ss = st.session_state
+    got: dict[str, Any] = {}
+    if schema.uses_tree:
+        got["tree"] = tree_link()
+    lesson = ss.get("lesson_open")
+    if lesson:
+        got["lesson"], got["step"] = lesson
+    got.update(values(schema))
+    if got.get("network") is not None:
+        got.pop("tree", None)   # a network brings its own tree
     out: dict[str, str] = {}
-    for name, p in schema.all_params.items():   # the table's order
-        v = values.get(name)
+    for name, p in schema.all_settings.items():   # the spec's order
+        v = got.get(name)
         if v is None:
             continue
         if p.kind == FLOAT:
@@ -239,7 +271,7 @@ def view_query(page: str) -> dict[str, str]:
 
 def write_query(page: str) -> None:
     """Put the exact view of ``page`` into the address (only when it changed)."""
-    schema = page_schema(page)
+    schema = PAGES.page(page)
     want = view_query(schema.url_path)
     if want != _address():
         st.query_params.from_dict(want)
@@ -248,18 +280,14 @@ def write_query(page: str) -> None:
 
 def address_link(page: str) -> str:
     """The link (relative to the app's root) the address bar holds now for ``page``."""
-    from urllib.parse import urlencode
-
-    from engine.urlstate import address
-
     q = _address()
-    return address(page) + ("?" + urlencode(q, safe="(),:/=;") if q else "")
+    return PAGES.address(page) + ("?" + urlencode(q, safe="(),:/=;") if q else "")
 
 
 def app_root(page: str) -> str:
     """The app's address in the user's browser without the page ``page`` (``http://host:8501``)."""
     url = (st.context.url or "").rstrip("/")
-    path = page_schema(page).url_path
+    path = PAGES.page(page).url_path
     if url.endswith("/" + path):
         url = url[: -len(path) - 1]
     return url
@@ -276,9 +304,7 @@ def copy_link_button(page: str) -> None:
     """A "Copy link" button for the exact view of ``page`` (the address, kept current by
     :func:`write_query`), with the link shown for copying by hand; says so when the current
     tree is too large to travel in a link."""
-    from workbench.state import current_tree, tree_link
-
-    schema = page_schema(page)
+    schema = PAGES.page(page)
     link = address_link(schema.url_path)
     full = json.dumps(app_root(schema.url_path) + link).replace("<", "\\u003c")   # a JS string, inert in HTML
     # copies the address bar (always the exact view, also after a fragment changed it); the
@@ -306,6 +332,26 @@ def copy_link_button(page: str) -> None:
     st.caption(f"Link to this view: `{link if len(link) <= 160 else link[:157] + '…'}`")
     if schema.uses_tree and tree_link() is None:
         tree = current_tree()
-        st.caption(f"The current tree ({tree.n:,} vertices, {st.session_state.get('tree_source', '')}) is too "
+        st.caption(f"The current tree ({tree.n:,} vertices, {tree_source()}) is too "
                    "large to travel in a link: the link opens on the class tree. Give a sample name or a "
                    "generator spec (e.g. tree=random:1000:7) instead.")
+
+
+def tree_from_query(page: str) -> None:
+    """Make the tree of a link (``?tree=``) just opened on ``page`` the current tree, unless it
+    already is. A tree that cannot be read is said in one line, and the current tree stays."""
+    raw = arrived(page, "tree")
+    if raw is None:
+        return
+    current_tree()
+    text = raw.strip()
+    if text == st.session_state.get(TREE_LINK) or not text:
+        return
+    try:
+        limits.check("link_chars", len(text), "the tree of the link: characters")
+        tree = link_tree(text)
+    except EngineError as exc:
+        st.warning(f"The link's tree is not usable: {exc}. Showing {tree_source()}.", icon=":material/link_off:")
+        return
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    set_tree(tree, f"link tree={shown}", link=text)

@@ -15,22 +15,25 @@ yours"). The worker reports progress through a queue that a thread of the server
 script only polls the job, so the page stays live: the bar and the ETA move, Cancel stops the run
 at its next progress report (or before it starts) and the run is recorded ``cancelled``. If the
 user leaves the page mid-run, the run goes on and is recorded; the Runs page shows it live and
-launching the same config again attaches to it. The id of the last run recorded by :func:`launch`
-is kept in ``st.session_state["runner_last_run"]``.
+launching the same config again attaches to it. :func:`last_run` is the id of the last run
+recorded by :func:`launch` in this session.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import os
+import sys
 import threading
 import time
 import traceback
+import types
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -39,11 +42,13 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_path
+from workbench.state import session_owner
 
-__all__ = ["launch", "launch_sweep", "format_eta", "Job", "history", "start_pool", "pool_size",
+__all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
            "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
+_JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
 
@@ -80,10 +85,8 @@ def _history(path: str) -> RunStore:
     return RunStore(path)
 
 
-def history() -> Optional[RunStore]:
+def history() -> RunStore | None:
     """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
-    from workbench.state import session_owner
-
     try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
         return _history(str(default_db_path())).for_owner(session_owner())
     except (EngineError, OSError) as exc:
@@ -99,6 +102,9 @@ _worker_cancelled = None  # a manager dict: job id -> True once cancel is asked
 def _worker_init(reports, cancelled) -> None:
     global _worker_reports, _worker_cancelled
     _worker_reports, _worker_cancelled = reports, cancelled
+    from engine.jitcache import guard_cache
+
+    guard_cache()   # the workers, the server and the warm-up share one kernel cache
     import engine.runs.execute  # noqa: F401  (the run machinery, loaded once per worker)
 
 
@@ -155,25 +161,92 @@ def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
 
 
 # ------------------------------------------------------------------ the server side
+@contextlib.contextmanager
+def _bare_main():
+    """While processes are spawned: ``sys.modules["__main__"]`` an empty module. Streamlit runs every
+    script as the module ``__main__`` (and leaves it there), and a spawned process first runs the
+    parent's ``__main__`` again: each worker would run the whole app, without a session, before
+    its first task (seconds of work and a log full of "missing ScriptRunContext" warnings)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 class _Pool:
     """The server's worker processes, their report queue and the thread that reads it."""
 
     def __init__(self, workers: int):
         ctx = mp.get_context("spawn")   # never fork a server that runs threads
-        self.manager = ctx.Manager()
-        self.reports = self.manager.Queue()
-        self.cancelled = self.manager.dict()
-        self.workers = workers
-        self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                            initargs=(self.reports, self.cancelled))
+        with _bare_main():
+            self.manager = ctx.Manager()
+            self.reports = self.manager.Queue()
+            self.cancelled = self.manager.dict()
+            self.workers = workers
+            self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                                initargs=(self.reports, self.cancelled))
+            # every worker spawned now, under the bare main (the executor spawns one per submit)
+            self._ready = [self.executor.submit(_worker_ready) for _ in range(workers)]
         self.jobs: dict[str, "Job"] = {}
         self.order: list[str] = []    # queued or running, in submission order
         self.lock = threading.Lock()
+        self.prepared = threading.Event()   # the workers' kernels are compiled (see prepare)
+        self.prepared.set()
+        self.prepare_ends: float | None = None   # estimated perf_counter() time it is done
         threading.Thread(target=self._listen, name="run-reports", daemon=True).start()
 
+    def prepare(self, on_done: Callable[[float], None] | None = None) -> None:
+        """Compile the learning kernels in the workers now (``engine.warmup``'s ``BEHIND`` stages,
+        into the shared on-disk cache), in a thread of this process; runs submitted meanwhile wait
+        and say "preparing". ``on_done(seconds)`` is called when it is over."""
+        from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names
+
+        names = stage_names(BEHIND)
+        if is_warm(names):
+            return
+        self.prepared.clear()
+        self.prepare_ends = time.perf_counter() + estimate_seconds(names, self.workers)
+
+        def target():
+            from engine.warmup import compile_stages
+
+            t0 = time.perf_counter()
+            done: dict = {}
+
+            def compiled(name: str, seconds: float, left: list) -> None:
+                done[name] = seconds
+                self._estimate(left, done)
+
+            try:
+                compile_stages(names, executor=self.executor, on_done=compiled)
+            except Exception:  # noqa: BLE001 - a run compiles what it needs itself; say why the warm-up stopped
+                traceback.print_exc()
+            finally:
+                self.prepare_ends = None
+                self.prepared.set()
+            if on_done is not None:
+                on_done(time.perf_counter() - t0)
+
+        threading.Thread(target=target, name="run-workers-prepare", daemon=True).start()
+
+    def _estimate(self, left: list[str], done: dict) -> None:
+        from engine.warmup import estimate_seconds, speed
+
+        self.prepare_ends = time.perf_counter() + (estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
+
+    def preparing_left(self) -> float | None:
+        """Seconds the workers' preparation still needs (an estimate, at least 1), or ``None`` once ready."""
+        if self.prepared.is_set():
+            return None
+        ends = self.prepare_ends
+        return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
+
     def warm(self) -> None:
-        """Start every worker now (each imports the engine and loads the compiled kernels)."""
-        for f in [self.executor.submit(_worker_ready) for _ in range(self.workers)]:
+        """Wait until every worker has started (each imports the run machinery)."""
+        for f in self._ready:
             f.result(timeout=300)
 
     def _listen(self) -> None:
@@ -194,7 +267,20 @@ class _Pool:
         with self.lock:
             self.jobs[job.id] = job
             self.order.append(job.id)
-        fut = self.executor.submit(_worker_run, job.id, kind, payload, dict(registry.FAMILIES))
+        families = dict(registry.FAMILIES)
+        if not self.prepared.is_set():   # handed to the workers once their kernels are compiled
+            threading.Thread(target=self._submit_when_prepared, args=(job, kind, payload, families),
+                             name=f"run-{job.id}-waits", daemon=True).start()
+            return
+        self._hand_over(job, kind, payload, families)
+
+    def _submit_when_prepared(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
+        self.prepared.wait()
+        if not job.done.is_set():   # not cancelled meanwhile
+            self._hand_over(job, kind, payload, families)
+
+    def _hand_over(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
+        fut = self.executor.submit(_worker_run, job.id, kind, payload, families)
         job.future = fut
         fut.add_done_callback(lambda f, j=job: self._finished(j, f))
 
@@ -249,10 +335,10 @@ class _Pool:
 
 
 _pool_lock = threading.Lock()
-_pool: Optional[_Pool] = None
+_pool: _Pool | None = None
 
 
-def _get_pool() -> Optional[_Pool]:
+def _get_pool() -> _Pool | None:
     global _pool
     if pool_size() == 0:
         return None
@@ -276,11 +362,16 @@ def shutdown_pool() -> None:
     pool.manager.shutdown()
 
 
-def start_pool() -> None:
-    """Start the run workers now (the server's warm-up calls it before serving)."""
+def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
+    """Start the run workers now (the server calls it as it starts serving); with ``prepare``, the
+    workers then compile the learning kernels (:meth:`_Pool.prepare`), ``on_prepared(seconds)``
+    called when they are done."""
     p = _get_pool()
-    if p is not None:
-        p.warm()
+    if p is None:
+        return
+    p.warm()
+    if prepare:
+        p.prepare(on_prepared)
 
 
 class Job:
@@ -292,22 +383,22 @@ class Job:
     once cancel is asked. In pool mode the job is submitted with :meth:`submit` instead.
     """
 
-    def __init__(self, work: Optional[Callable[[Callable[[float, str], None]], Any]] = None, key: str = ""):
+    def __init__(self, work: Callable[[Callable[[float, str], None]], Any] | None = None, key: str = ""):
         self.work = work
         self.key = key
         self.id = uuid.uuid4().hex[:12]
         self.fraction = 0.0
         self.message = "starting"
         self.value: Any = None
-        self.error: Optional[BaseException] = None
-        self.run_id: Optional[int] = None
+        self.error: BaseException | None = None
+        self.run_id: int | None = None
         self.done = threading.Event()
         self.cancelled = threading.Event()
         self.started = time.perf_counter()
-        self.started_at: Optional[float] = None   # when a worker took it
-        self.ended: Optional[float] = None
-        self.future: Optional[Future] = None
-        self.pool: Optional[_Pool] = None
+        self.started_at: float | None = None   # when a worker took it
+        self.ended: float | None = None
+        self.future: Future | None = None
+        self.pool: _Pool | None = None
 
     def start(self) -> "Job":
         """Run ``work`` in a background thread of this process."""
@@ -354,7 +445,18 @@ class Job:
         start = self.started_at or self.started
         return (self.ended or time.perf_counter()) - start
 
+    @property
+    def preparing(self) -> float | None:
+        """Seconds left (an estimate) while the workers compile their kernels before this run, else ``None``."""
+        if self.pool is None or self.started_at is not None or self.done.is_set():
+            return None
+        return self.pool.preparing_left()
+
     def text(self) -> str:
+        left = self.preparing
+        if left is not None:
+            return (f"preparing ({left:.0f} s): the server's run workers compile the learning algorithms, "
+                    "once after an install. Your run starts by itself; you may leave this page.")
         if self.started_at is None and not self.done.is_set():
             ahead = self.queued
             workers = self.pool.workers if self.pool else 1
@@ -367,7 +469,7 @@ class Job:
 
 
 def _jobs() -> dict[str, Job]:
-    return st.session_state.setdefault("_runner_jobs", {})
+    return st.session_state.setdefault(_JOBS, {})
 
 
 def _watch(job: Job, label: str):
@@ -380,11 +482,18 @@ def _watch(job: Job, label: str):
         except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
             st.caption("The run cannot be cancelled from inside a form.")
         queued = job.started_at is None
-        if queued:
+        preparing = job.preparing is not None
+        if preparing:
+            status.update(label=f"{label}: preparing", state="running")
+        elif queued:
             status.update(label=f"{label}: queued (the server is busy)", state="running")
         while not job.done.wait(_POLL):
+            if preparing and job.preparing is None:
+                preparing = False
+                if job.started_at is None:
+                    status.update(label=f"{label}: queued (the server is busy)", state="running")
             if queued and job.started_at is not None:
-                queued = False
+                queued = preparing = False
                 status.update(label=label, state="running")
             bar.progress(job.fraction, text=job.text())
         _jobs().pop(job.key, None)
@@ -405,7 +514,7 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work) -> Optional[Job]:
+def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
     a message) when this session already has its share of the server's runs."""
     jobs = _jobs()
@@ -439,6 +548,11 @@ def _succeeded(job: Job) -> bool:
     return True
 
 
+def last_run() -> int | None:
+    """The id of the last run :func:`launch` recorded in this session (None: none yet)."""
+    return st.session_state.get(_LAST_RUN)
+
+
 def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown)."""
     from engine.runs.execute import execute
@@ -468,12 +582,12 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return None
     rid = job.value.get("run_id")
     if rid is not None:
-        st.session_state["runner_last_run"] = rid
+        st.session_state[_LAST_RUN] = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
     return job.value["result"]
 
 
-def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: Optional[int] = None):
+def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: int | None = None):
     """Run a sweep config in the background with a status box; its records, or ``None`` (shown)."""
     from engine.runs.execute import execute_sweep
 

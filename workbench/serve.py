@@ -1,86 +1,148 @@
-"""Start the Workbench for a class: warm everything up first, then serve.
+"""Start the Workbench for a class: the first pages warmed up, then serve; the rest compiles behind.
 
     python -m workbench.serve [--port 8501] [--address 127.0.0.1] [--tree FILE_OR_SPEC] [--no-warm-up]
 
 Before the server accepts its first session (its health check answers only then), this process
 
 1. points numba's on-disk cache at ``NUMBA_CACHE_DIR`` (default ``.numba_cache`` beside ``app.py``)
-   and compiles, or loads from that cache, every kernel of the engine (:mod:`engine.warmup`);
-2. renders every page once, headless (``streamlit.testing.v1.AppTest``, in this process): the heavy
-   modules are imported and the caches every session shares are filled (samples, the class tree,
-   its figures);
-3. starts the pool of run workers (:mod:`workbench.runner`), which load the kernels from the cache;
-4. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
+   and compiles, or loads from that cache, the kernels of the first pages (trees, covers,
+   inference: :data:`engine.warmup.SERVE`), in one process per core on a fresh install;
+2. renders the first pages once, headless (``streamlit.testing.v1.AppTest``, a real script run in
+   this process): the heavy modules are imported and the caches every session shares are filled
+   (samples, the class tree, its figures);
+3. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
    full collection while serving walks only what the sessions made.
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
-caches serve the first student as they serve the thirtieth. ``make run`` and the container use it.
+caches serve the first student as they serve the thirtieth, and starts the pool of run workers
+(:mod:`workbench.runner`), which compile the learning kernels (:data:`engine.warmup.BEHIND`): a run
+launched before they are done waits and says "preparing". The log has one line per step, with its
+time and an estimate of what is left. ``make run`` and the container use it.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
-__all__ = ["main", "warm_up", "APP"]
+__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "server_flags"]
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
+#: The sections of the navigation whose pages are rendered before the server opens its port.
+FIRST_SECTIONS = ("Start", "Trees", "Inference")
+#: Seconds the first pages took to render on the 2-core test machine (the estimate before this
+#: machine has measured its own; docs/benchmarks.md, "The first minute").
+_PAGES_COST = 8.0
 
 
 def _say(msg: str) -> None:
     print(f"[warm-up] {msg}", flush=True)
 
 
-def warm_up(*, pages: bool = True) -> dict:
-    """Compile the kernels, render every page once and start the run workers; seconds per step."""
-    from streamlit.logger import set_log_level
+def _left(seconds: float) -> str:
+    return f"about {seconds:.0f} s left" if seconds >= 1 else "almost done"
 
-    from engine.warmup import compile_kernels, uncompiled_kernels
 
-    set_log_level("error")   # the "no runtime" warnings of bare mode; serving sets its own level
-    out = {}
+def warm_up(*, pages: bool = True, say=_say) -> dict:
+    """Compile (or load) the kernels of the first pages and render those pages once; seconds per step."""
+    from engine import warmup as W
+
+    names = W.stage_names(W.SERVE)
+    out: dict = {}
     t0 = time.perf_counter()
-    compile_kernels(_say)
+    pages_left = W.remembered("pages", _PAGES_COST) if pages else 0.0
+    if not W.is_warm(names):
+        workers = min(W.core_count(), len(names))
+        say(f"first start after an install: compiling the kernels of the first pages in {workers} processes, "
+            f"{_left(W.estimate_seconds(names, workers) + pages_left)}")
+        done: dict = {}
+
+        def compiled(name: str, seconds: float, left: list) -> None:
+            done[name] = seconds
+            say(f"compiled {W.label(name)}: {seconds:.1f} s · "
+                f"{_left(W.estimate_seconds(left, workers, W.speed(done)) + pages_left)}")
+
+        W.compile_stages(names, workers=workers, on_done=compiled)
+    W.load_stages(names)
     out["kernels_s"] = round(time.perf_counter() - t0, 2)
-    left = uncompiled_kernels()
-    if left:
-        _say(f"kernels left to compile on first use: {', '.join(left)}")
+    say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s · {_left(pages_left)}")
     if pages:
         t0 = time.perf_counter()
         out["pages"] = _render_pages()
         out["pages_s"] = round(time.perf_counter() - t0, 2)
-    from workbench.runner import start_pool
-
-    t0 = time.perf_counter()
-    start_pool()
-    out["workers_s"] = round(time.perf_counter() - t0, 2)
+        W.remember("pages", out["pages_s"])
+        failed = {t: r for t, r in out["pages"].items() if isinstance(r, str)}
+        for title, why in failed.items():
+            say(f"page {title} could not be warmed up: {why}")
+        say(f"first pages rendered ({', '.join(out['pages'])}): {out['pages_s']:.1f} s")
     return out
 
 
 def _render_pages() -> dict:
-    """Every page of the navigation, once, headless (errors are reported, not raised)."""
+    """The first pages of the navigation, once, headless (errors are reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
-    from workbench.navigation import PAGES
+    from engine.pagespecs import PAGES
+    from workbench.navigation import script
 
     done = {}
-    at = AppTest.from_file(str(APP), default_timeout=300)
+    # AppTest's constructor writes its own session state from this thread, outside any script run:
+    # the one "missing ScriptRunContext" warning that write logs is not about the app (the page
+    # runs below happen in AppTest's script thread, with their context)
+    ctx_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    level = ctx_log.level
+    ctx_log.setLevel(logging.ERROR)
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=300)
+    finally:
+        ctx_log.setLevel(level)
     at.run()
-    for _, path, title, _ in PAGES:
+    for spec in PAGES.values():
+        if spec.section not in FIRST_SECTIONS:
+            continue
+        title = spec.title
         t0 = time.perf_counter()
         try:
-            at.switch_page(path)
+            at.switch_page(script(spec))
             at.run()
             done[title] = "error: " + str(at.exception[0].message)[:200] if at.exception else \
                 round(time.perf_counter() - t0, 2)
         except Exception as exc:   # a page that cannot warm up still serves; say why
             done[title] = f"error: {type(exc).__name__}: {exc}"[:200]
-        _say(f"page {title}: {done[title]}")
     return done
+
+
+def server_flags(port: int, address: str) -> dict:
+    """The Streamlit options this launcher serves with (besides .streamlit/config.toml)."""
+    return {"server.port": port, "server.address": address, "server.headless": True,
+            "browser.gatherUsageStats": False,
+            # a class server runs code that does not change: no file watching, no rerun on save
+            "server.fileWatcherType": "none", "server.runOnSave": False,
+            # Streamlit's default runs a full garbage collection after every script run: on this
+            # process's heap (numba, plotly, pandas) that was 130-150 ms of CPU per click, with the
+            # interpreter held (the event loop and every other student waited), 90% of all the
+            # server's work. Python's own collector still runs as usual.
+            "runner.postScriptGC": False}
+
+
+def _start_run_workers() -> None:
+    """The run workers, started beside the server; they compile the learning kernels (a line in
+    the log when they are done)."""
+    from workbench.runner import start_pool
+
+    def prepared(seconds: float) -> None:
+        _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
+
+    try:
+        start_pool(prepare=True, on_prepared=prepared)
+    except Exception as exc:  # noqa: BLE001 - runs then start their pool on first use; say why
+        _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,10 +166,18 @@ def main(argv=None) -> int:
     os.environ.setdefault("NUMBA_CACHE_DIR", str(APP.parent / ".numba_cache"))
     if args.tree:
         os.environ["TREE_WORKBENCH_TREE"] = args.tree
+    from streamlit import config
+
+    from engine.jitcache import guard_cache
+
+    guard_cache()
+    flags = server_flags(args.port, args.address)
+    # the options the server will run with, in force from the start: the warm-up's script runs read
+    # them too, and ``streamlit run`` then finds nothing changed in [server] (no "restart" warning)
+    config.get_config_options(force_reparse=True, options_from_flags=flags)
+    t0 = time.perf_counter()
     if not args.no_warm_up:
-        t0 = time.perf_counter()
-        times = warm_up()
-        _say(f"ready in {time.perf_counter() - t0:.1f} s {times}")
+        warm_up()
     # The warm-up leaves a heap of long-lived objects (numba, plotly, pandas, the shared caches):
     # Python's full collections walked all of it, 0.6-0.7 s with the interpreter held on this
     # loaded machine (every student and the health check waited). Frozen, they are never walked
@@ -120,15 +190,13 @@ def main(argv=None) -> int:
     sys.setswitchinterval(0.001)
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", str(APP), "--server.port", str(args.port), "--server.address", args.address,
-                "--server.headless", "true", "--browser.gatherUsageStats", "false",
-                # a class server runs code that does not change: no file watching, no rerun on save
-                "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-                # Streamlit's default runs a full garbage collection after every script run: on this
-                # process's heap (numba, plotly, pandas) that was 130-150 ms of CPU per click, with
-                # the interpreter held (the event loop and every other student waited), 90% of all
-                # the server's work. Python's own collector still runs as usual.
-                "--runner.postScriptGC", "false"]
+    if not args.no_warm_up:
+        _say(f"ready in {time.perf_counter() - t0:.0f} s; the learning pages' kernels compile in the run "
+             "workers while the server serves")
+    threading.Thread(target=_start_run_workers, name="run-workers-start", daemon=True).start()
+    sys.argv = ["streamlit", "run", str(APP)]
+    for name, value in flags.items():
+        sys.argv += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
     return cli.main()
 
 

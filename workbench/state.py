@@ -6,28 +6,33 @@ server was started with it (a tree file, or a generator spec such as
 class trees are read once per server and shared (trees are immutable).
 
 A link's ``?tree=`` (a sample, a generator spec, ``figure1`` or a Newick text, see
-:func:`engine.trees.spec.tree_from_link`) makes its tree the current one (:func:`tree_from_query`,
-before every page). The current tree keeps the text that brings it back (:func:`tree_link`): the
-link's own spec, the sample or generator it came from, else its Newick text, or nothing when it is
-too large for a link.
+:func:`engine.trees.spec.tree_from_link`) makes its tree the current one
+(:func:`workbench.links.tree_from_query`, before every page). The current tree keeps the text that
+brings it back (:func:`tree_link`): the link's own spec, the sample or generator it came from, else
+its Newick text, or nothing when it is too large for a link.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import secrets
 
 import streamlit as st
 
 from engine.errors import EngineError
 from engine.trees import Tree
-from engine.trees.samples import SAMPLES_DIR, read_sample, sample_names
+from engine.trees.samples import read_sample, sample_names
+from engine.trees.spec import tree_from_link, tree_from_spec, tree_to_link
 
 from workbench.text import md
 
-__all__ = ["SAMPLES_DIR", "DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples", "load_sample", "class_tree", "tree_from_query", "tree_link",
-           "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV", "LECTURER_ENV"]
+__all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
+           "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
+           "tree_version", "PRESENTER",
+           "TREE_LINK", "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV",
+           "LECTURER_ENV"]
 
 #: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
 CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
@@ -37,7 +42,13 @@ LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
-_LINK = "tree_link"          # session key: the ?tree= text of the current tree ("" = none fits)
+# the session's keys
+#: the ?tree= text of the current tree ("" = none fits)
+TREE_LINK = "tree_link"
+_TREE, _SOURCE, _UNDO, _VERSION = "tree", "tree_source", "tree_undo", "tree_version"
+#: the sidebar's presenter toggle (larger text, markers and lines)
+PRESENTER = "presenter"
+_LECTURER, _OWNER = "lecturer", "run_owner"
 
 
 def sample_link(name: str) -> str:
@@ -58,8 +69,6 @@ def load_sample(name: str) -> Tree:
 
 @st.cache_resource(show_spinner=False)
 def _class_tree(spec: str) -> Tree:
-    from engine.trees.spec import tree_from_spec
-
     return tree_from_spec(json.loads(spec) if spec.lstrip().startswith("{") else spec)
 
 
@@ -76,12 +85,12 @@ def class_tree() -> tuple[Tree, str]:
 
 def current_tree() -> Tree:
     """The tree every page works on (the class tree until the user picks another)."""
-    if "tree" not in st.session_state:
+    if _TREE not in st.session_state:
         tree, source = class_tree()
-        st.session_state["tree"], st.session_state["tree_source"] = tree, source
-        st.session_state[_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
-        st.session_state["tree_undo"] = []
-    return st.session_state["tree"]
+        st.session_state[_TREE], st.session_state[_SOURCE] = tree, source
+        st.session_state[TREE_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
+        st.session_state[_UNDO] = []
+    return st.session_state[_TREE]
 
 
 def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None = None) -> None:
@@ -89,26 +98,26 @@ def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None
     ``?tree=`` text that brings it back (a sample name or a generator spec); without it the link
     carries the tree's Newick text when it is small enough."""
     old = current_tree()
-    stack = st.session_state.setdefault("tree_undo", [])
+    stack = st.session_state.setdefault(_UNDO, [])
     if undoable:
-        stack.append((old, st.session_state.get("tree_source", ""), st.session_state.get(_LINK)))
+        stack.append((old, tree_source(), st.session_state.get(TREE_LINK)))
         del stack[:-_UNDO_DEPTH]
     _make_current(tree, source, link)
 
 
 def _make_current(tree: Tree, source: str, link: str | None) -> None:
-    st.session_state["tree"] = tree
-    st.session_state["tree_source"] = source
-    st.session_state[_LINK] = link
-    st.session_state["tree_version"] = st.session_state.get("tree_version", 0) + 1
+    st.session_state[_TREE] = tree
+    st.session_state[_SOURCE] = source
+    st.session_state[TREE_LINK] = link
+    st.session_state[_VERSION] = tree_version() + 1
 
 
 def can_undo() -> bool:
-    return bool(st.session_state.get("tree_undo"))
+    return bool(st.session_state.get(_UNDO))
 
 
 def undo() -> None:
-    stack = st.session_state.get("tree_undo") or []
+    stack = st.session_state.get(_UNDO) or []
     if stack:
         _make_current(*stack.pop())
 
@@ -116,57 +125,39 @@ def undo() -> None:
 def tree_link() -> str | None:
     """The ``?tree=`` text of the current tree, or None when it is too large for a link."""
     tree = current_tree()
-    got = st.session_state.get(_LINK)
+    got = st.session_state.get(TREE_LINK)
     if got is None:
-        from engine.trees.spec import tree_to_link
-
         got = tree_to_link(tree) or ""
-        st.session_state[_LINK] = got
+        st.session_state[TREE_LINK] = got
     return got or None
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _link_tree(text: str) -> Tree:
-    from engine.trees.spec import tree_from_link
-
+def link_tree(text: str) -> Tree:
+    """The tree of a link's ``?tree=`` text, read once per server (trees are immutable)."""
     return tree_from_link(text)
 
 
-def tree_from_query(page: str) -> None:
-    """Make the tree of a link (``?tree=``) just opened on ``page`` the current tree, unless it
-    already is. A tree that cannot be read is said in one line, and the current tree stays."""
-    from workbench.links import arrived
+def tree_source() -> str:
+    """Where the current tree comes from, in a few words (a sample, a file, a link, ...)."""
+    return st.session_state.get(_SOURCE, "")
 
-    raw = arrived(page, "tree")
-    if raw is None:
-        return
-    current_tree()
-    text = raw.strip()
-    if text == st.session_state.get(_LINK) or not text:
-        return
-    from engine import limits
 
-    try:
-        limits.check("link_chars", len(text), "the tree of the link: characters")
-        tree = _link_tree(text)
-    except EngineError as exc:
-        st.warning(f"The link's tree is not usable: {exc}. Showing {st.session_state.get('tree_source', '')}.",
-                   icon=":material/link_off:")
-        return
-    shown = text if len(text) <= 40 else text[:37] + "..."
-    set_tree(tree, f"link tree={shown}", link=text)
+def tree_version() -> int:
+    """How many times this session's current tree has changed (a page's caches follow it)."""
+    return st.session_state.get(_VERSION, 0)
 
 
 def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
         st.markdown("**Current tree**")
-        st.caption(md(st.session_state.get("tree_source", "")))  # file and vertex names are data: escaped
+        st.caption(md(tree_source()))  # file and vertex names are data: escaped
         leaves = int(tree.leaves.size)
         st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
-        st.toggle("Presenter mode", key="presenter",
+        st.toggle("Presenter mode", key=PRESENTER,
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
-    if st.session_state.get("presenter"):
+    if st.session_state.get(PRESENTER):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
         st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
@@ -174,8 +165,6 @@ def render_sidebar() -> None:
 
 def classroom_mode() -> bool:
     """Whether the server runs in classroom mode (``TREE_WORKBENCH_CLASSROOM=1``)."""
-    import os
-
     return os.environ.get(CLASSROOM_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
@@ -183,17 +172,14 @@ def is_lecturer() -> bool:
     """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
     ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
     from the address bar so that it is not projected)."""
-    import hmac
-    import os
-
-    if st.session_state.get("lecturer"):
+    if st.session_state.get(_LECTURER):
         return True
     secret = os.environ.get(LECTURER_ENV, "")
     given = st.query_params.get("lecturer")
     if given is not None:
         del st.query_params["lecturer"]
         if secret and hmac.compare_digest(str(given), secret):
-            st.session_state["lecturer"] = True
+            st.session_state[_LECTURER] = True
             return True
     return False
 
@@ -202,14 +188,12 @@ def session_owner() -> str | None:
     """The owner of this session's runs: ``None`` outside classroom mode and for the lecturer
     (every run), else a random token kept in the session and in the address (``?session=``), so a
     reload keeps a student's runs."""
-    import secrets
-
     if not classroom_mode() or is_lecturer():
         return None
-    tok = st.session_state.get("run_owner") or st.query_params.get("session")
+    tok = st.session_state.get(_OWNER) or st.query_params.get("session")
     if not tok or not isinstance(tok, str) or not 16 <= len(tok) <= 64 or not tok.replace("-", "").replace("_", "").isalnum():
         tok = secrets.token_urlsafe(18)
-    st.session_state["run_owner"] = tok
+    st.session_state[_OWNER] = tok
     if st.query_params.get("session") != tok:
         st.query_params["session"] = tok
     return tok

@@ -22,8 +22,11 @@ from engine.cover.hierarchical import (
 
 __all__ = [
     "EDGE", "RAKE", "COMPRESS", "ROOT", "UPPER", "LOWER", "KIND_NAMES", "HierarchicalCover", "RoundTrace",
-    "optimal_cover", "rake_only_cover", "cover_root", "default_root", "heights_by_root",
+    "optimal_cover", "rake_only_cover", "cover_root", "default_root", "heights_by_root", "COVERS",
 ]
+
+#: The covers by name, as the online model, its scenarios and the pages' ``cover`` setting name them.
+COVERS = {"optimal": optimal_cover, "rake-only": rake_only_cover}
 
 from engine.cover.brute_force import CoverOptima, brute_force_optima, min_cover_height  # noqa: E402
 from engine.cover.validate import collection_violations, cover_violations  # noqa: E402

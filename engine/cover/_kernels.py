@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
+from engine.jit import kernel
 import numpy as np
 
 __all__ = ["EDGE", "RAKE", "COMPRESS", "ROOT", "UPPER", "LOWER", "DArrays", "new_d_arrays", "bfs_kernel",
@@ -66,7 +66,7 @@ def new_d_arrays(n: int, m: int) -> DArrays:
                    vertex_round=minus_one(n))
 
 
-@numba.njit(cache=True)
+@kernel
 def bfs_kernel(parent, cptr, cidx, s):  # pragma: no cover - compiled
     """Parent array of T rooted at ``s`` and a breadth-first order from ``s``."""
     n = parent.shape[0]
@@ -95,7 +95,7 @@ def bfs_kernel(parent, cptr, cidx, s):  # pragma: no cover - compiled
     return sp, order
 
 
-@numba.njit(cache=True)
+@kernel
 def _degrees(sp):  # pragma: no cover - compiled
     """Degree of every vertex of T, from its parent array."""
     deg = np.zeros(sp.shape[0], np.int64)
@@ -106,7 +106,7 @@ def _degrees(sp):  # pragma: no cover - compiled
     return deg
 
 
-@numba.njit(cache=True)
+@kernel
 def _fill_edge_nodes(sp, order, d):  # pragma: no cover - compiled
     """The n - 1 edge nodes of D, breadth-first from s: node k - 1 is the edge above ``order[k]``."""
     for k in range(1, sp.shape[0]):
@@ -118,7 +118,7 @@ def _fill_edge_nodes(sp, order, d):  # pragma: no cover - compiled
         d.edge_child[z] = u
 
 
-@numba.njit(cache=True)
+@kernel
 def optimal_kernel(sp, order, s, rake_only, d, hang_next):  # pragma: no cover - compiled
     """Figure 1 (or the rake-only variant, round by round): fills ``d`` and returns the number of
     rounds. ``hang_next`` (int32, size m) is scratch: the lists of components hanging below a vertex.
@@ -229,7 +229,7 @@ def optimal_kernel(sp, order, s, rake_only, d, hang_next):  # pragma: no cover -
     return t
 
 
-@numba.njit(cache=True)
+@kernel
 def rake_only_kernel(sp, order, s, d):  # pragma: no cover - compiled
     """Rake-only variant in O(n): a vertex leaves in round = its height in T_0 (leaves of T_0: 0).
     Fills ``d`` and returns the number of rounds."""
@@ -284,7 +284,7 @@ def rake_only_kernel(sp, order, s, d):  # pragma: no cover - compiled
     return rounds
 
 
-@numba.njit(cache=True)
+@kernel
 def d_structure(dpar, depth, ptr, idx, height, lo, hi):  # pragma: no cover - compiled
     """Depth, subtree height, children CSR and depth-first leaf ranges of D (ids are bottom-up).
 
@@ -337,7 +337,7 @@ def d_structure(dpar, depth, ptr, idx, height, lo, hi):  # pragma: no cover - co
     return depth, height, ptr, idx, lo, hi, order
 
 
-@numba.njit(cache=True)
+@kernel
 def relabel_in(sp, order):  # pragma: no cover - compiled
     """The parent array ``sp`` with every vertex renamed by its position in ``order``."""
     n = sp.shape[0]
@@ -351,7 +351,7 @@ def relabel_in(sp, order):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@kernel
 def relabel_out(order, d, vn, en, vr):  # pragma: no cover - compiled
     """Map vertex ids (values in ends/split/edge_child, in place; indices of the per-vertex arrays,
     into ``vn``, ``en``, ``vr``) back to T's."""
@@ -371,7 +371,7 @@ def relabel_out(order, d, vn, en, vr):  # pragma: no cover - compiled
         vr[order[k]] = d.vertex_round[k]
 
 
-@numba.njit(cache=True)
+@kernel
 def boundary_kernel(b, deg):  # pragma: no cover - compiled
     """∂_T of each component, in place on a copy of ``ends``: its ends, less the leaves of T."""
     for z in range(b.shape[0]):

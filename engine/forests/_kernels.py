@@ -5,12 +5,12 @@ imports numba nor compiles anything; the first call compiles (or loads the on-di
 """
 
 import numpy as np
-from numba import njit
+from engine.jit import kernel
 
 __all__ = ["greedy_min", "merge_bases"]
 
 
-@njit(cache=True)
+@kernel
 def _find(parent, v):
     r = v
     while parent[r] != r:
@@ -22,7 +22,7 @@ def _find(parent, v):
     return r
 
 
-@njit(cache=True)
+@kernel
 def _scan(order, w, iu, ju, parent, out, k, n, negative_only):
     """Kruskal's scan of ``order``; returns (edges accepted so far, finished?)."""
     for idx in range(order.shape[0]):
@@ -40,7 +40,7 @@ def _scan(order, w, iu, ju, parent, out, k, n, negative_only):
     return k, False
 
 
-@njit(cache=True)
+@kernel
 def greedy_min(w, iu, ju, n, negative_only):
     """Greedy matroid algorithm on the graphic matroid of K_n: the edge ids (sorted) of a
     minimum-weight spanning tree (Kruskal) or, with ``negative_only``, of a minimum-weight forest
@@ -68,7 +68,7 @@ def greedy_min(w, iu, ju, n, negative_only):
     return np.sort(out[:k])
 
 
-@njit(cache=True)
+@kernel
 def _remove(adj, deg, u, v):
     for k in range(deg[u]):
         if adj[u, k] == v:
@@ -77,13 +77,13 @@ def _remove(adj, deg, u, v):
             return
 
 
-@njit(cache=True)
+@kernel
 def _add(adj, deg, u, v):
     adj[u, deg[u]] = v
     deg[u] += 1
 
 
-@njit(cache=True)
+@kernel
 def _set_edge(inX, adj, deg, u, v, present):
     """Put the edge (u, v) in (``present``) or take it out of the tree held as membership matrix
     ``inX`` and adjacency lists ``adj``/``deg``."""
@@ -96,7 +96,7 @@ def _set_edge(inX, adj, deg, u, v, present):
             _remove(adj, deg, a, b)
 
 
-@njit(cache=True)
+@kernel
 def merge_bases(ea, eb, pa, coins, V):
     """Random base exchange (Chekuri, Vondrák, Zenklusen 2010) of two spanning trees of K_V.
 
@@ -181,7 +181,7 @@ def merge_bases(ea, eb, pa, coins, V):
     return A, used
 
 
-@njit(cache=True)
+@kernel
 def extend_forest(ids, iu, ju, n):
     """A forest (edge ids of K_n) as a spanning tree of K_{n+1}: each component joined to the extra
     vertex n through its smallest vertex. Returns (n, 2) vertex pairs."""

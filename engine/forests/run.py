@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import limits
-from engine.errors import DataFormatError, InvalidParameterError
+from engine.errors import DataFormatError, InvalidParameterError, need_choice
 from engine.forests.data import Dataset, read_data, synthetic_split
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
@@ -61,7 +61,7 @@ class OfdeConfig(_DataFields):
 
     def validate(self) -> None:
         super().validate()
-        need(self.model in ("trees", "forests"), f"model must be 'trees' or 'forests', got {self.model!r}")
+        need_choice(self.model, "model", ("trees", "forests"))
         need_int(self.mixture_size, "mixture size", 0, note=" (0: round(ln n))")
         need_int(self.rounds, "rounds", 0, note=" (0: one pass)")
         need(is_number(self.perturbation_scale) and self.perturbation_scale >= 0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class HedgeConfig(RunConfig):
     switches: int = 3
     low: float = 0.2
     high: float = 0.6
-    loss_file: Optional[str] = None
+    loss_file: str | None = None
     backend: str = DEFAULT_BACKEND
     snapshots: int = 60
     seed: int = 0
@@ -115,7 +115,7 @@ class Playback:
     comparator: np.ndarray
     bound: Any
     seconds_per_trial: float
-    cover_height: Optional[int] = None
+    cover_height: int | None = None
 
 
 def _grid(T: int, count: int, start: int) -> np.ndarray:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 
+from engine.errors import need_choice
 from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
@@ -56,7 +57,7 @@ class BhtmmConfig(RunConfig):
     states: int = 10
     iterations: int = 100
     lmin: int = 1
-    lmax: Optional[int] = None
+    lmax: int | None = None
     phi: float = 2.0
     sampler: str = "exact"
     init: str = "sp"
@@ -71,17 +72,17 @@ class BhtmmConfig(RunConfig):
 
     def validate(self) -> None:
         super().validate()
-        need(self.model in ("tf", "sp"), f"model must be 'tf' or 'sp', got {self.model!r}")
-        need(self.task in ("classify", "label"), f"task must be 'classify' or 'label', got {self.task!r}")
+        need_choice(self.model, "model", ("tf", "sp"))
+        need_choice(self.task, "task", ("classify", "label"))
         need_int(self.states, "states", 1, 64)
         need_int(self.iterations, "iterations", 0, 100_000)
         need_int(self.lmin, "lmin", 0)
         need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
              f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
         need(is_number(self.phi) and self.phi >= 0, f"phi must be a finite number >= 0, got {self.phi!r}")
-        need(self.sampler in ("exact", "prior"), f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
-        need(self.init in ("sp", "prior"), f"init must be 'sp' or 'prior', got {self.init!r}")
-        need(self.estep in ("exact", "paper"), f"estep must be 'exact' or 'paper', got {self.estep!r}")
+        need_choice(self.sampler, "sampler", ("exact", "prior"))
+        need_choice(self.init, "init", ("sp", "prior"))
+        need_choice(self.estep, "estep", ("exact", "paper"))
         need(isinstance(self.bottom_leaves, bool), f"bottom_leaves must be true or false, got {self.bottom_leaves!r}")
         need(isinstance(self.cumulative_counts, bool),
              f"cumulative_counts must be true or false, got {self.cumulative_counts!r}")

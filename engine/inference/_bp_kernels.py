@@ -31,7 +31,7 @@ reference counting.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import inline_kernel, kernel
 
 from engine.inference._extended import ZERO_E, norm, pow2, prefetch_row, split, to_doubles, to_log
 
@@ -53,7 +53,7 @@ _TINY = 2.2250738585072014e-308
 _HUGE = 1.7976931348623157e308
 
 
-@njit(cache=True)
+@kernel
 def scan(a, lo, hi):
     """One pass over ``a``: (flat index of the first entry that is not 0 or a normal double in
     [2.2e-308, 1.8e308] — negative, NaN, infinite or subnormal — or -1; whether every non-zero
@@ -68,7 +68,7 @@ def scan(a, lo, hi):
     return -1, inside
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _scale_row(A, i, k, acc, logz):
     """A[i] *= 1 / max A[i], the max carried into (acc, logz) by :func:`_carry`. Returns
     (status, acc, logz): ZERO when A[i] is all zero, BAIL when a non-zero entry falls below TAU
@@ -92,7 +92,7 @@ def _scale_row(A, i, k, acc, logz):
     return OK, acc, logz
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _rescale(A, i, k):
     """A[i] *= 1 / max A[i], branch-free. True (the fast pass must give up) when a non-zero entry
     falls below TAU or the largest is not a normal double (all zero, or underflowed after an
@@ -110,7 +110,7 @@ def _rescale(A, i, k):
     return bad
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _carry(m, acc, logz):
     """Multiply the scale factor m into the running product acc, moving acc into logz (as a log)
     before it could leave [2^-400, 2^400]: one logarithm per many factors, not one per factor."""
@@ -122,7 +122,7 @@ def _carry(m, acc, logz):
     return acc, logz
 
 
-@njit(cache=True)
+@kernel
 def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, down, marg, check_e=False):
     """The fast pass, for edge potentials whose non-zero entries :func:`scan` found within
     [P_LO, P_HI]; the node potentials are checked here as they are read (the scan of
@@ -232,7 +232,7 @@ def sum_product_kernel(order, rank, parent, ch_ptr, phi, E, inner, phin, up, dow
     return OK, logz
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _push_down(E, shared, c, X, i, down, k):
     """down[c] = E_c^T X[i] (the message from c's parent, before scaling)."""
     j = 0 if shared else c - 1
@@ -243,7 +243,7 @@ def _push_down(E, shared, c, X, i, down, k):
         down[c, b] = s
 
 
-@njit(cache=True)
+@kernel
 def _beliefs(order, inner, down, marg, k):
     """marg[order[v]] = inner[v] * down[v] (inner[v] is φ_v times the messages from v's
     children, φ_v itself for a leaf), normalised to sum one, formed in rank order and written
@@ -275,7 +275,7 @@ _AHEAD = 48
 
 # ---------------------------------------------------------------------- the exact pass
 
-@njit(cache=True)
+@kernel
 def _wide_push(E, shared, v, transpose, Xm, Xe, i, Ym, Ye, r, k, pm, pe):
     """Y[r] = E_v X[i] (or E_v^T X[i]), vectors as mantissas and exponents; True if Y[r] != 0."""
     j = 0 if shared else v - 1
@@ -298,7 +298,7 @@ def _wide_push(E, shared, v, transpose, Xm, Xe, i, Ym, Ye, r, k, pm, pe):
     return some
 
 
-@njit(cache=True)
+@kernel
 def _wide_mul(Am, Ae, i, Bm, Be, j, k):
     """A[i] *= B[j] entrywise."""
     for x in range(k):
@@ -307,14 +307,14 @@ def _wide_mul(Am, Ae, i, Bm, Be, j, k):
         Ae[i, x] = ee
 
 
-@njit(cache=True)
+@kernel
 def _wide_copy(Am, Ae, i, Bm, Be, j, k):
     for x in range(k):
         Am[i, x] = Bm[j, x]
         Ae[i, x] = Be[j, x]
 
 
-@njit(cache=True)
+@kernel
 def sum_product_wide(order, parent, ch_ptr, phi, E, up, down, marg):
     """The exact pass (mantissas and exponents), same arrays as :func:`sum_product_kernel`.
     Writes up and down by rank as doubles scaled to a common exponent per row, marg by vertex
@@ -388,7 +388,7 @@ def sum_product_wide(order, parent, ch_ptr, phi, E, up, down, marg):
     return OK, logz
 
 
-@njit(cache=True)
+@kernel
 def max_product_kernel(order, parent, lphi, lE, inner, back, labels):
     """Max-sum in log space over breadth-first ranks; ``lphi`` and ``labels`` by vertex, ``lE``
     (1, k, k) shared or (n - 1, k, k) by edge row. Returns the best log value (-inf: mass 0)."""
@@ -425,7 +425,7 @@ def max_product_kernel(order, parent, lphi, lE, inner, back, labels):
     return best
 
 
-@njit(cache=True)
+@kernel
 def lean_sweep(parent, ch_ptr, phi, E, inner, up, down, marg):
     """The yardstick ``bench online`` times the project's pass against: a plain collect/distribute
     sweep over arrays already in breadth-first rank order (``E[c - 1]`` the potential of rank c's

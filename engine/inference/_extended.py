@@ -23,15 +23,14 @@ import math
 
 import numpy as np
 
+from engine.jit import kernel
+
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
            "prefetch_row", "c_view", "c_view_i32", "load_pure", "pure_module"]
 
 _PURE = __name__.endswith("_pure")
 
 if _PURE:
-    def _jit(f):
-        return f
-
     def prefetch_row(a, i):
         """A hint for the processor's cache: nothing to do in plain Python."""
 
@@ -45,7 +44,7 @@ if _PURE:
         return a[start:start - (-size // 2)].view(np.int32)[:size].reshape(shape)
 else:
     from llvmlite import ir
-    from numba import njit, types
+    from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic
     from numba.np.arrayobj import populate_array
@@ -100,9 +99,6 @@ else:
 
         return retty(a, start, shape), codegen
 
-    def _jit(f):
-        return njit(cache=True)(f)
-
     @intrinsic
     def prefetch_row(typingctx, a, i):
         """Ask the processor to bring row ``i`` of the 2-d array ``a`` into its cache (LLVM's
@@ -147,7 +143,7 @@ POW2 = np.ldexp(1.0, -np.arange(int(CLAMP) + 1))
 LN2 = math.log(2.0)
 
 
-@_jit
+@kernel
 def norm(m, e):
     """(m, e) with the mantissa back in [LO, HI]; (0, ZERO_E) for zero."""
     if m == 0.0:
@@ -158,13 +154,13 @@ def norm(m, e):
     return m, e
 
 
-@_jit
+@kernel
 def split(x):
     """A double (0 or normal) as (mantissa, exponent)."""
     return norm(x, 0.0)
 
 
-@_jit
+@kernel
 def pow2(d):
     """2^d for d <= 0 (a float holding an integer); exactly 0 below 2^-1099.
 
@@ -177,7 +173,7 @@ def pow2(d):
     return POW2[int(-d)]
 
 
-@_jit
+@kernel
 def to_log(m, e):
     """ln(m 2^e); -inf for zero."""
     if m == 0.0:
@@ -185,7 +181,7 @@ def to_log(m, e):
     return np.log(m) + e * LN2
 
 
-@_jit
+@kernel
 def to_doubles(xm, xe, out, k):
     """out[a] = x[a] / 2^F in doubles for a common F, every entry down to 2^-1022 of the largest a
     normal double (smaller ones may flush to 0). Usually F is the largest exponent: then the
@@ -214,8 +210,8 @@ def to_doubles(xm, xe, out, k):
 
 
 def load_pure(name: str, path: str):
-    """The module at ``path`` loaded again (once) as ``name + "_pure"``: its ``_jit`` is then the
-    identity, so its functions run as plain Python on NumPy arrays (the reference build)."""
+    """The module at ``path`` loaded again (once) as ``name + "_pure"``: :mod:`engine.jit` then leaves
+    its kernels undecorated, so they run as plain Python on NumPy arrays (the reference build)."""
     import importlib.util
     import sys
 

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.jit import inline_kernel, kernel
+
 __all__ = ["layout_kernel", "orient_kernel", "fill_kernel", "refresh_kernel", "marginal_kernel",
            "views", "refresh_entry", "update_entry", "marginal_entry", "update_many_entry",
            "marginal_many_entry", "marginal_update_many_entry", "log_partition_entry",
@@ -49,26 +51,8 @@ if _PURE:
     from engine.inference._extended import pure_module as _extended_pure
 
     _X = _extended_pure()
-
-    def _jit(f):
-        return f
-
-    _jit_inline = _jit
 else:
-    from numba import njit
-
     from engine.inference import _extended as _X
-
-    def _jit(f):
-        return njit(cache=True)(f)
-
-    def _jit_inline(f):
-        """Compiled into its callers (numba's inlining), for the steps of the hot walks: a call
-        between numba functions passes every array as about seven scalars, and LLVM will not
-        inline a callee taking many arrays (inlining these made an update at 10^6 1.1-1.3 µs
-        faster). The walkers themselves stay calls: inlined into every entry point they made
-        the first compilation 80 s instead of 23 s for ≈ 0.1 µs."""
-        return njit(cache=True, inline="always")(f)
 
 norm = _X.norm
 split = _X.split
@@ -121,7 +105,7 @@ def scratch_size(k: int) -> int:
     return SC_ROWS * k * k
 
 
-@_jit_inline
+@inline_kernel
 def _sum_terms(sc, cnt):
     """Σ sc[PM, i] 2^sc[PE, i], i < cnt, aligned on the largest exponent: (mantissa, exponent)."""
     F = ZERO_E
@@ -134,7 +118,7 @@ def _sum_terms(sc, cnt):
     return norm(s, F)
 
 
-@_jit_inline
+@inline_kernel
 def _put(a, r, c, off, mm, ee):
     """Entry c of row r of a table or pool array := mm 2^ee (the exponent ``off`` places after the
     mantissa). True when it is not zero."""
@@ -143,7 +127,7 @@ def _put(a, r, c, off, mm, ee):
     return mm > 0.0
 
 
-@_jit_inline
+@inline_kernel
 def _edge_table(z, NI, tab, theta, data, k, sc):
     """Table of edge node z; False when it is all zero. Returns (ok, work)."""
     kk = k * k
@@ -171,7 +155,7 @@ def _edge_table(z, NI, tab, theta, data, k, sc):
     return some, kk
 
 
-@_jit_inline
+@inline_kernel
 def _seg_node(pool, base, i, k):
     """Product tree node i := product of its two children; False when all zero."""
     a = base + 2 * i
@@ -184,7 +168,7 @@ def _seg_node(pool, base, i, k):
     return some
 
 
-@_jit_inline
+@inline_kernel
 def _node_table(z, NI, tab, pool, k, sc):
     """Table of internal node z from γ (its product tree's root) and its 2-boundary children."""
     g = NI[z, GOFS] + 1
@@ -246,7 +230,7 @@ def _node_table(z, NI, tab, pool, k, sc):
     return some, kk * k
 
 
-@_jit_inline
+@inline_kernel
 def _scale_rows(tab, c, k, sc, row, keep):
     """sc[row, a*k + x] = β_c[a, x] / 2^r_a as doubles, r_a (kept in sc[keep, a]) the largest
     exponent of row a. False if a non-zero scaled entry falls below SAFE."""
@@ -266,7 +250,7 @@ def _scale_rows(tab, c, k, sc, row, keep):
     return ok
 
 
-@_jit_inline
+@inline_kernel
 def _set_data_leaf(pool, t, data, v, k):
     """Product-tree slot 0 := d_v; False when d_v is all zero."""
     some = False
@@ -276,7 +260,7 @@ def _set_data_leaf(pool, t, data, v, k):
     return some
 
 
-@_jit_inline
+@inline_kernel
 def _set_alpha_leaf(pool, t, tab, c, k):
     kk = k * k
     for x in range(k):
@@ -284,7 +268,7 @@ def _set_alpha_leaf(pool, t, tab, c, k):
         pool[t, k + x] = tab[c, kk + x]
 
 
-@_jit
+@kernel
 def fill_kernel(NI, tab, pool, theta, data, k, child_ptr, child_idx, sc):
     """init: tables bottom-up, product trees filled from children. Returns first all-zero node or -1."""
     m = NI.shape[0]
@@ -317,7 +301,7 @@ def fill_kernel(NI, tab, pool, theta, data, k, child_ptr, child_idx, sc):
     return -1
 
 
-@_jit_inline
+@inline_kernel
 def _save_row(src, r, U, Uidx, nu, w):
     """Row r of src (``w`` entries wide) saved to the undo buffer U as its entry nu."""
     for j in range(w):
@@ -326,7 +310,7 @@ def _save_row(src, r, U, Uidx, nu, w):
     return nu + 1
 
 
-@_jit
+@kernel
 def _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu):
     for i in range(nu - 1, -1, -1):
         z = Uidx[i]
@@ -338,7 +322,7 @@ def _restore(tab, Ut, Uidx, nu, pool, Up, Upidx, npu):
             pool[t, j] = Up[i, j]
 
 
-@_jit_inline
+@inline_kernel
 def _climb(pool, base, i, k, Up, Upidx, npu):
     """Recompute product-tree nodes i, i/2, ..., 1 of the tree at ``base`` (saving each first, for
     the undo). Returns (ok, npu, work); ok is False when a product is all zero."""
@@ -352,7 +336,7 @@ def _climb(pool, base, i, k, Up, Upidx, npu):
     return True, npu, work
 
 
-@_jit_inline
+@inline_kernel
 def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
     """Save D node y's table (for the undo), recompute it and record y as touched. Returns
     (ok, nu, nt, work); ok is False when the table is all zero."""
@@ -362,7 +346,7 @@ def _retable(y, NI, tab, pool, k, sc, Ut, Uidx, nu, touched, nt):
     return ok, nu, nt + 1, w
 
 
-@_jit_inline
+@inline_kernel
 def _prefetch_path(z, NI, tab, pool, vpath, v):
     """Cache hints for a walk from D node ``z`` up to the root: each node's table, its 2-boundary
     children's tables and the rows of its product tree that the walk climbs through (from the
@@ -401,7 +385,7 @@ def _prefetch_path(z, NI, tab, pool, vpath, v):
         z = NI[z, DPAR]
 
 
-@_jit
+@kernel
 def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """Recompute node ``start`` (its data or edge potential changed) and every D ancestor.
 
@@ -416,14 +400,14 @@ def refresh_kernel(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, to
     return _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v)
 
 
-@_jit
+@kernel
 def _refresh_k2(start, NI, tab, pool, theta, data, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """:func:`refresh_kernel` for k = 2 (binary labels): the walk compiled with k a constant, so
     that every loop over labels is unrolled (an update at 10^6 vertices ≈ 0.3 µs faster)."""
     return _refresh_walk(start, NI, tab, pool, theta, data, 2, Ut, Uidx, Up, Upidx, touched, sc, vpath, v)
 
 
-@_jit_inline
+@inline_kernel
 def _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, touched, sc, vpath, v):
     """The body of :func:`refresh_kernel`, compiled into it and into :func:`_refresh_k2`."""
     _prefetch_path(start, NI, tab, pool, vpath, v)
@@ -466,7 +450,7 @@ def _refresh_walk(start, NI, tab, pool, theta, data, k, Ut, Uidx, Up, Upidx, tou
     return ok, nt, work
 
 
-@_jit_inline
+@inline_kernel
 def _matvec(c, h, tab, out, k, sc):
     """sc[out] := β_c sc[h] (out[a] = Σ_x β_c[a, x] h[x]) for a 2-boundary child c, or all ones
     when c < 0. ``h`` and ``out`` are scratch rows: k mantissas then k exponents."""
@@ -486,7 +470,7 @@ def _matvec(c, h, tab, out, k, sc):
     return kk
 
 
-@_jit_inline
+@inline_kernel
 def _mul_into(sc, dst, src, k):
     """sc[dst] := sc[dst] * sc[src], entrywise (rows of k mantissas then k exponents)."""
     for x in range(k):
@@ -495,14 +479,14 @@ def _mul_into(sc, dst, src, k):
         sc[dst, k + x] = ee
 
 
-@_jit_inline
+@inline_kernel
 def _ones(sc, row, k):
     for x in range(k):
         sc[row, x] = 1.0
         sc[row, k + x] = 0.0
 
 
-@_jit
+@kernel
 def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath):
     """Marginal of ``vertex`` (whose D node is ``target``) by a walk down from D's root.
 
@@ -518,13 +502,13 @@ def marginal_kernel(target, vertex, NI, tab, pool, theta, data, k, path, out, sc
     return _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath)
 
 
-@_jit
+@kernel
 def _marginal_k2(target, vertex, NI, tab, pool, theta, data, path, out, sc, vpath):
     """:func:`marginal_kernel` for k = 2, k compiled in."""
     return _marginal_walk(target, vertex, NI, tab, pool, theta, data, 2, path, out, sc, vpath)
 
 
-@_jit_inline
+@inline_kernel
 def _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc, vpath):
     """The body of :func:`marginal_kernel`, compiled into it and into :func:`_marginal_k2`."""
     _prefetch_path(target, NI, tab, pool, vpath, vertex)
@@ -618,7 +602,7 @@ def _marginal_walk(target, vertex, NI, tab, pool, theta, data, k, path, out, sc,
     return L, work
 
 
-@_jit
+@kernel
 def layout_kernel(dpar, split_vertex, boundary, ends, NI):
     """Fill ``NI`` from the cover's arrays; returns the size of the product-tree pool."""
     m = dpar.shape[0]
@@ -668,7 +652,7 @@ def layout_kernel(dpar, split_vertex, boundary, ends, NI):
     return total
 
 
-@_jit
+@kernel
 def orient_kernel(theta, ep, ec, sp, enode, mats):
     """theta[z] = the potential of edge (ep[i], ec[i]) with rows indexing the end towards s."""
     ne = ep.shape[0]
@@ -690,7 +674,7 @@ def orient_kernel(theta, ep, ec, sp, enode, mats):
                     theta[z, a, b] = mats[j, b, a]
 
 
-@_jit
+@kernel
 def views(F, I):
     """The model's arrays as views of the two flat buffers (layout in I[0:L_SIZE]).
 
@@ -722,7 +706,7 @@ def views(F, I):
     return tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath
 
 
-@_jit
+@kernel
 def _record(I, nt, work):
     st = I[L_STATS]
     I[st + ST_NT] = nt
@@ -730,7 +714,7 @@ def _record(I, nt, work):
     I[st + ST_TOTAL] += work
 
 
-@_jit
+@kernel
 def _valid_row(x, k):
     """The vector x holds k entries, each 0 or a normal double (not negative, NaN, inf,
     subnormal)."""
@@ -743,18 +727,18 @@ def _valid_row(x, k):
     return True
 
 
-@_jit
+@kernel
 def refresh_entry(start, F, I):
     """Recompute D node ``start`` and its ancestors (an edge potential changed): OK or
     INCONSISTENT (model unchanged)."""
     tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
     ok, nt, work = refresh_kernel(start, NI, tab, pool, theta, data, I[L_K], Ut, Uidx, Up, Upidx,
-                                  touched, sc, vpath, -1)
+                                  touched, sc, vpath, np.int64(-1))
     _record(I, nt, work)
     return OK if ok else INCONSISTENT
 
 
-@_jit_inline
+@inline_kernel
 def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched, vpath):
     """data[v] := x (a k-vector) and refresh its D path. OK, INCONSISTENT (model unchanged,
     data[v] restored too) or INVALID (a bad entry: nothing done)."""
@@ -774,21 +758,21 @@ def _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, tou
     return OK
 
 
-@_jit_inline
+@inline_kernel
 def _marginal(v, F, I, tab, pool, theta, data, sc, NI, path, out, vpath):
     nt, work = marginal_kernel(np.int64(vpath[v, 0]), v, NI, tab, pool, theta, data, I[L_K], path, out, sc,
                                vpath)
     _record(I, nt, work)
 
 
-@_jit
+@kernel
 def update_entry(v, x, F, I):
     """One update: data[v] := x (shape (k,)). v must be a vertex (0 <= v < n)."""
     tab, pool, theta, data, Ut, Up, out, sc, NI, Uidx, Upidx, touched, path, vpath = views(F, I)
     return _update(v, x, F, I, tab, pool, theta, data, Ut, Up, sc, NI, Uidx, Upidx, touched, vpath)
 
 
-@_jit
+@kernel
 def marginal_entry(v, F, I, out):
     """One marginal, written to out (k,). v must be a vertex (0 <= v < n). Returns True when
     the marginal came out all zero (NaN: impossible when the total mass is positive)."""
@@ -797,7 +781,7 @@ def marginal_entry(v, F, I, out):
     return out[0] != out[0]
 
 
-@_jit
+@kernel
 def _first_outside(vs, n):
     """The position of the first vertex outside 0..n-1, or -1."""
     for t in range(vs.shape[0]):
@@ -806,7 +790,7 @@ def _first_outside(vs, n):
     return -1
 
 
-@_jit
+@kernel
 def _batch(vs, X, F, I, out, applied, ask, tell, skip):
     """For t in order: out[t] := the marginal of vs[t] (when ``ask``), then data[vs[t]] := X[t]
     (when ``tell``; ``applied[t]`` says it was done). An update that would make the mass zero is
@@ -830,7 +814,7 @@ def _batch(vs, X, F, I, out, applied, ask, tell, skip):
     return OK, vs.shape[0]
 
 
-@_jit
+@kernel
 def update_many_entry(vs, X, F, I, skip, applied):
     """data[vs[t]] := X[t] for t in order; ``applied``, ``skip`` and the result as in :func:`_batch`."""
     for t in range(vs.shape[0]):
@@ -838,20 +822,20 @@ def update_many_entry(vs, X, F, I, skip, applied):
     return _batch(vs, X, F, I, X, applied, False, True, skip)
 
 
-@_jit
+@kernel
 def marginal_many_entry(vs, F, I, out):
     """out[t] = the marginal of vs[t]. Returns (status, t) as :func:`_batch`."""
     return _batch(vs, out, F, I, out, np.zeros(0, np.bool_), True, False, False)
 
 
-@_jit
+@kernel
 def marginal_update_many_entry(vs, X, F, I, out):
     """For t in order: out[t] = the marginal of vs[t], then data[vs[t]] := X[t] (a learner's
     predict-then-learn stream). Stops at the first update that fails; returns (status, t)."""
     return _batch(vs, X, F, I, out, np.zeros(vs.shape[0], np.bool_), True, True, False)
 
 
-@_jit
+@kernel
 def log_partition_entry(F, I):
     """ln Z from the root's scalar."""
     k = I[L_K]

@@ -83,11 +83,17 @@ def _entry_points(K):
     (nothing else checks them). The plain-Python build's functions are returned as they are."""
     if not hasattr(K.update_entry, "compile"):
         return K.update_entry, K.marginal_entry
+    sig = entry_signatures()
+    return K.update_entry.compile(sig["update_entry"]), K.marginal_entry.compile(sig["marginal_entry"])
+
+
+def entry_signatures() -> dict:
+    """The types :func:`_entry_points` compiles the two hot entry points for (``engine.warmup``
+    compiles each on its own, in parallel, by these)."""
     from numba import types
 
     f1, i1 = types.float64[::1], types.int64[::1]
-    return (K.update_entry.compile((types.int64, types.float64[:], f1, i1)),
-            K.marginal_entry.compile((types.int64, f1, i1, f1)))
+    return {"update_entry": (types.int64, types.float64[:], f1, i1), "marginal_entry": (types.int64, f1, i1, f1)}
 
 
 def _aligned_zeros(size: int, dtype) -> np.ndarray:

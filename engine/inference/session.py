@@ -10,7 +10,7 @@ evidence currently set at each vertex, and the prior marginals of the starting p
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 
@@ -28,9 +28,8 @@ class OnlineSession:
 
     Parameters
     ----------
-    tree : Tree
-    k : int
-        Number of labels (>= 2).
+    tree, k : Tree, int
+        The tree and its number of labels (>= 2).
     edge_potential : array (k, k)
         The potential of every edge, rows indexing the state of the edge's first vertex (the
         parent, for the tree's own edges).
@@ -67,8 +66,8 @@ class OnlineSession:
     [{'update': '0', 'data': [0.0, 1.0]}, {'marginal': '1'}]
     """
 
-    def __init__(self, tree: Tree, k: int, edge_potential, *, edge_potentials: Optional[dict] = None,
-                 node_data: Optional[dict] = None, cover: str = "optimal", root=None,
+    def __init__(self, tree: Tree, k: int, edge_potential, *, edge_potentials: dict | None = None,
+                 node_data: dict | None = None, cover: str = "optimal", root=None,
                  backend: str = "numba"):
         k = check_states(k)
         self.tree = tree
@@ -149,7 +148,7 @@ class OnlineSession:
         self._log(op, self.tree.index(op["update"]) if "update" in op else -1)
         return line
 
-    def play(self, ops, progress: Optional[Callable[[float, str], None]] = None, *,
+    def play(self, ops, progress: Callable[[float, str], None] | None = None, *,
              chunk: int = 1000) -> tuple[int, int]:
         """Apply a stream of ops, skipping those that fail (inconsistent evidence, an unknown
         vertex, bad data); returns ``(played, skipped)``. ``progress(fraction, message)`` is
@@ -188,7 +187,7 @@ class OnlineSession:
                 pass
         return played
 
-    def _play_batched(self, ops) -> Optional[int]:
+    def _play_batched(self, ops) -> int | None:
         """Play ``ops`` (updates and queries only) with the batch verbs; the number applied, or
         None (nothing done) when that cannot be done for this chunk.
 
@@ -223,7 +222,7 @@ class OnlineSession:
                 played += 1
         return played
 
-    def _update_batch(self, ops, where, span) -> Optional[dict]:
+    def _update_batch(self, ops, where, span) -> dict | None:
         """The updates among ``ops[span]`` in one ``update_many`` (inconsistent ones skipped):
         {position: applied}, or None (nothing done) when an update's data is not valid."""
         ups = [t for t in span if "update" in ops[t]]

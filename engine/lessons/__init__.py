@@ -2,7 +2,7 @@
 
 A lesson has a title, its minutes, its audience and steps; a step has a few lines on what happens
 and what to look at, the app state as a link (a page and its query parameters, see
-:mod:`engine.urlstate`), and optionally a question with the answer the app checks or reveals. The
+:mod:`engine.pagespecs`), and optionally a question with the answer the app checks or reveals. The
 format is in :mod:`engine.lessons.format`; answers the engine can compute are in
 :mod:`engine.lessons.answers`.
 
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import EngineError, LessonError
+from engine.errors import EngineError, LessonError, LimitExceededError
+from engine.files import read_input
+from engine.lessons.answers import check_answers as _check
 from engine.lessons.format import Lesson, Question, Step, parse_lesson
 
 __all__ = [
@@ -49,9 +51,6 @@ def lesson_files(folder: Path | None = None) -> list[Path]:
 
 def read_lesson(path, *, check_states: bool = True) -> Lesson:
     """Read and validate one lesson file."""
-    from engine.errors import LimitExceededError
-    from engine.files import read_input
-
     path = Path(path)
     try:  # the size limit of a lesson (lesson_bytes) is checked by parse_lesson
         data = read_input(path, label=f"{path.name}:1", error=LessonError)
@@ -78,8 +77,6 @@ def load_lessons(folder: Path | None = None, *, check_states: bool = True,
         try:
             lesson = read_lesson(p, check_states=check_states)
             if check_answers:
-                from engine.lessons.answers import check_answers as _check
-
                 _check(lesson)
             lessons.append(lesson)
         except LessonError as exc:

@@ -2,8 +2,8 @@
 
 A question names one in its ``computed:`` field (with ``name=value`` arguments); the lesson
 checker (``python -m engine lessons check``) runs it on the step's state -- the page and the
-query parameters of its link, through :mod:`engine.pagestate`, as the page itself does -- and
-refuses the lesson when the stated answer differs.
+query parameters of its link, through the page's spec (:mod:`engine.pagespecs`: its model or run
+configuration, as the page itself builds it) -- and refuses the lesson when the stated answer differs.
 
 >>> from engine.lessons.format import parse_lesson
 >>> lesson = parse_lesson('''---
@@ -33,16 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import EngineError, InvalidParameterError, LessonError
-from engine.pagestate import (
-    bhtmm_config,
-    bp_model,
-    hedge_config,
-    ofde_config,
-    online_model,
-    page_tree,
-    rta_config,
-    with_defaults,
-)
+from engine.inference.belief_propagation import belief_propagation, flooding
+from engine.inference.elimination import elimination_steps, largest_table
+from engine.inference.messages import message_work
+from engine.links.pages import PageSpec, link_tree
+from engine.pagespecs import LEARNER_NAMES, PAGES, link_cover
+from engine.trees.generators import star_tree
 
 __all__ = ["COMPUTATIONS", "Computation", "check_answers", "computations_markdown", "compute"]
 
@@ -74,19 +70,17 @@ def _computation(name: str, kind: str, pages: tuple[str, ...], args: tuple[str, 
 
 def compute(step):
     """The engine's answer to ``step``'s question (a set of vertex names, a number or a choice)."""
-    from engine.urlstate import parse_link
-
     q = step.question
     if q is None or q.computed is None:
         raise InvalidParameterError(f"step {step.title!r} has no computed answer")
     name, args = q.computed
     comp = COMPUTATIONS[name]
-    link = parse_link(step.state)
+    link = PAGES.parse_link(step.state)
     if link.page.url_path not in comp.pages:
         raise InvalidParameterError(f"computation {name} answers questions on "
                                     f"{', '.join('/' + p for p in comp.pages)}, not /{link.page.url_path}")
-    tree, _ = page_tree(link.values)
-    return comp.fn(link.page.url_path, with_defaults(link.page.url_path, link.values), tree, args)
+    tree, _ = link_tree(link.values)
+    return comp.fn(link.page, link.page.with_defaults(link.values), tree, args)
 
 
 def computations_markdown() -> str:
@@ -124,10 +118,7 @@ def check_answers(lesson) -> int:
 # ---------------------------------------------------------------------- the cover
 
 def _cover(values, tree):
-    from engine.cover import optimal_cover, rake_only_cover
-
-    make = rake_only_cover if values.get("cover") == "rake" else optimal_cover
-    return make(tree, tree.index(values["root"]) if values.get("root") else None)
+    return link_cover(values, _need_tree(tree))
 
 
 def _need_tree(tree):
@@ -139,7 +130,7 @@ def _need_tree(tree):
 @_computation("mergeable", "vertices", ("cover_inspector",))
 def _mergeable(page, v, tree, args):
     """The mergeable vertices M_t of round t (drawn black): they leave T_t in round t."""
-    cover = _cover(v, _need_tree(tree))
+    cover = _cover(v, tree)
     tr = cover.trace(int(v["t"]))
     return frozenset(tree.name(int(x)) for x in tr.vertices[tr.mergeable])
 
@@ -147,21 +138,21 @@ def _mergeable(page, v, tree, args):
 @_computation("contracted_size", "number", ("cover_inspector",))
 def _contracted_size(page, v, tree, args):
     """The number of vertices of the contracted tree T_t."""
-    return float(_cover(v, _need_tree(tree)).trace(int(v["t"])).vertices.size)
+    return float(_cover(v, tree).trace(int(v["t"])).vertices.size)
 
 
 @_computation("cover_height", "number", ("cover_inspector", "online_marginals"))
 def _cover_height(page, v, tree, args):
     """The height of the cover (its decomposition tree D)."""
-    if page == "online_marginals":
-        return float(online_model(v, _need_tree(tree)).height)
-    return float(_cover(v, _need_tree(tree)).height)
+    if page.url_path == "online_marginals":
+        return float(_online(page, v, tree).height)
+    return float(_cover(v, tree).height)
 
 
 @_computation("boundary", "vertices", ("cover_inspector",), ("node",))
 def _boundary(page, v, tree, args):
     """The boundary ∂_T(S^node) of a component (argument node=NAME, as D names it)."""
-    cover = _cover(v, _need_tree(tree))
+    cover = _cover(v, tree)
     names = cover.node_names()
     if args.get("node") not in names:
         raise InvalidParameterError(f"node={args.get('node')}: not a component of D")
@@ -172,19 +163,25 @@ def _boundary(page, v, tree, args):
 @_computation("d_chain", "number", ("cover_inspector",), ("vertex",))
 def _d_chain(page, v, tree, args):
     """The number of D nodes on the chain from a vertex's node to D's root (vertex=NAME)."""
-    cover = _cover(v, _need_tree(tree))
+    cover = _cover(v, tree)
     i = tree.index(args.get("vertex", v.get("vertex")))
     return float(len(cover.ancestors(cover.node_of_vertex(i))))
 
 
 # ---------------------------------------------------------------------- inference
 
+def _model(page: PageSpec, v, tree):
+    """The page's model (its settings' :class:`engine.inference.models.PairwiseConfig`) on the link's tree."""
+    return page.run_config(v).model(tree)
+
+
+def _online(page: PageSpec, v, tree):
+    return page.run_config(v).online(_need_tree(tree))
+
 @_computation("marginal", "number", ("online_marginals", "belief_propagation"), ("vertex", "label"))
 def _marginal(page, v, tree, args):
     """P(x_vertex = label) under the page's model and the link's evidence (vertex=NAME label=A)."""
-    from engine.inference.belief_propagation import belief_propagation
-
-    m = bp_model(page, v, tree)
+    m = _model(page, v, tree)
     i = m.tree.index(args.get("vertex", v.get("vertex")))
     label = args.get("label", "0")
     a = m.states[i].index(label) if m.states is not None and label in m.states[i] else int(label)
@@ -194,7 +191,7 @@ def _marginal(page, v, tree, args):
 @_computation("update_touched", "number", ("online_marginals",), ("vertex",))
 def _update_touched(page, v, tree, args):
     """How many nodes of D an evidence update at a vertex touches (vertex=NAME)."""
-    model = online_model(v, _need_tree(tree))
+    model = _online(page, v, tree)
     i = model.tree.index(args.get("vertex", v.get("vertex")))
     model.update(i, model.node_data[i])
     return float(len(model.last_op.touched))
@@ -204,9 +201,7 @@ def _update_touched(page, v, tree, args):
 def _next_message(page, v, tree, args):
     """The next message of the sequential schedule (after ``messages`` sent), normalised, at the
     receiver's label (label=A)."""
-    from engine.inference.messages import message_work
-
-    m = bp_model(page, v, tree)
+    m = _model(page, v, tree)
     work = message_work(m.tree, m.node_potentials, m.edge_potentials, k=m.k)
     sent = int(v["messages"])
     if sent >= len(work):
@@ -217,18 +212,13 @@ def _next_message(page, v, tree, args):
 @_computation("exact_from_iteration", "number", ("belief_propagation",))
 def _exact_from(page, v, tree, args):
     """The iteration from which every belief of the parallel schedule is exact."""
-    from engine.inference.belief_propagation import flooding
-
-    m = bp_model(page, v, tree)
+    m = _model(page, v, tree)
     return float(flooding(m.tree, m.node_potentials, m.edge_potentials, k=m.k).converged_at)
 
 
 @_computation("largest_table", "number", ("belief_propagation",), ("order",))
 def _largest_table(page, v, tree, args):
     """The largest table the elimination tab's star creates (order=centre or order=leaves)."""
-    from engine.inference.elimination import elimination_steps, largest_table
-    from engine.trees.generators import star_tree
-
     leaves, k = int(v["star"]), int(v["elim_k"])
     star = star_tree(leaves + 1)
     order = [0] + list(range(1, leaves)) if args.get("order", "centre") == "centre" else list(range(1, leaves + 1))
@@ -250,10 +240,12 @@ def _memo(fn, config):
     return _RUNS[key]
 
 
-def _hedge(v, tree):
+def _hedge(page: PageSpec, v, tree):
+    # start-up: the learning runs load their learners and numba (seconds for scikit-learn); lessons are
+    # read at every start of the app, their answers computed only by the checker
     from engine.hedge.run import play_config
 
-    return _memo(play_config, hedge_config(v, _need_tree(tree)))
+    return _memo(play_config, page.run_config(v, _need_tree(tree)))
 
 
 @_computation("hedge_favourite", "choice", ("tree_hedge",), ("task",))
@@ -261,9 +253,9 @@ def _hedge_favourite(page, v, tree, args):
     """The favourite action of the link's learner at a task (task=NAME) at the link's trial (the
     last snapshot at or before it; the end of the run without one): ``action 1`` .. ``action k``
     as the page names them, or ``tied`` when no action leads."""
-    from engine.hedge.run import LEARNERS
+    from engine.hedge.run import LEARNERS  # start-up: as in _hedge
 
-    pb = _hedge(v, tree)
+    pb = _hedge(page, v, tree)
     i = pb.tree.index(args.get("task", v.get("task")))
     trial = v.get("trial")
     s = len(pb.snap_t) - 1 if trial is None else int(np.searchsorted(pb.snap_t, int(trial), side="right")) - 1
@@ -274,45 +266,47 @@ def _hedge_favourite(page, v, tree, args):
 @_computation("hedge_least_loss", "choice", ("tree_hedge",))
 def _hedge_least(page, v, tree, args):
     """The learner with the least total loss: TREE-HEDGE, Hedge per task or One shared Hedge."""
-    pb = _hedge(v, tree)
+    pb = _hedge(page, v, tree)
+    from engine.hedge.run import LEARNERS  # start-up: as in _hedge
+
     tot = pb.losses.sum(axis=0)
-    return ("TREE-HEDGE", "Hedge per task", "One shared Hedge")[int(np.argmin(tot))]
+    return LEARNER_NAMES[LEARNERS[int(np.argmin(tot))]]
 
 
-def _ofde(v):
-    from engine.forests.run import run
+def _ofde(page: PageSpec, v):
+    from engine.forests.run import run  # start-up: as in _hedge
 
-    return _memo(run, ofde_config(v)).metrics
+    return _memo(run, page.run_config(v)).metrics
 
 
 @_computation("ofde_edges_off", "number", ("ofde",))
 def _ofde_shd(page, v, tree, args):
     """Edges in which OFDE's final structure and the Chow-Liu tree differ."""
-    return float(_ofde(v)["shd_to_chowliu"])
+    return float(_ofde(page, v)["shd_to_chowliu"])
 
 
 @_computation("ofde_gap", "number", ("ofde",))
 def _ofde_gap(page, v, tree, args):
     """Chow-Liu's average test log-likelihood minus OFDE's final one (nats)."""
-    return float(_ofde(v)["gap_to_chowliu"])
+    return float(_ofde(page, v)["gap_to_chowliu"])
 
 
-def _rta(v):
-    from engine.multilabel.run import run
+def _rta(page: PageSpec, v):
+    from engine.multilabel.run import run  # start-up: as in _hedge
 
-    return _memo(run, rta_config(v)).metrics
+    return _memo(run, page.run_config(v)).metrics
 
 
 @_computation("rta_exact_percent", "number", ("rta",))
 def _rta_exact(page, v, tree, args):
     """The percentage of test predictions certified exact by Lemma 7."""
-    return float(100.0 * _rta(v)["exact_fraction"])
+    return float(100.0 * _rta(page, v)["exact_fraction"])
 
 
 @_computation("rta_lower_zero_one", "choice", ("rta",))
 def _rta_zero_one(page, v, tree, args):
     """The method with the lower 0/1 loss: RTA or SVM (the LinearSVC baseline)."""
-    m = _rta(v)
+    m = _rta(page, v)
     if "svm_zero_one_loss" not in m:
         raise InvalidParameterError("the step's link must keep the baseline on (baseline=1)")
     return "RTA" if m["zero_one_loss"] < m["svm_zero_one_loss"] else "SVM"
@@ -322,8 +316,8 @@ def _rta_zero_one(page, v, tree, args):
 def _htmm_better(page, v, tree, args):
     """The model with the higher accuracy on the link's data and task (both trained with its
     settings): TF-BHTMM or SP-BHTMM (generated labels for the labelling task, as the paper)."""
-    from engine.htmm.run import run
+    from engine.htmm.run import run  # start-up: as in _hedge
 
     key = "generated_accuracy" if v["task"] == "label" else "accuracy"
-    acc = {model: _memo(run, bhtmm_config(v, model)).metrics[key] for model in ("tf", "sp")}
+    acc = {model: _memo(run, page.run_config({**v, "model": model})).metrics[key] for model in ("tf", "sp")}
     return "TF-BHTMM" if acc["tf"] > acc["sp"] else "SP-BHTMM"

@@ -28,7 +28,7 @@ step, a line ``KEY: value`` whose KEY is one of :data:`STEP_KEYS` is a field (li
 indented by two spaces continue its value); every other line is the step's explanation:
 
 - ``state`` (required): the app state as a link relative to the app root, checked against the
-  page table of :mod:`engine.urlstate`;
+  page table of :mod:`engine.pagespecs`;
 - ``minutes``: the step's share of the lesson (give it for every step or for none; then they
   must add up to the lesson's minutes);
 - ``question``, with ``kind`` (``choice``, ``vertices``, ``number`` or ``reveal``; default
@@ -49,7 +49,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import EngineError, LessonError
+from engine import limits
+from engine.errors import EngineError, LessonError, LimitExceededError
+from engine.lessons.answers import COMPUTATIONS
+from engine.links.pages import check_link, link_tree
+from engine.pagespecs import PAGES
 
 __all__ = ["FRONT_KEYS", "KINDS", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
 
@@ -113,7 +117,7 @@ class Question:
 class Step:
     title: str
     state: str          # the link as written
-    url: str            # the canonical link (engine.urlstate.build_link)
+    url: str            # the canonical link (engine.links.pages.PageTable.build_link)
     text: str           # the explanation (Markdown)
     minutes: int | None = None
     question: Question | None = None
@@ -162,15 +166,12 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
     """Parse and validate one lesson (``path`` names it in errors; its stem is the lesson's id).
 
     With ``check_states`` every step's link is checked against the page table and its tree
-    (:func:`engine.urlstate.check_link`), and every vertex answer against the step's tree.
+    (:func:`engine.links.pages.check_link`), and every vertex answer against the step's tree.
     """
     label = Path(path).name or path
 
     def fail(line: int, msg: str):
         raise LessonError(f"{label}:{line}: {msg}", label, line)
-
-    from engine import limits
-    from engine.errors import LimitExceededError
 
     lines = text.split("\n")
     try:
@@ -312,33 +313,18 @@ def _step(title: str, line: int, body: list[tuple[int, str]], fail, check_states
 
 
 def _check_state(state: str, line: int, fail, check_states: bool):
-    from engine.urlstate import check_link, parse_link
-
     try:
-        link = parse_link(state)
+        link = PAGES.parse_link(state)
     except EngineError as exc:
         fail(line, f"bad state {state[:80]!r}: {exc}")
     tree = None
     if check_states:
         try:
-            tree = _link_tree(link)
+            tree, _ = link_tree(link.values)
             check_link(link, tree)
         except EngineError as exc:
             fail(line, f"bad state {state[:80]!r}: {exc}")
     return link, tree
-
-
-def _link_tree(link):
-    """The tree a step's link opens on (its tree=, or its network's tree), None when it gives none."""
-    from engine.trees.spec import tree_from_link
-
-    if "network" in link.values:
-        from engine.networks import read_sample_network
-
-        return read_sample_network(link.values["network"]).tree
-    if "tree" in link.values:
-        return tree_from_link(link.values["tree"])
-    return None
 
 
 def _question(fields: dict, title: str, fail, tree) -> Question:
@@ -399,8 +385,6 @@ def _tolerance(val: str, line: int, fail) -> tuple[float, bool]:
 
 
 def _computed(val: str, line: int, kind: str, fail) -> tuple[str, dict]:
-    from engine.lessons.answers import COMPUTATIONS
-
     name, *rest = val.split()
     comp = COMPUTATIONS.get(name)
     if comp is None:

@@ -45,15 +45,14 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from engine.errors import InvalidParameterError, need
-from engine.multilabel.kbest import _certified, _ensemble, _labelling_score, _workspace
+from engine.errors import InvalidParameterError, need, need_choice
+from engine.multilabel._kernels import DENSE, FACTORED, KERNEL, _bcfw_pass, _exact_at_k, _flip_margins, _predict_all, _row_norms2
 from engine.multilabel.spanning_trees import random_spanning_trees
 
 __all__ = ["SCALINGS", "SPARSE_DENSITY", "RTAClassifier"]
@@ -65,10 +64,6 @@ SCALINGS = ("minmax_unit", "standard", "standard_unit", "none")
 
 #: ``solver="auto"`` trains on factored weights when at most this fraction of X is non-zero.
 SPARSE_DENSITY = 0.2
-
-
-#: How a pass computes edge scores and updates the weights (:attr:`Problem.mode`).
-DENSE, KERNEL, FACTORED = 0, 1, 2
 
 
 class Problem(NamedTuple):
@@ -154,231 +149,6 @@ class PassStats(NamedTuple):
     violated: np.ndarray
 
 
-@njit(cache=True, nogil=True)
-def _edge_scores_linear(Wt, x, S):
-    """S[p] = sum_j W[p, j] x[j], summed over j in order (the same rounding as a row-by-row dot
-    product), vectorised over the slots p."""
-    d, P = Wt.shape
-    S[:] = 0.0
-    for j in range(d):
-        xj = x[j]
-        for p in range(P):
-            S[p] += Wt[j, p] * xj
-
-
-@njit(cache=True, nogil=True)
-def _edge_scores_factored(f, k, S):
-    """Edge scores W z_k from :class:`Factors` (see there), O(P * nnz(x_k))."""
-    P = S.shape[0]
-    S[:] = 0.0
-    for q in range(f.indptr[k], f.indptr[k + 1]):
-        j = f.indices[q]
-        w = f.a2[j] * f.values[q]
-        for p in range(P):
-            S[p] += w * f.U[j, p]
-    sk = f.s[k]
-    cv = f.alpha[k] - f.gamma
-    for p in range(P):
-        S[p] = sk * (S[p] - f.r[p] - cv * f.v[p])
-        if f.intercept:
-            S[p] += f.w0[p]
-
-
-@njit(cache=True, nogil=True)
-def _update_factored(f, k, g):
-    """W += g (x) z_k on :class:`Factors`: U[j] += g s_k x_kj over the non-zeros of x_k."""
-    P = g.shape[0]
-    sk = f.s[k]
-    for q in range(f.indptr[k], f.indptr[k + 1]):
-        j = f.indices[q]
-        w = sk * f.values[q]
-        for p in range(P):
-            f.U[j, p] += g[p] * w
-    ra = sk * f.alpha[k]
-    for p in range(P):
-        f.r[p] += g[p] * ra
-        f.v[p] += g[p] * sk
-        f.w0[p] += g[p]
-
-
-@njit(cache=True, nogil=True)
-def _row_norms2(Z):
-    """Squared norm of every row, summed in order (the rounding of the pass's own sum)."""
-    out = np.empty(Z.shape[0])
-    for k in range(Z.shape[0]):
-        xx = 0.0
-        for j in range(Z.shape[1]):
-            xx += Z[k, j] * Z[k, j]
-        out[k] = xx
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _edge_scores_kernel(B, kcol, C, S):
-    m, P = B.shape
-    S[:] = 0.0
-    for j in range(m):
-        kj = kcol[j] * C
-        if kj != 0.0:
-            for p in range(P):
-                S[p] += kj * B[j, p]
-
-
-@njit(cache=True, nogil=True)
-def _bcfw_pass(prob, trees, state, factors, order, stats):
-    """One pass of block-coordinate Frank-Wolfe over the examples in ``order`` (Algorithm 2).
-
-    ``prob`` is a :class:`Problem`, ``trees`` a :class:`TreeArrays`, ``state`` the
-    :class:`DualState` updated in place (and ``factors``, the :class:`Factors` of the FACTORED
-    mode) and ``stats`` the :class:`PassStats` filled in.
-    ``state.k_mem[k]`` is example k's K (Algorithm 2 keeps it across passes: it starts at 2 and
-    doubles while the certificate fails)."""
-    mode, X, Kmat, xxs, Y, C, hamming, loss_scale, max_k = prob
-    parent, post, ptr, idx, deg_inv = trees
-    Wt, B, L, k_mem = state
-    k_used, certified, gaps, violated = stats
-    n, l = parent.shape
-    P = n * l * 4
-    S = np.empty(P)
-    Bs = np.empty(P)
-    cstep = np.empty(P)
-    ybar = np.empty(l, np.uint8)
-    inv_n = 1.0 / n
-    ws = _workspace(l, max_k)
-    for k in order:
-        if mode == KERNEL:
-            _edge_scores_kernel(B, Kmat[:, k], C, S)
-        elif mode == DENSE:
-            _edge_scores_linear(Wt, X[k], S)
-        else:
-            _edge_scores_factored(factors, k, S)
-        xx = xxs[k]
-        S3 = S.reshape((n, l, 4))
-        yk = Y[k]
-        Saug = S3.copy()
-        if hamming:
-            for t in range(n):
-                for v in range(l):
-                    p = parent[t, v]
-                    if p >= 0:
-                        for u in range(4):
-                            a = u >> 1
-                            b = u & 1
-                            extra = 0.0
-                            if a != yk[v]:
-                                extra += deg_inv[t, v]
-                            if b != yk[p]:
-                                extra += deg_inv[t, p]
-                            Saug[t, v, u] += loss_scale * extra
-        ftrue = _labelling_score(S3, parent, yk)
-        # Algorithm 2: K-best at this example's K; a candidate that violates the margin is a valid
-        # Frank-Wolfe vertex at once; when none does, double K until Lemma 7 certifies that no
-        # labelling violates it (or K = max_k), and keep the larger K for the next visit.
-        K = k_mem[k]
-        while True:
-            cand, cscore, best, viol, theta = _ensemble(Saug, parent, post, ptr, idx, K, yk, True, ws)
-            ok = viol >= 0 and cscore[viol] >= theta
-            hinge_q = -np.inf
-            if viol >= 0:
-                hinge_q = cscore[viol] - ftrue + (0.0 if hamming else loss_scale)
-            if hinge_q > 0.0 or ok or K >= max_k:
-                break
-            K = min(2 * K, max_k)
-        k_mem[k] = K
-        k_used[k] = K
-        certified[k] = ok
-        if viol >= 0:
-            ybar[:] = cand[viol]
-        else:
-            ybar[:] = yk
-        fbar = _labelling_score(S3, parent, ybar)
-        ham = 0
-        for v in range(l):
-            if ybar[v] != yk[v]:
-                ham += 1
-        delta = loss_scale * ham if hamming else loss_scale
-        hinge = delta + fbar - ftrue
-        if viol < 0:
-            hinge = 0.0
-        Bs[:] = 0.0
-        Ls = 0.0
-        if hinge > 0.0:
-            violated[k] = True
-            Ls = delta
-            for t in range(n):
-                for v in range(l):
-                    p = parent[t, v]
-                    if p >= 0:
-                        ut = 2 * yk[v] + yk[p]
-                        ub = 2 * ybar[v] + ybar[p]
-                        if ut != ub:
-                            base = (t * l + v) * 4
-                            Bs[base + ut] += 1.0
-                            Bs[base + ub] -= 1.0
-        else:
-            violated[k] = False
-        num = 0.0
-        dd = 0.0
-        Bk = B[k]
-        for p in range(P):
-            df = Bk[p] - Bs[p]
-            num += df * S[p]
-            dd += df * df
-        num = num * inv_n - L[k] + Ls
-        gaps[k] = num
-        den = C * xx * dd * inv_n
-        if den > 0.0 and num > 0.0:
-            gamma = num / den
-            gamma = min(gamma, 1.0)
-            L[k] += gamma * (Ls - L[k])
-            for p in range(P):
-                step = gamma * (Bs[p] - Bk[p])
-                Bk[p] += step
-                cstep[p] = C * step
-            if mode == DENSE:
-                # W[p] += C * step_p * x_k, one vectorised sweep over the slots per feature
-                for j in range(X.shape[1]):
-                    xj = X[k, j]
-                    for p in range(P):
-                        Wt[j, p] += cstep[p] * xj
-            elif mode == FACTORED:
-                _update_factored(factors, k, cstep)
-
-
-@njit(cache=True, nogil=True)
-def _predict_all(Sall, parent, post, ptr, idx, k_start, max_k, out, k_used, certified, best_score, theta_out):
-    m = Sall.shape[0]
-    ex = np.zeros(parent.shape[1], np.uint8)
-    for i in range(m):
-        score, theta, K, ok = _certified(Sall[i], parent, post, ptr, idx, k_start, max_k, ex, False, out[i])
-        k_used[i] = K
-        certified[i] = ok
-        best_score[i] = score
-        theta_out[i] = theta
-
-
-@njit(cache=True, nogil=True)
-def _exact_at_k(Sall, parent, post, ptr, idx, K, exact):
-    ex = np.zeros(parent.shape[1], np.uint8)
-    ws = _workspace(parent.shape[1], K)
-    for i in range(Sall.shape[0]):
-        cand, cs, best, viol, theta = _ensemble(Sall[i], parent, post, ptr, idx, K, ex, False, ws)
-        exact[i] = cs[best] >= theta
-
-
-@njit(cache=True, nogil=True)
-def _flip_margins(Sall, parent, Yhat, out):
-    m, l = Yhat.shape
-    y = np.empty(l, np.uint8)
-    for i in range(m):
-        base = _labelling_score(Sall[i], parent, Yhat[i])
-        for j in range(l):
-            y[:] = Yhat[i]
-            y[j] = 1 - y[j]
-            d = base - _labelling_score(Sall[i], parent, y)
-            out[i, j] = d if Yhat[i, j] == 1 else -d
-
-
 class RTAClassifier(ClassifierMixin, BaseEstimator):
     """Random spanning tree approximation (RTA) for multilabel classification.
 
@@ -454,14 +224,14 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
         need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
         need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")
-        need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
-        need(self.loss in ("hamming", "zero_one"), f"loss must be 'hamming' or 'zero_one', got {self.loss!r}")
+        need_choice(self.kernel, "kernel", ("linear", "rbf"))
+        need_choice(self.loss, "loss", ("hamming", "zero_one"))
         need(np.isfinite(self.loss_scale) and self.loss_scale > 0, f"loss_scale must be positive, got {self.loss_scale}")
         need(self.scaling in SCALINGS, f"scaling must be one of {', '.join(SCALINGS)}; got {self.scaling!r}")
         need(int(self.max_passes) == self.max_passes and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes}")
         need(self.tol >= 0, f"tol must be >= 0, got {self.tol}")
         need(self.gamma is None or self.gamma > 0, f"gamma must be positive, got {self.gamma}")
-        need(self.solver in ("auto", "dense", "sparse"), f"solver must be 'auto', 'dense' or 'sparse', got {self.solver!r}")
+        need_choice(self.solver, "solver", ("auto", "dense", "sparse"))
         need(self.solver != "sparse" or self.kernel == "linear", "solver='sparse' needs the linear kernel")
 
     def _fit_scaler(self, X):

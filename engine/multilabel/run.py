@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional, Union
+from typing import Any, ClassVar
 
 import numpy as np
 
 from engine import limits
-from engine.errors import InvalidParameterError
+from engine.errors import InvalidParameterError, need_choice
 from engine.multilabel.data import load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
@@ -39,18 +39,18 @@ class RtaConfig(RunConfig):
 
     algorithm: ClassVar[str] = "rta"
 
-    data: Union[str, dict] = "synthetic"
-    labels: Optional[Union[int, str]] = None
+    data: str | dict = "synthetic"
+    labels: int | str | None = None
     n_trees: int = 10
     max_k: int = 32
-    C: Optional[float] = None
+    C: float | None = None
     grid: tuple = PAPER_C_GRID
     folds: int = 5
     inner_folds: int = 3
     inner_splits: int = 1
     kernel: str = "linear"
     max_passes: int = 30
-    baseline: Optional[str] = None
+    baseline: str | None = None
     seed: int = 0
     jobs: int = 1
 
@@ -66,7 +66,7 @@ class RtaConfig(RunConfig):
         need(is_int(self.inner_splits) and 1 <= self.inner_splits <= self.inner_folds,
              f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
         need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
-        need(self.kernel in ("linear", "rbf"), f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
+        need_choice(self.kernel, "kernel", ("linear", "rbf"))
         need_int(self.jobs, "jobs", 1)
         need_int(self.max_passes, "max_passes", 1)
         need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1
@@ -77,14 +77,14 @@ class RtaConfig(RunConfig):
         object.__setattr__(self, "grid", tuple(float(c) for c in self.grid))
 
 
-def _paper_key(name: str, path) -> Optional[str]:
+def _paper_key(name: str, path) -> str | None:
     for key in PAPER_RESULTS:
         if key in str(name).lower() or key in str(path).lower():
             return key
     return None
 
 
-def run(config: RtaConfig, progress: Optional[ProgressCallback] = None) -> RunResult:
+def run(config: RtaConfig, progress: ProgressCallback | None = None) -> RunResult:
     """Run the protocol; metrics keys are the CLI's JSON keys."""
     progress = progress or no_progress
     start = time.perf_counter()

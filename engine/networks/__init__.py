@@ -28,7 +28,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import NetworkFormatError
+from engine.files import NETWORK_SAMPLES_DIR, decompress, read_input
+from engine.networks.bif import parse_bif
+from engine.networks.hugin import parse_hugin
 from engine.networks.model import Network
+from engine.networks.uai import parse_uai
+from engine.networks.xmlbif import parse_xmlbif
 
 __all__ = [
     "NETWORK_FORMATS",
@@ -42,8 +47,6 @@ __all__ = [
 
 #: extension -> format
 NETWORK_FORMATS = {".bif": "bif", ".xml": "xmlbif", ".xmlbif": "xmlbif", ".uai": "uai", ".net": "hugin"}
-#: The folder of sample networks (next to ``engine/`` in a checkout).
-NETWORK_SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_networks"
 
 
 def _sniff(data: bytes) -> str | None:
@@ -62,12 +65,6 @@ def _sniff(data: bytes) -> str | None:
 
 def read_network_bytes(data: bytes, name: str = "network", fmt: str | None = None) -> Network:
     """Read the bytes of a network file called ``name`` (its extension, else its content, decides)."""
-    from engine.files import decompress
-    from engine.networks.bif import parse_bif
-    from engine.networks.hugin import parse_hugin
-    from engine.networks.uai import parse_uai
-    from engine.networks.xmlbif import parse_xmlbif
-
     label = Path(name).name or "network"
     data = decompress(data, label=label, error=NetworkFormatError)  # gzip by content, within the bytes limit
     suffix = Path(name[:-3] if name.lower().endswith(".gz") else name).suffix.lower()
@@ -90,8 +87,6 @@ def read_network_bytes(data: bytes, name: str = "network", fmt: str | None = Non
 
 def read_network(path, fmt: str | None = None) -> Network:
     """Read a network file (see the table above; gzipped files too)."""
-    from engine.files import read_input
-
     path = Path(path)
     return read_network_bytes(read_input(path, label=path.name, error=NetworkFormatError), path.name, fmt)
 

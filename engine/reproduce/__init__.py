@@ -34,7 +34,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, ClassVar, NamedTuple, Optional
+from typing import Any, Callable, ClassVar, NamedTuple
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.reproduce.report import Figure, Missing, Report, Row
@@ -67,7 +67,7 @@ class Plan:
     paper: str
     quick: bool
     points: tuple[dict, ...] = ()
-    local: Optional[Callable[[ProgressCallback], Any]] = None
+    local: Callable[[ProgressCallback], Any] | None = None
     local_share: float = 0.0
     protocol: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
@@ -82,7 +82,7 @@ class Point(NamedTuple):
     status: str
     metrics: dict
     curves: dict
-    error: Optional[str] = None
+    error: str | None = None
 
 
 def paper_module(name: str):
@@ -92,7 +92,7 @@ def paper_module(name: str):
     return importlib.import_module(PAPERS[name])
 
 
-def plan(name: str, *, quick: bool = False, seeds: Optional[int] = None) -> Plan:
+def plan(name: str, *, quick: bool = False, seeds: int | None = None) -> Plan:
     """The plan of paper ``name``: its full protocol, or with ``quick`` the reduced one.
     ``seeds`` (when the protocol has seeds) replaces the protocol's number of seeds."""
     if seeds is not None:
@@ -100,9 +100,9 @@ def plan(name: str, *, quick: bool = False, seeds: Optional[int] = None) -> Plan
     return paper_module(name).plan(quick=bool(quick), seeds=seeds)
 
 
-def reproduce(name: str, *, quick: bool = False, seeds: Optional[int] = None,
-              progress: Optional[ProgressCallback] = None, store=None, backend: str = "loky",
-              n_jobs: Optional[int] = 1, scheduler: Optional[str] = None) -> Report:
+def reproduce(name: str, *, quick: bool = False, seeds: int | None = None,
+              progress: ProgressCallback | None = None, store=None, backend: str = "loky",
+              n_jobs: int | None = 1, scheduler: str | None = None) -> Report:
     """Run paper ``name``'s protocol and return its report.
 
     With ``store`` (a :class:`engine.runs.store.RunStore`) the plan's points run as one recorded
@@ -139,7 +139,7 @@ def reproduce(name: str, *, quick: bool = False, seeds: Optional[int] = None,
     return _report(p, points, local, settings)
 
 
-def report_from_sweep(name: str, sweep: str, store, *, quick: bool = False, seeds: Optional[int] = None) -> Report:
+def report_from_sweep(name: str, sweep: str, store, *, quick: bool = False, seeds: int | None = None) -> Report:
     """The report of paper ``name`` from the finished points of a recorded ``sweep`` (one the
     reproduction ran, then resumed with ``python -m engine runs resume``): every point of the plan
     must be there, finished. The local part of the plan, if any, runs again here."""
@@ -238,8 +238,8 @@ class ReproduceConfig(RunConfig):
         need_int(self.seeds, "seeds", 0, 100, note=" (0: the protocol's own)")
 
 
-def run(config: ReproduceConfig, progress: Optional[ProgressCallback] = None, *, store=None,
-        backend: str = "loky", n_jobs: Optional[int] = 1, scheduler: Optional[str] = None) -> RunResult:
+def run(config: ReproduceConfig, progress: ProgressCallback | None = None, *, store=None,
+        backend: str = "loky", n_jobs: int | None = 1, scheduler: str | None = None) -> RunResult:
     """Reproduce ``config.paper`` (the run protocol); the report is the artefact ``report``, its
     rows (the ``--json`` rows) the metric ``rows``. ``store``, ``backend``, ``n_jobs`` and
     ``scheduler`` are those of :func:`reproduce`."""

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -39,7 +39,7 @@ __all__ = ["Row", "Figure", "Missing", "Report", "spread_of", "ROW_KEYS"]
 ROW_KEYS = ("data", "metric", "published", "ours", "spread", "difference")
 
 
-def _number(x) -> Optional[float]:
+def _number(x) -> float | None:
     """A finite float, or None (missing, NaN)."""
     if x is None or isinstance(x, bool):
         return None
@@ -47,7 +47,7 @@ def _number(x) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
-def spread_of(values: Sequence[float]) -> tuple[Optional[float], Optional[float], int]:
+def spread_of(values: Sequence[float]) -> tuple[float | None, float | None, int]:
     """``(mean, standard deviation, n)`` of the finite values (the sample standard deviation,
     ``ddof=1``; None with fewer than two values; mean None when there is none).
 
@@ -75,9 +75,9 @@ class Row:
 
     data: str
     metric: str
-    published: Optional[float]
-    ours: Optional[float]
-    spread: Optional[float] = None
+    published: float | None
+    ours: float | None
+    spread: float | None = None
     n: int = 1
     digits: int = 2
     note: str = ""
@@ -87,7 +87,7 @@ class Row:
             object.__setattr__(self, name, _number(getattr(self, name)))
 
     @property
-    def difference(self) -> Optional[float]:
+    def difference(self) -> float | None:
         """ours - published (None when either is missing)."""
         if self.ours is None or self.published is None:
             return None
@@ -111,7 +111,7 @@ class Row:
                 "" if diff is None else f"{diff:+.{d}f}", self.note]
 
 
-def _fmt(x: Optional[float], digits: int) -> str:
+def _fmt(x: float | None, digits: int) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
@@ -217,7 +217,7 @@ class Report:
             text += f" (load average {s['load_average']})"
         return text + "."
 
-    def markdown(self, figure_dir: Optional[str] = "figures") -> str:
+    def markdown(self, figure_dir: str | None = "figures") -> str:
         """The report as Markdown; figures are linked as ``figure_dir/PAPER-NAME.svg``, or with
         ``figure_dir=None`` embedded (``data:`` URLs), so that the one file is the whole report."""
         s = self.settings

@@ -40,7 +40,7 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.runs.protocol import ProgressCallback, RunCancelled, RunConfig, RunResult
@@ -61,7 +61,7 @@ class SweepInterrupted(EngineError):
     recorded; the others are recorded ``interrupted`` (not run). ``sweep_id`` names the sweep to
     resume with :func:`resume_sweep`."""
 
-    def __init__(self, message: str, sweep_id: Optional[str] = None, reason: str = ""):
+    def __init__(self, message: str, sweep_id: str | None = None, reason: str = ""):
         super().__init__(message)
         self.sweep_id = sweep_id
         self.reason = reason or message
@@ -146,7 +146,7 @@ def expand_sweep(spec) -> list[SweepPoint]:
 class _Reporter:
     """The progress callback handed to a run: clamps, forwards, saves to the history now and then."""
 
-    def __init__(self, progress: Optional[ProgressCallback], store: RunStore, run_id: int):
+    def __init__(self, progress: ProgressCallback | None, store: RunStore, run_id: int):
         self.progress, self.store, self.run_id = progress, store, run_id
         self.last = 0.0
 
@@ -170,7 +170,7 @@ class Outcome(NamedTuple):
     payload: Any
     started: float
     seconds: float
-    error: Optional[BaseException] = None
+    error: BaseException | None = None
 
 
 def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
@@ -196,8 +196,8 @@ def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
         return ended("failed", f"{type(exc).__name__}: {exc}", exc)
 
 
-def execute(config, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
-            run_fn: Optional[Callable] = None, label: str = "", sweep: Optional[str] = None) -> RunRecord:
+def execute(config, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+            run_fn: Callable | None = None, label: str = "", sweep: str | None = None) -> RunRecord:
     """Run ``config`` (a config object, dict or JSON file) and record it; the finished record.
 
     ``progress(fraction, message)`` is called as the run advances and may raise
@@ -241,8 +241,8 @@ def _run_point(module: str, class_name: str, config: dict[str, Any]) -> Outcome:
     return out._replace(error=None)  # exceptions need not pickle back to the parent
 
 
-def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
-                  n_jobs: Optional[int] = None, backend: str = "loky", scheduler: Optional[str] = None,
+def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+                  n_jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                   label: str = "") -> list[RunRecord]:
     """Run every point of a sweep (see the module docstring) and record each; the records, in grid order.
 
@@ -288,8 +288,8 @@ def execute_sweep(spec, progress: Optional[ProgressCallback] = None, store: Opti
             store.close()
 
 
-def resume_sweep(sweep_id: str, progress: Optional[ProgressCallback] = None, store: Optional[RunStore] = None, *,
-                 n_jobs: Optional[int] = None, backend: str = "loky", scheduler: Optional[str] = None
+def resume_sweep(sweep_id: str, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+                 n_jobs: int | None = None, backend: str = "loky", scheduler: str | None = None
                  ) -> list[RunRecord]:
     """Run again the points of sweep ``sweep_id`` that did not finish (not run because the sweep
     stopped, failed, cancelled or interrupted), each under its own record; all the sweep's records,
@@ -394,7 +394,7 @@ def _sequential(configs, ids, fams, store, report, pending) -> None:
         report((i + 1) / n, f"{i + 1}/{n} runs done")
 
 
-def _dask_client(scheduler: Optional[str]):
+def _dask_client(scheduler: str | None):
     """A client of ``scheduler`` (closed by the caller), or the current client (left open)."""
     try:
         from distributed import Client, get_client
@@ -540,7 +540,7 @@ def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> No
             gen.close()  # cancels the points not yet started
 
 
-def _indexed(i: int, module: str, class_name: str, config: dict[str, Any], parent: Optional[int] = None):
+def _indexed(i: int, module: str, class_name: str, config: dict[str, Any], parent: int | None = None):
     if parent is not None and parent != os.getpid():
         _watch_parent(parent)
     return i, _run_point(module, class_name, config)

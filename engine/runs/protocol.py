@@ -25,9 +25,10 @@ adds checks by extending ``validate`` (calling ``super().validate()`` first)::
     def validate(self) -> None:
         super().validate()
         need_int(self.trials, "trials", 1)
-        need(self.mode in ("a", "b"), f"mode must be 'a' or 'b', got {self.mode!r}")
+        need_choice(self.mode, "mode", ("a", "b"))
 
-An integer setting is checked by :func:`need_int`, which words every such message alike.
+An integer setting is checked by :func:`need_int`, a setting with a few allowed values by
+:func:`engine.errors.need_choice`; each words every such message alike.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import json
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, ClassVar
 
 from engine.errors import EngineError, InvalidParameterError, need
 
@@ -60,7 +61,7 @@ def is_int(x) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
-def need_int(value, name: str, lo: int, hi: Optional[int] = None, note: str = "") -> None:
+def need_int(value, name: str, lo: int, hi: int | None = None, note: str = "") -> None:
     """Refuse ``value`` unless it is an integer in ``lo..hi`` (no upper bound when ``hi`` is None).
 
     The message names the setting, the range (with ``note`` after it) and the value, e.g.
@@ -133,4 +134,4 @@ class RunResult:
     metrics: dict[str, Any]
     curves: dict[str, list] = field(default_factory=dict)
     artefacts: dict[str, Any] = field(default_factory=dict)
-    seconds: Optional[float] = None
+    seconds: float | None = None

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.jsonio import dumps
@@ -104,7 +104,7 @@ def default_db_path() -> Path:
     return Path(user_data_dir("tree-workbench", appauthor=False)) / "runs.sqlite"
 
 
-_CODE_VERSION: Optional[str] = None
+_CODE_VERSION: str | None = None
 
 
 def code_version() -> str:
@@ -137,7 +137,7 @@ def _dumps(obj) -> str:
     return dumps(obj, keep_nan=True, sort_keys=True)
 
 
-def _iso(t: Optional[float]) -> Optional[str]:
+def _iso(t: float | None) -> str | None:
     if t is None:
         return None
     return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -155,23 +155,23 @@ class RunRecord:
     id: int
     algorithm: str
     config: dict[str, Any]
-    seed: Optional[int]
+    seed: int | None
     code_version: str
     status: str
     started: float
-    ended: Optional[float] = None
-    seconds: Optional[float] = None
-    error: Optional[str] = None
+    ended: float | None = None
+    seconds: float | None = None
+    error: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     curves: dict[str, list] = field(default_factory=dict)
     artefacts: dict[str, Any] = field(default_factory=dict)
     label: str = ""
-    sweep: Optional[str] = None
-    pid: Optional[int] = None
-    host: Optional[str] = None
-    progress: Optional[float] = None
-    message: Optional[str] = None
-    owner: Optional[str] = None
+    sweep: str | None = None
+    pid: int | None = None
+    host: str | None = None
+    progress: float | None = None
+    message: str | None = None
+    owner: str | None = None
 
     @property
     def result(self) -> RunResult:
@@ -184,7 +184,7 @@ class RunRecord:
         return _iso(self.started)
 
     @property
-    def ended_iso(self) -> Optional[str]:
+    def ended_iso(self) -> str | None:
         return _iso(self.ended)
 
     def to_dict(self, *, curves: bool = True, artefacts: bool = True) -> dict[str, Any]:
@@ -206,7 +206,7 @@ _COLUMNS = ("id", "algorithm", "config", "seed", "code_version", "status", "star
 _JSON_COLUMNS = ("config", "metrics", "curves", "artefacts")
 
 
-def _proc_start(pid: int) -> Optional[str]:
+def _proc_start(pid: int) -> str | None:
     """The start time of process ``pid`` (Linux ``/proc``), to tell it from a later reuse of its pid."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -217,7 +217,7 @@ def _proc_start(pid: int) -> Optional[str]:
     return fields[19] if len(fields) > 19 else None
 
 
-def _proc_alive(pid: int, start: Optional[str]) -> bool:
+def _proc_alive(pid: int, start: str | None) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -246,7 +246,7 @@ class RunStore:
     def __init__(self, path=None, *, check_interrupted: bool = True):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
         self.read_only = False
-        self.owner: Optional[str] = None  # see for_owner
+        self.owner: str | None = None  # see for_owner
         if str(self.path) != ":memory:":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -341,7 +341,7 @@ class RunStore:
                     c.execute(sql)
             c.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
-    def for_owner(self, owner: Optional[str]) -> "RunStore":
+    def for_owner(self, owner: str | None) -> "RunStore":
         """A view of this history for one owner (a classroom session): runs it starts carry
         ``owner``, and it lists, shows and deletes only that owner's runs. ``None``: every run (the
         command line, a lecturer). The view shares this store's connection; close the store, not it.
@@ -375,8 +375,8 @@ class RunStore:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def start(self, config: dict[str, Any], *, label: str = "", sweep: Optional[str] = None,
-              version: Optional[str] = None, owner: Optional[str] = None) -> int:
+    def start(self, config: dict[str, Any], *, label: str = "", sweep: str | None = None,
+              version: str | None = None, owner: str | None = None) -> int:
         """Record a run that starts now (status ``running``, owned by this process); its id."""
         alg = config.get("algorithm")
         seed = config.get("seed")
@@ -417,15 +417,15 @@ class RunStore:
             c.execute("UPDATE runs SET progress = ?, message = ? WHERE id = ? AND status = 'running'",
                       (float(fraction), str(message), run_id))
 
-    def finish(self, run_id: int, result: RunResult, *, seconds: Optional[float] = None,
-               started: Optional[float] = None) -> None:
+    def finish(self, run_id: int, result: RunResult, *, seconds: float | None = None,
+               started: float | None = None) -> None:
         """Store a finished run's results (one transaction)."""
         self._end(run_id, "finished", None, seconds if seconds is not None else result.seconds, started,
                   metrics=_dumps(result.metrics or {}), curves=_dumps(result.curves or {}),
                   artefacts=_dumps(result.artefacts or {}))
 
-    def end(self, run_id: int, status: str, error: Optional[str] = None, *, seconds: Optional[float] = None,
-            started: Optional[float] = None) -> None:
+    def end(self, run_id: int, status: str, error: str | None = None, *, seconds: float | None = None,
+            started: float | None = None) -> None:
         """Close a run without results: ``failed`` (with the error), ``cancelled`` or ``interrupted``."""
         if status not in STATUSES or status in ("running", "finished"):
             raise InvalidParameterError(f"a run ends failed, cancelled or interrupted, not {status!r}")
@@ -472,7 +472,7 @@ class RunStore:
                     "WHERE id = ? AND status = 'running'", [(time.time(), i) for i in dead])
         return dead
 
-    def delete(self, run_id: int, *, owner: Optional[str] = None) -> None:
+    def delete(self, run_id: int, *, owner: str | None = None) -> None:
         """Delete a run (not one that is still running); with ``owner``, only a run of that owner."""
         rec = self.get(run_id, results=False, owner=owner)
         if rec.status == "running":
@@ -483,7 +483,7 @@ class RunStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def get(self, run_id: int, *, results: bool = True, owner: Optional[str] = None) -> RunRecord:
+    def get(self, run_id: int, *, results: bool = True, owner: str | None = None) -> RunRecord:
         """The run ``run_id`` (``results=False`` leaves curves and artefacts empty, for speed);
         with ``owner``, a run of another owner is not there (default: this view's owner, see :meth:`for_owner`)."""
         owner = self.owner if owner is None else owner
@@ -500,9 +500,9 @@ class RunStore:
             raise UnknownRunError(f"no run {run_id} in the history {self.path}")
         return recs[0]
 
-    def list(self, *, algorithm=None, status=None, since=None, until=None, text: Optional[str] = None,
-             sweep: Optional[str] = None, limit: Optional[int] = None, results: bool = False,
-             owner: Optional[str] = None) -> list[RunRecord]:
+    def list(self, *, algorithm=None, status=None, since=None, until=None, text: str | None = None,
+             sweep: str | None = None, limit: int | None = None, results: bool = False,
+             owner: str | None = None) -> list[RunRecord]:
         """Runs, newest first, filtered by algorithm(s), status(es), start time and free text.
 
         ``algorithm``/``status`` are a name or a list of names; ``since``/``until`` Unix times or
@@ -561,7 +561,7 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _json_column(text) -> tuple[Any, Optional[str]]:
+def _json_column(text) -> tuple[Any, str | None]:
     if not text:
         return {}, None
     from engine.jsonio import loads

@@ -113,7 +113,7 @@ def prufer_to_parent(seq: np.ndarray, n: int) -> np.ndarray:
         raise InvalidParameterError(f"a Prüfer sequence for n={n} has n-2 entries in 0..n-1")
     if n == 2:
         return np.array([1, -1], np.int64)
-    from engine.trees import kernels
+    from engine.trees import _kernels as kernels  # numba loads on first use, not with the engine
 
     return kernels.prufer_decode(seq, n)
 
@@ -134,7 +134,7 @@ def random_tree(n: int, *, seed=None) -> Tree:
         return path_tree(n)
     rng = _rng(seed)
     p = prufer_to_parent(rng.integers(0, n, size=n - 2), n)
-    from engine.trees import kernels
+    from engine.trees import _kernels as kernels  # numba loads on first use, not with the engine
 
     return tree_from_parent_trusted(kernels.reroot_parent(p, 0), 0)
 

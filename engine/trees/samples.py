@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import TreeFormatError
+from engine.files import SAMPLES_DIR
+from engine.trees.formats import read_tree
 from engine.trees.model import Tree
 
 __all__ = ["SAMPLES_DIR", "read_sample", "sample_names", "sample_path"]
 
-#: The folder of sample trees (next to ``engine/`` in a checkout).
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_trees"
 
 
 def sample_names(folder: Path | None = None) -> list[str]:
@@ -50,6 +50,4 @@ def sample_path(name: str, folder: Path | None = None) -> Path:
 
 def read_sample(name: str, folder: Path | None = None) -> Tree:
     """Read sample ``name`` (see :func:`sample_path`)."""
-    from engine.trees.formats import read_tree
-
     return read_tree(sample_path(name, folder))

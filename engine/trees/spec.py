@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import limits
 from engine.errors import EngineError, InvalidParameterError
+from engine.files import ANY_PATH
+from engine.trees.formats import read_tree
+from engine.trees.formats.newick import format_newick, parse_newick
+from engine.trees.generators import GENERATORS, generate
 from engine.trees.model import Tree
+from engine.trees.samples import read_sample, sample_names
 
 __all__ = ["PRESETS", "generator_link", "tree_from_link", "tree_from_spec", "tree_to_link"]
 
@@ -24,10 +30,6 @@ def tree_from_spec(spec, *, base: Path | None = None, paths=None) -> Tree:
     line), only samples and the data folder for what comes from a browser. A generator spec without
     ``"seed"`` uses seed 0, so that a recorded config always rebuilds the same tree.
     """
-    from engine.files import ANY_PATH
-    from engine.trees.formats import read_tree
-    from engine.trees.generators import generate
-
     if isinstance(spec, Tree):
         return spec
     if isinstance(spec, (str, Path)):
@@ -61,8 +63,6 @@ def tree_from_spec(spec, *, base: Path | None = None, paths=None) -> Tree:
 
 def _inline(spec: dict) -> Tree:
     """``{"edges": [[u, v], ...], "vertices": [...], "root": r}``, each part checked before building."""
-    from engine import limits
-
     unknown = sorted(set(spec) - _INLINE_KEYS, key=str)
     if unknown:
         raise InvalidParameterError(f"inline tree: unknown key {str(unknown[0])[:40]!r} (expected "
@@ -118,27 +118,20 @@ def tree_from_link(value: str, *, samples: Path | None = None) -> Tree:
     >>> sorted(tree_from_link("((4,5)2,3)1;").named_edges())
     [('1', '2'), ('1', '3'), ('2', '4'), ('2', '5')]
     """
-    from engine.trees.generators import GENERATORS, generate
-    from engine.trees.samples import read_sample, sample_names
-
     if not isinstance(value, str):
         raise InvalidParameterError(f"a tree in a link must be text, got {type(value).__name__}")
     text = value.strip()
     if not text:
         raise InvalidParameterError("the tree of the link is empty")
     if "(" in text or text.endswith(";"):
-        from engine import limits
-
         limits.check("link_chars", len(text), "the Newick tree of the link (give a sample name or a "
                      "generator spec such as random:1000:7 for a large tree)")
-        from engine.errors import EngineError
-        from engine.trees.formats.newick import parse_newick
-
         try:
             return parse_newick(text)
         except EngineError as exc:
             raise type(exc)(f"the Newick tree of the link: {exc}") from None
     if text == "figure1":
+        # start-up: importing engine.cover loads numba (a second); only this link needs it
         from engine.cover.examples import figure1_tree
 
         return figure1_tree()
@@ -182,8 +175,6 @@ def _generator_args(text: str, rest: str) -> dict:
     if size < 1 or out["seed"] < 0:
         raise InvalidParameterError(f"tree {text!r}: a link generates at least one vertex with a seed >= 0 "
                                     f"(got {size:,} vertices, seed {out['seed']})")
-    from engine import limits
-
     limits.check("link_vertices", size, f"tree {text!r}: vertices")
     return out
 
@@ -196,9 +187,6 @@ def tree_to_link(tree: Tree) -> str | None:
     >>> tree_to_link(read_sample("lecture_5_vertices"))
     '((4,5)2,3)1;'
     """
-    from engine import limits
-    from engine.trees.formats.newick import format_newick
-
     top = limits.value("link_chars")
     if tree.n > top:
         return None
@@ -215,8 +203,6 @@ def generator_link(kind: str, n: int, seed: int = 0, **options) -> str | None:
     >>> tree_from_link(generator_link("random", 50, 2)) == tree_from_link("random:50:2")
     True
     """
-    from engine import limits
-
     if n > limits.value("link_vertices"):
         return None
     opts = "".join(f":{k}={int(v)}" for k, v in options.items() if v is not None and k in _GEN_OPTIONS)

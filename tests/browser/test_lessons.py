@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from engine.lessons import load_lessons
-from engine.urlstate import parse_link
+from engine.pagespecs import PAGES
 from tests.browser.conftest import click_vertex, shot, wait_for_app
 from workbench.text import subscript
 
@@ -42,7 +42,7 @@ def _wait_for_runs(page, timeout: float = 300_000) -> None:
 def test_every_step_of_the_lesson_opens(page, app_url, lesson):
     n = len(lesson.steps)
     for k, step in enumerate(lesson.steps, 1):
-        link = parse_link(step.url)
+        link = PAGES.parse_link(step.url)
         sep = "&" if "?" in step.url else "?"
         page.goto(f"{app_url}{step.url}{sep}lesson={lesson.id}&step={k}")
         wait_for_app(page, timeout=120_000)

@@ -3,17 +3,17 @@
 import pytest
 
 from tests.browser.conftest import click_vertex, shot, wait_for_app
-from workbench.navigation import PAGES, url_path
+from engine.pagespecs import PAGES
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("script", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])
-def test_every_page_opens(page, app_url, script):
-    page.goto(f"{app_url}/{url_path(script)}")
+@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
+def test_every_page_opens(page, app_url, spec):
+    page.goto(f"{app_url}{PAGES.address(spec)}")
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    shot(page, f"page_{script.rsplit('/', 1)[-1].removesuffix('.py')}")
+    shot(page, f"page_{spec.url_path}")
 
 
 def test_tree_studio_click_selects_vertex(page, app_url):

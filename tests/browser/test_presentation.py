@@ -8,7 +8,7 @@ import pytest
 
 from tests.browser.conftest import shot, wait_for_app
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
-from workbench.navigation import PAGES, url_path
+from engine.pagespecs import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -36,10 +36,10 @@ def themed_page(browser, request):
 
 
 @pytest.mark.parametrize("themed_page", ["light", "dark"], indirect=True)
-@pytest.mark.parametrize("script", [p[1] for p in PAGES], ids=[p[2] for p in PAGES])
-def test_page_in_light_and_dark(themed_page, app_url, script):
+@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
+def test_page_in_light_and_dark(themed_page, app_url, spec):
     scheme, page, outside = themed_page
-    page.goto(f"{app_url}/{url_path(script)}")
+    page.goto(f"{app_url}{PAGES.address(spec)}")
     wait_for_app(page)
     if page.locator(".js-plotly-plot").count():
         page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
@@ -53,7 +53,7 @@ def test_page_in_light_and_dark(themed_page, app_url, script):
     small = [(s, t) for s, t in page.evaluate(FIGURE_FONTS) if s < FONT_MIN]
     assert not small, small[:10]
     assert page.locator("[data-testid='stAppDeployButton']").count() == 0
-    shot(page, f"theme_{scheme}_{script.rsplit('/', 1)[-1].removesuffix('.py')}")
+    shot(page, f"theme_{scheme}_{spec.url_path}")
     assert not outside, outside
 
 

@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
 __all__ = ["Case", "Outcome", "run_cases", "FIFO", "BAD"]
 
@@ -56,7 +56,7 @@ class Case:
     argv: list
     files: dict = field(default_factory=dict)
     expect: str = "either"
-    check: Optional[Callable] = None
+    check: Callable | None = None
 
 
 @dataclass

@@ -3,7 +3,7 @@ message being made, one at a time or played at a chosen speed; the parallel sche
 iteration, and why elimination order matters (the lecture notes "Inferences on trees: sum-product
 algorithm", sections 8.1-8.4).
 
-The model is the one of :func:`engine.pagestate.bp_model` (what a lesson's link describes and the
+The model is the one of the page's spec (:mod:`engine.pagespecs`: what a lesson's link describes and the
 lesson checker computes with): the current tree with random φ and a Potts ψ, or a network (a
 sample, or a BIF/XMLBIF/UAI/Hugin file imported here), with φ rows and ψ edited in the tables and
 the evidence multiplied into φ. Every message shown is :func:`engine.inference.messages.message_work`'s,
@@ -18,30 +18,63 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.files import public_message
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.messages import belief_work, marginals_csv, message_work, messages_csv
+from engine.inference.models import BPModel
+from engine.links.evidence import evidence_vectors, format_evidence
 from engine.networks import network_sample_names, read_network_bytes, read_sample_network
-from engine.pagestate import BPModel, bp_model
+from engine.pagespecs import PAGES
 from engine.trees.generators import star_tree
 from engine.trees.layout import tidy_layout
-from engine.urlstate import evidence_vectors, format_evidence
 from workbench import links
-from workbench.components import EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex, selected_vertex
+from workbench.components import (EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex,
+                                  selected_vertex, selection_key)
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
+from workbench.session import PageState
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 from workbench.text import md, subscript
+from workbench.widgets import widget
 
-DRAW_LIMIT = 40
+SPEC = PAGES["belief_propagation"]
+DRAW_LIMIT = SPEC.tree_sizes[1]
 KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
 CURRENT = "(the current tree)"        # the model box: the current tree with random φ and a Potts ψ
 UPLOADED = "uploaded: "               # ... or an imported network
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
-TABS = {"sequential": "Sequential schedule", "parallel": "Parallel schedule", "elimination": "Elimination order",
-        "tables": "φ and ψ tables"}
 CLICKS = {"select": "inspects it", "set": "sets the evidence below", "clear": "clears its evidence"}
+MODEL = ("k", "coupling", "seed", "psi", "phi", "evidence")   # the settings the model is made of
+
+
+class BPState(PageState, page="belief_propagation"):
+    psi: tuple | None = None            # ψ edited in its table (then it replaces the coupling)
+    phi: dict | None = None             # rows of φ edited in its table, by vertex name
+    evidence: dict | None = None        # the evidence, by vertex name
+    psi_edges: dict | None = None       # a network's ψ edited edge by edge
+    rev: int = 0                        # the model's revision: a change reruns the whole page
+    model: BPModel | None = None        # the model drawn now (the callbacks act on it)
+    uploaded: tuple | None = None       # (file name, network) imported here
+    upload: object = None               # the network file uploader
+    flash: tuple | None = None          # (kind, message) shown once
+    click: str = "select"               # what a click on a vertex does (CLICKS)
+    ev_kind: str = "hard"               # the evidence the buttons set: hard or soft
+    ev_label: int = 0                   # ... its label
+    soft: None = None                   # bp_soft_A: the weight of label A in soft evidence
+    playing: bool = False               # the schedule plays
+    tick: float = 0.0                   # ... and last moved at this time
+    psi_edge: int | None = None         # the network edge whose ψ is edited
+    phi_edit: None = None               # bp_phi_edit_REV, bp_psi_edit_REV, bp_psi_net_EDGE_REV: the table editors
+    psi_edit: None = None
+    psi_net: None = None
+
+
+S = BPState()
+
+
+def _soft_key(label: int) -> str:
+    return f"{S.key('soft')}_{label}"
 
 
 # ------------------------------------------------------------------ the model
@@ -63,9 +96,9 @@ def _sample_network(name: str):
 
 def _network():
     """The chosen network (a sample or the imported one), or None on the current tree."""
-    name = st.session_state.get("bp_network") or CURRENT
+    name = S.network or CURRENT
     if name.startswith(UPLOADED):
-        up = st.session_state.get("bp_uploaded")
+        up = S.uploaded
         return up[1] if up and UPLOADED + up[0] == name else None
     return None if name == CURRENT else _sample_network(name)
 
@@ -80,38 +113,36 @@ def _page_tree():
 
 def _changed() -> None:
     """The model changed (evidence, φ, ψ): the schedule's fragment reruns the whole page."""
-    st.session_state["bp_rev"] = st.session_state.get("bp_rev", 0) + 1
+    S.rev = S.rev + 1
 
 
 def _evidence() -> dict:
-    return dict(st.session_state.get("bp_evidence") or {})
+    return dict(S.evidence or {})
 
 
 def _set_evidence(evidence: dict) -> None:
-    st.session_state["bp_evidence"] = evidence or None
+    S.evidence = evidence or None
     _changed()
 
 
 def build_model(tree) -> BPModel:
-    """The page's model: :func:`engine.pagestate.bp_model` of its settings (the link's values),
+    """The page's model: the run configuration of its settings (the link's values, :mod:`engine.pagespecs`),
     with an imported network's tables and the per-edge ψ edits of a network."""
-    ss = st.session_state
     net = _network()
-    values = {"k": ss.get("bp_k", 2), "coupling": ss.get("bp_coupling", 0.8), "seed": ss.get("bp_seed", 0),
-              "psi": ss.get("bp_psi"), "phi": ss.get("bp_phi"), "evidence": _evidence()}
+    config = SPEC.run_config({name: getattr(S, name) for name in MODEL})
     if net is None:
-        return bp_model("belief_propagation", values, tree)
+        return config.model(tree)
     phi = np.array(net.node_potentials, float)
-    for i, w in evidence_vectors(values["phi"] or {}, net.tree, net.k, net.states).items():
+    for i, w in evidence_vectors(config.phi or {}, net.tree, net.k, net.states).items():
         phi[i] = w
     psi = np.array(net.edge_potentials, float)
-    edits = ss.get("bp_psi_edges") or {}
+    edits = S.psi_edges or {}
     for i, (a, b) in enumerate(net.tree.edges):
         m = edits.get((net.tree.name(int(a)), net.tree.name(int(b))))
         if m is not None:
             psi[i, : len(m), : len(m[0])] = m
     post = phi.copy()
-    for i, w in evidence_vectors(values["evidence"], net.tree, net.k, net.states).items():
+    for i, w in evidence_vectors(config.evidence or {}, net.tree, net.k, net.states).items():
         post[i] = post[i] * np.asarray(w)
     return BPModel(net.tree, net.k, post, phi, psi, net.states)
 
@@ -127,49 +158,49 @@ def _evidence_value(model: BPModel, v: int, label: int):
 
 # ------------------------------------------------------------------ callbacks (before the rerun)
 def _on_upload() -> None:
-    up = st.session_state.get("bp_upload")
+    up = S.upload
     if up is None:
         return
     try:
         net = read_network_bytes(up.getvalue(), up.name)
     except EngineError as exc:
-        st.session_state["bp_flash"] = ("error", public_message(exc))
+        S.flash = ("error", public_message(exc))
         return
     if net.tree.n > DRAW_LIMIT:
-        st.session_state["bp_flash"] = ("error", f"{md(up.name)}: {net.tree.n} variables; this page draws networks of "
+        S.flash = ("error", f"{md(up.name)}: {net.tree.n} variables; this page draws networks of "
                                                  f"up to {DRAW_LIMIT} (use python -m engine network for larger ones)")
         return
-    st.session_state["bp_uploaded"] = (up.name, net)
-    st.session_state["bp_network"] = UPLOADED + up.name
+    S.uploaded = (up.name, net)
+    S.network = UPLOADED + up.name
     _reset_model_state()
-    st.session_state["bp_flash"] = ("success", f"Imported {md(up.name)}: a {md(net.kind)} network of {net.tree.n} "
+    S.flash = ("success", f"Imported {md(up.name)}: a {md(net.kind)} network of {net.tree.n} "
                                                f"variables, now the model of the page.")
 
 
 def _reset_model_state() -> None:
     """A new model: evidence, edited tables and the schedule start afresh."""
-    for key in ("bp_evidence", "bp_phi", "bp_psi", "bp_psi_edges"):
-        st.session_state.pop(key, None)
-    st.session_state["bp_step"] = 0
+    for name in ("evidence", "phi", "psi", "psi_edges"):
+        S.pop(name)
+    S.messages = 0
     _changed()
 
 
 def _soft_weights(model: BPModel, v: int):
-    return tuple(float(st.session_state.get(f"bp_soft_{a}", 1.0)) for a in range(len(_labels(model, v))))
+    return tuple(float(st.session_state.get(_soft_key(a), 1.0)) for a in range(len(_labels(model, v))))
 
 
 def _wanted_evidence(model: BPModel, v: int):
     """The evidence the controls describe for vertex ``v``: a label (hard) or weights (soft)."""
-    if st.session_state.get("bp_ev_kind", "hard") == "soft":
+    if S.ev_kind == "soft":
         return _soft_weights(model, v)
-    label = min(int(st.session_state.get("bp_ev_label", 0)), len(_labels(model, v)) - 1)
+    label = min(int(S.ev_label), len(_labels(model, v)) - 1)
     return _evidence_value(model, v, label)
 
 
 def _apply_evidence(v: int, action: str) -> None:
     """Set (``"set"``), toggle (``"toggle"``: set, or clear when it is already set) or clear the
     evidence at vertex ``v``."""
-    model = st.session_state.get("bp_model")
+    model = S.model
     if model is None:
         return
     ev = _evidence()
@@ -179,14 +210,14 @@ def _apply_evidence(v: int, action: str) -> None:
         ev.pop(name, None)
     else:
         if isinstance(want, tuple) and not any(want):
-            st.session_state["bp_flash"] = ("error", f"soft evidence at {md(name)} must have a positive weight")
+            S.flash = ("error", f"soft evidence at {md(name)} must have a positive weight")
             return
         ev[name] = want
     _set_evidence(ev)
 
 
 def _on_pick(v: int) -> None:
-    mode = st.session_state.get("bp_click", "select")
+    mode = S.click
     if mode == "set":
         _apply_evidence(v, "toggle")
     elif mode == "clear":
@@ -194,14 +225,14 @@ def _on_pick(v: int) -> None:
 
 
 def _step(delta: int, total: int) -> None:
-    st.session_state["bp_step"] = int(min(max(st.session_state.get("bp_step", 0) + delta, 0), total))
+    S.messages = int(min(max(S.messages + delta, 0), total))
 
 
 def _play(total: int) -> None:
-    playing = not st.session_state.get("bp_playing", False)
-    st.session_state["bp_playing"] = playing
-    if playing and st.session_state.get("bp_step", 0) >= total:
-        st.session_state["bp_step"] = 0
+    playing = not S.playing
+    S.playing = playing
+    if playing and S.messages >= total:
+        S.messages = 0
 
 
 # ------------------------------------------------------------------ links
@@ -211,29 +242,25 @@ def _snap_speed(v: float) -> float:
 
 def _seed_network(name) -> None:
     if name is None:
-        st.session_state["bp_network"] = CURRENT
+        S.network = CURRENT
         return
     stem = str(name).rsplit(".", 1)[0]
     if stem not in _samples():
         raise ValueError(f"no sample network is called {name}; samples: {', '.join(_samples())}")
-    if st.session_state.get("bp_network") != stem:
-        st.session_state["bp_network"] = stem
+    if S.network != stem:
+        S.network = stem
 
 
-def _state_bind(key: str) -> links.Bind:
-    """A parameter kept as plain session state (evidence, φ rows, ψ)."""
-    return links.Bind(seed=lambda v: st.session_state.__setitem__(key, v or None),
-                      read=lambda: st.session_state.get(key) or None)
+def _state_bind(name: str) -> links.Bind:
+    """A setting kept as plain session state (evidence, φ rows, ψ)."""
+    return links.Bind(seed=lambda v: setattr(S, name, v or None), read=lambda: getattr(S, name) or None)
 
 
-LINK = {
-    "k": "bp_k", "coupling": "bp_coupling", "seed": "bp_seed", "psi": _state_bind("bp_psi"),
-    "phi": _state_bind("bp_phi"), "evidence": _state_bind("bp_evidence"),
-    "network": links.Bind(seed=_seed_network, read=lambda: st.session_state.get("bp_network")
-                          if st.session_state.get("bp_network") in _samples() else None),
-    "vertex": links.vertex(f"{KEY}__vertex", _page_tree), "messages": "bp_step",
-    "tab": links.choice("bp_tab", TABS), "iteration": "bp_iter",
-    "speed": links.Bind("bp_speed", _snap_speed), "star": "bp_star", "elim_k": "bp_elim_k",
+BINDS = {
+    "psi": _state_bind("psi"), "phi": _state_bind("phi"), "evidence": _state_bind("evidence"),
+    "network": links.Bind(seed=_seed_network, read=lambda: S.network if S.network in _samples() else None),
+    "vertex": links.vertex(selection_key(KEY), _page_tree),
+    "speed": links.Bind(S.key("speed"), _snap_speed),
 }
 
 
@@ -242,21 +269,17 @@ def settings() -> None:
     """The model: the current tree with random φ and a Potts ψ, or a network."""
     c0, c1, c2, c3 = st.columns([1.3, 1, 1, 1])
     options = [CURRENT] + _samples()
-    up = st.session_state.get("bp_uploaded")
+    up = S.uploaded
     if up is not None:
         options.append(UPLOADED + up[0])
-    if st.session_state.get("bp_network") not in options:
-        st.session_state["bp_network"] = CURRENT
-    c0.selectbox("Model", options, key="bp_network", on_change=_reset_model_state,
-                 help="The current tree (random φ, one Potts ψ on every edge), a sample network, or the "
-                      "network you imported (below).")
+    if S.network not in options:
+        S.network = CURRENT
+    widget(SPEC, "network", where=c0, options=options, on_change=_reset_model_state)
     net = _network()
     if net is None:
-        c1.slider("Labels k", 2, 4, 2, key="bp_k", on_change=_reset_model_state)
-        c2.slider("Potts coupling", -2.0, 2.0, 0.8, 0.1, key="bp_coupling", on_change=_changed,
-                  disabled=st.session_state.get("bp_psi") is not None,
-                  help="ψ = e^coupling on the diagonal, 1 elsewhere (unless ψ is edited in its table).")
-        c3.number_input("Seed of the node potentials φ", 0, 10 ** 6, 0, key="bp_seed", on_change=_changed)
+        widget(SPEC, "k", where=c1, on_change=_reset_model_state)
+        widget(SPEC, "coupling", where=c2, on_change=_changed, disabled=S.psi is not None)
+        widget(SPEC, "seed", where=c3, on_change=_changed)
     else:
         c1.metric("Variables", net.tree.n)
         c2.metric("Largest number of states", net.k)
@@ -285,17 +308,17 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     chart(marginal_bars(post, prior, title=f"P(x_{html.escape(name)}): prior and with the evidence", height=240,
                         labels=labels if model.states is not None else None),
           key="bp_bars", name="bp_marginal")
-    st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key="bp_click", horizontal=True)
-    st.radio("Evidence", ["hard", "soft"], key="bp_ev_kind", horizontal=True,
+    st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key=S.key("click"), horizontal=True)
+    st.radio("Evidence", ["hard", "soft"], key=S.key("ev_kind"), horizontal=True,
              format_func={"hard": "hard: one label", "soft": "soft: a weight per label"}.get)
-    if st.session_state.get("bp_ev_kind", "hard") == "hard":
-        if st.session_state.get("bp_ev_label", 0) >= card:
-            st.session_state["bp_ev_label"] = 0
-        st.selectbox("Label", list(range(card)), format_func=lambda a: labels[a], key="bp_ev_label")
+    if S.ev_kind == "hard":
+        if S.ev_label >= card:
+            S.ev_label = 0
+        st.selectbox("Label", list(range(card)), format_func=lambda a: labels[a], key=S.key("ev_label"))
     else:
         cols = st.columns(min(card, 4))
         for a in range(card):
-            cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=f"bp_soft_{a}")
+            cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=_soft_key(a))
     b1, b2, b3 = st.columns(3)
     b1.button(f"Set at {md(name)}", key="bp_ev_set", on_click=_apply_evidence, args=(sel, "set"), type="primary",
               width="stretch")
@@ -347,28 +370,27 @@ def _message_table(model: BPModel, w) -> pd.DataFrame:
 def sequential(model: BPModel, exact, work, rev: int) -> None:
     """The schedule one message at a time, played or stepped; a click, a step or a tick reruns only
     this (a new piece of evidence reruns the page)."""
-    if st.session_state.get("bp_rev", 0) != rev:
+    if S.rev != rev:
         st.rerun()
     links.write_query("belief_propagation")
     tree = model.tree
     total = len(work)
-    ss = st.session_state
-    if ss.get("bp_step", 0) > total:
-        ss["bp_step"] = total
-    if ss.get("bp_playing"):
+    if S.messages > total:
+        S.messages = total
+    if S.playing:
         import time
 
         now = time.monotonic()
-        if ss.get("bp_step", 0) >= total:
-            ss["bp_playing"] = False
+        if S.messages >= total:
+            S.playing = False
             st.rerun()   # the whole page: the timer stops
-        elif now - ss.get("bp_tick", 0.0) >= 0.8 / float(ss.get("bp_speed", 1.0)):
-            ss["bp_tick"] = now
-            ss["bp_step"] = ss.get("bp_step", 0) + 1
+        elif now - S.tick >= 0.8 / float(S.speed):
+            S.tick = now
+            S.messages = S.messages + 1
     b1, b2, b3 = st.columns([1, 1, 6])
     b1.button("◀ back", on_click=_step, args=(-1, total), key="bp_back")
     b2.button("next ▶", on_click=_step, args=(1, total), key="bp_next")
-    step = b3.slider("Messages sent", 0, total, key="bp_step")
+    step = widget(SPEC, "messages", where=b3, hi=total)
     done = step == total
     msgs = [(w.sender, w.receiver, w.message) for w in work[:step]]
     phase = ("collect: leaves towards the root " + tree.name(tree.root)) if step <= total // 2 \
@@ -420,12 +442,12 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
 def controls(total: int) -> None:
     """Play / pause and the speed (the whole page reruns: the timer of the schedule changes)."""
     c1, c2, _ = st.columns([1, 2, 4], vertical_alignment="bottom")
-    playing = st.session_state.get("bp_playing", False)
+    playing = S.playing
     c1.button("Pause" if playing else "Play", key="bp_play", on_click=_play, args=(total,),
               icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
-    if st.session_state.get("bp_speed") not in SPEEDS:
-        st.session_state["bp_speed"] = 1.0
-    c2.select_slider("Speed (messages per second)", SPEEDS, key="bp_speed")
+    if S.speed not in SPEEDS:
+        S.speed = SPEC.setting("speed").default
+    widget(SPEC, "speed", where=c2, options=SPEEDS)
 
 
 def parallel(model: BPModel, exact) -> None:
@@ -434,9 +456,9 @@ def parallel(model: BPModel, exact) -> None:
     tree = model.tree
     trace = flooding(tree, model.node_potentials, model.edge_potentials, k=model.k)
     last = len(trace.upward) - 1
-    if st.session_state.get("bp_iter", 1) > last:
-        st.session_state["bp_iter"] = last
-    it = st.slider("Iteration t", 0, last, min(1, last), key="bp_iter")
+    if S.iteration > last:
+        S.iteration = last
+    it = widget(SPEC, "iteration", hi=last, value=min(1, last))
     ch = tree.order[1:]
     msgs = [(int(c), int(tree.parent[c]), trace.upward[it][c]) for c in ch] + \
            [(int(tree.parent[c]), int(c), trace.downward[it][c]) for c in ch]
@@ -464,8 +486,8 @@ def elimination(tree) -> None:
                 "sums it out, leaving a table over its neighbours. On a star, eliminating the centre "
                 "first creates a table over all the leaves.")
     e1, e2 = st.columns(2)
-    leaves = int(e1.slider("Leaves of the star", 3, 12, 6, key="bp_star"))
-    ke = int(e2.slider("Labels |X|", 2, 4, 2, key="bp_elim_k"))
+    leaves = int(widget(SPEC, "star", where=e1))
+    ke = int(widget(SPEC, "elim_k", where=e2))
     star = star_tree(leaves + 1)
     centre_first = elimination_steps(star, [0] + list(range(1, leaves)), ke)
     leaves_first = elimination_steps(star, list(range(1, leaves + 1)), ke)
@@ -490,7 +512,7 @@ def tables(model: BPModel) -> None:
         phi = model.prior_node_potentials
         cols = [f"label {a}" for a in range(model.k)]
         base = pd.DataFrame(phi, index=list(tree.names), columns=cols)
-        got = st.data_editor(base, key=f"bp_phi_edit_{st.session_state.get('bp_rev', 0)}",
+        got = st.data_editor(base, key=f"{S.key('phi_edit')}_{S.rev}",
                              column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
                                             for c in cols})
         rows = {}
@@ -503,12 +525,12 @@ def tables(model: BPModel) -> None:
                     return
                 rows[name] = tuple(float(x) for x in row[:card])
         if rows:
-            st.session_state["bp_phi"] = {**(st.session_state.get("bp_phi") or {}), **rows}
+            S.phi = {**(S.phi or {}), **rows}
             _changed()
             st.rerun()
-        if st.session_state.get("bp_phi"):
+        if S.phi:
             st.button("Back to the seeded φ", key="bp_phi_reset",
-                      on_click=lambda: (st.session_state.pop("bp_phi", None), _changed()))
+                      on_click=lambda: (S.pop("phi"), _changed()))
         if net is not None:
             st.caption("States beyond a variable's own are padding: they stay 0.")
     with right:
@@ -518,7 +540,7 @@ def tables(model: BPModel) -> None:
             psi = psi if psi.ndim == 2 else psi[0]
             cols = [f"child {b}" for b in range(model.k)]
             base = pd.DataFrame(psi, index=[f"parent {a}" for a in range(model.k)], columns=cols)
-            got = st.data_editor(base, key=f"bp_psi_edit_{st.session_state.get('bp_rev', 0)}",
+            got = st.data_editor(base, key=f"{S.key('psi_edit')}_{S.rev}",
                                  column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
                                                 for c in cols})
             m = got.to_numpy(dtype=float)
@@ -526,31 +548,31 @@ def tables(model: BPModel) -> None:
                 if not np.all(np.isfinite(m)) or np.any(m < 0):
                     st.error("ψ must be finite numbers >= 0")
                     return
-                st.session_state["bp_psi"] = tuple(tuple(float(x) for x in r) for r in m)
+                S.psi = tuple(tuple(float(x) for x in r) for r in m)
                 _changed()
                 st.rerun()
-            if st.session_state.get("bp_psi") is not None:
+            if S.psi is not None:
                 st.button("Back to the Potts coupling", key="bp_psi_reset",
-                          on_click=lambda: (st.session_state.pop("bp_psi", None), _changed()))
+                          on_click=lambda: (S.pop("psi"), _changed()))
         else:
             st.markdown("**Edge potentials ψ** of the network: P(child | parent) of each edge")
             edges = [(tree.name(int(a)), tree.name(int(b))) for a, b in tree.edges]
             pick = st.selectbox("Edge", range(len(edges)), format_func=lambda i: f"{edges[i][0]} → {edges[i][1]}",
-                                key="bp_psi_edge")
+                                key=S.key("psi_edge"))
             a, b = (int(x) for x in tree.edges[pick])
             la, lb = _labels(model, a), _labels(model, b)
             psi = np.asarray(model.edge_potentials[pick], float)[: len(la), : len(lb)]
             base = pd.DataFrame(psi, index=[f"{edges[pick][0]} = {x}" for x in la],
                                 columns=[f"{edges[pick][1]} = {x}" for x in lb])
-            got = st.data_editor(base, key=f"bp_psi_net_{pick}_{st.session_state.get('bp_rev', 0)}")
+            got = st.data_editor(base, key=f"{S.key('psi_net')}_{pick}_{S.rev}")
             m = got.to_numpy(dtype=float)
             if not np.array_equal(m, psi):
                 if not np.all(np.isfinite(m)) or np.any(m < 0):
                     st.error("ψ must be finite numbers >= 0")
                     return
-                edits = dict(st.session_state.get("bp_psi_edges") or {})
+                edits = dict(S.psi_edges or {})
                 edits[edges[pick]] = m.tolist()
-                st.session_state["bp_psi_edges"] = edits
+                S.psi_edges = edits
                 _changed()
                 st.rerun()
             st.caption("Edited tables of a network stay in this session (they do not travel in a link).")
@@ -561,10 +583,10 @@ links.page_head("belief_propagation", "Belief Propagation",
                 'The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the '
                 "sum-product messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each "
                 "message by hand from the numbers that make it, or play the schedule.",
-                LINK)
+                BINDS)
 st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
          r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
-flash = st.session_state.pop("bp_flash", None)
+flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])
 settings()
@@ -587,15 +609,14 @@ except EngineError as exc:
     if _evidence():
         st.button("Clear all evidence", key="bp_ev_reset", on_click=_set_evidence, args=({},))
     st.stop()
-st.session_state["bp_model"] = model
+S.model = model
 
-seq_tab, par_tab, elim_tab, table_tab = st.tabs(list(TABS.values()), key="bp_tab",
-                                                on_change="rerun")
+seq_tab, par_tab, elim_tab, table_tab = widget(SPEC, "tab", on_change="rerun")
 with seq_tab:
     controls(len(work))
-    playing = st.session_state.get("bp_playing", False)
-    st.fragment(sequential, run_every=1.0 / float(st.session_state.get("bp_speed", 1.0)) if playing else None)(
-        model, exact, work, st.session_state.get("bp_rev", 0))
+    playing = S.playing
+    st.fragment(sequential, run_every=1.0 / float(S.speed) if playing else None)(
+        model, exact, work, S.rev)
     d1, d2, _ = st.columns([1, 1, 3])
     d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv", mime="text/csv",
                        key="bp_dl_messages", icon=":material/download:")

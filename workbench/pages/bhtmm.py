@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from engine.files import public_message
 from engine import datasets
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
-from engine.htmm.sp import AUTHORS_CODE
-from workbench.components import chart
-from engine.pagestate import bhtmm_config
+from engine.pagespecs import PAGES
 from workbench import links
+from workbench.components import chart
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
                                             loglik_figure)
 from workbench.runner import launch
+from workbench.session import PageState
+from workbench.widgets import widget
+
+SPEC = PAGES["bhtmm"]
+NAMES = SPEC.setting("model").display
 
 
 #: Castellana & Bacciu (2019), Table III (symm labelling, C = 10): label -> (SP acc, TF acc, SP H, TF H)
@@ -31,68 +34,51 @@ TABLE_I = {2: (87.55, 91.41, 34.19, 31.99), 4: (90.68, 93.65, 28.92, 25.00), 6: 
 NAMES = {"tf": "TF-BHTMM", "sp": "SP-BHTMM"}
 
 
-@dataclass(frozen=True)
-class Params:
-    source: str
-    task: str
-    model: str
-    states: int
-    iterations: int
-    lmin: int
-    lmax: int
-    phi: float
-    sampler: str
-    init: str
-    synthetic_trees: int
-    seed: int
-    sp_variant: str = "exact"
+#: L_min and L_max when a link names neither (one range slider shows both)
+L_RANGE = (SPEC.setting("lmin").default, SPEC.setting("lmax").default)
 
 
-# SP-BHTMM implementations: options of BhtmmConfig
-SP_VARIANTS = {"exact": {}, "paper": {"estep": "paper"}, "authors": AUTHORS_CODE}
-SP_VARIANT_NAMES = {"exact": "exact EM (the model of eqs. 1–2)",
-                    "paper": "authors' E-step only",
-                    "authors": "authors' code, step for step (the published numbers)"}
+class BhtmmState(PageState, page="bhtmm"):
+    lrange: tuple = L_RANGE                # L_min and L_max (one range slider)
+    runs: dict | None = None               # (source, task) -> model -> (settings, config, result)
+    last: tuple | None = None              # ((source, task), model) of the run shown
+    params_now: dict | None = None         # the settings now
 
 
-SOURCE_LABELS = {"synthetic": "Synthetic ternary trees (section IV-B generator)",
-                 "symm": "symm benchmark (600 / 180 trees)",
-                 "inex05": "INEX 2005 benchmark (4,820 / 4,811 XML trees)"}
+S = BhtmmState()
 
 
 def sources() -> dict[str, tuple[str, str]]:
-    out = {SOURCE_LABELS["synthetic"]: (SYNTHETIC, SYNTHETIC)}
+    """The data present: the source's label shown -> (train, test)."""
+    label = SPEC.setting("source").widget_value
+    out = {label("synthetic"): (SYNTHETIC, SYNTHETIC)}
     found = datasets.available("trees")
     for name in ("symm", "inex05"):
         if name in found:
             tr, te = found[name]
-            out[SOURCE_LABELS[name]] = (str(tr), str(te))
+            out[label(name)] = (str(tr), str(te))
     return out
 
 
 def _shown() -> bool:
-    last = st.session_state.get("bhtmm_last")
+    last = S.last
     if last is None:
         return False
     key, model = last
-    return st.session_state["bhtmm_runs"][key][model][0] == st.session_state.get("bhtmm_params_now")
+    return S.runs[key][model][0] == S.params_now
 
 
 def _range_bind(end: int) -> links.Bind:
     """L_min (end 0) or L_max (end 1) of the range slider."""
     def seed(v):
-        lo_hi = list(st.session_state.get("bhtmm_lrange", (1, 3)))
-        lo_hi[end] = (1, 3)[end] if v is None else int(v)
-        st.session_state["bhtmm_lrange"] = (min(lo_hi), max(lo_hi))
+        lo_hi = list(S.lrange)
+        lo_hi[end] = L_RANGE[end] if v is None else int(v)
+        S.lrange = (min(lo_hi), max(lo_hi))
 
-    return links.Bind(seed=seed, read=lambda: st.session_state.get("bhtmm_lrange", (1, 3))[end])
+    return links.Bind(seed=seed, read=lambda: S.lrange[end])
 
 
-LINK = {"source": links.choice("bhtmm_source", SOURCE_LABELS), "task": "bhtmm_task", "model": "bhtmm_model",
-        "states": "bhtmm_states", "iterations": "bhtmm_iterations", "synthetic": "bhtmm_synthetic",
-        "lmin": _range_bind(0), "lmax": _range_bind(1), "phi": "bhtmm_phi", "sampler": "bhtmm_sampler",
-        "init": "bhtmm_init", "sp": "bhtmm_sp_variant", "seed": "bhtmm_seed", "run": links.run_bind("bhtmm", _shown),
-        "test_tree": "bhtmm_tree"}
+BINDS = {"lmin": _range_bind(0), "lmax": _range_bind(1), "run": links.run_bind("bhtmm", _shown)}
 
 
 @st.cache_resource(show_spinner="Loading test trees")
@@ -100,51 +86,34 @@ def test_trees(spec: str, n_per_class: int):
     return load_data(spec, test=True, n_per_class=n_per_class)
 
 
-def settings() -> tuple[Params, BhtmmConfig, bool]:
+def settings() -> tuple[dict, BhtmmConfig, bool]:
     """The settings, their run configuration, and whether the user asked to train."""
     src = sources()
-    if st.session_state.get("bhtmm_source", SOURCE_LABELS["synthetic"]) not in src:
-        st.warning(f"{st.session_state['bhtmm_source']}: not in the data folder; the synthetic source is shown.")
-        st.session_state["bhtmm_source"] = SOURCE_LABELS["synthetic"]
+    if S.source not in src:
+        st.warning(f"{S.source}: not in the data folder; the synthetic source is shown.")
+        S.source = SPEC.setting("source").widget_value("synthetic")
     with st.form("bhtmm_settings"):
         c1, c2, c3 = st.columns(3)
         with c1:
-            source = st.selectbox("Data", list(src), help="train / test trees", key="bhtmm_source")
-            task = st.radio("Task", ["label", "classify"], horizontal=True, key="bhtmm_task",
-                            format_func={"label": "node labelling", "classify": "classification"}.get)
-            model = st.radio("Model", ["tf", "sp"], horizontal=True, format_func=NAMES.get, key="bhtmm_model")
+            widget(SPEC, "source", options=list(src))
+            widget(SPEC, "task", horizontal=True)
+            widget(SPEC, "model", horizontal=True)
         with c2:
-            states = st.slider("Hidden states C", 2, 12, 10, key="bhtmm_states")
-            iterations = st.slider("Iterations", 1, 200, 30, key="bhtmm_iterations")
-            synthetic = st.slider("Synthetic trees per class (training)", 5, 200, 40, key="bhtmm_synthetic",
-                                  help="test: 30 % of that; only for the synthetic source")
+            widget(SPEC, "states")
+            widget(SPEC, "iterations")
+            widget(SPEC, "synthetic")
         with c3:
-            lmin, lmax = st.slider("Important positions L_min … L_max (TF)", 0, 8, (1, 3), key="bhtmm_lrange")
-            phi = st.number_input("Size prior φ (TF)", 0.0, 10.0, 2.0, 0.5, key="bhtmm_phi")
-            sampler = st.selectbox("Hidden-state sampler (TF)", ["exact", "prior"], key="bhtmm_sampler",
-                                   format_func={"exact": "exact joint draw",
-                                                "prior": "paper's prior proposal (Alg. 1)"}.get)
-            init = st.selectbox("Start (TF)", ["sp", "prior"], key="bhtmm_init",
-                                format_func={"sp": "states from a short SP-BHTMM run",
-                                             "prior": "parameters from the priors (paper)"}.get)
-            sp_variant = st.selectbox("SP-BHTMM implementation", list(SP_VARIANTS), key="bhtmm_sp_variant",
-                                      format_func=SP_VARIANT_NAMES.get,
-                                      help="The authors' code differs from the model in three ways: its E-step, "
-                                           "a leaf may be explained as an empty slot (⊥), and its M-step "
-                                           "sums the counts of all iterations. Together, not the "
-                                           "switching-parent approximation, they bring SP-BHTMM down "
-                                           "to the published 53 % on symm")
-            seed = st.number_input("Seed", 0, 10**6, 0, key="bhtmm_seed")
+            st.slider("Important positions L_min … L_max (TF)", 0, 8, L_RANGE, key=S.key("lrange"))
+            widget(SPEC, "phi")
+            widget(SPEC, "sampler")
+            widget(SPEC, "init")
+            widget(SPEC, "sp")
+            widget(SPEC, "seed")
         go = st.form_submit_button("Train and evaluate", type="primary")
-    p = Params(source, task, model, int(states), int(iterations), int(lmin), int(max(lmax, 1)),
-               float(phi), sampler, init, int(synthetic), int(seed), sp_variant)
-    st.session_state["bhtmm_params_now"] = p
-    token = next(t for t, label in SOURCE_LABELS.items() if label == source)
-    # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-    cfg = bhtmm_config({"source": token, "task": task, "model": model, "states": p.states,
-                        "iterations": p.iterations, "synthetic": p.synthetic_trees, "lmin": p.lmin, "lmax": p.lmax,
-                        "phi": p.phi, "sampler": sampler, "init": init, "sp": sp_variant, "seed": p.seed})
-    return p, cfg, go
+    params = SPEC.run_values(links.values(SPEC))
+    S.params_now = params
+    # the run configuration of these settings, as a lesson's link describes it (the page's spec)
+    return params, SPEC.run_config(params), go
 
 
 def run_name(metrics: dict) -> str:
@@ -191,7 +160,7 @@ def paper_table(results: dict, task: str, source: str, states: int):
         st.markdown("**Table I** — classification accuracy and entropy (paper: INEX 2005, 100 iterations, "
                     "mean of 5 runs)")
         st.dataframe(df, hide_index=True, width="stretch")
-    if "inex" not in source and task == "classify" or "symm" not in source and "Synthetic" not in source and task == "label":
+    if source != "inex05" and task == "classify" or source not in ("symm", "synthetic") and task == "label":
         st.caption("The published numbers are for a different data set; they are shown for orientation.")
 
 
@@ -200,7 +169,7 @@ def ternary(cfg: BhtmmConfig) -> bool:
     return cfg.train == SYNTHETIC or "symm" in Path(cfg.train).name
 
 
-def show(p: Params, cfg: BhtmmConfig, result):
+def show(cfg: BhtmmConfig, result):
     m = result.metrics
     cols = st.columns(5)
     cols[0].metric("Most-probable accuracy", f"{100 * m['accuracy']:.2f} %")
@@ -239,10 +208,10 @@ def show(p: Params, cfg: BhtmmConfig, result):
         st.error(public_message(exc))
         return
     st.subheader("A test tree")
-    if st.session_state.get("bhtmm_tree", 1) > test.n_trees:
-        st.session_state["bhtmm_tree"] = test.n_trees
+    if S.test_tree > test.n_trees:
+        S.test_tree = test.n_trees
     links.write_query("bhtmm")
-    t = st.slider("Test tree", 1, test.n_trees, 1, key="bhtmm_tree") - 1
+    t = widget(SPEC, "test_tree", hi=test.n_trees) - 1
     s = test.tree_nodes(t)
     tree = test.to_tree(t)
     true = [str(int(v) + 1) for v in test.labels[s]]
@@ -268,26 +237,26 @@ links.page_head("bhtmm", "Hidden Tree Markov Models",
                 "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
                 "decomposition learned by Gibbs sampling; SP-BHTMM (Bacciu et al. 2012) mixes one transition per "
                 "child position and is trained by EM.",
-                LINK)
-p, cfg, go = settings()
-store = st.session_state.setdefault("bhtmm_runs", {})
+                BINDS)
+params, cfg, go = settings()
+store = S.setdefault("runs", {})
 if go or links.run_once("bhtmm", cfg):
-    result = launch(cfg, run, label=f"Training {NAMES[p.model]}")
+    result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}")
     if result is not None:
-        key = (p.source, p.task)
-        store.setdefault(key, {})[p.model] = (p, cfg, result)
-        st.session_state["bhtmm_last"] = (key, p.model)
+        key = (SPEC.with_defaults(params)["source"], cfg.task)
+        store.setdefault(key, {})[cfg.model] = (params, cfg, result)
+        S.last = (key, cfg.model)
 
-last = st.session_state.get("bhtmm_last")
+last = S.last
 if last is None:
     st.info("Choose the data and the model, then **Train and evaluate**. The synthetic source (a few "
             "seconds) reproduces the labelling task of section IV-B; run both models to compare them "
             "with the paper's tables.")
 else:
     key, model = last
-    p, cfg, result = store[key][model]
-    st.subheader(f"{run_name(result.metrics)} · {'node labelling' if p.task == 'label' else 'classification'} · "
-                 f"C = {p.states}, {p.iterations} iterations")
-    show(p, cfg, result)
+    _, cfg, result = store[key][model]
+    st.subheader(f"{run_name(result.metrics)} · {'node labelling' if cfg.task == 'label' else 'classification'} · "
+                 f"C = {cfg.states}, {cfg.iterations} iterations")
+    show(cfg, result)
     st.divider()
-    paper_table({mm: r[2] for mm, r in store[key].items()}, p.task, p.source, p.states)
+    paper_table({mm: r[2] for mm, r in store[key].items()}, cfg.task, key[0], cfg.states)

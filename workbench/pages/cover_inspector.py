@@ -5,7 +5,6 @@ decomposition tree D and how far it is from optimal."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -24,6 +23,7 @@ from engine.cover import (
     rake_only_cover,
 )
 from engine.errors import EngineError
+from engine.pagespecs import PAGES
 from engine.trees import Tree
 from engine.trees.generators import path_tree, random_tree, star_of_paths, star_tree
 from engine.trees.layout import tidy_layout
@@ -41,20 +41,32 @@ from workbench.components import chart, clickable_chart, tree_hash
 from workbench import links
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
-from workbench.state import current_tree, set_tree
+from workbench.session import PageState
+from workbench.state import current_tree, set_tree, tree_version
 from workbench.text import md, superscript
+from workbench.widgets import widget
 
+TABLE = "cover_table"   # the components table (its selection: a chart or table event)
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
 PICK_LIMIT = 4000
 TABLE_LIMIT = 20_000
 
 
-@dataclass(frozen=True)
-class CoverParams:
-    root: int
-    rake_only: bool
-    t: int
+SPEC = PAGES["cover_inspector"]
+
+
+class CoverState(PageState, page="cover_inspector"):
+    sel: tuple | None = None                  # ("vertex", v), ("node", z), or a link's ("link", kind, name)
+    current: HierarchicalCover | None = None  # the cover shown (a link's node is named in it)
+    owner: tuple | None = None                # (tree version, root, rake-only) the selection belongs to
+    pick: str | None = None                   # the pick list's entry
+    pick_applied: str | None = None           # ... as last applied to the selection
+    table_ids: list | None = None             # the D node of each row of the components table
+    best: tuple | None = None                 # (for which cover, leaves, heights) of "try all leaves"
+
+
+S = CoverState()
 
 
 # ---------------------------------------------------------------- cached engine calls
@@ -128,9 +140,6 @@ PRESETS = {  # name: (make, source, ?tree= text)
                  "figure1"),
     "Random 20,000": (lambda: random_tree(20_000, seed=0), "preset random tree n=20,000", "random:20000:0"),
 }
-VARIANTS = {"optimal": "Optimal (2,s)-cover", "rake": "Rake-only (section 4)"}
-TABS = {"rounds": "Rounds", "components": "Components", "optimality": "Optimality & best root",
-        "icicle": "Icicle of D", "growth": "Height growth"}
 
 
 def _use_preset(name: str) -> None:
@@ -148,15 +157,15 @@ def _selection_bind(kind: str) -> links.Bind:
             return sel[2]
         if kind == "vertex":
             return current_tree().name(int(sel[1]))
-        cover = st.session_state.get("cover_current")
+        cover = S.current
         return cover.node_name(int(sel[1])) if cover is not None and 0 <= sel[1] < cover.m else None
 
-    return links.Bind("cover_sel", lambda name: ("link", kind, name), named)
+    return links.Bind(S.key("sel"), lambda name: ("link", kind, name), named)
 
 
 def _resolve_link_selection(tree, cover) -> None:
     """A selection a link named, as the page's (kind, index)."""
-    sel = st.session_state.get("cover_sel")
+    sel = S.sel
     if not sel or sel[0] != "link":
         return
     _, kind, name = sel
@@ -169,7 +178,7 @@ def _resolve_link_selection(tree, cover) -> None:
     if got is None:
         st.warning(f"The link's {kind}={name!r} is not a {kind} of {'the tree' if kind == 'vertex' else 'D'} "
                    "(ignored).", icon=":material/link_off:")
-    st.session_state["cover_sel"] = got
+    S.sel = got
 
 
 # ---------------------------------------------------------------- selection plumbing
@@ -206,7 +215,7 @@ def _label_vertex(tree, v: int) -> str:
 # ---------------------------------------------------------------- page
 
 tree = current_tree()
-root_key = f"cover_root_{st.session_state.get('tree_version', 0)}"
+root_key = f"{SPEC.key('root')}_{tree_version()}"   # a new tree: a new root box
 links.page_head("cover_inspector", "Cover Inspector",
                 "A hierarchical cover splits the tree recursively at single vertices; its decomposition "
                 "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
@@ -215,8 +224,7 @@ links.page_head("cover_inspector", "Cover Inspector",
                 "and reaches the minimum height among (2,s)-covers in linear time.", {
     "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
                        and tree.is_leaf(tree.find(name)) else None),
-    "cover": links.choice("cover_variant", VARIANTS), "t": "cover_t",
-    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "tab": links.choice("cover_tab", TABS)})
+    "vertex": _selection_bind("vertex"), "node": _selection_bind("node")})
 st.markdown("**Presets**")
 pcols = st.columns(len(PRESETS))
 for col, name in zip(pcols, PRESETS):
@@ -227,27 +235,23 @@ if tree.n < 2:
     st.error("a hierarchical cover needs a tree with at least one edge; this tree has one vertex")
     st.stop()
 
-version = (st.session_state.get("tree_version", 0), tree.content_key)
+version = (tree_version(), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:
     if root_key not in st.session_state:
         st.session_state[root_key] = tree.name(default_root(tree))
     if len(leaf_names) <= 5000:
-        root_name = st.selectbox("Root s (a leaf)", leaf_names, key=root_key,
-                                 help="The cover is oriented from this leaf.")
+        root_name = widget(SPEC, "root", options=leaf_names, key=root_key)
     else:
-        root_name = st.text_input("Root s (a leaf)", key=root_key)
+        root_name = st.text_input(SPEC.setting("root").label, key=root_key)
 with c2:
-    variant = st.radio("Cover", list(VARIANTS.values()), horizontal=False,
-                       key="cover_variant",
-                       help="Rake-only merges leaves only: height at most the diameter, but only "
-                            "edge-sized two-boundary components (cheaper updates).")
+    rake_only = SPEC.setting("cover").token_of(widget(SPEC, "cover", horizontal=False)) == "rake"
 
 try:
     s = tree.index(root_name)
-    cover = cached_cover(tree, s, variant.startswith("Rake"))
-    other = cached_cover(tree, s, not variant.startswith("Rake"))
+    cover = cached_cover(tree, s, rake_only)
+    other = cached_cover(tree, s, not rake_only)
 except EngineError as exc:
     st.error(public_message(exc))
     st.stop()
@@ -274,29 +278,28 @@ if tree.n <= BRUTE_FORCE_N:
 
 # reset the selection when the cover changes
 owner = (version, s, cover.rake_only)
-if st.session_state.get("cover_owner") != owner:
-    st.session_state["cover_owner"] = owner
-    pending = st.session_state.get("cover_sel")
-    st.session_state["cover_sel"] = pending if pending and pending[0] == "link" else None
-    st.session_state.pop("cover_pick", None)
-    if st.session_state.get("cover_t", 0) > cover.rounds:
-        st.session_state["cover_t"] = 0
-st.session_state["cover_current"] = cover
+if S.owner != owner:
+    S.owner = owner
+    pending = S.sel
+    S.sel = pending if pending and pending[0] == "link" else None
+    del S.pick
+    if S.t > cover.rounds:
+        S.t = 0
+S.current = cover
 _resolve_link_selection(tree, cover)
 
 # a new row selected in the components table becomes the selection (clicks in the two views
 # select through their callbacks, workbench.components.clickable_chart)
-got = _fresh_event("cover_table")
+got = _fresh_event(TABLE)
 if got is not None:
-    rows = st.session_state.get("cover_table_ids") or []
+    rows = S.table_ids or []
     if 0 <= int(got) < len(rows):
-        st.session_state["cover_sel"] = ("node", int(rows[int(got)]))
+        S.sel = ("node", int(rows[int(got)]))
         # and the Rounds tab opens, where the component is drawn: one click, and a tab clicked
         # while this rerun was on its way (the table reports a selection late) is not undone
-        st.session_state["cover_tab"] = TABS["rounds"]
+        S.tab = SPEC.setting("tab").widget_value("rounds")
 
-tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = st.tabs(list(TABS.values()), key="cover_tab",
-                                                                on_change="rerun")
+tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = widget(SPEC, "tab", on_change="rerun")
 
 @st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
@@ -308,50 +311,47 @@ def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
 
 def _pick_in_t(c) -> None:
     c = int(c)
-    st.session_state["cover_sel"] = ("vertex", c) if c >= 0 else ("node", -c - 1)
+    S.sel = ("vertex", c) if c >= 0 else ("node", -c - 1)
 
 
 def _pick_in_d(c) -> None:
-    st.session_state["cover_sel"] = ("node", int(c))
+    S.sel = ("node", int(c))
 
 
 @st.fragment
 def rounds(tree, cover, s: int) -> None:
     """T_t, D and the selection: the round slider, a click or a pick reruns only this."""
     links.write_query("cover_inspector")
-    sel = st.session_state.get("cover_sel")
+    sel = S.sel
     # the same selection as a pick list (keyboard and screen-reader friendly)
     pick_opts = pick_options(tree, s, cover.rake_only) if cover.m <= PICK_LIMIT else None
     if pick_opts is not None:
         cur = "(nothing)"
         if sel is not None:
             cur = _label_node(cover, sel[1]) if sel[0] == "node" else _label_vertex(tree, sel[1])
-        if st.session_state.get("cover_pick__applied") != cur:
-            st.session_state["cover_pick"] = cur
-            st.session_state["cover_pick__applied"] = cur
+        if S.pick_applied != cur:
+            S.pick = cur
+            S.pick_applied = cur
     top = st.columns([3, 2])
     with top[0]:
-        t = st.slider("Round t", 0, max(cover.rounds, 1) if cover.rounds else 1, key="cover_t",
-                      help="$T_t$ is the contracted tree at the start of round t; $T_R$ is s alone.",
-                      disabled=cover.rounds == 0)
+        t = widget(SPEC, "t", hi=max(cover.rounds, 1) if cover.rounds else 1, disabled=cover.rounds == 0)
         t = min(t, cover.rounds)
     with top[1]:
         if pick_opts is not None:
-            picked = st.selectbox("Inspect", pick_opts, key="cover_pick",
+            picked = st.selectbox("Inspect", pick_opts, key=S.key("pick"),
                                   help="Pick a component or a vertex by name (type to search), or click it.")
-            if picked != st.session_state.get("cover_pick__applied"):
-                st.session_state["cover_pick__applied"] = picked
+            if picked != S.pick_applied:
+                S.pick_applied = picked
                 if picked == "(nothing)":
                     sel = None
                 elif picked.startswith("vertex "):
                     sel = ("vertex", tree.index(picked.removeprefix("vertex ")))
                 else:
                     sel = ("node", cover.m - 1 - pick_opts.index(picked) + 1)
-                st.session_state["cover_sel"] = sel
+                S.sel = sel
         else:
             st.caption("Click a vertex, an edge or a node of D to inspect it.")
-    params = CoverParams(root=s, rake_only=cover.rake_only, t=t)
-    tr = cover.trace(params.t)
+    tr = cover.trace(t)
     sel_node = sel[1] if sel and sel[0] == "node" else None
     sel_vertex = sel[1] if sel and sel[0] == "vertex" else None
     chain = cover.ancestors(cover.node_of_vertex(sel_vertex)) if sel_vertex is not None else None
@@ -404,9 +404,9 @@ with tab_table:
     ids, table = cached_table(tree, s, cover.rake_only)
     if len(ids) < cover.m:
         st.caption(f"Showing the {len(ids):,} largest non-edge components of {cover.m:,}.")
-    st.session_state["cover_table_ids"] = ids
+    S.table_ids = ids
     st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
-                 key="cover_table", width="stretch", height=420)
+                 key=TABLE, width="stretch", height=420)
     st.caption("Select a row: the Rounds tab opens with that component selected. Round −1: the edges, formed at "
                "initialisation.")
 
@@ -439,7 +439,7 @@ with tab_opt:
                            "and D is exactly the splitting process.")
     with b:
         st.subheader("Best root")
-        best_key = ("cover_best", version, cover.rake_only)
+        best_key = (S.key("best"), version, cover.rake_only)
         if tree.n > BEST_ROOT_N:
             st.caption(f"Trying every leaf is offered up to {BEST_ROOT_N:,} vertices.")
         elif st.button(f"Try all {len(leaf_names):,} leaves as root", key="cover_try_roots"):
@@ -447,11 +447,11 @@ with tab_opt:
             try:
                 leaves, hs = heights_by_root(tree, rake_only=cover.rake_only,
                                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
-                st.session_state["cover_best"] = (best_key, leaves.tolist(), hs.tolist())
+                S.best = (best_key, leaves.tolist(), hs.tolist())
             except EngineError as exc:
                 st.error(public_message(exc))
             bar.empty()
-        res = st.session_state.get("cover_best")
+        res = S.best
         if res and res[0] == best_key:
             _, leaves, hs = res
             i = min(range(len(hs)), key=lambda k: hs[k])

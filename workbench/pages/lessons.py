@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.files import public_message
-from engine.urlstate import parse_link
+from engine.pagespecs import PAGES
 from workbench import links
 from workbench.lesson_panel import all_lessons, go_to_step, lessons_folder
+from workbench.navigation import script
 
 links.page_head("lessons", "Lessons",
                 "Each lesson is a path through the workbench, written by a lecturer as a Markdown file: a step "
@@ -40,11 +41,11 @@ for lesson in lessons:
             start = lesson
         with st.expander(f"The {len(lesson.steps)} steps"):
             for k, step in enumerate(lesson.steps, 1):
-                link = parse_link(step.url)
+                link = PAGES.parse_link(step.url)
                 query = dict(link.raw, lesson=lesson.id, step=str(k))
                 label = f"{k}. {step.title}" + (f" ({step.minutes} min)" if step.minutes else "") \
                     + f" · {link.page.title}" + (" · question" if step.question is not None else "")
-                st.page_link(link.page.script, label=label, query_params=query)
+                st.page_link(script(link.page), label=label, query_params=query)
 
 if start is not None:
     go_to_step(start, 1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -14,70 +13,48 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
-from workbench.components import chart
-from engine.pagestate import ofde_config
+from engine.pagespecs import PAGES
 from workbench import links
+from workbench.components import chart
 from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
                                              structure_figure)
 from workbench.runner import launch
+from workbench.session import PageState
+from workbench.widgets import widget
 
-BENCHMARKS = ("nltcs", "msnbc", "kdd", "plants")
+SPEC = PAGES["ofde"]
 SCALES = (1.0, 0.3, 0.1, 0.03)
+UPLOAD = "Upload CSV"                      # a source no link names: the user's own files
+SYNTHETIC_ONLY = ("vars", "train", "data_seed")
+
+
+class OfdeState(PageState, page="ofde"):
+    result: tuple | None = None            # (settings, result) of the run shown
+    tradeoff: tuple | None = None          # (settings, curves by scale, metrics) of the scale comparison
+    params_now: tuple | None = None        # the settings now: (source shown, their values)
+    upload_dir: str | None = None          # this session's folder of uploaded files
+
+
+S = OfdeState()
 
 
 def available_benchmarks() -> dict[str, tuple[Path, ...]]:
     """The density benchmarks present, in the page's order: name -> (train, valid, test)."""
     found = datasets.available("density")
-    return {b: found[b] for b in BENCHMARKS if b in found}
-
-
-@dataclass(frozen=True)
-class Params:
-    source: str
-    n_vars: int
-    n_train: int
-    data_seed: int
-    benchmark: str | None
-    model: str
-    mixture_size: int
-    perturbation_scale: float
-    rounds: int
-    seed: int
+    return {b: found[b] for b in SPEC.setting("benchmark").choices if b in found}
 
 
 def save_upload(upload) -> str:
     """Write an uploaded file under its own name in this session's temporary folder."""
-    folder = st.session_state.setdefault("ofde_upload_dir", tempfile.mkdtemp(prefix="ofde_"))
+    folder = S.setdefault("upload_dir", tempfile.mkdtemp(prefix="ofde_"))
     path = Path(folder) / Path(upload.name).name
     path.write_bytes(upload.getvalue())
     return str(path)
 
 
-def build_config(p: Params, train: str = "", test: str = "", valid: str = "") -> OfdeConfig:
-    """The run configuration of these settings: :func:`engine.pagestate.ofde_config` (what a lesson's
-    link describes), with the files of an upload."""
-    cfg = ofde_config({"data": "benchmark" if p.source == "Benchmark" else "synthetic", "vars": p.n_vars,
-                       "train": str(p.n_train), "data_seed": p.data_seed, "benchmark": p.benchmark or "nltcs",
-                       "experts": p.model, "mixture": p.mixture_size, "scale": f"{p.perturbation_scale:g}",
-                       "rounds": p.rounds, "seed": p.seed})
-    return dataclasses.replace(cfg, train=train, test=test, valid=valid) if p.source == "Upload CSV" else cfg
-
-
-SOURCES = {"synthetic": "Synthetic Markov tree", "benchmark": "Benchmark"}
-TABS = {"curve": "Learning curve", "structure": "Forest vs Chow-Liu", "time": "Time per round",
-        "tradeoff": "Perturbation trade-off"}
-
-
 def _shown() -> bool:
-    stored = st.session_state.get("ofde_result")
-    return stored is not None and stored[0] == st.session_state.get("ofde_params_now")
-
-
-LINK = {"data": links.choice("ofde_source", SOURCES), "vars": "ofde_nvars",
-        "train": links.Bind("ofde_ntrain", int, str), "data_seed": "ofde_dseed", "benchmark": "ofde_bench",
-        "experts": "ofde_model", "mixture": "ofde_k", "scale": links.Bind("ofde_scale", float, lambda x: f"{x:g}"),
-        "rounds": "ofde_rounds", "seed": "ofde_seed", "run": links.run_bind("ofde", _shown),
-        "tab": links.choice("ofde_tab", TABS)}
+    stored = S.result
+    return stored is not None and stored[0] == S.params_now
 
 
 links.page_head("ofde", "OFDE vs Chow-Liu",
@@ -85,78 +62,80 @@ links.page_head("ofde", "OFDE vs Chow-Liu",
                 "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
                 "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
                 "the whole training set at once; OFDE sees one sample per round.",
-                LINK)
+                {"run": links.run_bind("ofde", _shown)})
 benchmarks = available_benchmarks()
+data = SPEC.setting("data")
 controls, main = st.columns([1, 3], gap="large")
 with controls:
-    sources = ["Synthetic Markov tree"] + (["Benchmark"] if benchmarks else []) + ["Upload CSV"]
-    if st.session_state.get("ofde_source", sources[0]) not in sources:
+    sources = [data.widget_value("synthetic")] + ([data.widget_value("benchmark")] if benchmarks else []) + [UPLOAD]
+    if S.data not in sources:
         st.warning("No benchmark is in the data folder: the synthetic source is shown.")
-        st.session_state["ofde_source"] = sources[0]
-    if st.session_state.get("ofde_bench") is not None and st.session_state["ofde_bench"] not in benchmarks:
-        st.warning(f"Benchmark {st.session_state['ofde_bench']} is not in the data folder.")
-        st.session_state.pop("ofde_bench")
-    source = st.radio("Data", sources, key="ofde_source")
-    n_vars, n_train, data_seed, bench = 12, 3000, 0, None
+        S.data = sources[0]
+    if S.has("benchmark") and S.benchmark is not None and S.benchmark not in benchmarks:
+        st.warning(f"Benchmark {S.benchmark} is not in the data folder.")
+        del S.benchmark
+    source = widget(SPEC, "data", options=sources)
+    token = data.token_of(source)          # synthetic, benchmark, or None: an upload
     up_train = up_test = None
-    if source == "Synthetic Markov tree":
-        n_vars = st.slider("Variables", 4, 40, 12, key="ofde_nvars")
-        n_train = st.select_slider("Training samples", [500, 1000, 2000, 3000, 5000, 10000, 20000], 3000,
-                                   key="ofde_ntrain")
-        data_seed = int(st.number_input("Data seed", 0, 10**6, 0, key="ofde_dseed"))
-    elif source == "Benchmark":
-        bench = st.selectbox("Benchmark", list(benchmarks), key="ofde_bench")
+    if token == "synthetic":
+        widget(SPEC, "vars")
+        widget(SPEC, "train")
+        widget(SPEC, "data_seed")
+    elif token == "benchmark":
+        widget(SPEC, "benchmark", options=list(benchmarks))
         st.caption("One pass over kdd or msnbc takes one to three minutes; set a number of rounds to stop earlier.")
     else:
         up_train = st.file_uploader("Training CSV", type=["csv", "data", "gz", "txt"], key="ofde_up_train")
         up_test = st.file_uploader("Test CSV", type=["csv", "data", "gz", "txt"], key="ofde_up_test")
         st.caption("Comma-separated small integer codes (0, 1, 2, ...), one sample per line, optional header.")
-    model = st.radio("Experts", ["trees", "forests"], horizontal=True, key="ofde_model",
-                     format_func=lambda m: "Markov trees" if m == "trees" else "Markov forests")
-    k = int(st.number_input("Mixture size k (0 = ln n)", 0, 20, 0, key="ofde_k"))
-    scale = st.select_slider("Perturbation scale (1 = paper)", [0.01, 0.03, 0.1, 0.3, 1.0], 1.0, key="ofde_scale")
-    rounds = int(st.number_input("Rounds (0 = one pass)", 0, 10**7, 0, step=1000, key="ofde_rounds"))
-    seed = int(st.number_input("Seed", 0, 10**6, 0, key="ofde_seed"))
-    params = Params(source, n_vars, n_train, data_seed, bench, model, k, float(scale), rounds, seed)
-    st.session_state["ofde_params_now"] = params
+    widget(SPEC, "experts", horizontal=True)
+    widget(SPEC, "mixture")
+    widget(SPEC, "scale")
+    widget(SPEC, "rounds")
+    widget(SPEC, "seed")
+    values = {k: v for k, v in SPEC.run_values(links.values(SPEC)).items()   # a widget not drawn now does not count
+              if (token == "synthetic" or k not in SYNTHETIC_ONLY) and (token == "benchmark" or k != "benchmark")}
+    params = (source, values)
+    S.params_now = params
+    scale_now = SPEC.setting("scale").config_value(values.get("scale", SPEC.setting("scale").default))
     go_run = st.button("Run OFDE", type="primary", key="ofde_run", use_container_width=True)
     go_trade = st.button("Compare perturbation scales", key="ofde_trade", use_container_width=True)
 
 
-def config_for(p: Params, scale: float | None = None) -> OfdeConfig | None:
+def config_for(values: dict, scale: float | None = None) -> OfdeConfig | None:
+    """The run configuration of the settings (with another perturbation ``scale``): the spec's, with
+    the files of an upload."""
     if scale is not None:
-        p = Params(**{**p.__dict__, "perturbation_scale": scale})
-    if p.source == "Benchmark":
-        train, valid, test = available_benchmarks()[p.benchmark]
-        return build_config(p, str(train), str(test), str(valid))
-    if p.source == "Upload CSV":
+        values = {**values, "scale": f"{scale:g}"}
+    if token is None:
         if up_train is None or up_test is None:
             st.error("upload a training CSV and a test CSV first")
             return None
-        return build_config(p, save_upload(up_train), save_upload(up_test))
-    return build_config(p)
+        return dataclasses.replace(SPEC.run_config(values), train=save_upload(up_train), test=save_upload(up_test),
+                                   valid="")
+    return SPEC.run_config(values)
 
 
 with main:
-    if not go_run and source != "Upload CSV":
+    if not go_run and token is not None:
         try:
-            go_run = links.run_once("ofde", config_for(params))
+            go_run = links.run_once("ofde", config_for(values))
         except EngineError as exc:
             st.error(public_message(exc))
     if go_run:
         try:
-            cfg = config_for(params)
+            cfg = config_for(values)
         except EngineError as exc:
             st.error(public_message(exc))
             cfg = None
         if cfg is not None:
             res = launch(cfg, run, label="Learning online")
             if res is not None:
-                st.session_state["ofde_result"] = (params, res)
+                S.result = (params, res)
     if go_trade:
         curves, last = {}, None
         for s in SCALES:
-            cfg = config_for(params, s)
+            cfg = config_for(values, s)
             if cfg is None:
                 break
             res = launch(cfg, run, label=f"Perturbation scale {s:g}")
@@ -164,12 +143,12 @@ with main:
                 break
             curves[f"scale {s:g}" + (" (paper)" if s == 1.0 else "")] = res.metrics["curve"]
             last = res
-            if s == 1.0 or s == params.perturbation_scale:
-                st.session_state["ofde_result"] = (Params(**{**params.__dict__, "perturbation_scale": s}), res)
+            if s == 1.0 or s == scale_now:
+                S.result = ((source, {**values, "scale": f"{s:g}"}), res)
         if last is not None and len(curves) == len(SCALES):
-            st.session_state["ofde_tradeoff"] = (params, curves, last.metrics)
+            S.tradeoff = (params, curves, last.metrics)
 
-    stored = st.session_state.get("ofde_result")
+    stored = S.result
     if stored is None:
         st.info("Choose a data set and press **Run OFDE**. The synthetic source samples a random Markov tree, "
                 "so the page works without any download.")
@@ -188,7 +167,7 @@ with main:
                        "over 100 seeds; the public Python OFDE 0.125). A smaller scale steadies it.")
         c5.metric("ms / round", f"{m['per_round_ms_median']:.3f}", help="median time per round")
         c6.metric("Edges ≠ CL", m["shd_to_chowliu"], help="structural Hamming distance to the Chow-Liu tree")
-        tab_curve, tab_struct, tab_time, tab_trade = st.tabs(list(TABS.values()), key="ofde_tab", on_change="rerun")
+        tab_curve, tab_struct, tab_time, tab_trade = widget(SPEC, "tab", on_change="rerun")
         with tab_curve:
             levels = {"Chow-Liu": m["chowliu_test_loglik"], f"CLT (eps {m['clt_epsilon']})": m["clt_test_loglik"]}
             label = f"OFDE over {m['model']} (k={m['mixture_size']}, scale {m['perturbation_scale']:g})"
@@ -219,7 +198,7 @@ with main:
             st.caption(f"Median {m['per_round_ms_median']:.3f} ms, 90th percentile {m['per_round_ms_p90']:.3f} ms "
                        "per round (play, update, perturbed leader, swap rounding; evaluation excluded).")
         with tab_trade:
-            trade = st.session_state.get("ofde_tradeoff")
+            trade = S.tradeoff
             if trade is None:
                 st.info("Press **Compare perturbation scales** to run OFDE with scales "
                         + ", ".join(f"{s:g}" for s in SCALES) + " on the same data. The paper's scale (1) "

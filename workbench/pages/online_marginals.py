@@ -11,22 +11,23 @@ of the lesson is an :class:`engine.inference.session.OnlineSession`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.jsonio import loads
 from engine.errors import EngineError
 from engine.files import browser_paths, public_message
 from engine.inference.belief_propagation import bp_work
-from engine.networks import network_sample_names, read_sample_network
-from engine.urlstate import evidence_vectors
+from engine.inference.models import PairwiseConfig
 from engine.inference.online import random_ops
 from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
+from engine.jsonio import loads
+from engine.links.evidence import evidence_vectors
+from engine.networks import network_sample_names, read_sample_network
+from engine.pagespecs import PAGES
+from workbench import links
 from workbench.components import (
     RING,
     Spec,
@@ -36,6 +37,7 @@ from workbench.components import (
     export_buttons,
     ring_trace,
     selected_vertex,
+    selection_key,
     tree_chart,
     tree_spec,
     vertex_box,
@@ -45,26 +47,40 @@ from workbench.figures.inference_figures import (PROB_SCALE, d_figure, differenc
 from workbench.figures.style import OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
-from workbench import links
+from workbench.session import PageState
 from workbench.state import current_tree, set_tree
 from workbench.text import md, subscript
+from workbench.widgets import widget
 
+SPEC = PAGES["online_marginals"]
 KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 COLOUR_LIMIT = 5000   # colour every vertex by its marginal up to this size
 D_LIMIT = 3000        # draw D up to this many nodes
 D_AUTO = 1200         # ... by default up to this many (above, on request: it is resent on every click)
-MAX_K = 5
-
-
+MAX_K = SPEC.setting("k").hi
 NO_NETWORK = "(the current tree)"
+POTTS, EDIT = "Potts coupling", "Edit matrix"   # the two ways to give the edge potential
+MODEL = ("k", "coupling", "psi", "cover", "network")   # the settings of the model (the evidence is the lesson's)
 
 
-@dataclass(frozen=True)
-class OnlineParams:
-    k: int
-    matrix: tuple          # k x k potential of every edge: rows the parent's label, columns the child's
-    cover: str
-    network: str | None = None   # a sample network: its own tree, φ and ψ (then k and matrix are its)
+class OnlineState(PageState, page="online_marginals"):
+    mode: str = POTTS                       # the edge potential: a Potts coupling or an edited matrix
+    matrix: None = None                     # om_matrix_K_HASH: the matrix editor's keys
+    matrix_start: list | None = None        # the editor's first matrix (a link's psi, a scenario's)
+    matrix_now: tuple | None = None         # the edited matrix now
+    session: OnlineSession | None = None    # the lesson: the model, its evidence and its operation log
+    session_key: tuple | None = None        # the model settings the session was built for
+    evidence_link: dict | None = None       # a link's evidence, applied to the next session
+    label: int = 0                          # the label to observe
+    soft: None = None                       # om_soft_A: the weight of label A in soft evidence
+    error: str | None = None                # the last evidence error, shown once
+    flash: tuple | None = None              # (kind, message) of the last stream, check or load, shown once
+    count: int = 50                         # operations of a random stream
+    seed: int = 0                           # ... and its seed
+    load: object = None                     # the uploaded scenario
+
+
+S = OnlineState()
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -74,72 +90,72 @@ def _network(name: str):
 
 def _page_tree():
     """The tree of the page: the chosen network's, else the current tree."""
-    name = st.session_state.get("om_network")
+    name = S.network
     return _network(name).tree if name and name != NO_NETWORK else current_tree()
 
 
-def _settings(tree) -> OnlineParams:
+def _samples() -> list[str]:
+    return [n.rsplit(".", 1)[0] for n in network_sample_names()]
+
+
+def _settings(tree) -> PairwiseConfig:
+    """The model's settings (the evidence is the lesson's), drawn; their configuration."""
     c0, c1, c2, c3 = st.columns([1.2, 1, 2, 1])
     with c0:
-        net_name = st.selectbox("Model", [NO_NETWORK] + [n.rsplit(".", 1)[0] for n in network_sample_names()],
-                                key="om_network", help="A sample network brings its own tree, node potentials "
-                                "φ and edge potentials ψ (sample_networks/).")
+        net_name = widget(SPEC, "network", options=[NO_NETWORK] + _samples())
     if net_name != NO_NETWORK:
         net = _network(net_name)
         c1.metric("Labels k", net.k)
         c2.caption(f"Network **{net_name}** ({net.kind}, {net.tree.n} variables): its own φ and ψ on every "
                    "edge; evidence multiplies φ.")
-        with c3:
-            cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover")
-        return OnlineParams(net.k, (), cover, net_name)
+        widget(SPEC, "cover", where=c3)
+        return SPEC.run_config({"network": net_name, "cover": links.values(SPEC).get("cover")})
     with c1:
-        k = st.slider("Labels k", 2, MAX_K, 2, key="om_k")
+        k = widget(SPEC, "k")
     with c2:
-        mode = st.radio("Edge potential", ["Potts coupling", "Edit matrix"], horizontal=True, key="om_mode")
-        if mode == "Potts coupling":
-            coupling = st.slider("Coupling (diagonal = e^coupling, off-diagonal 1)", -3.0, 3.0, 1.0, 0.1,
-                                 key="om_coupling")
-            matrix = potts_interaction(k, coupling)
+        mode = st.radio("Edge potential", [POTTS, EDIT], horizontal=True, key=S.key("mode"))
+        if mode == POTTS:
+            widget(SPEC, "coupling")
         else:
-            start = st.session_state.get("om_matrix_start")
+            start = S.matrix_start
             if start is None or len(start) != k:
                 start = potts_interaction(k, 1.0).tolist()
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
-                                key=f"om_matrix_{k}_{abs(hash(json.dumps(start)))}")
+                                key=f"{S.key('matrix')}_{k}_{abs(hash(json.dumps(start)))}")
             st.caption("ψ(parent = row, child = column) on every edge, parents towards the root "
                        f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
-            matrix = df.to_numpy(dtype=float)
-            st.session_state["om_matrix_now"] = tuple(map(tuple, np.asarray(matrix, float).tolist()))
-    with c3:
-        cover = st.radio("Cover", ["optimal", "rake-only"], key="om_cover",
-                         help="optimal: height O(log n); rake-only: only leaves are merged, height "
-                              "up to the diameter, but only k^2 work per level")
-    return OnlineParams(int(k), tuple(map(tuple, np.asarray(matrix, float).tolist())), cover)
+            S.matrix_now = tuple(map(tuple, np.asarray(df.to_numpy(dtype=float), float).tolist()))
+    widget(SPEC, "cover", where=c3)
+    values = links.values(SPEC)
+    return SPEC.run_config({name: values[name] for name in MODEL if name in values})
 
 
-def _settings_key(tree, p: OnlineParams) -> tuple:
-    return (tree.content_key, p.k, p.matrix, p.cover) + ((p.network,) if p.network else ())
+def _model_key(tree, config: PairwiseConfig) -> tuple:
+    """What the session is built from: the tree, k, the edge potential, the cover (and the network)."""
+    if config.network:
+        return (tree.content_key, _network(config.network).k, (), config.cover, config.network)
+    return (tree.content_key, config.k, tuple(map(tuple, config.edge_potential().tolist())), config.cover)
 
 
-def _session(tree, p: OnlineParams) -> OnlineSession:
+def _session(tree, config: PairwiseConfig) -> OnlineSession:
     """This session's lesson for these settings; rebuilt (O(n)) when they or the tree change. A
-    link's evidence waiting in ``om_evidence_link`` is applied, as it multiplies φ."""
-    key = _settings_key(tree, p)
-    if st.session_state.get("om_session_key") != key or "om_session" not in st.session_state:
-        if p.network:
-            net = _network(p.network)
+    link's evidence waiting in ``evidence_link`` is applied, as it multiplies φ."""
+    key = _model_key(tree, config)
+    if S.session_key != key or S.session is None:
+        if config.network:
+            net = _network(config.network)
             t = net.tree
-            st.session_state["om_session"] = OnlineSession(
-                t, net.k, np.ones((net.k, net.k)), cover=p.cover,
+            S.session = OnlineSession(
+                t, net.k, np.ones((net.k, net.k)), cover=config.cover,
                 edge_potentials={(t.name(int(a)), t.name(int(b))): net.edge_potentials[i]
                                  for i, (a, b) in enumerate(t.edges)},
                 node_data={t.name(v): net.node_potentials[v] for v in range(t.n)})
         else:
-            st.session_state["om_session"] = OnlineSession(tree, p.k, np.asarray(p.matrix), cover=p.cover)
-        st.session_state["om_session_key"] = key
-    s = st.session_state["om_session"]
-    wanted = st.session_state.pop("om_evidence_link", None)
+            S.session = OnlineSession(tree, config.k, config.edge_potential(), cover=config.cover)
+        S.session_key = key
+    s = S.session
+    wanted = S.pop("evidence_link")
     if wanted is not None:
         _set_evidence(s, wanted)
     return s
@@ -147,7 +163,7 @@ def _session(tree, p: OnlineParams) -> OnlineSession:
 
 def _states(s: OnlineSession):
     """The state names of a network's variables (None on the current tree)."""
-    name = st.session_state.get("om_network")
+    name = S.network
     if name and name != NO_NETWORK and _network(name).tree is s.tree:
         return _network(name).states
     return None
@@ -170,7 +186,7 @@ def _set_evidence(s: OnlineSession, evidence: dict) -> None:
 
 def _evidence_now() -> dict | None:
     """The session's evidence as a link gives it (label, state name or weights; φ divided out)."""
-    s: OnlineSession | None = st.session_state.get("om_session")
+    s: OnlineSession | None = S.session
     if s is None or not s.evidence:
         return None
     states = _states(s)
@@ -192,75 +208,73 @@ def _evidence_now() -> dict | None:
 
 def _seed_psi(m) -> None:
     if m is None:
-        st.session_state["om_mode"] = "Potts coupling"
+        S.mode = POTTS
         return
     if len(m) > MAX_K:
         raise ValueError(f"this page shows up to {MAX_K} labels")
-    st.session_state["om_mode"] = "Edit matrix"
-    st.session_state["om_matrix_start"] = [list(r) for r in m]
-    st.session_state["om_k"] = len(m)
+    S.mode = EDIT
+    S.matrix_start = [list(r) for r in m]
+    S.k = len(m)
 
 
-LINK = {
-    "k": "om_k", "coupling": "om_coupling", "cover": links.choice("om_cover", {"optimal": "optimal", "rake": "rake-only"}),
-    "psi": links.Bind(seed=_seed_psi, read=lambda: st.session_state.get("om_matrix_now")
-                      if st.session_state.get("om_mode") == "Edit matrix" else None),
-    "network": links.Bind("om_network", lambda name: name.rsplit(".", 1)[0],
-                          lambda x: x if x in [n.rsplit(".", 1)[0] for n in network_sample_names()] else None),
-    "evidence": links.Bind(seed=lambda e: st.session_state.__setitem__("om_evidence_link", e or {}),
-                           read=_evidence_now),
-    "vertex": links.vertex(f"{KEY}__vertex", _page_tree),
+BINDS = {
+    "psi": links.Bind(seed=_seed_psi, read=lambda: S.matrix_now if S.mode == EDIT else None),
+    "network": links.Bind(S.key("network"), lambda name: name.rsplit(".", 1)[0],
+                          lambda x: x if x in _samples() else None),
+    "evidence": links.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
+    "vertex": links.vertex(selection_key(KEY), _page_tree),
 }
 
 
 # ------------------------------------------------------------------ callbacks (run before the rerun)
 def _query(v: int) -> None:
-    st.session_state["om_session"].query(v)
+    S.session.query(v)
 
 
 def _evidence(kind: str) -> None:
     """Observe a label, apply soft evidence or clear, at the selected vertex."""
-    s: OnlineSession = st.session_state["om_session"]
+    s: OnlineSession = S.session
     v = selected_vertex(s.tree, KEY, s.tree.root)
     try:  # evidence multiplies φ_v (all ones on the current tree; a network's own φ)
         if kind == "observe":
-            label = int(st.session_state.get("om_label", 0))
-            s.update(v, _phi(s, v) * np.eye(s.k)[label])
+            s.update(v, _phi(s, v) * np.eye(s.k)[int(S.label)])
         elif kind == "soft":
-            s.update(v, _phi(s, v) * np.array([float(st.session_state.get(f"om_soft_{a}", 1.0)) for a in range(s.k)]))
+            s.update(v, _phi(s, v) * np.array([float(st.session_state.get(_soft_key(a), 1.0)) for a in range(s.k)]))
         else:
             s.clear(v)
     except EngineError as exc:
-        st.session_state["om_error"] = public_message(exc)
+        S.error = public_message(exc)
+
+
+def _soft_key(label: int) -> str:
+    return f"{S.key('soft')}_{label}"
 
 
 def _play() -> None:
-    s: OnlineSession = st.session_state["om_session"]
-    ops = random_ops(s.tree, s.k, int(st.session_state.get("om_count", 50)),
-                     seed=int(st.session_state.get("om_seed", 0)))
+    s: OnlineSession = S.session
+    ops = random_ops(s.tree, s.k, int(S.count), seed=int(S.seed))
     full = bp_work(s.tree.n, s.k)
     before = s.model.total_work
     played, skipped = s.play(ops)
-    st.session_state["om_flash"] = ("success", f"Played {played} operations"
-                                    + (f" ({skipped} skipped: inconsistent evidence)" if skipped else "")
-                                    + f"; their work {s.model.total_work - before:,} multiply-adds vs "
-                                      f"{len(ops) * full:,} for one BP pass per operation.")
+    S.flash = ("success", f"Played {played} operations"
+               + (f" ({skipped} skipped: inconsistent evidence)" if skipped else "")
+               + f"; their work {s.model.total_work - before:,} multiply-adds vs "
+                 f"{len(ops) * full:,} for one BP pass per operation.")
 
 
 def _check() -> None:
-    s: OnlineSession = st.session_state["om_session"]
+    s: OnlineSession = S.session
     try:
         d = s.largest_difference_from_bp()
     except EngineError as exc:
-        st.session_state["om_flash"] = ("error", str(exc))
+        S.flash = ("error", str(exc))
         return
-    st.session_state["om_flash"] = ("success" if d < 1e-9 else "warning",
-                                    f"Largest |online − BP| over all vertices and labels: {d:.2e}")
+    S.flash = ("success" if d < 1e-9 else "warning", f"Largest |online − BP| over all vertices and labels: {d:.2e}")
 
 
 def _load_scenario() -> None:
     """Read an uploaded scenario (before the widgets exist, so the settings can follow it)."""
-    up = st.session_state.get("om_load")
+    up = S.load
     if up is None:
         return
     try:
@@ -271,15 +285,13 @@ def _load_scenario() -> None:
                              "(replay it with python -m engine online replay)")
         s = OnlineSession.from_scenario(sc)
     except (EngineError, ValueError) as exc:
-        st.session_state["om_flash"] = ("error", f"cannot load the scenario {md(up.name)}: {public_message(exc)}")
+        S.flash = ("error", f"cannot load the scenario {md(up.name)}: {public_message(exc)}")
         return
     set_tree(sc.tree, f"scenario {up.name}")
     matrix = sc.edge_potential.tolist()
-    st.session_state.update({"om_k": sc.k, "om_mode": "Edit matrix", "om_matrix_start": matrix,
-                             "om_cover": sc.cover, "om_session": s,
-                             "om_session_key": (sc.tree.content_key, sc.k,
-                                                tuple(map(tuple, np.asarray(matrix, float).tolist())), sc.cover)})
-    st.session_state["om_flash"] = ("success", f"Loaded {up.name}: {len(sc.ops)} operations replayed.")
+    S.k, S.mode, S.matrix_start, S.cover, S.session = sc.k, EDIT, matrix, sc.cover, s
+    S.session_key = (sc.tree.content_key, sc.k, tuple(map(tuple, np.asarray(matrix, float).tolist())), sc.cover)
+    S.flash = ("success", f"Loaded {up.name}: {len(sc.ops)} operations replayed.")
 
 
 # ------------------------------------------------------------------ figures from cached bases
@@ -366,7 +378,7 @@ def _work_spec(online: int, bp: int, ops: int) -> Spec:
 @st.fragment
 def lesson(tree) -> None:
     links.write_query("online_marginals")   # a click or evidence reruns only this: the address follows
-    s: OnlineSession = st.session_state["om_session"]
+    s: OnlineSession = S.session
     k = s.k
     sel = selected_vertex(tree, KEY, tree.root)
     left, right = st.columns([3, 2], gap="medium")
@@ -391,18 +403,18 @@ def lesson(tree) -> None:
         export_buttons(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
         e1, e2 = st.columns(2)
         with e1:
-            if states is not None and st.session_state.get("om_label", 0) >= len(states[sel]):
-                st.session_state["om_label"] = 0
-            st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key="om_label",
+            if states is not None and S.label >= len(states[sel]):
+                S.label = 0
+            st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key=S.key("label"),
                          format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
             st.button("Observe label", key="om_observe", type="primary", on_click=_evidence, args=("observe",))
             st.button("Clear evidence", key="om_clear", on_click=_evidence, args=("clear",))
         with e2:
             for a in range(k):
-                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=f"om_soft_{a}")
+                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=_soft_key(a))
             st.button("Apply soft evidence", key="om_apply", on_click=_evidence, args=("soft",))
-        if st.session_state.get("om_error"):
-            st.error(st.session_state.pop("om_error"))
+        if S.error:
+            st.error(S.pop("error"))
 
     model = s.model
     rep = model.last_op
@@ -436,25 +448,19 @@ def lesson(tree) -> None:
 
 
 # ------------------------------------------------------------------ the page
-# A loaded scenario sets widget values: done here, before any widget exists, because Streamlit
-# refuses to change the state of a widget already drawn in this run (the load button sits below).
-for _key, _value in st.session_state.pop("om_load_widgets", {}).items():
-    st.session_state[_key] = _value
-
 links.page_head("online_marginals", "Online Marginals",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after '
                 "one O(n) initialisation each piece of evidence and each marginal costs one walk along a path "
                 "of the decomposition tree D (O(height)), not a full belief-propagation pass. Click a vertex, "
                 "set evidence, and watch the path of D light up.",
-                LINK)
+                BINDS)
 tree = _page_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")
     st.stop()
 
 try:
-    params = _settings(tree)
-    _session(tree, params)
+    _session(tree, _settings(tree))
 except EngineError as exc:
     st.error(public_message(exc))
     st.stop()
@@ -462,18 +468,18 @@ except EngineError as exc:
 lesson(tree)
 
 st.divider()
-flash = st.session_state.pop("om_flash", None)
+flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])
 r1, r2, r3 = st.columns(3)
 with r1:
-    st.number_input("Random stream: operations", 2, 5000, 50, step=10, key="om_count")
-    st.number_input("Seed", 0, 10 ** 6, 0, key="om_seed")
+    st.number_input("Random stream: operations", 2, 5000, 50, step=10, key=S.key("count"))
+    st.number_input("Seed", 0, 10 ** 6, 0, key=S.key("seed"))
     st.button("Play random stream", key="om_play", on_click=_play)
 with r2:
     st.button("Check against BP", key="om_check", on_click=_check,
               help="One belief-propagation pass under the current evidence, compared with every online marginal.")
 with r3:
-    st.download_button("Save scenario", lambda: json.dumps(st.session_state["om_session"].to_scenario(), indent=1),
+    st.download_button("Save scenario", lambda: json.dumps(S.session.to_scenario(), indent=1),
                        file_name="scenario.json", mime="application/json", key="om_save")
-    st.file_uploader("Load scenario", type=["json"], key="om_load", on_change=_load_scenario)
+    st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)

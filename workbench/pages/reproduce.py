@@ -10,21 +10,25 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from engine.reproduce import PAPERS, Report, ReproduceConfig, paper_module, plan, run
+from engine.pagespecs import PAGES
+from engine.reproduce import Report, paper_module, plan, run
 from workbench import links
 from workbench.components import chart
 from workbench.figures.reproduce_figures import report_figure, rows_frame
-from workbench.runner import history, launch
+from workbench.runner import history, last_run, launch
+from workbench.session import PageState
 from workbench.text import md
+from workbench.widgets import widget
 
-#: what each paper's reproduction shows, in a few words (the menu)
-RESULTS = {"cover": "optimal cover against brute force (Theorem 6)", "hedge": "TREE-HEDGE and its bound (Theorem 9)",
-           "rta": "RTA's Table 1 and Figure 1", "ofde": "OFDE's Figure 2, Chow-Liu log-likelihoods",
-           "bhtmm": "TF- and SP-BHTMM, Tables I and III"}
+SPEC = PAGES["reproduce"]
 
 
-def _label(name: str) -> str:
-    return f"{name}: {RESULTS[name]}"
+class ReproduceState(PageState, page="reproduce"):
+    report: int | None = None        # the run id of the report shown
+    result: object | None = None     # the last reproduction's result (shown even without a run history)
+
+
+S = ReproduceState()
 
 
 def _cite(name: str) -> str:
@@ -33,30 +37,23 @@ def _cite(name: str) -> str:
 
 
 def _choose_report(rid) -> None:
-    st.session_state["repro_report"] = None if rid is None else int(rid)
+    S.report = int(rid) if rid is not None and str(rid).isdigit() else None
 
-
-LINK = {"paper": "repro_paper", "quick": "repro_quick",
-        "report": links.Bind(seed=lambda r: _choose_report(r if r is None or str(r).isdigit() else None),
-                             read=lambda: (str(st.session_state["repro_report"])
-                                           if st.session_state.get("repro_report") is not None else None)),
-        # run=1 in a link starts the reproduction; the page's own address points at the report instead
-        "run": links.run_bind("reproduce", lambda: False)}
 
 links.page_head("reproduce", "Reproduce the papers",
                 "Run a paper's protocol on the benchmark data with today's code, and read our number beside the "
                 "published one, the difference, and its spread over seeds and folds. The same reproduction runs "
-                "from the command line: `python -m engine reproduce PAPER [--quick]`.", LINK)
+                "from the command line: `python -m engine reproduce PAPER [--quick]`.",
+                {"report": links.Bind(seed=_choose_report, read=lambda: None if S.report is None else str(S.report)),
+                 # run=1 in a link starts the reproduction; the page's own address points at the report instead
+                 "run": links.run_bind("reproduce", lambda: False)})
 
 store = history()
 left, right = st.columns([1, 3], gap="large")
 with left:
-    paper = st.radio("Paper", list(PAPERS), format_func=_label, key="repro_paper")
+    paper = widget(SPEC, "paper")
     st.caption(_cite(paper))
-    quick = st.toggle("Quick protocol", value=True, key="repro_quick",
-                      help="Fewer seeds, folds and iterations (the report says which): every paper in a minute or "
-                           "two. Off: the paper's own protocol, which can take from seconds (cover) to hours (ofde, "
-                           "bhtmm) on a small machine.")
+    quick = widget(SPEC, "quick")
     try:
         p = plan(paper, quick=quick)
         st.caption(md(p.protocol))
@@ -69,15 +66,14 @@ with left:
     go = st.button("Reproduce", type="primary", icon=":material/play_arrow:", disabled=p is None)
 
 with right:
-    config = ReproduceConfig(paper=paper, quick=bool(quick))
+    config = SPEC.run_config({"paper": paper, "quick": bool(quick)})
     if p is not None and (go or links.run_once("reproduce", config)):
         done = launch(config, run, label=f"Reproducing {paper}" + (" (quick)" if quick else ""))
         if done is not None:
-            rid = st.session_state.get("runner_last_run")
-            st.session_state["repro_report"] = rid
-            st.session_state["repro_result"] = done   # shown even without a run history
+            S.report = last_run()
+            S.result = done   # shown even without a run history
     reports = [] if store is None else store.list(algorithm="reproduce", status="finished")
-    chosen = st.session_state.get("repro_report")
+    chosen = S.report
     report = None
     if chosen is not None and store is not None:
         try:
@@ -86,8 +82,8 @@ with right:
                 report = Report.from_dict(rec.artefacts["report"])
         except (EngineError, KeyError):
             st.warning(f"Run {chosen} is not a finished reproduction in the run history.")
-    elif store is None and st.session_state.get("repro_result") is not None:
-        report = Report.from_dict(st.session_state["repro_result"].artefacts["report"])
+    elif store is None and S.result is not None:
+        report = Report.from_dict(S.result.artefacts["report"])
     if report is None:
         st.info("Pick a paper and **Reproduce**, or open an earlier report below. The quick protocol of the "
                 "optimal cover takes seconds.")
@@ -145,5 +141,5 @@ with right:
         pick = st.selectbox("Open a report", ids, index=ids.index(chosen) if chosen in ids else None,
                             format_func=names.get, placeholder="Choose an earlier report", key="repro_pick")
         if pick is not None and pick != chosen:
-            st.session_state["repro_report"] = pick
+            S.report = pick
             st.rerun()

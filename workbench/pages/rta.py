@@ -7,64 +7,60 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from engine.files import public_message
 from engine.errors import EngineError
+from engine.files import public_message
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
 from engine.multilabel.run import run
-from workbench.components import chart
-from engine.pagestate import rta_config
+from engine.pagespecs import PAGES
 from workbench import links
+from workbench.components import chart
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
+from workbench.session import PageState
 from workbench.text import md
+from workbench.widgets import widget
 
+SPEC = PAGES["rta"]
 SYNTHETIC = "Synthetic (embedded)"
 UPLOAD = "Upload an ARFF file"
 INNER = "inner validation"
+SYNTHETIC_ONLY = ("examples", "labels")
+
+
+class RtaState(PageState, page="rta"):
+    c_mode: str = INNER                    # the margin slack: inner validation or "fixed"
+    C: float = 1.0                         # ... its value when fixed
+    result: tuple | None = None            # (settings, result) of the run shown
+    params_now: tuple | None = None        # the settings now
+
+
+S = RtaState()
 
 
 def _seed_c(c) -> None:
-    st.session_state["rta_c_mode"] = INNER if c in (None, "inner") else "fixed"
+    S.c_mode = INNER if c in (None, "inner") else "fixed"
     if c not in (None, "inner"):
-        st.session_state["rta_C"] = float(c)
+        S.C = float(c)
 
 
 def _shown() -> bool:
-    stored = st.session_state.get("rta_result")
-    return stored is not None and stored[0] == st.session_state.get("rta_params_now")
+    stored = S.result
+    return stored is not None and stored[0] == S.params_now
 
 
-LINK = {
-    "data": links.Bind("rta_data", lambda d: SYNTHETIC if d == "synthetic" else d,
+BINDS = {
+    "data": links.Bind(S.key("data"), lambda d: SYNTHETIC if d == "synthetic" else d,
                        lambda c: "synthetic" if c == SYNTHETIC else None if c in (None, UPLOAD)
                        or c not in benchmark_files() else c),
-    "examples": "rta_examples", "labels": "rta_labels", "trees": "rta_trees",
-    "max_k": links.Bind("rta_max_k", int, str),
-    "c": links.Bind(seed=_seed_c, read=lambda: "inner" if st.session_state.get("rta_c_mode", INNER) == INNER
-                    else f"{st.session_state.get('rta_C', 1.0):g}"),
-    "folds": "rta_folds", "passes": "rta_passes", "baseline": "rta_baseline", "seed": "rta_seed",
+    "c": links.Bind(seed=_seed_c, read=lambda: "inner" if S.c_mode == INNER else f"{S.C:g}"),
     "run": links.run_bind("rta", _shown),
 }
-
-
-@dataclass(frozen=True)
-class Params:
-    data: object
-    labels: object
-    n_trees: int
-    max_k: int
-    C: float | None
-    folds: int
-    max_passes: int
-    baseline: str | None
-    seed: int
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -91,17 +87,16 @@ links.page_head("rta", "RTA: multilabel learning on random spanning trees",
                 "sample of uniformly random spanning trees. Each tree gives its K best labellings by dynamic "
                 "programming; the best of their union is **provably** the best labelling of the whole ensemble "
                 "whenever it scores at least the average of the trees' K-th best scores (Lemma 7).",
-                LINK)
+                BINDS)
 files = benchmark_files()
 left, right = st.columns([1, 3], gap="large")
 with left:
-    choice = st.selectbox("Data", [SYNTHETIC, *files.keys(), UPLOAD], key="rta_data",
-                          help="The Mulan benchmarks appear when ../shared/data/multilabel is present.")
+    choice = widget(SPEC, "data", options=[SYNTHETIC, *files.keys(), UPLOAD])
     data, labels = "synthetic", None
     if choice == SYNTHETIC:
         c1, c2 = st.columns(2)
-        m = c1.number_input("Examples", 60, 3000, 300, step=20, key="rta_examples")
-        nl = c2.number_input("Labels", 2, 14, 6, key="rta_labels")
+        m = widget(SPEC, "examples", where=c1)
+        nl = widget(SPEC, "labels", where=c2)
         data = {"synthetic": {"n_examples": int(m), "n_labels": int(nl), "n_features": 20, "seed": 0}}
     elif choice == UPLOAD:
         up = st.file_uploader("ARFF file (dense or sparse; .gz ok)", type=["arff", "gz"])
@@ -110,18 +105,21 @@ with left:
         data = _save_upload(up) if up is not None else None
     else:
         data = str(files[choice])
-    n_trees = st.slider("Spanning trees", 1, 40, 10, key="rta_trees")
-    max_k = st.select_slider("Largest K", [2, 4, 8, 16, 32, 64], value=32, key="rta_max_k")
-    c_mode = st.radio("Margin slack C", [INNER, "fixed"], horizontal=True, key="rta_c_mode",
+    widget(SPEC, "trees")
+    widget(SPEC, "max_k")
+    c_mode = st.radio("Margin slack C", [INNER, "fixed"], horizontal=True, key=S.key("c_mode"),
                       help="Inner validation picks C from {100, 50, 10, 1, 0.5, 0.1, 0.01} in every training fold.")
-    C = st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0, key="rta_C") if c_mode == "fixed" else None
+    if c_mode == "fixed":
+        st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0, key=S.key("C"))
     c1, c2 = st.columns(2)
-    folds = c1.number_input("Folds", 2, 10, 5 if choice != SYNTHETIC else 3, key="rta_folds")
-    passes = c2.number_input("Passes", 1, 200, 30 if choice != SYNTHETIC else 15, key="rta_passes")
-    baseline = st.checkbox("LinearSVC baseline on the same folds", value=True, key="rta_baseline")
-    seed = st.number_input("Seed", 0, 10**6, 0, key="rta_seed")
-    params = Params(data, labels, int(n_trees), int(max_k), C, int(folds), int(passes), "svm" if baseline else None, int(seed))
-    st.session_state["rta_params_now"] = params
+    widget(SPEC, "folds", where=c1, value=5 if choice != SYNTHETIC else 3)
+    widget(SPEC, "passes", where=c2, value=30 if choice != SYNTHETIC else 15)
+    widget(SPEC, "baseline")
+    widget(SPEC, "seed")
+    values = {k: v for k, v in SPEC.run_values(links.values(SPEC)).items()   # a widget not drawn now does not count
+              if choice == SYNTHETIC or k not in SYNTHETIC_ONLY}
+    params = (data, labels, values)
+    S.params_now = params
     go_btn = st.button("Run cross-validation", type="primary", disabled=data is None)
 
 with right:
@@ -136,23 +134,18 @@ with right:
             data = None
     config = None
     if data is not None:
-        try:   # the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-            config = rta_config({"data": "synthetic" if choice == SYNTHETIC else choice if choice != UPLOAD
-                                 else "synthetic", "examples": int(m) if choice == SYNTHETIC else 300,
-                                 "labels": int(nl) if choice == SYNTHETIC else 6, "trees": params.n_trees,
-                                 "max_k": str(params.max_k), "c": "inner" if C is None else f"{C:g}",
-                                 "folds": params.folds, "passes": params.max_passes,
-                                 "baseline": params.baseline is not None, "seed": params.seed})
+        try:   # the run configuration of these settings, as a lesson's link describes it (the page's spec)
+            config = SPEC.run_config(values)
             if choice == UPLOAD:
-                config = dataclasses.replace(config, data=params.data, labels=params.labels)
+                config = dataclasses.replace(config, data=data, labels=labels)
         except EngineError as exc:
             st.error(public_message(exc))
             config = None
     if config is not None and (go_btn or (choice != UPLOAD and links.run_once("rta", config))):
         result = launch(config, run, label="Cross-validating RTA")
         if result is not None:
-            st.session_state["rta_result"] = (params, result)
-    stored = st.session_state.get("rta_result")
+            S.result = (params, result)
+    stored = S.result
     result = stored[1] if stored is not None else None
     if result is None:
         st.info("Choose data and settings, then **Run cross-validation**. The synthetic default takes a few seconds.")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import Optional
 
 import pandas as pd
 import streamlit as st
@@ -20,7 +19,8 @@ from engine.runs.store import STATUSES
 from workbench.components import chart
 from workbench import links
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
-from workbench.runner import history, launch, launch_sweep
+from workbench.runner import history, last_run, launch, launch_sweep
+from workbench.session import PageState
 
 #: status -> (badge colour, material icon)
 STATUS_BADGE = {"running": ("blue", ":material/autorenew:"), "finished": ("green", ":material/check_circle:"),
@@ -32,8 +32,8 @@ STATUS_BADGE = {"running": ("blue", ":material/autorenew:"), "finished": ("green
 class Filters:
     algorithms: tuple[str, ...]
     statuses: tuple[str, ...]
-    since: Optional[date]
-    until: Optional[date]
+    since: date | None
+    until: date | None
     text: str
 
 
@@ -55,7 +55,7 @@ def example_config() -> str:
     return json.dumps(family(fams[0]).config_class().to_dict(), indent=2)
 
 
-def when(t: Optional[float]) -> str:
+def when(t: float | None) -> str:
     if t is None:
         return ""
     return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
@@ -77,27 +77,38 @@ def show_value(v) -> str:
     return str(v)
 
 
+class RunsState(PageState, page="runs"):
+    flash: str | None = None                # a message shown once
+    select_next: list | None = None         # runs to select in the next run of the page
+    chosen: list | None = None              # the runs shown and compared
+    live: bool = False                      # runs were in progress at the last look
+    pending_delete: list | None = None      # runs the user asked to delete (waiting for Yes)
+
+
+S = RunsState()
+
+
 def flash(message: str) -> None:
-    st.session_state["runs_flash"] = message
+    S.flash = message
 
 
 def launch_and_show(cfg, label: str, done: str) -> None:
     """Run ``cfg`` with progress; once recorded, flash ``done`` (``{}``: the new run's id) and
     select the new run in the table."""
     if launch(cfg, family(cfg.algorithm).run, label=label) is not None:
-        rid = st.session_state.get("runner_last_run")
+        rid = last_run()
         flash(done.format(rid))
-        st.session_state["runs_select_next"] = [rid]
+        S.select_next = [rid]
         st.rerun()
 
 
 def _chosen_record():
-    chosen = st.session_state.get("runs_chosen") or []
+    chosen = S.chosen or []
     return str(chosen[0]) if len(chosen) == 1 else None
 
 
 links.page_head("runs", "Runs", binds={"record": links.Bind(
-    seed=lambda r: st.session_state.__setitem__("runs_select_next", [int(r)]) if r is not None else None,
+    seed=lambda r: setattr(S, "select_next", [int(r)]) if r is not None else None,
     read=_chosen_record)})
 store = history()
 if store is None:
@@ -112,7 +123,7 @@ else:
                  f"`{store.path.name}`" + (" · read-only" if store.read_only else ""))
 refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
                width="stretch")
-if msg := st.session_state.pop("runs_flash", None):
+if msg := S.pop("flash"):
     st.success(msg)
 
 
@@ -120,10 +131,10 @@ if msg := st.session_state.pop("runs_flash", None):
 def live_panel() -> None:
     running = store.list(status="running")
     if not running:
-        if st.session_state.pop("runs_live", False):
+        if S.pop("live"):
             st.rerun()  # the last one ended: refresh the table
         return
-    st.session_state["runs_live"] = True
+    S.live = True
     st.markdown(f"**Running now** ({len(running)})")
     for rec in running:
         f = rec.progress or 0.0
@@ -153,7 +164,7 @@ with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
                 if recs is not None:
                     flash(f"Sweep {recs[0].sweep}: {len(recs)} runs recorded "
                           f"({sum(r.status == 'finished' for r in recs)} finished).")
-                    st.session_state["runs_select_next"] = [r.id for r in recs]
+                    S.select_next = [r.id for r in recs]
                     st.rerun()
             else:
                 cfg = config_from_dict(spec)
@@ -210,10 +221,10 @@ st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(r
 
 ids = [r.id for r in records]
 names = {r.id: run_name(r) for r in records}
-prev = st.session_state.pop("runs_select_next", None) or st.session_state.get("runs_chosen")
+prev = S.pop("select_next") or S.chosen
 kept = [i for i in (ids[:1] if prev is None else prev) if i in ids]
-st.session_state["runs_chosen"] = kept or ids[:1] if prev else kept
-chosen = st.multiselect("Runs to show and compare", ids, key="runs_chosen",
+S.chosen = kept or ids[:1] if prev else kept
+chosen = st.multiselect("Runs to show and compare", ids, key=S.key("chosen"),
                         format_func=lambda i: names.get(i, f"#{i}"))
 if not chosen:
     st.info("Pick one run to see it, two or more to overlay their curves.")
@@ -290,9 +301,9 @@ a2.download_button("Export CSV", lambda: export_runs(selected, "csv"), file_name
 rerun = a3.button("Re-run this config", icon=":material/replay:", key="runs_rerun", disabled=len(selected) != 1,
                   help="Run the same config again (a new record); pick exactly one run")
 if a4.button("Delete…", icon=":material/delete:", key="runs_delete"):
-    st.session_state["runs_pending_delete"] = list(chosen)
+    S.pending_delete = list(chosen)
 
-pending = st.session_state.get("runs_pending_delete")
+pending = S.pending_delete
 if pending:
     busy = [r.id for r in selected if r.id in pending and r.status == "running"]
     st.warning(f"Delete {'run' if len(pending) == 1 else 'runs'} {', '.join(f'#{i}' for i in pending)} "
@@ -305,10 +316,10 @@ if pending:
             flash(f"Deleted {len(pending)} run{'s' if len(pending) != 1 else ''}.")
         except EngineError as exc:
             flash(f"Not all deleted: {exc}")
-        st.session_state.pop("runs_pending_delete", None)
+        del S.pending_delete
         st.rerun()
     if n.button("Keep", key="runs_delete_no"):
-        st.session_state.pop("runs_pending_delete", None)
+        del S.pending_delete
         st.rerun()
 
 if rerun and len(selected) == 1:

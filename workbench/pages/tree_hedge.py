@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from engine.hedge.run import run
-from engine.pagestate import hedge_config
+from engine.hedge.run import HedgeConfig, run
+from engine.pagespecs import PAGES
 from engine.trees import generate
 from engine.trees.spec import tree_from_spec
 from workbench.components import chart
@@ -21,55 +20,40 @@ from workbench import links
 from workbench.figures.hedge_figures import (LEARNER_STYLE, action_tree_figure, loss_curves_figure,
                                              regret_heatmap)
 from workbench.runner import launch
-from workbench.state import current_tree, set_tree
+from workbench.session import PageState
+from workbench.state import current_tree, set_tree, tree_version
+from workbench.widgets import widget
 
-# Short enough for a quarter-width select box; the help text of the box says the rest.
-ENV_LABELS = {
-    "piecewise": "Piecewise on the tree",
-    "iid": "Unrelated tasks",
-    "switching": "Switching subtree",
-    "file": "My loss file",
-}
-ENV_HELP = ("**Piecewise**: each task's best action is constant on pieces of the tree, cut at the switch "
-            "edges. **Unrelated**: each task's best action at random. **Switching**: a subtree changes "
-            "its best action halfway through. **My loss file**: rows task, y_1, …, y_k.")
+SPEC = PAGES["tree_hedge"]
+FILE = {"file": "My loss file"}   # the environment a link cannot name: the user's own loss file
 
 
-VIEWS = {"excess": "Loss above the best comparator", "cumulative": "Cumulative loss"}
+class HedgeState(PageState, page="tree_hedge"):
+    run: tuple | None = None                # (tree version, config, run tree, result) of the run shown
+    config_now: HedgeConfig | None = None   # the run configuration of the settings now (None: a loss file)
+    trial_link: int | None = None           # a link's trial, shown once the run is
+    time: int | None = None                 # the trial the maps show
+    task: str | None = None                 # the task pointed out, by name
+
+
+S = HedgeState()
 
 
 def _shown() -> bool:
     """Whether the results on the page are those of the settings (then the link says run=1)."""
-    stored = st.session_state.get("hedge_run")
-    return stored is not None and stored[1] == st.session_state.get("hedge_config_now")
+    return S.run is not None and S.run[1] == S.config_now
 
 
-LINK = {"k": "hedge_k", "trials": "hedge_trials", "eta": "hedge_eta", "coupling": "hedge_coupling",
-        "env": links.Bind("hedge_env", from_widget=lambda e: None if e == "file" else e),
-        "switches": "hedge_switches", "seed": "hedge_seed", "run": links.run_bind("tree_hedge", _shown),
-        "trial": links.Bind(seed=lambda t: st.session_state.__setitem__("hedge_trial_link", t),
-                            read=lambda: st.session_state.get("hedge_time") if _shown() else None),
-        "learner": "hedge_learner", "view": links.choice("hedge_view", VIEWS),
-        "task": links.vertex("hedge_task")}
-
-
-@dataclass(frozen=True)
-class HedgeParams:
-    states: int
-    trials: int
-    eta: float
-    coupling: float
-    environment: str
-    switches: int
-    seed: int
-
+BINDS = {"run": links.run_bind("tree_hedge", _shown),
+         "trial": links.Bind(seed=lambda t: setattr(S, "trial_link", t), read=lambda: S.time if _shown() else None),
+         "task": links.vertex(S.key("task"))}
 
 links.page_head("tree_hedge", "TREE-HEDGE",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
                 "Every vertex of the tree is a task; on each trial one task arrives, the "
                 "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
                 "marginal of a tree model whose edges say *neighbouring tasks tend to share their best action*.",
-                LINK)
+                BINDS)
 tree = current_tree()
 with st.expander("How TREE-HEDGE works and what it promises"):
     st.markdown(
@@ -98,47 +82,36 @@ with top[1]:
 with st.form("hedge_setup"):
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        k = st.slider("Actions k", 2, 5, 3, key="hedge_k")
-        trials = st.number_input("Trials T", 10, 200_000, 2000, step=100, key="hedge_trials")
+        widget(SPEC, "k")
+        widget(SPEC, "trials")
     with c2:
-        eta = st.slider("Learning rate η", 0.05, 4.0, 1.0, 0.05, key="hedge_eta")
-        coupling = st.slider("Coupling P", 0.0, 1.0, 0.9, 0.01, key="hedge_coupling",
-                             help="Potts edge potential: P on the diagonal, (1−P)/(k−1) elsewhere. "
-                                  "1/k: unrelated tasks (TREE-HEDGE = Hedge per task); 1: one shared action.")
+        widget(SPEC, "eta")
+        widget(SPEC, "coupling")
     with c3:
-        env = st.selectbox("Environment", list(ENV_LABELS), format_func=ENV_LABELS.get, key="hedge_env",
-                           help=ENV_HELP)
-        if st.session_state.get("hedge_switches", 0) > tree.n - 1:
-            st.session_state["hedge_switches"] = tree.n - 1
-        switches = st.slider("Switches (edges where the best action changes)", 0, max(tree.n - 1, 0),
-                             min(3, tree.n - 1), key="hedge_switches")
+        env = widget(SPEC, "env", extra=FILE)
+        if S.switches > tree.n - 1:
+            S.switches = tree.n - 1
+        widget(SPEC, "switches", hi=max(tree.n - 1, 0), value=min(SPEC.setting("switches").default, tree.n - 1))
     with c4:
-        seed = st.number_input("Seed", 0, 10**6, 0, key="hedge_seed")
+        widget(SPEC, "seed")
         upload = st.file_uploader("Loss file (for 'My loss file')", type=["csv", "tsv", "jsonl", "json"])
     submitted = st.form_submit_button("Run TREE-HEDGE", type="primary")
 
-params = HedgeParams(int(k), int(trials), float(eta), float(coupling), env, int(switches), int(seed))
-version = st.session_state.get("tree_version", 0)
-# the run configuration of these settings, as a lesson's link describes it (engine.pagestate)
-config = hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta, "coupling": params.coupling,
-                       "env": params.environment if params.environment != "file" else "piecewise",
-                       "switches": params.switches, "seed": params.seed}, tree)
-if params.environment == "file":
-    config = None
-st.session_state["hedge_config_now"] = config
+version = tree_version()
+# the run configuration of these settings, as a lesson's link describes it (the page's spec)
+config = SPEC.run_config(links.values(SPEC), tree) if env not in FILE else None
+S.config_now = config
 
 if submitted or (config is not None and links.run_once("tree_hedge", config)):
-    if params.environment == "file":
+    if env in FILE:
         if upload is None:
             st.error("Choose a loss file first (rows: task name, then k losses in [0, 1]).")
             st.stop()
         folder = Path(tempfile.mkdtemp(prefix="hedge_losses_"))
         loss_file = str(folder / Path(upload.name).name)
         Path(loss_file).write_bytes(upload.getvalue())
-        config = dataclasses.replace(hedge_config({"k": params.states, "trials": params.trials, "eta": params.eta,
-                                                   "coupling": params.coupling, "switches": params.switches,
-                                                   "seed": params.seed}, tree),
-                                     environment="file", loss_file=loss_file)
+        config = dataclasses.replace(SPEC.run_config(links.values(SPEC), tree), environment="file",
+                                     loss_file=loss_file)
     result = launch(config, run, label="TREE-HEDGE run")
     if result is not None:
         try:
@@ -146,9 +119,9 @@ if submitted or (config is not None and links.run_once("tree_hedge", config)):
         except EngineError as exc:
             st.error(public_message(exc))
         else:
-            st.session_state["hedge_run"] = (version, config, run_tree, result)
+            S.run = (version, config, run_tree, result)
 
-stored = st.session_state.get("hedge_run")
+stored = S.run
 if stored is None:
     st.info("Set up a run above and press **Run TREE-HEDGE**.")
     st.stop()
@@ -181,36 +154,34 @@ def results(run_tree, result) -> None:
                   if m.get("cover_height") is not None else f"({m['backend']} backend)"))
 
     snaps = a["snapshot_trials"]
-    wanted = st.session_state.pop("hedge_trial_link", None)
+    wanted = S.pop("trial_link")
     if wanted is not None:   # a link's trial: the last snapshot at or before it
-        st.session_state["hedge_time"] = max([x for x in snaps if x <= wanted] or snaps[:1])
-    elif st.session_state.get("hedge_time") not in snaps:
-        st.session_state.pop("hedge_time", None)
+        S.time = max([x for x in snaps if x <= wanted] or snaps[:1])
+    elif S.time not in snaps:
+        del S.time
     links.write_query("tree_hedge")
-    t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key="hedge_time")
+    t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key=S.key("time"))
     i = snaps.index(t)
 
     left, right = st.columns([3, 2])
     with left:
-        view = st.radio("Curves", list(VIEWS.values()), horizontal=True,
-                        key="hedge_view", label_visibility="collapsed")
-        excess = view != "Cumulative loss"
+        view = widget(SPEC, "view", horizontal=True, label_visibility="collapsed")
+        excess = SPEC.setting("view").token_of(view) != "cumulative"
         chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
         st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
                    "that levels off has stopped paying for learning; the bound may never be crossed."
                    if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
     with right:
-        learner = st.selectbox("Learner for the maps", list(LEARNER_STYLE), format_func=lambda s: LEARNER_STYLE[s][0],
-                               key="hedge_learner")
+        learner = widget(SPEC, "learner")
         chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
                                        height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
                         key="hedge_heat")
 
     trials_at = a["task_trials"][i]
     hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]
-    if st.session_state.get("hedge_task") is not None and run_tree.find(st.session_state["hedge_task"]) is None:
-        st.session_state["hedge_task"] = None
-    task_name = st.selectbox("Point out a task", list(run_tree.names), index=None, key="hedge_task",
+    if S.task is not None and run_tree.find(S.task) is None:
+        S.task = None
+    task_name = st.selectbox("Point out a task", list(run_tree.names), index=None, key=S.key("task"),
                              placeholder="pick a task by name (ringed in both maps)")
     task = None if task_name is None else run_tree.find(task_name)
     if task is not None:

@@ -6,25 +6,28 @@ the engine are shown with ``st.error``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from engine.files import public_message
 from engine.errors import EngineError
-from engine.trees import GENERATORS, Tree, generate
-from engine.trees import editing
+from engine.files import public_message
+from engine.pagespecs import PAGES
+from engine.trees import GENERATORS, Tree, editing, generate
 from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
                                   read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
-from workbench.components import select_vertex, selected_vertex, tree_chart, tree_hash, tree_spec, vertex_box
 from engine.trees.spec import generator_link
 from workbench import links
+from workbench.components import (select_vertex, selected_vertex, selection_key, tree_chart, tree_hash, tree_spec,
+                                  vertex_box)
 from workbench.figures.tree_figure import LABEL_LIMIT
-from workbench.state import can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, undo
+from workbench.session import PageState
+from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
+                             tree_version, undo)
 from workbench.text import md
+from workbench.widgets import widget
 
 DRAW_LIMIT = 100_000     # vertices drawn; larger trees show their summary only
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
@@ -33,16 +36,31 @@ COPY_LIMIT = 5_000       # vertices whose Newick is shown to copy (larger: downl
 SLIDER_MAX = 10_000
 
 
-@dataclass(frozen=True)
-class GenerateParams:
-    kind: str
-    n: int
-    seed: int
-    k: int | None = None
-    m: int | None = None
-    b: int = 2
-    spine: int | None = None
-    legs: int | None = None
+SPEC = PAGES["tree_studio"]
+
+
+class StudioState(PageState, page="tree_studio"):
+    error: tuple | None = None              # (where, message) of the last failed action, shown once
+    sample: str | None = None               # the sample chosen
+    upload: object = None                   # the uploaded tree file
+    upload_error: str | None = None         # ... and why it was not read
+    index: int = 0                          # the tree of a JSON-lines file
+    paste: str = ""                         # the pasted text
+    paste_fmt: str = "detect"               # ... read as
+    kind: str = next(iter(GENERATORS))      # the generator's family
+    n: int = 31                             # ... vertices
+    seed: int = 0                           # ... seed
+    k: int = 5                              # ... paths and edges per path of a star of paths
+    m: int = 5
+    b: int = 3                              # ... branching of a complete tree
+    spine: int | None = None                # ... spine of a caterpillar
+    legs: int | None = None                 # ... legs of a spider
+    child_name: str = ""                    # the editor: the name of a new child
+    rename_to: str = ""                     # ... the new name of the selected vertex
+    info: tuple = (None,)                   # (tree version, summary) of the current tree
+
+
+S = StudioState()
 
 
 def sample_label(name: str) -> str:
@@ -59,10 +77,10 @@ def apply(fn, source: str, where: str = "edit", link: str | None = None) -> bool
     try:
         new = fn()
     except EngineError as exc:
-        st.session_state["studio_error"] = (where, str(exc))
+        S.error = (where, str(exc))
         return False
     set_tree(new, source, link=link)
-    st.session_state.pop("studio_error", None)
+    del S.error
     if where == "source":  # a new tree: start from its root
         select_vertex(new, KEY, new.root)
     return True
@@ -70,9 +88,9 @@ def apply(fn, source: str, where: str = "edit", link: str | None = None) -> bool
 
 def show_error(where: str) -> None:
     """The error of the last action, under the control that caused it (shown once)."""
-    err = st.session_state.get("studio_error")
+    err = S.error
     if err and err[0] == where:
-        del st.session_state["studio_error"]
+        del S.error
         st.error(public_message(err[1]), icon=":material/error:")
 
 
@@ -87,56 +105,53 @@ def tree_text(tree: Tree, kind: str) -> str:
 
 # ------------------------------------------------------------------ callbacks (run before the script)
 def on_load_sample() -> None:
-    name = st.session_state.get("studio_sample")
+    name = S.sample
     if name:
         apply(lambda: load_sample(name), f"sample {name}", "source", link=sample_link(name))
 
 
 def on_upload() -> None:
-    up = st.session_state.get("studio_upload")
-    st.session_state["studio_upload_error"] = None
+    up = S.upload
+    S.upload_error = None
     if up is None:
         return
-    index = int(st.session_state.get("studio_index", 0))
+    index = int(S.index)
     try:
         new = read_tree_bytes(up.getvalue(), up.name, index=index)
     except EngineError as exc:
-        st.session_state["studio_upload_error"] = str(exc)
+        S.upload_error = str(exc)
         return
     set_tree(new, f"file {up.name}" + (f" (tree {index})" if index else ""))
     select_vertex(new, KEY, new.root)
 
 
 def on_paste() -> None:
-    text = st.session_state.get("studio_paste", "")
-    fmt = {"detect": None, "Newick": "newick", "edge list": "edgelist"}[st.session_state.get("studio_paste_fmt", "detect")]
+    text = S.paste
+    fmt = {"detect": None, "Newick": "newick", "edge list": "edgelist"}[S.paste_fmt]
     apply(lambda: parse_tree_text(text, fmt), "pasted text", "source")
 
 
-def generate_params() -> GenerateParams:
-    """The generator's widgets, read from session state (so a callback sees this click's values)."""
-    ss = st.session_state
-    kind = ss.get("studio_kind", next(iter(GENERATORS)))
+def generator_options() -> tuple[str, int, int, dict]:
+    """The generator's widgets, read from session state (so a callback sees this click's values):
+    the family, n, the seed and the family's options of :func:`engine.trees.generate`."""
+    kind, opts = S.kind, {"b": 2}    # b: generate()'s default, written in the link as before
     if kind == "star-of-paths":
-        k, m = int(ss.get("studio_k", 5)), int(ss.get("studio_m", 5))
-        return GenerateParams(kind, k * m + 1, int(ss.get("studio_seed", 0)), k=k, m=m)
-    n = int(ss.get("studio_n", 31))
-    extra: dict = {}
+        k, m = int(S.k), int(S.m)
+        return kind, k * m + 1, int(S.seed), {**opts, "k": k, "m": m}
+    n = int(S.n)
     if kind == "complete":
-        extra = {"b": int(ss.get("studio_b", 3))}
-    elif kind == "caterpillar" and n > 1 and "studio_spine" in ss:
-        extra = {"spine": min(int(ss["studio_spine"]), n)}
-    elif kind == "spider" and n > 2 and "studio_legs" in ss:
-        extra = {"legs": min(int(ss["studio_legs"]), n - 1)}
-    return GenerateParams(kind, n, int(ss.get("studio_seed", 0)), **extra)
+        opts = {"b": int(S.b)}
+    elif kind == "caterpillar" and n > 1 and S.has("spine"):
+        opts["spine"] = min(int(S.spine), n)
+    elif kind == "spider" and n > 2 and S.has("legs"):
+        opts["legs"] = min(int(S.legs), n - 1)
+    return kind, n, int(S.seed), opts
 
 
 def on_generate() -> None:
-    params = generate_params()
-    opts = {f: getattr(params, f) for f in ("k", "m", "b", "spine", "legs")}
-    apply(lambda: generate(params.kind, params.n, seed=params.seed, **opts),
-          f"generated {params.kind}, n={params.n:,}, seed {params.seed}", "source",
-          link=generator_link(params.kind, params.n, params.seed, **opts))
+    kind, n, seed, opts = generator_options()
+    apply(lambda: generate(kind, n, seed=seed, **opts), f"generated {kind}, n={n:,}, seed {seed}", "source",
+          link=generator_link(kind, n, seed, **opts))
 
 
 def on_edit(action: str) -> None:
@@ -144,14 +159,14 @@ def on_edit(action: str) -> None:
     v = selected_vertex(tree, KEY, tree.root)   # the vertex the editor shows as selected (the root at first)
     name = tree.name(v)
     if action == "add":
-        child = (st.session_state.get("studio_child_name") or "").strip() or None
+        child = (S.child_name or "").strip() or None
         if apply(lambda: editing.add_child(tree, v, name=child), f"edited: child added under {name}"):
-            st.session_state["studio_child_name"] = ""
+            S.child_name = ""
     elif action == "rename":
-        new = st.session_state.get("studio_rename_to") or ""
+        new = S.rename_to or ""
         if apply(lambda: editing.rename(tree, v, new), f"edited: {name} renamed {new.strip()}"):
             select_vertex(current_tree(), KEY, v)
-            st.session_state["studio_rename_to"] = ""
+            S.rename_to = ""
     elif action == "delete":
         if apply(lambda: editing.remove_leaf(tree, v), f"edited: leaf {name} deleted"):
             select_vertex(current_tree(), KEY, current_tree().root)
@@ -178,55 +193,53 @@ def on_apply_table(key: str) -> None:
 
 
 # ------------------------------------------------------------------ the page
-SOURCES = {"samples": "Samples", "upload": "Upload", "paste": "Paste", "generate": "Generate"}
 links.page_head("tree_studio", "Tree Studio",
                 "Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
                 "to edit it. The tree you leave here is the one every other page works on.",
-                {"vertex": links.vertex(f"{KEY}__vertex"), "source": links.choice("studio_source", SOURCES)})
+                {"vertex": links.vertex(selection_key(KEY))})
 tree = current_tree()
-version = st.session_state.get("tree_version", 0)
+version = tree_version()
 
 left, right = st.columns([1, 2.6], gap="large")
 
 with left:
-    src_sample, src_upload, src_paste, src_gen = st.tabs(list(SOURCES.values()), key="studio_source",
-                                                         on_change="rerun")
+    src_sample, src_upload, src_paste, src_gen = widget(SPEC, "source", on_change="rerun")
     with src_sample:
         st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
-                     placeholder="Choose a sample", key="studio_sample")
+                     placeholder="Choose a sample", key=S.key("sample"))
         st.button("Load sample", type="primary", key="studio_load_sample", on_click=on_load_sample,
-                  disabled=st.session_state.get("studio_sample") is None)
+                  disabled=S.sample is None)
     with src_upload:
-        st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key="studio_index", on_change=on_upload,
+        st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key=S.key("index"), on_change=on_upload,
                         help="A .jsonl file holds one tree per line; 0 is the first.")
-        st.file_uploader("Tree file", key="studio_upload", on_change=on_upload,
+        st.file_uploader("Tree file", key=S.key("upload"), on_change=on_upload,
                          help="Edge list (.csv/.tsv/.txt), node-link .json, .gml, .graphml, Newick "
                               "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
                               "gzipped. With another extension the content decides.")
-        if st.session_state.get("studio_upload_error"):
-            st.error(public_message(st.session_state["studio_upload_error"]), icon=":material/error:")
+        if S.upload_error:
+            st.error(public_message(S.upload_error), icon=":material/error:")
     with src_paste:
-        st.text_area("Newick or edge list", height=140, key="studio_paste",
+        st.text_area("Newick or edge list", height=140, key=S.key("paste"),
                      placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
-        st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key="studio_paste_fmt")
+        st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key=S.key("paste_fmt"))
         st.button("Use this text", key="studio_paste_go", on_click=on_paste,
-                  disabled=not st.session_state.get("studio_paste", "").strip())
+                  disabled=not S.paste.strip())
     with src_gen:
-        kind = st.selectbox("Family", list(GENERATORS), key="studio_kind",
+        kind = st.selectbox("Family", list(GENERATORS), key=S.key("kind"),
                             help="\n".join(f"- **{k}**: {v}" for k, v in GENERATORS.items()))
         if kind == "star-of-paths":
-            k = st.slider("Paths k", 1, 100, 5, key="studio_k")
-            m = st.slider("Edges per path m", 1, 100, 5, key="studio_m")
+            k = st.slider("Paths k", 1, 100, 5, key=S.key("k"))
+            m = st.slider("Edges per path m", 1, 100, 5, key=S.key("m"))
             st.caption(f"n = k·m + 1 = {k * m + 1:,} vertices")
         else:
-            n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key="studio_n")
+            n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key=S.key("n"))
             if kind == "complete":
-                st.slider("Branching b", 1, 10, 3, key="studio_b")
+                st.slider("Branching b", 1, 10, 3, key=S.key("b"))
             elif kind == "caterpillar" and n > 1:
-                st.slider("Spine length", 1, n, max(1, n // 3), key="studio_spine")
+                st.slider("Spine length", 1, n, max(1, n // 3), key=S.key("spine"))
             elif kind == "spider" and n > 2:
-                st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key="studio_legs")
-        st.number_input("Seed", 0, 2**31 - 1, 0, key="studio_seed")
+                st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key=S.key("legs"))
+        st.number_input("Seed", 0, 2**31 - 1, 0, key=S.key("seed"))
         st.button("Generate", type="primary", key="studio_generate", on_click=on_generate)
     show_error("source")
 
@@ -234,7 +247,7 @@ with left:
 def editor(tree, version) -> None:
     """The drawing and the vertex editor: a click or a pick reruns only this; an edit (a new
     tree) reruns the whole page, so the sidebar, the table and the summary follow."""
-    if st.session_state.get("tree_version", 0) != version:
+    if tree_version() != version:
         st.rerun()
     links.write_query("tree_studio")   # a click reruns only this: the address follows
     selected = selected_vertex(tree, KEY, tree.root)
@@ -259,11 +272,11 @@ def editor(tree, version) -> None:
                 f"at depth {int(tree.depth[v])}{lab}")
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
-        st.text_input("New child's name", key="studio_child_name", placeholder=editing.fresh_name(tree))
+        st.text_input("New child's name", key=S.key("child_name"), placeholder=editing.fresh_name(tree))
         st.button("Add child", key="studio_add", on_click=on_edit, args=("add",), width="stretch",
                   icon=":material/add:")
     with c2:
-        st.text_input("Rename to", key="studio_rename_to", placeholder=selected_name)
+        st.text_input("Rename to", key=S.key("rename_to"), placeholder=selected_name)
         st.button("Rename", key="studio_rename", on_click=on_edit, args=("rename",), width="stretch",
                   icon=":material/edit:")
     with c3:
@@ -301,15 +314,15 @@ with tab_table:
         st.caption(f"The table is editable up to {TABLE_LIMIT:,} vertices; here are the first 1,000 edges.")
         st.dataframe(pd.DataFrame(tree.named_edges()[:1000], columns=["parent", "child"]), hide_index=True)
 with tab_info:
-    if st.session_state.get("studio_info", (None,))[0] != version:
-        st.session_state["studio_info"] = (version, tree_info(tree))
-    info = st.session_state["studio_info"][1]
+    if S.info[0] != version:
+        S.info = (version, tree_info(tree))
+    info = S.info[1]
     cols = st.columns(6)
     for col, (label, val) in zip(cols, [("vertices", info.n), ("leaves", info.leaves), ("diameter", info.diameter),
                                         ("radius", info.radius), ("max degree", info.max_degree),
                                         ("height", int(tree.depth.max()))]):
         col.metric(label, f"{val:,}")
-    st.caption(f"Rooted at **{md(info.root)}** · source: {md(st.session_state.get('tree_source', ''))}")
+    st.caption(f"Rooted at **{md(info.root)}** · source: {md(tree_source())}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
                        key="studio_down_fmt")

@@ -12,25 +12,25 @@ one pass.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import inline_kernel, kernel
 
 __all__ = ["scan_newick", "newick_tokens", "int_rows_json", "json_object_spans", "json_int_rows", "child_slots"]
 
 _OPEN, _COMMA, _CLOSE, _COLON, _SEMI = 40, 44, 41, 58, 59  # ( , ) : ;
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _is_special(c):
     return c == 40 or c == 41 or c == 44 or c == 58 or c == 59
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _is_space(c):
     # str.isspace on ASCII: \t \n \v \f \r, the separators \x1c-\x1f, and the blank
     return (9 <= c <= 13) or (28 <= c <= 32)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _segment(b, i):
     """The text from ``i`` to the next special character: (its end, and the stripped span a:e)."""
     j = i
@@ -45,7 +45,7 @@ def _segment(b, i):
     return j, a, e
 
 
-@njit(cache=True)
+@kernel
 def scan_newick(b):  # pragma: no cover - compiled
     """Parse the bytes ``b`` (uint8) of one Newick tree.
 
@@ -155,7 +155,7 @@ def scan_newick(b):  # pragma: no cover - compiled
     return 0, parent[:nv], depth[:nv], name_span[:nv], length_span[:nv]
 
 
-@njit(cache=True)
+@kernel
 def newick_tokens(ptr, idx, root):  # pragma: no cover - compiled
     """The token walk of the Newick writer: ``(tokens, number)``.
 
@@ -199,13 +199,13 @@ def newick_tokens(ptr, idx, root):  # pragma: no cover - compiled
     return tokens[:t], number
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _put(out, k, c):
     out[k] = c
     return k + 1
 
 
-@njit(cache=True)
+@kernel
 def int_rows_json(M):  # pragma: no cover - compiled
     """The JSON text of the integer matrix ``M`` as a list of rows, ``[[1,-1],[2,3]]`` (what
     ``json.dumps(M.tolist(), separators=(",", ":"))`` writes), as uint8 ASCII bytes."""
@@ -251,12 +251,12 @@ def int_rows_json(M):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _json_space(c):
     return c == 32 or c == 9 or c == 10 or c == 13
 
 
-@njit(cache=True)
+@kernel
 def json_object_spans(b):  # pragma: no cover - compiled
     """The top-level members of the JSON object in the bytes ``b`` (uint8): ``(status, spans)``
     with ``spans`` (m, 4) holding the byte offsets of each key's text (inside its quotes) and of its
@@ -344,14 +344,14 @@ def json_object_spans(b):  # pragma: no cover - compiled
     return 0, spans[:m].copy()
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _skip_space(b, i, e):
     while i < e and _json_space(b[i]):
         i += 1
     return i
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _after_item(b, i, e):
     """Past the ',' or ']' after a list item: (position, 0 for ',', 1 for ']', -1 for anything else)."""
     i = _skip_space(b, i, e)
@@ -362,7 +362,7 @@ def _after_item(b, i, e):
     return i, -1
 
 
-@njit(cache=True)
+@kernel
 def json_plain_strings(b, s, e):  # pragma: no cover - compiled
     """The JSON list of strings in ``b[s:e]``, e.g. ``["a", "b c"]``, when every string is plain
     (printable ASCII, no backslash): ``(status, spans)``, the byte offsets (k, 2) int64 of each
@@ -403,7 +403,7 @@ def json_plain_strings(b, s, e):  # pragma: no cover - compiled
     return 0, spans[:k]
 
 
-@njit(cache=True)
+@kernel
 def json_int_rows(b, s, e):  # pragma: no cover - compiled
     """The JSON list of lists of integers in ``b[s:e]``, e.g. ``[[2,3],[-1],[]]``: ``(status,
     widths, flat)``, the length of every row and all the integers row after row (int32). ``status``
@@ -464,7 +464,7 @@ def json_int_rows(b, s, e):  # pragma: no cover - compiled
     return 0, widths[:n], flat[:m]
 
 
-@njit(cache=True)
+@kernel
 def child_slots(widths, a):  # pragma: no cover - compiled
     """Every node's parent and slot from positional 'children' rows, given as their lengths
     ``widths`` and all their integers ``a`` row after row (node numbers 1..n, ``-1`` an empty

@@ -8,12 +8,12 @@ Leipert (2002), "Improving Walker's algorithm to run in linear time", run iterat
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.jit import kernel
 
 __all__ = ["prufer_decode", "reroot_parent", "depth_first", "preorder_csr", "buchheim", "tidy_x"]
 
 
-@njit(cache=True)
+@kernel
 def prufer_decode(seq, n):  # pragma: no cover - compiled
     """Linear-time Prüfer decoding (the 'pointer + current leaf' method)."""
     degree = np.ones(n, np.int64)
@@ -38,7 +38,7 @@ def prufer_decode(seq, n):  # pragma: no cover - compiled
     return parent
 
 
-@njit(cache=True)
+@kernel
 def reroot_parent(parent, r):  # pragma: no cover - compiled
     """Reverse the parent pointers on the path from ``r`` to the old root (in place)."""
     prev = -1
@@ -51,7 +51,7 @@ def reroot_parent(parent, r):  # pragma: no cover - compiled
     return parent
 
 
-@njit(cache=True)
+@kernel
 def depth_first(ptr, idx, root):  # pragma: no cover - compiled
     """Preorder and postorder of one depth-first walk from ``root``, children in stored order."""
     n = ptr.shape[0] - 1
@@ -80,7 +80,7 @@ def depth_first(ptr, idx, root):  # pragma: no cover - compiled
     return pre, post
 
 
-@njit(cache=True)
+@kernel
 def buchheim(ptr, idx, parent, order, post):  # pragma: no cover - compiled
     n = parent.shape[0]
     # sibling number (1-based) of each vertex
@@ -189,7 +189,7 @@ def buchheim(ptr, idx, parent, order, post):  # pragma: no cover - compiled
     return x
 
 
-@njit(cache=True)
+@kernel
 def preorder_csr(ptr, idx, root):  # pragma: no cover - compiled
     """The tree renumbered in preorder (for memory locality): preorder, new ptr, idx, parent."""
     n = ptr.shape[0] - 1
@@ -214,7 +214,7 @@ def preorder_csr(ptr, idx, root):  # pragma: no cover - compiled
     return pre, nptr, nidx, npar
 
 
-@njit(cache=True)
+@kernel
 def tidy_x(ptr, idx, root):  # pragma: no cover - compiled
     pre, nptr, nidx, npar = preorder_csr(ptr, idx, root)
     n = pre.shape[0]

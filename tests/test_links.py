@@ -1,4 +1,4 @@
-"""The page table and its links (engine.urlstate) and the ?tree= codec (engine.trees.spec)."""
+"""The page table and its links (engine.links, engine.pagespecs) and the ?tree= codec (engine.trees.spec)."""
 
 import math
 
@@ -12,29 +12,18 @@ from engine.errors import EngineError, InvalidParameterError, UnknownVertexError
 from engine.trees.formats.newick import parse_newick
 from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_link, tree_to_link
-from engine.urlstate import (
-    BOOL,
-    CHOICE,
-    DEFAULT_PAGE,
-    EVIDENCE,
-    FLOAT,
-    INT,
-    MATRIX,
-    PAGES,
-    TEXT,
-    VERTEX,
-    address,
-    build_link,
-    check_link,
-    evidence_vectors,
-    format_evidence,
-    format_value,
-    parse_evidence,
-    parse_link,
-    parse_matrix,
-    parse_query,
-)
+from engine.links.codec import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, TEXT, VERTEX, format_value
+from engine.links.evidence import evidence_vectors, format_evidence, parse_evidence, parse_matrix
+from engine.links.pages import check_link
+from engine.pagespecs import PAGES
+from tests.conftest import ROOT
 from tests.tree_strategies import trees
+
+parse_link, build_link, address = PAGES.parse_link, PAGES.build_link, PAGES.address
+
+
+def parse_query(page, query, *, strict=True):
+    return PAGES.page(page).parse_query(query, strict=strict)
 
 
 def _edges(t):
@@ -44,23 +33,25 @@ def _edges(t):
 # ---------------------------------------------------------------------- the table and the app
 
 def test_every_page_of_the_app_is_in_the_table_with_its_address():
-    from workbench.navigation import PAGES as NAV
-    from workbench.navigation import url_path
+    from workbench.navigation import menu, script
 
-    scripts = {path: url_path(path) for _, path, _, _ in NAV}
-    assert {p.script for p in PAGES.values()} == set(scripts)
+    scripts = {p.relative_to(ROOT).as_posix() for p in (ROOT / "workbench" / "pages").glob("*.py")}
+    assert {script(p) for p in PAGES.values()} == scripts   # one spec per script, one script per spec
+    entries = {e["page"]: e for section in menu().values() for e in section}
     for p in PAGES.values():
-        addr = scripts[p.script]
-        # the app's default page is served at "/" (url path ""); the table names it DEFAULT_PAGE
-        assert addr == p.url_path or (addr == "" and p.url_path == DEFAULT_PAGE)
+        e = entries[script(p)]
+        assert (e["title"], e["icon"]) == (p.title, p.icon)
+        # the app's default page is served at "/" (no url path); the others at their url_path
+        addr = "" if e["default"] else e["url_path"]
+        assert addr == p.url_path or (addr == "" and p.url_path == PAGES.default)
         assert address(p) == "/" + addr
 
 
 def test_the_table_is_consistent():
     for page in PAGES.values():
-        names = [p.name for p in page.all_params.values()]
+        names = [p.name for p in page.all_settings.values()]
         assert len(names) == len(set(names)), page.url_path
-        for p in page.params:
+        for p in page.settings:
             if p.kind in (INT, FLOAT):
                 assert p.lo <= p.hi
                 if p.default is not None:
@@ -94,7 +85,7 @@ def _value(draw, p):
 @st.composite
 def links(draw):
     page = draw(st.sampled_from(sorted(PAGES)))
-    params = list(PAGES[page].all_params.values())
+    params = list(PAGES[page].all_settings.values())
     chosen = draw(st.lists(st.sampled_from(params), unique_by=lambda p: p.name, max_size=6))
     return page, {p.name: _value(draw, p) for p in chosen}
 
@@ -268,17 +259,18 @@ def test_a_large_tree_gives_no_link():
 
 
 def test_numbers_from_tiny_to_huge_survive_a_link():
-    p = PAGES["online_marginals"].param("psi")
+    p = PAGES["online_marginals"].setting("psi")
     m = ((1e-300, 1e300), (5e-324, 1.0))
     assert p.parse(format_value(p, m)) == m
     for x in (0.1, 1 / 3, -2.5, 3.0):
-        q = PAGES["online_marginals"].param("coupling")
+        q = PAGES["online_marginals"].setting("coupling")
         assert q.parse(format_value(q, x)) == x
     assert math.isfinite(float(np.float64(1e300)))
 
 
-@pytest.mark.parametrize("module", ["engine.urlstate", "engine.trees.spec", "engine.trees.samples",
-                                    "engine.pagestate", "engine.networks", "engine.inference.messages",
+@pytest.mark.parametrize("module", ["engine.links.evidence", "engine.links.codec", "engine.links.pages",
+                                    "engine.pagespecs", "engine.trees.spec", "engine.trees.samples",
+                                    "engine.inference.models", "engine.networks", "engine.inference.messages",
                                     "engine.lessons", "engine.lessons.answers"])
 def test_docstring_examples(module):
     import doctest

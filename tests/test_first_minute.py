@@ -1,0 +1,178 @@
+"""The first minute of a server: the warm-up's stages, numba's shared cache, a run that waits while
+the run workers prepare, and a quiet log (no framework warnings)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from engine import warmup as W
+from tests.conftest import ROOT
+
+
+def test_every_stage_builds_only_on_earlier_stages_that_run_no_later():
+    names = [s.name for s in W.STAGES]
+    assert len(set(names)) == len(names)
+    order = {n: i for i, n in enumerate(names)}
+    rank = {W.SERVE: 0, W.BEHIND: 1, W.LIBRARY: 2}
+    for s in W.STAGES:
+        assert s.when in rank and s.cost > 0 and s.label
+        for a in s.after:
+            assert order[a] < order[s.name], (s.name, a)
+            # a stage may build on a stage of its own time or an earlier one (served first)
+            assert rank[W._BY_NAME[a].when] <= rank[s.when], (s.name, a)
+
+
+def test_the_first_pages_need_no_learning_kernel():
+    serve = set(W.stage_names(W.SERVE))
+    assert {"trees", "covers", "bp", "online-update", "online-marginal", "online"} == serve
+    assert {"hedge", "forests", "rta", "bhtmm"} <= set(W.stage_names(W.BEHIND))
+
+
+def test_estimates_spread_over_processes_but_not_below_the_longest_chain():
+    names = W.stage_names(W.SERVE)
+    one, two = W.estimate_seconds(names, 1), W.estimate_seconds(names, 2)
+    assert two < one
+    chain = max(W.expected_seconds(n) for n in names)
+    assert two >= chain
+    assert W.estimate_seconds(names, 2, speed=0.5) == pytest.approx(two * 0.5)
+    assert W.estimate_seconds([], 2) == 0.0
+    with pytest.raises(ValueError, match="nope"):
+        W.compile_stages(["nope"], workers=1)
+
+
+def test_speed_compares_measured_with_expected_seconds():
+    n = "trees"
+    assert W.speed({}) == 1.0
+    assert W.speed({n: W.expected_seconds(n) * 3}) == pytest.approx(3.0)
+    assert W.speed({n: 0.0}) == 0.02
+
+
+_KERNELS = """
+from numba import njit
+
+@njit(cache=True)
+def f(x):
+    return x + 1
+
+@njit(cache=True)
+def g(x):
+    return x * 2
+"""
+
+_COMPILE = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from engine.jitcache import guard_cache
+guard_cache()
+import numpy as np
+import kernels_under_test as K
+value = {"int": np.int64(3), "float": np.float64(3.5), "array": np.arange(3.0)}[sys.argv[2]]
+start = float(sys.argv[3])
+while time.time() < start:   # both processes compile at the same moment
+    time.sleep(0.001)
+K.f(value)
+K.g(value)
+"""
+
+_LOAD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import kernels_under_test as K
+assert K.f(np.int64(3)) == 4 and K.f(np.float64(3.5)) == 4.5 and K.f(np.arange(3.0)).tolist() == [1, 2, 3]
+assert K.g(np.int64(3)) == 6 and K.g(np.float64(3.5)) == 7.0 and K.g(np.arange(3.0)).tolist() == [0, 2, 4]
+hits = sum(sum(d.stats.cache_hits.values()) for d in (K.f, K.g))
+misses = sum(sum(d.stats.cache_misses.values()) for d in (K.f, K.g))
+print(hits, misses)
+"""
+
+
+def test_processes_compiling_one_function_for_different_types_share_the_cache(tmp_path):
+    (tmp_path / "kernels_under_test.py").write_text(_KERNELS)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    start = time.time() + 3
+    procs = [subprocess.Popen([sys.executable, "-c", _COMPILE, str(tmp_path), kind, str(start)], env=env,
+                              stderr=subprocess.PIPE, text=True) for kind in ("int", "float", "array")]
+    for p in procs:
+        assert p.wait(300) == 0, p.stderr.read()[-2000:]
+    out = subprocess.run([sys.executable, "-c", _LOAD, str(tmp_path)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["6", "0"]   # all six compiled versions loaded, none compiled again
+
+
+def test_a_run_launched_while_the_workers_prepare_waits_and_says_so(db):
+    from engine.runs.registry import load_config
+    from tests import runs_family
+    from workbench import runner
+
+    pool = runner._Pool(1)
+    try:
+        pool.warm()
+        pool.prepared.clear()                      # as while the workers compile their kernels
+        pool.prepare_ends = time.perf_counter() + 30
+        cfg = load_config({"algorithm": "treeflip", "seed": 3})
+        job = runner.Job(key="prep").submit(pool, "run", (cfg, runs_family.run, str(db), "prep"))
+        time.sleep(1.0)
+        assert job.future is None and job.started_at is None
+        assert job.text().startswith("preparing (") and " s)" in job.text()
+        cancelled = runner.Job(key="prep2").submit(pool, "run", (cfg, runs_family.run, str(db), "prep2"))
+        cancelled.cancel()                         # cancel while it waits: never handed over
+        assert cancelled.done.wait(5) and cancelled.future is None
+        pool.prepared.set()
+        assert job.done.wait(120) and job.error is None
+        assert job.value["result"].metrics == runs_family.run(runs_family.TreeFlipConfig(seed=3)).metrics
+        assert "preparing" not in job.text()
+    finally:
+        pool.executor.shutdown(cancel_futures=True)
+        pool.manager.shutdown()
+
+
+def test_server_options_are_in_force_before_the_warm_up():
+    """``streamlit run`` re-reads its options with the launcher's flags: nothing in [server] may
+    change then (Streamlit would log that a restart is needed)."""
+    from streamlit import config
+    from streamlit.config_util import server_option_changed
+
+    from workbench.serve import server_flags
+
+    flags = server_flags(8765, "127.0.0.1")
+    before = dict(config.get_config_options(force_reparse=True, options_from_flags=flags))
+    after = config.get_config_options(force_reparse=True, options_from_flags=flags)
+    assert not server_option_changed(before, after)
+    assert config.get_option("server.port") == 8765 and config.get_option("runner.postScriptGC") is False
+    config.get_config_options(force_reparse=True)
+
+
+@pytest.mark.slow
+def test_a_served_app_logs_its_steps_and_no_framework_warning(tmp_path):
+    """The launcher's log: its warm-up lines and the address, no warning; a page and a learning
+    run (in the run workers, which a fresh process spawns) add nothing to it."""
+    from benchmarks.app_client import Student, run_async, serve
+
+    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path / "runs.sqlite"))
+    log = tmp_path / "serve.log"
+
+    async def visit(url):
+        s = Student(url, timeout=120)
+        await s.connect()
+        try:
+            return [await s.open(""), await s.open("tree_hedge")]
+        finally:
+            s.close()
+
+    with serve(ROOT, env=env, log_path=log, start_timeout=600) as (url, _):
+        outcomes = run_async(lambda: visit(url), timeout=300)
+        time.sleep(3)
+        text = log.read_text()
+    assert all(o.ok for o in outcomes), [o.errors for o in outcomes]
+    lines = text.splitlines()
+    assert any(line.startswith("[warm-up] ready in") for line in lines), text
+    assert any("URL: http://127.0.0.1:" in line for line in lines), text
+    for bad in ("WARNING", "Warning", "missing ScriptRunContext", "config option section", "Traceback"):
+        assert bad not in text, textwrap.shorten(text, 3000)
+    assert len(lines) <= 30, text
