@@ -47,23 +47,11 @@ from pathlib import Path
 
 from benchmarks.timing import load_average
 from engine.cover import optimal_cover, rake_only_cover
-from engine.trees.generators import path_tree, random_tree, star_of_paths
+from engine.reproduce.cover import family, vertex_visits
+from engine.trees.generators import path_tree
 
 
-def family(kind: str, n: int):
-    if kind == "random":
-        return random_tree(n, seed=0)
-    if kind == "path":
-        return path_tree(n)
-    m = max(1, round(math.log2(n)))  # paths of log2 n edges, as in the paper's star-path
-    return star_of_paths((n - 1) // m, m)
-
-
-def sweeps(c) -> int:
-    """Vertex visits of the kernel: n (initialisation) + sum over rounds of |T_t| (see above)."""
-    vr = c.vertex_round
-    interior = c.vertex_node >= 0
-    return int(c.n + (vr[interior] + 1).sum() + c.rounds)
+sweeps = vertex_visits  # the kernel's vertex visits (see the module docstring)
 
 
 def faults(fn) -> int:

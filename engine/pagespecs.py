@@ -37,11 +37,13 @@ from engine.links.codec import (
     SLIDER,
     TABS,
     TEXT,
+    TOGGLE,
     VERTEX,
     Setting,
 )
 from engine.links.pages import PageSpec, PageTable
 from engine.multilabel.data import benchmark_files
+from engine.reproduce import PAPERS as REPRODUCIBLE
 
 __all__ = ["COVER_TOKENS", "LEARNER_NAMES", "PAGES", "SEED", "link_cover"]
 
@@ -399,6 +401,30 @@ RUNS = PageSpec("runs", "Runs", "Runs", ":material/history:", (
     Setting("record", TEXT, "the recorded run to open, by id", view=True),
 ), prefix="runs", uses_tree=False)
 
+
+
+def _reproduce(fields: dict, v: dict, tree):
+    from engine.reproduce import ReproduceConfig
+
+    return ReproduceConfig(**fields)
+
+
+REPRODUCE = PageSpec("reproduce", "Reproduce", "Runs", ":material/fact_check:", (
+    Setting("paper", CHOICE, "the paper whose protocol runs", "cover", choices=tuple(REPRODUCIBLE), label="Paper",
+            widget=RADIO, field="paper",
+            display={"cover": "cover: optimal cover against brute force (Theorem 6)",
+                     "hedge": "hedge: TREE-HEDGE and its bound (Theorem 9)",
+                     "rta": "rta: RTA's Table 1 and Figure 1",
+                     "ofde": "ofde: OFDE's Figure 2, Chow-Liu log-likelihoods",
+                     "bhtmm": "bhtmm: TF- and SP-BHTMM, Tables I and III"}),
+    Setting("quick", BOOL, "the quick (reduced) protocol", True, label="Quick protocol", widget=TOGGLE, field="quick",
+            tooltip="Fewer seeds, folds and iterations (the report says which): every paper in a minute or two. "
+                    "Off: the paper's own protocol, which can take from seconds (cover) to hours (ofde, bhtmm) on "
+                    "a small machine."),
+    Setting("report", TEXT, "the report shown: a reproduction's run id in the run history", view=True),
+    _run("start the reproduction when the page opens"),
+), prefix="repro", uses_tree=False, build=_reproduce)
+
 #: The app's pages in menu order; the lessons open at ``/``, where a class starts.
 PAGES = PageTable([LESSONS, TREE_STUDIO, COVER_INSPECTOR, ONLINE_MARGINALS, BELIEF_PROPAGATION, TREE_HEDGE, OFDE,
-                   RTA, BHTMM, RUNS], default="lessons")
+                   RTA, BHTMM, RUNS, REPRODUCE], default="lessons")

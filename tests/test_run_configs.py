@@ -44,6 +44,9 @@ BAD = [
     ("bhtmm", {"m0": 0}, "m0"),
     ("hedge", {"seed": -1}, "seed"),
     ("rta", {"seed": "zero"}, "seed"),
+    ("reproduce", {"paper": "nope"}, "unknown paper 'nope'"),
+    ("reproduce", {"quick": "yes"}, "quick must be true or false"),
+    ("reproduce", {"seeds": -1}, "seeds must be an integer in 0..100"),
 ]
 
 
@@ -54,7 +57,7 @@ def store(tmp_path):
 
 
 def test_every_builtin_family_defaults_are_valid():
-    for name in ("hedge", "ofde", "chowliu", "rta", "bhtmm"):
+    for name in ("hedge", "ofde", "chowliu", "rta", "bhtmm", "reproduce"):
         cls = config_class(name)
         cfg = cls()
         cfg.validate()

@@ -1,4 +1,4 @@
-"""Run commands: ``run CONFIG.json`` (one run or a sweep) and ``runs list|show|export|delete``.
+"""Run commands: ``run CONFIG.json`` (one run or a sweep) and ``runs list|show|export|delete|resume``.
 
 The run history is the SQLite database at ``$TREE_WORKBENCH_DB`` (or ``--db``), by default
 ``runs.sqlite`` in the user's data directory.
@@ -22,14 +22,8 @@ def register(sub) -> None:
                        description="Run CONFIG.json through its algorithm family and record it. Progress "
                        "goes to stderr; the result to stdout. A config with a \"sweep\" key runs the grid.")
     p.add_argument("config", help="JSON config file, e.g. {\"algorithm\": \"hedge\", \"seed\": 0, ...}")
-    p.add_argument("--json", action="store_true", help="print the run record (or sweep) as one JSON object")
-    p.add_argument("--jobs", type=limits.flag("jobs"), default=None, help="parallel runs of a sweep (default: one per core)")
-    p.add_argument("--backend", choices=("loky", "threading", "dask"), default="loky",
-                   help="joblib backend of a sweep (dask: on a dask.distributed cluster)")
-    p.add_argument("--scheduler", default=None, help="dask scheduler address, e.g. tcp://host:8786")
+    _sweep_args(p)
     p.add_argument("--label", default="", help="a label kept with the run")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    _db_arg(p)
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("runs", help="the run history: list, show, export, delete")
@@ -63,10 +57,29 @@ def register(sub) -> None:
     _db_arg(q)
     q.set_defaults(handler=_export)
 
+    q = rs.add_parser("resume", help="run the points of a sweep that did not finish",
+                      description="Run again, each under its own record, the points of SWEEP_ID that did not "
+                      "finish: not run because the sweep stopped (its dask scheduler went away, the process was "
+                      "killed), failed or cancelled. The finished points are kept as they are.")
+    q.add_argument("sweep", metavar="SWEEP_ID", help="the sweep id, e.g. sw-1a2b3c4d5e")
+    _sweep_args(q)
+    q.set_defaults(handler=_resume)
+
     q = rs.add_parser("delete", help="delete runs from the history")
     q.add_argument("id", type=int, nargs="+")
     _db_arg(q)
     q.set_defaults(handler=_delete)
+
+
+def _sweep_args(p) -> None:
+    """The options of a command that runs sweep points: parallelism, backend, output, history."""
+    p.add_argument("--json", action="store_true", help="print the run record (or sweep) as one JSON object")
+    p.add_argument("--jobs", type=limits.flag("jobs"), default=None, help="parallel runs of a sweep (default: one per core)")
+    p.add_argument("--backend", choices=("loky", "threading", "dask"), default="loky",
+                   help="how a sweep's points run: loky (processes), threading, or dask (a dask.distributed cluster)")
+    p.add_argument("--scheduler", default=None, help="dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _db_arg(p)
 
 
 def _db_arg(p) -> None:
@@ -87,6 +100,7 @@ class _StderrProgress:
         self.tty = sys.stderr.isatty()
         self.start = time.monotonic()
         self.last = -1.0
+        self.shown = None
 
     def __call__(self, fraction: float, message: str) -> None:
         if self.quiet:
@@ -94,7 +108,9 @@ class _StderrProgress:
         now = time.monotonic()
         if fraction < 1 and now - self.last < (0.1 if self.tty else 1.0):
             return
-        self.last = now
+        if not self.tty and fraction < 1 and (fraction, message) == self.shown and now - self.last < 10:
+            return  # a log file gets a line when something moved, or every 10 s while waiting
+        self.last, self.shown = now, (fraction, message)
         el = now - self.start
         eta = f", {el * (1 - fraction) / fraction:.0f} s left" if 0.02 < fraction < 1 else ""
         line = f"[{fraction * 100:5.1f}%] {message}{eta}"
@@ -122,12 +138,7 @@ def _run(args) -> int:
             recs = execute_sweep(spec, progress, store, n_jobs=args.jobs, backend=args.backend,
                                  scheduler=args.scheduler, label=args.label)
             progress.done()
-            if args.json:
-                print_json({"sweep": recs[0].sweep, "runs": [r.to_dict(artefacts=False) for r in recs]})
-            else:
-                _table(recs)
-                print(f"sweep {recs[0].sweep}: {len(recs)} runs in {store.path}")
-            return 0 if all(r.status == "finished" for r in recs) else 1
+            return _sweep_out(args, recs, store)
         try:
             rec = execute(spec, progress, store, label=args.label)
         except Exception as exc:
@@ -145,6 +156,27 @@ def _run(args) -> int:
         return 0
     finally:
         store.close()
+
+
+def _sweep_out(args, recs, store) -> int:
+    """Print a sweep's records (a table, or one JSON object); 0 when every point finished, else 1."""
+    if args.json:
+        print_json({"sweep": recs[0].sweep, "runs": [r.to_dict(artefacts=False) for r in recs]})
+    else:
+        _table(recs)
+        print(f"sweep {recs[0].sweep}: {len(recs)} runs in {store.path}")
+    return 0 if all(r.status == "finished" for r in recs) else 1
+
+
+def _resume(args) -> int:
+    from engine.runs.execute import resume_sweep
+
+    progress = _StderrProgress(args.quiet)
+    with _store(args) as store:
+        recs = resume_sweep(args.sweep, progress, store, n_jobs=args.jobs, backend=args.backend,
+                            scheduler=args.scheduler)
+        progress.done()
+        return _sweep_out(args, recs, store)
 
 
 def _fmt(v) -> str:

@@ -22,6 +22,13 @@ so a setting whose value is genuinely a list (a list of sizes) is never mistaken
 :func:`execute_sweep` runs the points in parallel with joblib (``backend="loky"``, processes on
 this machine; ``"threading"``; or ``"dask"``, on a ``dask.distributed`` cluster through joblib's
 dask backend). Every point is recorded as its own run, all sharing one sweep id.
+
+On a ``dask.distributed`` cluster each point is one task of the scheduler, recorded by this process
+when its result arrives, so a point is recorded once whatever happens to the workers: a worker that
+dies (killed, out of memory, its node gone) has its points run again by the others. A scheduler
+that goes away stops the sweep with one :class:`SweepInterrupted` error: the points already done stay
+recorded, the others are recorded ``interrupted`` with an error saying they were not run, and
+:func:`resume_sweep` (``python -m engine runs resume SWEEP_ID``) runs them, under the same records.
 """
 
 from __future__ import annotations
@@ -41,10 +48,24 @@ from engine.runs.protocol import ProgressCallback, RunCancelled, RunConfig, RunR
 from engine.runs.registry import config_from_dict, family, load_spec
 from engine.runs.store import RunRecord, RunStore
 
-__all__ = ["execute", "execute_sweep", "expand_sweep", "is_sweep", "SweepPoint", "Outcome", "BACKENDS"]
+__all__ = ["execute", "execute_sweep", "resume_sweep", "expand_sweep", "is_sweep", "SweepPoint", "Outcome",
+           "SweepInterrupted", "BACKENDS", "NOT_RUN"]
 
 BACKENDS = ("loky", "threading", "dask")
 _REPORT_EVERY = 0.5  # seconds between two progress writes to the history
+#: how the error of a sweep point that never ran because the sweep stopped begins
+NOT_RUN = "not run"
+
+
+class SweepInterrupted(EngineError):
+    """A sweep stopped before its end because its dask scheduler went away. The points done are
+    recorded; the others are recorded ``interrupted`` (not run). ``sweep_id`` names the sweep to
+    resume with :func:`resume_sweep`."""
+
+    def __init__(self, message: str, sweep_id: str | None = None, reason: str = ""):
+        super().__init__(message)
+        self.sweep_id = sweep_id
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -226,17 +247,17 @@ def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStor
                   label: str = "") -> list[RunRecord]:
     """Run every point of a sweep (see the module docstring) and record each; the records, in grid order.
 
-    ``n_jobs`` (default: one per core, or the cluster's workers for dask) runs in parallel through
-    joblib's ``backend``: ``"loky"`` (processes), ``"threading"`` or ``"dask"``. With ``"dask"``,
-    ``scheduler`` is the address of a ``dask.distributed`` scheduler (``tcp://host:8786``); without
-    it the current ``distributed.Client`` is used. ``n_jobs=1`` runs the points one after another
-    in this process (with per-run progress). ``progress(fraction, message)`` reports the share of
-    points done and may raise :class:`RunCancelled`: the points not yet done are then recorded
-    ``cancelled`` and the exception is raised again. A failing point is recorded ``failed`` and
-    the sweep goes on.
+    ``n_jobs`` (default: one per core; with dask, every point at once) runs in parallel through
+    joblib's ``backend``: ``"loky"`` (processes) or ``"threading"``; or ``"dask"``, each point a
+    task of a ``dask.distributed`` cluster. With ``"dask"``, ``scheduler`` is the address of its
+    scheduler (``tcp://host:8786``); without it the current ``distributed.Client`` is used.
+    ``n_jobs=1`` runs the points one after another in this process (with per-run progress).
+    ``progress(fraction, message)`` reports the share of points done and may raise
+    :class:`RunCancelled`: the points not yet done are then recorded ``cancelled`` and the exception
+    is raised again. A failing point is recorded ``failed`` and the sweep goes on. A dask scheduler
+    that goes away raises :class:`SweepInterrupted` (see the module docstring).
     """
-    if backend not in BACKENDS:
-        raise InvalidParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    _check_backend(backend)
     if n_jobs is not None:   # (joblib would start that many workers)
         limits.check("jobs", n_jobs, "n_jobs")
     points = expand_sweep(spec)
@@ -253,7 +274,6 @@ def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStor
             except TypeError:  # an error class with other constructor arguments
                 named = InvalidParameterError(msg)
             raise named from None
-    fams = {c.algorithm: family(c.algorithm) for c in configs}
     sequential = n_jobs == 1 or (len(configs) == 1 and backend != "dask")
     client = _dask_client(scheduler) if backend == "dask" and not sequential else None  # before any record
     sweep_id = "sw-" + uuid.uuid4().hex[:10]
@@ -262,28 +282,100 @@ def execute_sweep(spec, progress: ProgressCallback | None = None, store: RunStor
     try:
         ids = [store.start(c.to_dict(), label=(f"{label} {p.label}".strip()), sweep=sweep_id)
                for c, p in zip(configs, points)]
-        pending = set(range(len(ids)))
-        report = progress or (lambda f, m: None)
-        try:
-            if sequential:
-                _sequential(configs, ids, fams, store, report, pending)
-            else:
-                _parallel(configs, ids, fams, store, report, pending, n_jobs, backend)
-        except RunCancelled:
-            for i in sorted(pending):
-                store.end(ids[i], "cancelled", "the sweep was cancelled")
-            raise
-        except BaseException as exc:
-            status = "interrupted" if isinstance(exc, (KeyboardInterrupt, SystemExit)) else "failed"
-            for i in sorted(pending):
-                store.end(ids[i], status, f"the sweep stopped: {type(exc).__name__}: {exc}"[:500])
-            raise
+        _run_points(configs, ids, store, progress, sweep_id, n_jobs=n_jobs, backend=backend,
+                    sequential=sequential, client=client)
         return [store.get(i) for i in ids]
     finally:
-        if client is not None:
-            client.close()
+        _close(client)
         if own:
             store.close()
+
+
+def resume_sweep(sweep_id: str, progress: ProgressCallback | None = None, store: RunStore | None = None, *,
+                 n_jobs: int | None = None, backend: str = "loky", scheduler: str | None = None
+                 ) -> list[RunRecord]:
+    """Run again the points of sweep ``sweep_id`` that did not finish (not run because the sweep
+    stopped, failed, cancelled or interrupted), each under its own record; all the sweep's records,
+    in grid order. The options are those of :func:`execute_sweep`. A point still running (in a live
+    process) is refused: the sweep is not over.
+
+    >>> from engine.runs.store import RunStore
+    >>> resume_sweep("sw-0000000000", store=RunStore(":memory:"))
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidParameterError: no sweep 'sw-0000000000' in the history :memory:
+    """
+    _check_backend(backend)
+    if n_jobs is not None:   # (joblib would start that many workers)
+        limits.check("jobs", n_jobs, "n_jobs")
+    own = store is None
+    store = RunStore() if own else store
+    client = None
+    try:
+        store.mark_interrupted()
+        recs = sorted(store.list(sweep=str(sweep_id)), key=lambda r: r.id)
+        if not recs:
+            raise InvalidParameterError(f"no sweep {str(sweep_id)[:40]!r} in the history {store.path}")
+        busy = [r for r in recs if r.status == "running"]
+        if busy:
+            r = busy[0]
+            raise InvalidParameterError(
+                f"sweep {sweep_id} has {len(busy)} point{'s' if len(busy) > 1 else ''} still running (run {r.id}, "
+                f"process {r.pid} on {r.host}); wait for it to end or stop it, then resume")
+        todo = [r for r in recs if r.status != "finished"]
+        if todo:
+            configs = [config_from_dict(r.config) for r in todo]  # validated before any record changes
+            sequential = n_jobs == 1 or (len(configs) == 1 and backend != "dask")
+            client = _dask_client(scheduler) if backend == "dask" and not sequential else None
+            for r in todo:
+                store.reopen(r.id)
+            _run_points(configs, [r.id for r in todo], store, progress, str(sweep_id), n_jobs=n_jobs,
+                        backend=backend, sequential=sequential, client=client, done_before=len(recs) - len(todo))
+        return [store.get(r.id) for r in recs]
+    finally:
+        _close(client)
+        if own:
+            store.close()
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise InvalidParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+
+
+def _run_points(configs, ids, store, progress, sweep_id, *, n_jobs, backend, sequential, client,
+                done_before: int = 0) -> None:
+    """Run the recorded points ``ids`` (one per config) and record each end; the one place a
+    sweep's points run, for :func:`execute_sweep` and :func:`resume_sweep`."""
+    fams = {c.algorithm: family(c.algorithm) for c in configs}
+    pending = set(range(len(ids)))
+    base = progress or (lambda f, m: None)
+    total = len(ids) + done_before
+
+    def report(fraction, message):  # the share of the whole sweep, points done before included
+        base((done_before + fraction * len(ids)) / total, message)
+
+    try:
+        if sequential:
+            _sequential(configs, ids, fams, store, report, pending)
+        elif backend == "dask":
+            _dask(client, configs, ids, fams, store, report, pending, sweep_id, n_jobs, done_before)
+        else:
+            _parallel(configs, ids, fams, store, report, pending, n_jobs, backend)
+    except RunCancelled:
+        for i in sorted(pending):
+            store.end(ids[i], "cancelled", "the sweep was cancelled")
+        raise
+    except SweepInterrupted as exc:
+        for i in sorted(pending):
+            store.end(ids[i], "interrupted", f"{NOT_RUN}: {exc.reason}; resume the sweep with "
+                      f"python -m engine runs resume {sweep_id}")
+        raise
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, (KeyboardInterrupt, SystemExit)) else "failed"
+        for i in sorted(pending):
+            store.end(ids[i], status, f"the sweep stopped: {type(exc).__name__}: {exc}"[:500])
+        raise
 
 
 def _record(store: RunStore, run_id: int, out: Outcome) -> None:
@@ -308,7 +400,7 @@ def _sequential(configs, ids, fams, store, report, pending) -> None:
 
 
 def _dask_client(scheduler: str | None):
-    """A client of ``scheduler`` (closed by the caller), or ``None`` to use the current client."""
+    """A client of ``scheduler`` (closed by the caller), or the current client (left open)."""
     try:
         from distributed import Client, get_client
     except ImportError:
@@ -316,31 +408,133 @@ def _dask_client(scheduler: str | None):
             "the dask backend needs dask.distributed (pip install 'dask[distributed]')") from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="20s")
-        except OSError as exc:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
             raise InvalidParameterError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
+        client._workbench_own = True
+        return client
     try:
-        get_client()
+        return get_client()
     except ValueError:
         raise InvalidParameterError(
             "the dask backend needs a scheduler address (--scheduler tcp://host:8786) "
             "or a running distributed.Client") from None
-    return None
+
+
+def _close(client) -> None:
+    """Close a client this module opened (quietly and briefly: its scheduler may be gone)."""
+    if client is None or not getattr(client, "_workbench_own", False):
+        return
+    with _quiet_dask():
+        try:
+            client.close(timeout=5)
+        except Exception:  # noqa: BLE001 - a client of a lost scheduler may fail to close; nothing is left to save
+            pass
+
+
+class _quiet_dask:
+    """Keep the dask client's own log lines (a traceback per failed reconnection) off stderr while a
+    sweep runs: what went wrong reaches the user as one error line."""
+
+    _NAMES = ("distributed.client", "distributed.comm", "distributed.core", "distributed.batched",
+              "distributed.utils")
+
+    def __enter__(self):
+        import logging
+
+        self.saved = [(logging.getLogger(n), logging.getLogger(n).level) for n in self._NAMES]
+        for lg, _ in self.saved:
+            lg.setLevel(logging.CRITICAL)
+        return self
+
+    def __exit__(self, *exc):
+        for lg, level in self.saved:
+            lg.setLevel(level)
+
+
+_POLL = 0.1  # seconds between two looks at the dask futures
+
+
+def _dask(client, configs, ids, fams, store, report, pending, sweep_id, n_jobs, done_before) -> None:
+    """Every point a task of the scheduler; each result recorded as it arrives (in any order).
+
+    A worker lost mid-task: the scheduler runs the task again elsewhere, and it is recorded once,
+    here. The scheduler lost: the client cancels every future (``scheduler-connection-lost``) and
+    the sweep stops with :class:`SweepInterrupted`.
+    """
+    n = len(configs)
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "of the current client"
+    order = list(range(n))
+    limit = n_jobs if n_jobs and n_jobs > 0 else n
+    live: dict[Any, int] = {}
+    done = 0
+    last = time.monotonic()
+    token = uuid.uuid4().hex[:6]
+
+    def submit():
+        while order and len(live) < limit:
+            i = order.pop(0)
+            c = configs[i]
+            fut = client.submit(_indexed, i, fams[c.algorithm].module, type(c).__name__, c.to_dict(),
+                                key=f"{sweep_id}-{token}-point-{i}", pure=False)
+            live[fut] = i
+
+    report(0.0, f"0/{n} runs done")
+    with _quiet_dask():
+        try:
+            submit()
+            while live:
+                ready = [f for f in live if f.done()]
+                if not ready:
+                    if client.status in ("closing", "closed"):
+                        raise _lost(address, sweep_id, done_before + done, done_before + n, "the client closed")
+                    time.sleep(_POLL)
+                    if time.monotonic() - last >= 1.0:  # lets a progress callback cancel while nothing ends
+                        last = time.monotonic()
+                        report(done / n, f"{done}/{n} runs done")
+                    continue
+                for fut in ready:
+                    i = live.pop(fut)
+                    if fut.status == "cancelled":
+                        raise _lost(address, sweep_id, done_before + done, done_before + n,
+                                    "the client lost the connection to it")
+                    if fut.status == "error":
+                        exc = fut.exception()
+                        # the task itself failed (a point's own errors come back as outcomes): e.g. its
+                        # workers kept dying (KilledWorker), or it could not reach a worker
+                        store.end(ids[i], "failed", f"dask could not run this point: {type(exc).__name__}: {exc}"[:500])
+                    else:
+                        _, out = fut.result()
+                        _record(store, ids[i], out)
+                    pending.discard(i)
+                    done += 1
+                    report(done / n, f"{done}/{n} runs done")
+                submit()
+        finally:
+            if live:
+                try:
+                    client.cancel(list(live), force=True)
+                except Exception:  # noqa: BLE001 - the scheduler may be gone already
+                    pass
+
+
+def _lost(address, sweep_id: str, done: int, total: int, why: str) -> SweepInterrupted:
+    return SweepInterrupted(
+        f"the dask scheduler {address} went away ({why}) after {done} of {total} points of sweep {sweep_id}: "
+        f"the {done} done are recorded, the other {total - done} are marked not run; finish them with "
+        f"python -m engine runs resume {sweep_id}", sweep_id, f"the dask scheduler {address} went away")
 
 
 def _parallel(configs, ids, fams, store, report, pending, n_jobs, backend) -> None:
     from joblib import Parallel, delayed, parallel_config
 
     n = len(configs)
-    if backend == "dask":
-        jobs = n_jobs or -1
-    else:
-        jobs = n_jobs or min(n, os.cpu_count() or 1)
-
+    jobs = n_jobs or min(n, os.cpu_count() or 1)
     report(0.0, f"0/{n} runs done")
     with parallel_config(backend=backend, n_jobs=jobs):
         gen = Parallel(return_as="generator_unordered")(
-            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict(), os.getpid())
+            delayed(_indexed)(i, fams[c.algorithm].module, type(c).__name__, c.to_dict(),
+                              os.getpid() if backend == "loky" else None)
             for i, c in enumerate(configs))
         try:
             for done, (i, out) in enumerate(gen, 1):

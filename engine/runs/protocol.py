@@ -3,7 +3,8 @@
 Each algorithm family ``engine.<family>.run`` defines
 
 * a config: a frozen dataclass subclassing :class:`RunConfig`, with a class attribute
-  ``algorithm`` (one of ``hedge``, ``ofde``, ``chowliu``, ``rta``, ``bhtmm``), only JSON-able
+  ``algorithm`` (one of ``hedge``, ``ofde``, ``chowliu``, ``rta``, ``bhtmm``, and ``reproduce``: a
+  paper's whole protocol, :mod:`engine.reproduce`), only JSON-able
   fields (numbers, strings, bools, lists, dicts; a tree or data set as a path string or a
   generator spec such as ``{"generate": "path", "n": 15}``) and a ``seed`` field, and a
   ``validate()`` method (below);

@@ -1,6 +1,7 @@
 """Which module runs which algorithm, and turning a JSON config into a run config.
 
-The five learning families of the workbench (the algorithms of the seeds) each expose
+The five learning families of the workbench (the algorithms of the papers), and ``reproduce`` (a
+paper's whole protocol, :mod:`engine.reproduce`), each expose
 ``run(config, progress=None) -> RunResult`` in their own module (see :mod:`engine.runs.protocol`).
 This registry maps a config's ``algorithm`` to ``(module, config class)`` and imports the module
 only when a config of that family is loaded, so ``python -m engine runs list`` stays instant and a
@@ -45,6 +46,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "chowliu": ("engine.forests.run", "ChowLiuConfig"),
     "rta": ("engine.multilabel.run", "RtaConfig"),
     "bhtmm": ("engine.htmm.run", "BhtmmConfig"),
+    "reproduce": ("engine.reproduce", "ReproduceConfig"),  # a paper's protocol, its report as artefact
 }
 _BUILTIN = dict(FAMILIES)
 

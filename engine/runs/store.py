@@ -394,6 +394,23 @@ class RunStore:
             _LIVE.add((self._key, run_id))
         return run_id
 
+    def reopen(self, run_id: int) -> None:
+        """Make a run that ended without finishing (failed, cancelled, interrupted) ``running`` again,
+        owned by this process and this code version: the same id, config, label and sweep (a sweep
+        being resumed). A run that is running or finished is refused."""
+        with self._tx() as c:
+            cur = c.execute(
+                "UPDATE runs SET status = 'running', started = ?, ended = NULL, seconds = NULL, error = NULL, "
+                "progress = 0, message = 'resuming', pid = ?, pid_start = ?, host = ?, code_version = ? "
+                "WHERE id = ? AND status NOT IN ('running', 'finished')",
+                (time.time(), self._pid, self._pid_start, self._host, code_version(), int(run_id)))
+            if cur.rowcount != 1:
+                rec = self.get(run_id, results=False)  # an unknown id says so
+                raise InvalidParameterError(f"run {run_id} is {rec.status}; only a run that did not finish "
+                                            "can run again")
+        with _LIVE_LOCK:
+            _LIVE.add((self._key, int(run_id)))
+
     def report(self, run_id: int, fraction: float, message: str) -> None:
         """Save the last progress report of a running run (for watchers in other sessions)."""
         with self._tx() as c:
