@@ -292,7 +292,7 @@ async def _ws_observe(url: str, times: int) -> list[float]:
 
 # ------------------------------------------------------------------ the run
 def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 5, browser: bool = True,
-        log_dir: Path | None = None) -> dict:
+        log_dir: Path | None = None, tree_size: int = CLASS_TREE["n"]) -> dict:
     log_dir = Path(log_dir or tempfile.mkdtemp(prefix="bench_app_"))
     pages = _pages(app_dir)
     res: dict = {"app_dir": str(app_dir), "load_average_start": _load(), "cpus": os.cpu_count()}
@@ -320,10 +320,13 @@ def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 
                 b.close()
                 pw.stop()
         res["load_average_pages"] = _load()
-    env["TREE_WORKBENCH_TREE"] = json.dumps(CLASS_TREE)
+    class_tree = {**CLASS_TREE, "n": int(tree_size)}
+    res["tree_size"] = class_tree["n"]
+    env["TREE_WORKBENCH_TREE"] = json.dumps(class_tree)
     with serve(app_dir, env=env, log_path=log_dir / "server_class.log") as (url, _):
         asyncio.run(_ws_open(url, "online_marginals"))
-        res["first_render_ws_s_n1000"] = {"Online Marginals": round(asyncio.run(_ws_open(url, "online_marginals")), 2)}
+        res[f"first_render_ws_s_n{class_tree['n']}"] = {
+            "Online Marginals": round(asyncio.run(_ws_open(url, "online_marginals")), 2)}
         obs_b = None
         if chromium:
             pw, b = _browser(chromium)
@@ -336,7 +339,7 @@ def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 
             finally:
                 b.close()
                 pw.stop()
-        res["sessions"] = [_class_run(url, c, rounds, CLASS_TREE["n"]) for c in students]
+        res["sessions"] = [_class_run(url, c, rounds, class_tree["n"]) for c in students]
         if obs_b:
             obs_ws = asyncio.run(_ws_observe(url, 5))
             res["browser_check"] = {"observe_ms_p50_browser": _round(statistics.median(obs_b)),
@@ -359,7 +362,7 @@ def _table(res: dict) -> str:
         lines.append(f"| {title} | {res.get('first_render_s', {}).get(title, '—')} | "
                      f"{res.get('first_usable_s', {}).get(title, '—')} | {ws} |")
     if "click_to_marginal_ms_p50" in res:
-        lines += ["", f"click → marginal (n = 1,000, {res['clicks']} clicks): p50 "
+        lines += ["", f"click → marginal (n = {res.get('tree_size', 1000):,}, {res['clicks']} clicks): p50 "
                       f"{res['click_to_marginal_ms_p50']} ms, p95 {res['click_to_marginal_ms_p95']} ms, "
                       f"lost clicks {res['lost_clicks']} (load {res['load_average_clicks']})"]
     lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
@@ -383,12 +386,15 @@ def main(argv=None) -> int:
     ap.add_argument("--clicks", type=int, default=50, help="clicks on Online Marginals (default 50)")
     ap.add_argument("--rounds", type=int, default=5, help="evidence settings per student (default 5)")
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
+    ap.add_argument("--tree-size", type=int, default=CLASS_TREE["n"],
+                    help="vertices of the random tree of the clicks and the students (default 1,000; up to 10^6)")
     args = ap.parse_args(argv)
     students = tuple(int(x) for x in args.students.split(",") if x.strip())
-    if any(not 1 <= s <= 60 for s in students) or not 1 <= args.clicks <= 500 or not 1 <= args.rounds <= 50:
-        ap.error("students 1..60 each, clicks 1..500, rounds 1..50")
+    if any(not 1 <= s <= 60 for s in students) or not 1 <= args.clicks <= 500 or not 1 <= args.rounds <= 50 \
+            or not 3 <= args.tree_size <= 1_000_000:
+        ap.error("students 1..60 each, clicks 1..500, rounds 1..50, tree size 3..1,000,000")
     res = run(args.app_dir.resolve(), students=students, clicks=args.clicks, rounds=args.rounds,
-              browser=not args.no_browser)
+              browser=not args.no_browser, tree_size=args.tree_size)
     print(json.dumps(res, indent=1) if args.json else _table(res))
     return 0
 
