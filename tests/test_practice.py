@@ -1,0 +1,244 @@
+"""Practice exercises: every family on 1,000 seeds. The checker accepts the engine's answer (typed
+as a student would type it) and refuses a perturbed one; the answer is recomputed independently
+(enumeration of all labellings, the cover's rounds simulated from the definition, Kruskal with a
+union-find) from the data the exercise shows."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from engine.errors import InvalidParameterError
+from engine.practice import FAMILIES, check, family, make, parse_answer
+from engine.practice.exercise import Exercise, Part
+
+SEEDS = range(1000)
+TOL = 1e-9   # exact algorithms against brute force: relative 1e-9 (house rule)
+
+
+def perturbed(ex: Exercise, rng) -> tuple:
+    """One value per part, with one part changed beyond its tolerance."""
+    values = [tuple(p.value) for p in ex.parts]
+    i = int(rng.integers(len(ex.parts)))
+    p = ex.parts[i]
+    if p.kind == "vector":
+        v = list(p.value)
+        j = int(rng.integers(len(v)))
+        v[j] += rng.choice([-1, 1]) * p.tolerance * rng.uniform(1.01, 20)
+        values[i] = tuple(v)
+    elif p.kind == "integer":
+        values[i] = (p.value[0] + int(rng.choice([-1, 1])),)
+    elif p.kind == "vertices":
+        everything = set(ex.data["vertices"])
+        v = set(p.value)
+        v ^= {str(rng.choice(sorted(everything)))}
+        values[i] = tuple(v)
+    else:
+        a, b = p.value
+        others = [x for x in ex.data["variables"] if x not in (a, b)]
+        values[i] = (a, str(rng.choice(others)))
+    return tuple(values)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_the_checker_accepts_the_engines_answer_and_refuses_a_perturbed_one(name):
+    fam = FAMILIES[name]
+    rng = np.random.default_rng(0)
+    for seed in SEEDS:
+        ex = fam.make(seed)
+        assert fam.check(ex, ex.answer_text), (seed, ex.answer_text)
+        assert fam.check(ex, [p.value for p in ex.parts]), seed
+        bad = perturbed(ex, rng)
+        assert not fam.check(ex, bad), (seed, bad, ex.answer)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_the_same_seed_makes_the_same_exercise(name):
+    a, b, c = FAMILIES[name].make(11), FAMILIES[name].make(11), FAMILIES[name].make(12)
+    assert a == b and a.to_dict() == b.to_dict()
+    assert a.prompt != c.prompt
+    assert a.hint and a.solution and a.answer_format
+
+
+# ----------------------------------------------------------------------------------- brute force
+
+def _weights(ex: Exercise, phi: np.ndarray, psi: np.ndarray):
+    """Every labelling of the exercise's tree (k = 2) with its unnormalised probability."""
+    names = ex.data["vertices"]
+    ix = {v: i for i, v in enumerate(names)}
+    edges = [(ix[a], ix[b]) for a, b in ex.data["edges"]]
+    out = []
+    for x in itertools.product(range(phi.shape[1]), repeat=len(names)):
+        w = np.prod([phi[i, x[i]] for i in range(len(names))]) * np.prod([psi[x[a], x[b]] for a, b in edges])
+        out.append((x, w))
+    return out, ix, edges
+
+
+def _side(edges, n, i, j):
+    """The vertices on i's side of the edge i-j."""
+    adj = {v: set() for v in range(n)}
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    seen, todo = {i}, [i]
+    while todo:
+        u = todo.pop()
+        for w in adj[u] - seen - ({j} if u == i else set()):
+            seen.add(w)
+            todo.append(w)
+    return seen
+
+
+def test_bp_message_is_the_sum_over_the_senders_side():
+    for seed in SEEDS:
+        ex = FAMILIES["bp_message"].make(seed)
+        phi, psi = np.array(ex.data["phi"]), np.array(ex.data["psi"])
+        names = ex.data["vertices"]
+        ix = {v: k for k, v in enumerate(names)}
+        edges = [(ix[a], ix[b]) for a, b in ex.data["edges"]]
+        i, j = ix[ex.data["sender"]], ix[ex.data["receiver"]]
+        side = sorted(_side(edges, len(names), i, j))
+        inner = [(a, b) for a, b in edges if a in side and b in side]
+        m = np.zeros(2)
+        for x in itertools.product(range(2), repeat=len(side)):
+            lab = dict(zip(side, x))
+            w = np.prod([phi[v, lab[v]] for v in side]) * np.prod([psi[lab[a], lab[b]] for a, b in inner])
+            for xj in range(2):
+                m[xj] += w * psi[lab[i], xj]
+        np.testing.assert_allclose(ex.parts[0].value, m / m.sum(), rtol=TOL, err_msg=str(seed))
+
+
+def test_marginal_after_evidence_is_the_enumerated_conditional():
+    for seed in SEEDS:
+        ex = FAMILIES["marginal_evidence"].make(seed)
+        phi, psi = np.array(ex.data["phi"]), np.array(ex.data["psi"])
+        (e, a), = ex.data["evidence"].items()
+        table, ix, _ = _weights(ex, phi, psi)
+        p = np.zeros(2)
+        for x, w in table:
+            if x[ix[e]] == a:
+                p[x[ix[ex.data["vertex"]]]] += w
+        np.testing.assert_allclose(ex.parts[0].value, p / p.sum(), rtol=TOL, err_msg=str(seed))
+
+
+def test_tree_hedge_allocation_is_hedge_over_all_labellings():
+    for seed in SEEDS:
+        ex = FAMILIES["hedge_weight"].make(seed)
+        d = ex.data
+        k, P = d["k"], d["coupling"]
+        theta = np.full((k, k), (1 - P) / (k - 1))
+        np.fill_diagonal(theta, P)
+        phi = np.ones((len(d["vertices"]), k))
+        v = d["vertices"].index(d["task"])
+        phi[v] = np.exp(-d["eta"] * np.array(d["loss"]))
+        table, ix, _ = _weights(ex, phi, theta)
+        p = np.zeros(k)
+        for x, w in table:
+            p[x[ix[d["asked"]]]] += w
+        np.testing.assert_allclose(ex.parts[0].value, p / p.sum(), rtol=TOL, err_msg=str(seed))
+
+
+def _rounds_by_definition(names, edges, s):
+    """The mergeable sets M_0, M_1, ... of the optimal (2,s)-cover, from Figure 1's definition."""
+    adj = {v: set() for v in names}
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    parent, order, todo = {s: None}, [s], [s]
+    while todo:
+        u = todo.pop(0)
+        for w in sorted(adj[u] - set(parent)):
+            parent[w] = u
+            order.append(w)
+            todo.append(w)
+    alive = {v for v in names if len(adj[v]) >= 2} | {s}
+    rounds = []
+    while alive != {s}:
+        def up(v):
+            p = parent[v]
+            while p not in alive:
+                p = parent[p]
+            return p
+        kids = {v: [] for v in alive}
+        for v in alive - {s}:
+            kids[up(v)].append(v)
+        merge = {}
+        for v in reversed([u for u in order if u in alive]):   # children first
+            merge[v] = v != s and (not kids[v] or (len(kids[v]) == 1 and not merge[kids[v][0]]))
+        m = {v for v in alive if merge[v]}
+        rounds.append(m)
+        alive -= m
+    return rounds
+
+
+def test_cover_round_follows_the_definition_and_the_height_is_the_brute_force_optimum():
+    from engine.cover import min_cover_height
+    from engine.trees import Tree
+
+    for seed in SEEDS:
+        ex = FAMILIES["cover_round"].make(seed)
+        d = ex.data
+        rounds = _rounds_by_definition(d["vertices"], d["edges"], d["s"])
+        assert set(ex.answer["mergeable"]) == rounds[d["round"]], seed
+        assert ex.answer["height"] == len(rounds), seed
+        if seed < 100:   # the exact optimum over all (2,s)-covers enumerates subtrees: 100 seeds
+            tree = Tree.from_named_edges(d["edges"])
+            assert min_cover_height(tree, "2s", d["s"]) == ex.answer["height"], seed
+
+
+def test_chow_liu_next_edge_is_kruskals_next_step():
+    for seed in SEEDS:
+        ex = FAMILIES["chow_liu_next"].make(seed)
+        names = ex.data["variables"]
+        mi = np.array(ex.data["mutual_information"])
+        n = len(names)
+        comp = list(range(n))
+
+        def find(a):
+            while comp[a] != a:
+                a = comp[a]
+            return a
+
+        added = []
+        for a, b in sorted(itertools.combinations(range(n), 2), key=lambda e: -mi[e]):
+            if find(a) != find(b):
+                comp[find(a)] = find(b)
+                added.append({names[a], names[b]})
+        j = len(ex.data["chosen"])
+        assert {frozenset(e) for e in ex.data["chosen"]} == {frozenset(e) for e in added[:j]}, seed
+        assert set(ex.answer["edge"]) == added[j], seed
+
+
+# ----------------------------------------------------------------------------------- reading answers
+
+def test_typed_answers_are_read_or_refused_in_one_line():
+    ex = make("cover_round", 5)
+    right = ex.answer_text
+    assert check(ex, right) and check(ex, right.replace(" ", ", "))
+    for bad, words in [("1 2", "expected 2 part(s)"), ("1; x", "expected a whole number"), ("x" * 3000, "characters")]:
+        with pytest.raises(InvalidParameterError, match=words.replace("(", r"\(").replace(")", r"\)")) as info:
+            parse_answer(ex, bad)
+        assert "\n" not in str(info.value)
+    ex = make("bp_message", 5)
+    with pytest.raises(InvalidParameterError, match="'abc' is not a number"):
+        check(ex, "0.5 abc")
+    with pytest.raises(InvalidParameterError, match="expected 2 numbers, got 3"):
+        check(ex, "0.5 0.5 0.5")
+    ex = make("chow_liu_next", 5)
+    a, b = ex.answer["edge"]
+    assert check(ex, f"{b}-{a}") and check(ex, f"{a} {b}") and check(ex, f"{a}, {b}")
+
+
+def test_unknown_family_and_bad_seed_are_one_line():
+    with pytest.raises(InvalidParameterError, match="unknown exercise family 'nope'; families are bp_message"):
+        family("nope")
+    for bad in (-1, 1.5, "3", True):
+        with pytest.raises(InvalidParameterError, match="seed"):
+            make("bp_message", bad)
+
+
+def test_a_part_of_an_unknown_kind_is_refused():
+    with pytest.raises(InvalidParameterError, match="unknown kind 'colour'"):
+        Part("x", "colour", ())
