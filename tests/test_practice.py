@@ -242,3 +242,48 @@ def test_unknown_family_and_bad_seed_are_one_line():
 def test_a_part_of_an_unknown_kind_is_refused():
     with pytest.raises(InvalidParameterError, match="unknown kind 'colour'"):
         Part("x", "colour", ())
+
+
+# ----------------------------------------------------------------------------------- command line
+
+def test_cli_lists_the_families_with_their_papers(capsys):
+    import json
+
+    from engine.cli import main
+
+    assert main(["practice", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["family"] for r in rows] == list(FAMILIES)
+    assert all(set(r) == {"family", "paper", "title"} for r in rows)
+    papers = " ".join(r["paper"] for r in rows)
+    for title in ("Inferences on trees", "Online Sum-Product Computation over Trees", "Online Forest Density Estimation"):
+        assert title in papers
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_cli_prints_the_exercise_of_a_seed_with_its_answer(capsys, name):
+    import json
+
+    from engine.cli import main
+
+    assert main(["practice", name, "--seed", "42", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ex = make(name, 42)
+    assert out == json.loads(json.dumps(ex.to_dict()))
+    assert check(ex, out["answer_text"]) and out["seed"] == 42 and out["tolerance"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["practice", "nope", "--seed", "1"], "unknown exercise family 'nope'; families are bp_message"),
+    (["practice", "bp_message", "--seed", "-3"], "seed must be a whole number"),
+    (["practice", "bp_message", "--seed", "x"], "argument --seed"),
+])
+def test_cli_bad_family_or_seed_is_one_error_line(capsys, argv, words):
+    from engine.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and words in err, err
