@@ -287,3 +287,24 @@ def test_cli_bad_family_or_seed_is_one_error_line(capsys, argv, words):
         code = exc.code
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and words in err, err
+
+
+# ----------------------------------------------------------------------------------- the session's score
+
+def test_score_counts_exercises_solved_first_tries_and_attempts_per_family():
+    from engine.practice import Score, Tally
+
+    a, b, c = make("bp_message", 1), make("bp_message", 2), make("cover_round", 1)
+    wrong_a = " ".join(str(x + 0.1) for x in a.parts[0].value)
+    s = Score()
+    s, r1 = s.attempt(a, wrong_a)
+    s, r2 = s.attempt(a, a.answer_text)
+    s, r3 = s.attempt(b, b.answer_text)
+    s, r4 = s.attempt(c, "1; 1")
+    assert (r1, r2, r3) == (False, True, True) and r4 is c.answer_text.startswith("1; 1")
+    assert s.tally("bp_message") == Tally(exercises=2, solved=2, first_try=1, attempts=3)
+    assert s.tally("cover_round").attempts == 1 and s.tally("hedge_weight") == Tally(0, 0, 0, 0)
+    assert [x.right for x in s.of("bp_message", 1)] == [False, True] and s.families() == ("bp_message", "cover_round")
+    with pytest.raises(InvalidParameterError):
+        s.attempt(a, "not a number")   # unreadable: refused, nothing recorded
+    assert len(s.attempts) == 4

@@ -22,8 +22,10 @@ from engine import limits
 from engine.errors import InvalidParameterError
 from engine.practice import families as _f
 from engine.practice.exercise import Exercise, Part, check, parse_answer
+from engine.practice.score import Attempt, Score, Tally
 
-__all__ = ["Family", "FAMILIES", "PAPERS", "Exercise", "Part", "check", "parse_answer", "family", "make"]
+__all__ = ["Family", "FAMILIES", "PAPERS", "Exercise", "Part", "check", "parse_answer", "family", "make", "Score",
+           "Attempt", "Tally"]
 
 #: the papers the families practise, by key: title and authors as a reader sees them
 PAPERS = {
