@@ -308,3 +308,18 @@ def test_score_counts_exercises_solved_first_tries_and_attempts_per_family():
     with pytest.raises(InvalidParameterError):
         s.attempt(a, "not a number")   # unreadable: refused, nothing recorded
     assert len(s.attempts) == 4
+
+
+def test_the_tree_shown_is_the_exercises_tree_with_the_vertex_asked_about():
+    from engine.practice import asked_vertex, exercise_tree
+
+    for name in FAMILIES:
+        ex = make(name, 9)
+        tree = exercise_tree(ex)
+        if name == "chow_liu_next":
+            assert tree is None and asked_vertex(ex) is None
+            continue
+        assert {frozenset(e) for e in tree.named_edges()} == {frozenset(e) for e in ex.data["edges"]}
+        assert asked_vertex(ex) in tree.names
+        if name == "cover_round":
+            assert tree.name(tree.root) == ex.data["s"]

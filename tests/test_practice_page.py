@@ -42,7 +42,7 @@ def test_a_wrong_then_a_right_answer_with_hint_solution_and_score():
     assert at.expander and any(ex.solution[:30] in m.value for m in at.expander[0].markdown)
     table = at.dataframe[0].value
     assert table.to_dict("records") == [{"family": ex.title, "exercises": 1, "solved": 0,
-                                         "right at the first attempt": 0, "attempts": 1}]
+                                         "first try": 0, "attempts": 1}]
 
     _answer(at, ex.answer_text)
     assert at.success and "Right" in at.success[0].value and not at.error

@@ -23,9 +23,10 @@ from engine.errors import InvalidParameterError
 from engine.practice import families as _f
 from engine.practice.exercise import Exercise, Part, check, parse_answer
 from engine.practice.score import Attempt, Score, Tally
+from engine.trees.model import Tree
 
 __all__ = ["Family", "FAMILIES", "PAPERS", "Exercise", "Part", "check", "parse_answer", "family", "make", "Score",
-           "Attempt", "Tally"]
+           "Attempt", "Tally", "exercise_tree", "asked_vertex"]
 
 #: the papers the families practise, by key: title and authors as a reader sees them
 PAPERS = {
@@ -87,3 +88,19 @@ def family(name: str) -> Family:
 def make(name: str, seed) -> Exercise:
     """The exercise of family ``name`` and ``seed``."""
     return family(name).make(seed)
+
+
+def exercise_tree(exercise: Exercise) -> Tree | None:
+    """The tree an exercise shows (rooted at its cover's leaf s, else at vertex 1), or None when it
+    shows no tree (a mutual-information table)."""
+    d = exercise.data
+    if "edges" not in d:
+        return None
+    return Tree.from_named_edges(d["edges"], vertices=d["vertices"], root=d.get("s", d["vertices"][0]))
+
+
+def asked_vertex(exercise: Exercise) -> str | None:
+    """The vertex the question is about (a message's receiver, a marginal's or an allocation's
+    vertex, a cover's root s), or None."""
+    d = exercise.data
+    return next((d[k] for k in ("receiver", "vertex", "asked", "s") if k in d), None)

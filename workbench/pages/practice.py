@@ -12,8 +12,10 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.pagespecs import PAGES, SEED
-from engine.practice import FAMILIES, Score, make
+from engine.practice import FAMILIES, Score, asked_vertex, exercise_tree, make
 from workbench import links
+from workbench.components import chart
+from workbench.figures.tree_figure import tree_figure
 from workbench.session import PageState
 from workbench.widgets import widget
 
@@ -57,7 +59,6 @@ with left:
     st.caption(FAMILIES[name].paper)
     seed = widget(SPEC, "seed")
     st.button("New exercise", icon=":material/casino:", on_click=_new_exercise, width="stretch", type="primary")
-    links.copy_link_button("practice")
 
 with right:
     try:
@@ -67,6 +68,13 @@ with right:
         st.stop()
     st.subheader(f"{ex.title} · exercise {ex.seed}", anchor=False)
     st.markdown(ex.prompt)
+    tree = exercise_tree(ex)
+    if tree is not None:
+        asked = asked_vertex(ex)
+        chart(tree_figure(tree, height=300, selected=None if asked is None else tree.index(asked)),
+              key="practice_tree", name=f"practice-{ex.family}-{ex.seed}")
+        if asked is not None:
+            st.caption(f"Ringed: vertex {asked}.")
     st.caption(f"Answer format: {ex.answer_format}")
     with st.form(key=f"practice_form_{ex.family}_{ex.seed}", border=False):
         st.text_input("Your answer", key=_answer_key(ex), placeholder=ex.answer_format.split(";")[0])
@@ -96,5 +104,5 @@ with right:
         for fam in score.families():
             t = score.tally(fam)
             rows.append({"family": FAMILIES[fam].title, "exercises": t.exercises, "solved": t.solved,
-                         "right at the first attempt": t.first_try, "attempts": t.attempts})
+                         "first try": t.first_try, "attempts": t.attempts})
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
