@@ -30,7 +30,7 @@ def perturbed(ex: Exercise, rng) -> tuple:
         values[i] = tuple(v)
     elif p.kind == "integer":
         values[i] = (p.value[0] + int(rng.choice([-1, 1])),)
-    elif p.kind == "vertices":
+    elif p.kind in ("vertices", "components"):
         everything = set(ex.data["vertices"])
         v = set(p.value)
         v ^= {str(rng.choice(sorted(everything)))}
@@ -188,6 +188,23 @@ def test_cover_round_follows_the_definition_and_the_height_is_the_brute_force_op
             assert min_cover_height(tree, "2s", d["s"]) == ex.answer["height"], seed
 
 
+def test_update_path_is_every_component_holding_the_vertex_inside():
+    from engine.cover import optimal_cover
+    from engine.trees import Tree
+
+    for seed in SEEDS:
+        ex = FAMILIES["update_path"].make(seed)
+        d = ex.data
+        tree = Tree.from_named_edges(d["edges"])
+        cover = optimal_cover(tree, d["s"])
+        v = tree.index(d["vertex"])
+        inside = [z for z in range(cover.m) if v in cover.vertices_of(z) and v not in cover.boundary_of(z)]
+        assert set(ex.answer["components"]) == {cover.node_name(z) for z in inside}, seed
+        # one path of D: the components, smallest first, each hold the one before
+        chain = sorted((set(cover.vertices_of(z).tolist()) for z in inside), key=len)
+        assert all(a < b for a, b in zip(chain, chain[1:])), seed
+
+
 def test_chow_liu_next_edge_is_kruskals_next_step():
     for seed in SEEDS:
         ex = FAMILIES["chow_liu_next"].make(seed)
@@ -323,3 +340,10 @@ def test_the_tree_shown_is_the_exercises_tree_with_the_vertex_asked_about():
         assert asked_vertex(ex) in tree.names
         if name == "cover_round":
             assert tree.name(tree.root) == ex.data["s"]
+
+
+def test_an_edge_component_is_named_by_its_ends_in_either_order():
+    ex = next(e for e in (make("update_path", s) for s in range(200)) if any("|" in c for c in e.answer["components"]))
+    flipped = " ".join("|".join(reversed(c.split("|"))) for c in ex.answer["components"])
+    assert check(ex, flipped) and check(ex, ex.answer_text)
+    assert not check(ex, " ".join(c for c in ex.answer["components"] if "|" not in c))

@@ -71,6 +71,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("bp_message", "sum-product"),
     _family("marginal_evidence", "sum-product"),
     _family("cover_round", "hpv"),
+    _family("update_path", "hpv"),
     _family("hedge_weight", "hpv"),
     _family("chow_liu_next", "ofde"),
 )}

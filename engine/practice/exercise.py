@@ -8,7 +8,9 @@ answer has one or more :class:`Part` s, each of one kind:
 - ``"vector"``: numbers (a message or a marginal), each within the part's absolute tolerance;
 - ``"integer"``: a whole number, exactly;
 - ``"vertices"``: a set of vertex names, exactly (order and repetition do not matter);
-- ``"edge"``: two vertex names, either order.
+- ``"edge"``: two vertex names, either order;
+- ``"components"``: a set of components of a cover's decomposition tree D, each named by its
+  splitting vertex (``8``) or, for an edge, by its two ends in either order (``4|8``).
 
 A typed answer gives the parts in order, separated by ``;`` (``"2 5; 3"``). :func:`check` says
 whether an answer is right; a malformed answer raises :class:`~engine.errors.InvalidParameterError`
@@ -36,6 +38,7 @@ KINDS = {
     "integer": "a whole number",
     "vertices": "vertex names separated by spaces or commas",
     "edge": "two vertex names, e.g. 2-5",
+    "components": "components separated by spaces: a splitting vertex (8) or an edge (4|8)",
 }
 #: the longest typed answer read (anything longer is refused before it is parsed)
 MAX_ANSWER_CHARS = 2_000
@@ -127,7 +130,7 @@ def format_part(kind: str, value) -> str:
         return " ".join(f"{x:.4f}".rstrip("0").rstrip(".") if x != 0 else "0" for x in value)
     if kind == "integer":
         return str(int(value[0]))
-    if kind == "vertices":
+    if kind in ("vertices", "components"):
         return " ".join(sorted(value, key=_name_key))
     return "-".join(value)
 
@@ -206,4 +209,12 @@ def _right(part: Part, value) -> bool:
         return len(value) == 1 and int(value[0]) == int(part.value[0])
     if part.kind == "vertices":
         return {str(v) for v in value} == {str(v) for v in part.value}
+    if part.kind == "components":
+        return {_component(v) for v in value} == {_component(v) for v in part.value}
     return len(value) == 2 and {str(v) for v in value} == {str(v) for v in part.value}
+
+
+def _component(name) -> str | frozenset:
+    """A component's name with an edge's two ends unordered (``4|8`` is ``8|4``)."""
+    name = str(name)
+    return frozenset(name.split("|")) if "|" in name else name

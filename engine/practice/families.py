@@ -7,6 +7,8 @@
 - ``cover_round``: the mergeable vertices M_t of round t of the optimal (2,s)-cover and its height
   ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 3, Figure 1 and
   Theorem 6), by :func:`engine.cover.optimal_cover`.
+- ``update_path``: the components of the decomposition tree D an update at one vertex recomputes (same
+  paper, section 4), by :class:`engine.inference.OnlineModel` (its ``last_op.touched``).
 - ``hedge_weight``: TREE-HEDGE's allocation at a task after one trial (same paper, section 5,
   Figure 3), by :class:`engine.hedge.TreeHedge`.
 - ``chow_liu_next``: the next edge Chow-Liu's greedy (Kruskal) step adds, from a mutual-information
@@ -26,7 +28,7 @@ from engine.practice.exercise import Exercise, Part, format_part
 from engine.trees.generators import random_tree
 from engine.trees.model import Tree
 
-__all__ = ["bp_message", "marginal_evidence", "cover_round", "hedge_weight", "chow_liu_next", "small_tree"]
+__all__ = ["bp_message", "marginal_evidence", "cover_round", "update_path", "hedge_weight", "chow_liu_next", "small_tree"]
 
 #: the absolute tolerance of every probability an exercise asks for (answers to 3 decimals pass)
 PROBABILITY_TOLERANCE = 0.005
@@ -182,6 +184,43 @@ def cover_round(seed: int) -> Exercise:
         f"the cover has **height {cover.height}** (Theorem 6: no (2,s)-cover is lower).")
 
 
+def update_path(seed: int) -> Exercise:
+    """The components of D the online model recomputes when the evidence at one vertex changes."""
+    from engine.inference.online import OnlineModel
+
+    rng = np.random.default_rng(seed)
+    tree = small_tree(int(rng.integers(6, 10)), rng)
+    s = int(rng.choice(tree.leaves))
+    v = int(rng.choice([u for u in range(tree.n) if u != s]))
+    model = OnlineModel(tree, 2, np.array([[2.0, 1.0], [1.0, 2.0]]), cover="optimal", root=s)
+    model.update(v, np.array([1.0, 0.0]))
+    cover = model.cover
+    touched = [int(z) for z in model.last_op.touched]
+    names = [cover.node_name(z) for z in touched]
+    nv = tree.name(v)
+    prompt = (f"A tree on the vertices 1..{tree.n} with edges {_edges_text(tree)}, and the online sum-product model "
+              f"on its optimal (2,s)-hierarchical cover rooted at the leaf **s = {tree.name(s)}**. The evidence at "
+              f"vertex **{nv}** changes. Which components of the decomposition tree D does the update recompute? Name "
+              "a component S^w by its splitting vertex w, and an edge's component by its two ends, like 4|8.")
+    lines = [f"An update recomputes the D node holding {nv}'s data and every ancestor of it in D, up to the root:"]
+    for z in touched:
+        what = (f"the edge {cover.node_name(z)} (formed at initialisation)" if cover.round[z] < 0 else
+                f"S^{cover.node_name(z)}, formed in round {int(cover.round[z])}")
+        lines.append(f"- {what}")
+    lines.append(f"\n**{' '.join(names)}**: {len(names)} of the {cover.m} components of D (the cover has height "
+                 f"{cover.height}).")
+    where = ("its edge (a leaf's data is summed into its edge's table)" if tree.degree[v] == 1 else
+             f"S^{nv}, the component formed when {nv} was merged")
+    return Exercise(
+        "update_path", seed, FAMILY_TITLES["update_path"], prompt,
+        {**_tree_data(tree), "s": tree.name(s), "vertex": nv},
+        (Part("components", "components", tuple(names)),),
+        f"Build the cover round by round first. The data of {nv} lives in {where}; an update walks from there to "
+        "the root of D, so the components are those that contain "
+        f"{nv} without having it on their boundary.",
+        "\n".join(lines))
+
+
 # ---------------------------------------------------------------------- TREE-HEDGE (HPV, section 5)
 
 def hedge_weight(seed: int) -> Exercise:
@@ -266,6 +305,7 @@ FAMILY_TITLES = {
     "bp_message": "A sum-product message",
     "marginal_evidence": "A marginal after evidence",
     "cover_round": "Mergeable vertices and the height of the optimal cover",
+    "update_path": "The path of D an update touches",
     "hedge_weight": "TREE-HEDGE's allocation after one trial",
     "chow_liu_next": "The next Chow-Liu edge",
 }

@@ -49,7 +49,7 @@ def _answer_key(exercise) -> str:
 
 links.page_head("practice", "Practice",
                 "Exercises generated from a seed and checked by the engine: a sum-product message and a marginal "
-                "(lecture notes on sum-product), the optimal cover and TREE-HEDGE (\"Online Sum-Product Computation "
+                "(lecture notes on sum-product), the optimal cover, an update's path in D and TREE-HEDGE (\"Online Sum-Product Computation "
                 "over Trees\", Herbster, Pasteris & Vitale), the next Chow-Liu edge (\"Online Forest Density "
                 "Estimation\", Koriche). The page's link reproduces the exercise.")
 
