@@ -30,6 +30,11 @@ def perturbed(ex: Exercise, rng) -> tuple:
         values[i] = tuple(v)
     elif p.kind == "integer":
         values[i] = (p.value[0] + int(rng.choice([-1, 1])),)
+    elif p.kind == "bits":
+        v = list(p.value)
+        j = int(rng.integers(len(v)))
+        v[j] = 1 - v[j]
+        values[i] = tuple(v)
     elif p.kind in ("vertices", "components"):
         everything = set(ex.data["vertices"])
         v = set(p.value)
@@ -205,6 +210,21 @@ def test_update_path_is_every_component_holding_the_vertex_inside():
         assert all(a < b for a, b in zip(chain, chain[1:])), seed
 
 
+def test_rta_first_labelling_is_the_unique_enumerated_best():
+    for seed in SEEDS:
+        ex = FAMILIES["rta_kbest"].make(seed)
+        d = ex.data
+        labels = d["labels"]
+        best = []
+        for y in itertools.product((0, 1), repeat=len(labels)):
+            lab = dict(zip(labels, y))
+            best.append((sum(d["scores"][v][2 * lab[v] + lab[p]] for v, p in d["edges"]), y))
+        best.sort(reverse=True)
+        assert best[0][0] > best[1][0] + 1e-9, seed   # one right answer
+        assert tuple(ex.answer["labelling"]) == best[0][1], seed
+        assert abs(ex.answer["score"][0] - best[0][0]) <= TOL * max(1.0, abs(best[0][0])), seed
+
+
 def test_chow_liu_next_edge_is_kruskals_next_step():
     for seed in SEEDS:
         ex = FAMILIES["chow_liu_next"].make(seed)
@@ -243,6 +263,11 @@ def test_typed_answers_are_read_or_refused_in_one_line():
         check(ex, "0.5 abc")
     with pytest.raises(InvalidParameterError, match="expected 2 numbers, got 3"):
         check(ex, "0.5 0.5 0.5")
+    ex = make("rta_kbest", 5)
+    bits = "".join(str(b) for b in ex.answer["labelling"])
+    assert check(ex, f"{bits}; {ex.answer['score'][0]}") and check(ex, ex.answer_text)
+    with pytest.raises(InvalidParameterError, match="each 0 or 1"):
+        check(ex, f"{bits}2; 0")
     ex = make("chow_liu_next", 5)
     a, b = ex.answer["edge"]
     assert check(ex, f"{b}-{a}") and check(ex, f"{a} {b}") and check(ex, f"{a}, {b}")
@@ -337,6 +362,9 @@ def test_the_tree_shown_is_the_exercises_tree_with_the_vertex_asked_about():
             assert tree is None and asked_vertex(ex) is None
             continue
         assert {frozenset(e) for e in tree.named_edges()} == {frozenset(e) for e in ex.data["edges"]}
+        if name == "rta_kbest":
+            assert asked_vertex(ex) is None and tree.name(tree.root) == "y1"
+            continue
         assert asked_vertex(ex) in tree.names
         if name == "cover_round":
             assert tree.name(tree.root) == ex.data["s"]

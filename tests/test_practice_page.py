@@ -2,7 +2,9 @@
 hint and the solution, a right one is marked right, an unreadable one is one warning, and the score
 per family counts them; "New exercise" draws another seed and the address follows it."""
 
-from engine.practice import make
+import pytest
+
+from engine.practice import FAMILIES, make
 from tests.conftest import open_app_page
 
 PAGE = "workbench/pages/practice.py"
@@ -69,3 +71,13 @@ def test_new_exercise_draws_another_seed_and_the_link_follows():
     ex = make("chow_liu_next", seed)
     _answer(at, ex.answer_text)
     assert at.success, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_draws_and_accepts_its_answer(family):
+    ex = make(family, 2)
+    at = _open(family, 2)
+    assert any(ex.title in h.value for h in at.subheader)
+    assert len(at.get("plotly_chart")) == (0 if family == "chow_liu_next" else 1)   # the tree, when there is one
+    _answer(at, ex.answer_text)
+    assert at.success and not at.error, [e.value for e in at.error]

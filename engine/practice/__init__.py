@@ -33,6 +33,8 @@ PAPERS = {
     "sum-product": '"Inferences on trees: sum-product algorithm" (lecture notes)',
     "hpv": '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale)',
     "ofde": '"Online Forest Density Estimation" (Koriche)',
+    "rta": '"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks" '
+           "(Marchand, Su, Morvant, Rousu & Shawe-Taylor)",
 }
 
 
@@ -74,6 +76,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("update_path", "hpv"),
     _family("hedge_weight", "hpv"),
     _family("chow_liu_next", "ofde"),
+    _family("rta_kbest", "rta"),
 )}
 
 
@@ -92,12 +95,13 @@ def make(name: str, seed) -> Exercise:
 
 
 def exercise_tree(exercise: Exercise) -> Tree | None:
-    """The tree an exercise shows (rooted at its cover's leaf s, else at vertex 1), or None when it
-    shows no tree (a mutual-information table)."""
+    """The tree an exercise shows (rooted at its cover's leaf s, else at its first vertex or label), or
+    None when it shows no tree (a mutual-information table)."""
     d = exercise.data
     if "edges" not in d:
         return None
-    return Tree.from_named_edges(d["edges"], vertices=d["vertices"], root=d.get("s", d["vertices"][0]))
+    names = d.get("vertices") or d["labels"]
+    return Tree.from_named_edges(d["edges"], vertices=names, root=d.get("s", names[0]))
 
 
 def asked_vertex(exercise: Exercise) -> str | None:

@@ -9,6 +9,7 @@ answer has one or more :class:`Part` s, each of one kind:
 - ``"integer"``: a whole number, exactly;
 - ``"vertices"``: a set of vertex names, exactly (order and repetition do not matter);
 - ``"edge"``: two vertex names, either order;
+- ``"bits"``: a labelling of binary labels, ``0 1 1 0`` or ``0110``, exactly;
 - ``"components"``: a set of components of a cover's decomposition tree D, each named by its
   splitting vertex (``8``) or, for an edge, by its two ends in either order (``4|8``).
 
@@ -38,6 +39,7 @@ KINDS = {
     "integer": "a whole number",
     "vertices": "vertex names separated by spaces or commas",
     "edge": "two vertex names, e.g. 2-5",
+    "bits": "one 0 or 1 per label, e.g. 0 1 1 0",
     "components": "components separated by spaces: a splitting vertex (8) or an edge (4|8)",
 }
 #: the longest typed answer read (anything longer is refused before it is parsed)
@@ -62,7 +64,10 @@ class Part:
     def describe(self) -> str:
         """How to type this part and the tolerance it is checked with."""
         if self.kind == "vector":
-            return f"{self.name}: {len(self.value)} numbers, each within ±{self.tolerance:g}"
+            n = len(self.value)
+            return f"{self.name}: " + (f"{n} numbers, each" if n > 1 else "a number") + f" within ±{self.tolerance:g}"
+        if self.kind == "bits":
+            return f"{self.name}: {len(self.value)} labels, one 0 or 1 each, exactly"
         return f"{self.name}: {KINDS[self.kind]}" + (", exactly" if self.kind == "integer" else "")
 
 
@@ -130,6 +135,8 @@ def format_part(kind: str, value) -> str:
         return " ".join(f"{x:.4f}".rstrip("0").rstrip(".") if x != 0 else "0" for x in value)
     if kind == "integer":
         return str(int(value[0]))
+    if kind == "bits":
+        return " ".join(str(int(b)) for b in value)
     if kind in ("vertices", "components"):
         return " ".join(sorted(value, key=_name_key))
     return "-".join(value)
@@ -172,6 +179,12 @@ def _parse_part(part: Part, text: str):
         if len(toks) != 1 or not re.fullmatch(r"[+-]?\d{1,12}", toks[0]):
             raise InvalidParameterError(f"{part.name}: expected a whole number, got {text.strip()[:20]!r}")
         return (int(toks[0]),)
+    if part.kind == "bits":
+        flat = "".join(toks)
+        if not re.fullmatch(r"[01]*", flat) or len(flat) != len(part.value):
+            raise InvalidParameterError(f"{part.name}: expected {len(part.value)} labels, each 0 or 1, got "
+                                        f"{text.strip()[:20]!r}")
+        return tuple(int(b) for b in flat)
     if part.kind == "edge":
         toks = _tokens(text.replace("-", " ")) if len(toks) == 1 else toks
         if len(toks) != 2:
@@ -207,6 +220,8 @@ def _right(part: Part, value) -> bool:
             abs(float(a) - float(b)) <= part.tolerance for a, b in zip(value, part.value))
     if part.kind == "integer":
         return len(value) == 1 and int(value[0]) == int(part.value[0])
+    if part.kind == "bits":
+        return tuple(int(b) for b in value) == tuple(int(b) for b in part.value)
     if part.kind == "vertices":
         return {str(v) for v in value} == {str(v) for v in part.value}
     if part.kind == "components":

@@ -14,6 +14,10 @@
 - ``chow_liu_next``: the next edge Chow-Liu's greedy (Kruskal) step adds, from a mutual-information
   table ("Online Forest Density Estimation", Koriche, section 2), by
   :func:`engine.forests.structure.maximum_spanning_tree`.
+- ``rta_kbest``: the first labelling RTA's K-best inference returns on one random spanning tree of a
+  small label graph ("Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin
+  Markov Networks", Marchand, Su, Morvant, Rousu & Shawe-Taylor, section 4.1), by
+  :func:`engine.multilabel.kbest.kbest_tree`.
 
 Every generator draws from ``numpy.random.default_rng(seed)`` only, so a seed names its exercise.
 Each imports the part of the engine it exercises when it runs (start-up: those load numba's kernels,
@@ -28,7 +32,8 @@ from engine.practice.exercise import Exercise, Part, format_part
 from engine.trees.generators import random_tree
 from engine.trees.model import Tree
 
-__all__ = ["bp_message", "marginal_evidence", "cover_round", "update_path", "hedge_weight", "chow_liu_next", "small_tree"]
+__all__ = ["bp_message", "marginal_evidence", "cover_round", "update_path", "hedge_weight", "chow_liu_next", "rta_kbest",
+           "small_tree"]
 
 #: the absolute tolerance of every probability an exercise asks for (answers to 3 decimals pass)
 PROBABILITY_TOLERANCE = 0.005
@@ -300,6 +305,53 @@ def chow_liu_next(seed: int) -> Exercise:
         "\n".join(lines))
 
 
+# ---------------------------------------------------------------------- RTA (Marchand et al., section 4.1)
+
+#: the K of the list the worked solution of ``rta_kbest`` shows
+SOLUTION_K = 3
+
+
+def rta_kbest(seed: int) -> Exercise:
+    """The first labelling of the K-best list on one random spanning tree of a small label graph."""
+    from engine.multilabel.kbest import kbest_tree
+    from engine.multilabel.spanning_trees import random_spanning_trees
+
+    rng = np.random.default_rng(seed)
+    n_labels = int(rng.integers(4, 6))
+    trees = random_spanning_trees(n_labels, 1, seed=rng)
+    for _ in range(100):   # draw scores until the best labelling is unique (a tie has two right answers)
+        scores = rng.integers(-20, 21, size=(1, n_labels, 4)) / 10.0
+        top = kbest_tree(scores, trees, SOLUTION_K)
+        if top.scores[0] - top.scores[1] >= 0.05:   # scores are tenths: a real gap is 0.1 or more
+            break
+    parent = trees.parent[0]
+    edges = [(v, int(parent[v])) for v in range(n_labels) if parent[v] >= 0]
+    table = ("| edge (label, its parent) | s(0, 0) | s(0, 1) | s(1, 0) | s(1, 1) |\n|---|---|---|---|---|\n" +
+             "".join(f"| y{v + 1} – y{p + 1} | " + " | ".join(f"{scores[0, v, j]:g}" for j in range(4)) + " |\n"
+                     for v, p in edges))
+    prompt = (f"RTA's inference on one random spanning tree of the label graph of {n_labels} binary labels "
+              f"y1..y{n_labels}. The tree's edges and their scores s(y_label, y_parent):\n\n{table}\nThe score of a "
+              "labelling is the sum of its edges' scores. Give the **first labelling the K-best inference returns** "
+              f"(the best one: y1 .. y{n_labels}, each 0 or 1) and **its score**.")
+    best = top.labels[0]
+    lines = [f"Max-sum in post-order: every label keeps, for each of its values, the K best scores of its subtree; "
+             f"the root's lists give the K best labellings. With K = {len(top.scores)}:"]
+    lines += [f"{i}. y = {' '.join(str(int(b)) for b in lab)}, score {sc:g}"
+              for i, (lab, sc) in enumerate(zip(top.labels, top.scores), 1)]
+    lines.append(f"\nThe first is **{' '.join(str(int(b)) for b in best)}** with score **{top.scores[0]:g}**.")
+    return Exercise(
+        "rta_kbest", seed, FAMILY_TITLES["rta_kbest"], prompt,
+        {"labels": [f"y{i + 1}" for i in range(n_labels)],
+         "edges": [[f"y{v + 1}", f"y{p + 1}"] for v, p in edges],
+         "scores": {f"y{v + 1}": scores[0, v].tolist() for v, _ in edges},
+         "score_order": ["s(0,0)", "s(0,1)", "s(1,0)", "s(1,1)"]},
+        (Part("labelling", "bits", tuple(int(b) for b in best)),
+         Part("score", "vector", (float(top.scores[0]),), PROBABILITY_TOLERANCE)),
+        "Work from the leaves of the spanning tree to its root: for each value of a label, keep the best score of "
+        "its subtree; at the root take the best value and trace the choices back down.",
+        "\n".join(lines))
+
+
 #: each family's title (the page and ``practice list`` show it)
 FAMILY_TITLES = {
     "bp_message": "A sum-product message",
@@ -308,4 +360,5 @@ FAMILY_TITLES = {
     "update_path": "The path of D an update touches",
     "hedge_weight": "TREE-HEDGE's allocation after one trial",
     "chow_liu_next": "The next Chow-Liu edge",
+    "rta_kbest": "RTA's first K-best labelling",
 }
