@@ -35,6 +35,7 @@ PAPERS = {
     "ofde": '"Online Forest Density Estimation" (Koriche)',
     "rta": '"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov Networks" '
            "(Marchand, Su, Morvant, Rousu & Shawe-Taylor)",
+    "htmm": '"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models" (Castellana & Bacciu)',
 }
 
 
@@ -77,6 +78,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("hedge_weight", "hpv"),
     _family("chow_liu_next", "ofde"),
     _family("rta_kbest", "rta"),
+    _family("htmm_posterior", "htmm"),
 )}
 
 

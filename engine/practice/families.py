@@ -18,6 +18,9 @@
   small label graph ("Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin
   Markov Networks", Marchand, Su, Morvant, Rousu & Shawe-Taylor, section 4.1), by
   :func:`engine.multilabel.kbest.kbest_tree`.
+- ``htmm_posterior``: P(Q_root | x) of SP-BHTMM on a root with two leaf children ("Bayesian Tensor
+  Factorisation for Bottom-up Hidden Tree Markov Models", Castellana & Bacciu, eq. 2), by
+  :meth:`engine.htmm.sp.SPBHTMM.posteriors`.
 
 Every generator draws from ``numpy.random.default_rng(seed)`` only, so a seed names its exercise.
 Each imports the part of the engine it exercises when it runs (start-up: those load numba's kernels,
@@ -33,7 +36,7 @@ from engine.trees.generators import random_tree
 from engine.trees.model import Tree
 
 __all__ = ["bp_message", "marginal_evidence", "cover_round", "update_path", "hedge_weight", "chow_liu_next", "rta_kbest",
-           "small_tree"]
+           "htmm_posterior", "small_tree"]
 
 #: the absolute tolerance of every probability an exercise asks for (answers to 3 decimals pass)
 PROBABILITY_TOLERANCE = 0.005
@@ -352,6 +355,62 @@ def rta_kbest(seed: int) -> Exercise:
         "\n".join(lines))
 
 
+# ---------------------------------------------------------------------- HTMM (Castellana & Bacciu, eq. 2)
+
+def _row(rng) -> list[float]:
+    """A two-entry distribution with entries in tenths, 0.1..0.9."""
+    p = int(rng.integers(1, 10)) / 10
+    return [p, round(1 - p, 1)]
+
+
+def htmm_posterior(seed: int) -> Exercise:
+    """P(Q_root | x) of SP-BHTMM on a root with two leaf children (the upward pass, eq. 2)."""
+    from engine.htmm.data import from_lists
+    from engine.htmm.sp import SPBHTMM
+
+    rng = np.random.default_rng(seed)
+    model = SPBHTMM(n_states=2, n_iter=0).init_params(2, 2, rng)
+    model.prior_ = np.array([[*_row(rng), 0.0] for _ in range(2)])     # no mass on ⊥: both slots are filled
+    s0 = int(rng.integers(3, 8)) / 10
+    model.switch_ = np.array([s0, round(1 - s0, 1)])
+    model.trans_ = np.array([[_row(rng), _row(rng), [0.5, 0.5]] for _ in range(2)])   # (the ⊥ row is not used)
+    model.emit_ = np.array([_row(rng), _row(rng)])
+    x = [int(v) for v in rng.integers(2, size=3)]   # labels of the root, child 1, child 2 (0 = a, 1 = b)
+    data = from_lists([{"labels": [v + 1 for v in x], "children": [[2, 3], [-1, -1], [-1, -1]]}], n_labels=2)
+    post = model.posteriors(data)[0]
+    alpha, _ = model.upward(data)
+    name = "ab"
+    rows = [("leaf prior π¹ of child 1", model.prior_[0, :2]), ("leaf prior π² of child 2", model.prior_[1, :2]),
+            ("A¹(child 1 in state 0 → root)", model.trans_[0, 0]), ("A¹(child 1 in state 1 → root)", model.trans_[0, 1]),
+            ("A²(child 2 in state 0 → root)", model.trans_[1, 0]), ("A²(child 2 in state 1 → root)", model.trans_[1, 1]),
+            ("emission b(label a)", model.emit_[:, 0]), ("emission b(label b)", model.emit_[:, 1])]
+    table = "| | state 0 | state 1 |\n|---|---|---|\n" + "".join(
+        f"| {label} | {v[0]:g} | {v[1]:g} |\n" for label, v in rows)
+    prompt = ("A bottom-up hidden tree Markov model (SP-BHTMM, eq. 2) with hidden states 0 and 1 and labels a and b, "
+              "on a three-node tree: a root with two leaf children. A leaf's state is drawn from its position's "
+              "prior; the root's state from its children's through the switching parent: P(Q_root = j | Q_1, Q_2) = "
+              f"φ₁ A¹(Q_1, j) + φ₂ A²(Q_2, j), with φ = ({model.switch_[0]:g}, {model.switch_[1]:g}). "
+              "Every node emits its label from its state.\n\n" + table +
+              f"\nWe observe the root's label **{name[x[0]]}**, child 1's **{name[x[1]]}** and child 2's "
+              f"**{name[x[2]]}**. Give the posterior **P(Q_root | x)**: (P(Q_root = 0 | x), P(Q_root = 1 | x)).")
+    solution = (f"The upward pass (bottom-up, as the model generates):\n"
+                f"- child 1: α₁ ∝ π¹ · b(x₁ = {name[x[1]]}) = {_vec(alpha[1])}\n"
+                f"- child 2: α₂ ∝ π² · b(x₂ = {name[x[2]]}) = {_vec(alpha[2])}\n"
+                "- root: h(j) = φ₁ Σ_k α₁(k) A¹(k, j) + φ₂ Σ_k α₂(k) A²(k, j), then α_root ∝ h · "
+                f"b(x_root = {name[x[0]]})\n"
+                f"- the root's upward message is its posterior (nothing lies above it): **{_vec(post)}**")
+    return Exercise(
+        "htmm_posterior", seed, FAMILY_TITLES["htmm_posterior"], prompt,
+        {"vertices": ["root", "child 1", "child 2"], "edges": [["root", "child 1"], ["root", "child 2"]],
+         "labels_observed": {"root": name[x[0]], "child 1": name[x[1]], "child 2": name[x[2]]},
+         "prior": model.prior_[:, :2].tolist(), "switch": model.switch_.tolist(),
+         "transition": model.trans_[:, :2].tolist(), "emission": model.emit_.tolist()},
+        (Part("posterior", "vector", tuple(float(v) for v in post), PROBABILITY_TOLERANCE),),
+        "Go bottom-up: weigh each child's prior by the probability of its label, normalise, push it through its "
+        "position's transition A^l and mix the two with φ; multiply by the root's emission and normalise.",
+        solution)
+
+
 #: each family's title (the page and ``practice list`` show it)
 FAMILY_TITLES = {
     "bp_message": "A sum-product message",
@@ -361,4 +420,5 @@ FAMILY_TITLES = {
     "hedge_weight": "TREE-HEDGE's allocation after one trial",
     "chow_liu_next": "The next Chow-Liu edge",
     "rta_kbest": "RTA's first K-best labelling",
+    "htmm_posterior": "A hidden tree Markov model's root posterior",
 }

@@ -48,12 +48,9 @@ def _answer_key(exercise) -> str:
 
 
 links.page_head("practice", "Practice",
-                "Exercises generated from a seed and checked by the engine: a sum-product message and a marginal "
-                "(lecture notes on sum-product), the optimal cover, an update's path in D and TREE-HEDGE (\"Online Sum-Product Computation "
-                "over Trees\", Herbster, Pasteris & Vitale), the next Chow-Liu edge (\"Online Forest Density "
-                "Estimation\", Koriche), RTA's first K-best labelling (\"Multilabel Structured Output Learning with "
-                "Random Spanning Trees of Max-Margin Markov Networks\", Marchand et al.). The page's link reproduces "
-                "the exercise.")
+                "Exercises generated from a seed and checked by the engine's own algorithms, at least one family per "
+                "paper (its paper is named under the menu). A wrong answer shows a hint, any answer the worked "
+                "solution; the page's link reproduces the exercise.")
 
 left, right = st.columns([1, 3], gap="large")
 with left:
