@@ -88,19 +88,29 @@ def _tree_data(tree: Tree) -> dict:
 
 # ---------------------------------------------------------------------- sum-product (lecture notes)
 
+def _pairwise_model(seed: int):
+    """``(rng, tree, phi, psi)``: a 4-6-vertex tree with two labels and hand-sized potentials."""
+    rng = np.random.default_rng(seed)
+    tree = small_tree(int(rng.integers(4, 7)), rng)
+    return (rng, tree, *_potentials(tree, rng))
+
+
+def _model_text(tree: Tree, phi: np.ndarray, psi: np.ndarray) -> str:
+    """The model as the prompt states it: the tree, φ and ψ (Markdown tables)."""
+    return (f"A tree on the vertices 1..{tree.n} with edges {_edges_text(tree)}; every variable takes the values 0 "
+            "and 1, with p(x) ∝ Π φ_v(x_v) Π ψ(x_u, x_v). Node potentials φ:\n\n" + _phi_table(tree, phi) +
+            "\nEvery edge has the same symmetric edge potential ψ:\n\n" + _psi_table(psi))
+
+
 def bp_message(seed: int) -> Exercise:
     """One message m_{i→j} of the sum-product algorithm, normalised to sum one (eq. 5)."""
     from engine.inference.messages import message_work
 
-    rng = np.random.default_rng(seed)
-    tree = small_tree(int(rng.integers(4, 7)), rng)
-    phi, psi = _potentials(tree, rng)
+    rng, tree, phi, psi = _pairwise_model(seed)
     work = message_work(tree, phi, psi)
     w = work[int(rng.integers(len(work)))]
     i, j = tree.name(w.sender), tree.name(w.receiver)
-    prompt = (f"A tree on the vertices 1..{tree.n} with edges {_edges_text(tree)}; every variable takes the "
-              "values 0 and 1. Node potentials φ:\n\n" + _phi_table(tree, phi) +
-              "\nEvery edge has the same symmetric edge potential ψ:\n\n" + _psi_table(psi) +
+    prompt = (_model_text(tree, phi, psi) +
               f"\nCompute the sum-product message **m_{{{i}→{j}}}(x_{j})**, normalised to sum to one: "
               f"(m(x_{j}=0), m(x_{j}=1)).")
     lines = [f"m_{{{i}→{j}}}(x_{j}) = Σ_{{x_{i}}} φ_{i}(x_{i}) ψ(x_{i}, x_{j}) Π m_{{k→{i}}}(x_{i}) over the "
@@ -126,9 +136,7 @@ def marginal_evidence(seed: int) -> Exercise:
     from engine.inference.belief_propagation import belief_propagation
     from engine.inference.messages import belief_work
 
-    rng = np.random.default_rng(seed)
-    tree = small_tree(int(rng.integers(4, 7)), rng)
-    phi, psi = _potentials(tree, rng)
+    rng, tree, phi, psi = _pairwise_model(seed)
     e, v = (int(x) for x in rng.choice(tree.n, size=2, replace=False))
     a = int(rng.integers(2))
     ev = phi.copy()
@@ -137,9 +145,7 @@ def marginal_evidence(seed: int) -> Exercise:
     res = belief_propagation(tree, ev, psi)
     bw = belief_work(tree, ev, psi, v, result=res)
     name_e, name_v = tree.name(e), tree.name(v)
-    prompt = (f"A tree on the vertices 1..{tree.n} with edges {_edges_text(tree)}; every variable takes the "
-              "values 0 and 1, with p(x) ∝ Π φ_v(x_v) Π ψ(x_u, x_v). Node potentials φ:\n\n" + _phi_table(tree, phi) +
-              "\nEvery edge has the same symmetric edge potential ψ:\n\n" + _psi_table(psi) +
+    prompt = (_model_text(tree, phi, psi) +
               f"\nWe observe **x_{name_e} = {a}**. Compute the marginal **p(x_{name_v} | x_{name_e} = {a})**: "
               f"(p(x_{name_v}=0 | ·), p(x_{name_v}=1 | ·)).")
     lines = [f"Evidence x_{name_e} = {a} sets φ_{name_e} to {_vec(ev[e])} (the other value gets 0).",
