@@ -20,7 +20,7 @@ def test_practice_wrong_then_right(page, app_url):
     page.get_by_role("button", name="Check").click()
     page.wait_for_selector("text=Not quite", timeout=60_000)
     wait_for_app(page)
-    assert page.get_by_text("Hint.").count() == 1 and page.get_by_text("Worked solution").count() == 1
+    assert page.get_by_text("Hint.").count() == 1 and page.get_by_text("Worked solution", exact=True).count() == 1
     shot(page, "practice_wrong")
     box = page.get_by_label("Your answer")
     box.fill(ex.answer_text)
