@@ -43,6 +43,7 @@ from engine.links.codec import (
 )
 from engine.links.pages import PageSpec, PageTable
 from engine.multilabel.data import benchmark_files
+from engine.practice import FAMILIES
 from engine.reproduce import PAPERS as REPRODUCIBLE
 
 __all__ = ["COVER_TOKENS", "LEARNER_NAMES", "PAGES", "SEED", "link_cover"]
@@ -88,6 +89,13 @@ def _check_cover(v: dict, tree) -> None:
 
 
 LESSONS = PageSpec("lessons", "Lessons", "Start", ":material/school:", uses_tree=False)
+
+PRACTICE = PageSpec("practice", "Practice", "Start", ":material/exercise:", (
+    Setting("family", CHOICE, "the exercise family", "bp_message", choices=tuple(FAMILIES), label="Exercise",
+            widget=SELECT, display={f.name: f.title for f in FAMILIES.values()},
+            tooltip="Every family is generated from a seed and checked by the engine (engine.practice)."),
+    _seed("the seed of the exercise (the same seed, the same exercise)", "Exercise number"),
+), prefix="practice", uses_tree=False)
 
 TREE_STUDIO = PageSpec("tree_studio", "Tree Studio", "Trees", ":material/park:", (
     Setting("vertex", VERTEX, "the selected vertex", view=True),
@@ -426,5 +434,5 @@ REPRODUCE = PageSpec("reproduce", "Reproduce", "Runs", ":material/fact_check:", 
 ), prefix="repro", uses_tree=False, build=_reproduce)
 
 #: The app's pages in menu order; the lessons open at ``/``, where a class starts.
-PAGES = PageTable([LESSONS, TREE_STUDIO, COVER_INSPECTOR, ONLINE_MARGINALS, BELIEF_PROPAGATION, TREE_HEDGE, OFDE,
+PAGES = PageTable([LESSONS, PRACTICE, TREE_STUDIO, COVER_INSPECTOR, ONLINE_MARGINALS, BELIEF_PROPAGATION, TREE_HEDGE, OFDE,
                    RTA, BHTMM, RUNS, REPRODUCE], default="lessons")

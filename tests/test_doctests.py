@@ -26,7 +26,8 @@ FRONT_DOORS = {  # module -> the front-door names whose docstrings must carry an
 OTHER_MODULES = ["engine.errors", "engine.shapes", "engine.datasets", "engine.jsonio", "engine.limits", "engine.trees.formats",
                  "engine.trees.formats.positional", "engine.inference.potentials", "engine.hedge.potentials",
                  "engine.inference.messages", "engine.svgplot", "engine.runs.execute", "engine.reproduce",
-                 "engine.reproduce.report"]
+                 "engine.reproduce.report",
+                 "engine.practice", "engine.practice.exercise", "engine.practice.score"]
 SLOW = {"engine.multilabel.learner"}  # compiles and trains RTA
 
 
