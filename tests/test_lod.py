@@ -264,3 +264,20 @@ def test_opening_a_mark_draws_its_first_level(layout):
     inner = d.marks(vp, 900, 560)
     # the run's first sibling is drawn in the opened view
     assert int(m.first[g]) in inner.vertices.tolist()
+
+
+@pytest.mark.parametrize("layout", ["tidy", "radial"])
+def test_every_mark_of_a_strided_overview_opens(layout):
+    """A strided level (one level in k drawn) gathers cousins, not only siblings, into a run: its
+    opening counts the run's vertices on that level (it once stepped sibling to sibling past the
+    run's last vertex, out of the tree)."""
+    t = random_tree(100_000, seed=3)
+    d = TreeDrawing(t, layout)
+    m = d.marks(d.overview(548, 520), 548, 520)
+    assert m.stride > 1 and m.first.size
+    depth = t.depth
+    for g in range(m.first.size):
+        vp = d.opening(m, g)
+        assert vp.width <= 0.5 * m.viewport.width + 1e-9 and vp.height <= 0.5 * m.viewport.height + 1e-9
+        if int(m.kinds[g]) == RUN:
+            assert depth[int(m.first[g])] == depth[int(m.last[g])]

@@ -286,12 +286,9 @@ class TreeDrawing:
         kind, a, b = int(marks.kinds[g]), int(marks.first[g]), int(marks.last[g])
         ra, rb = int(self._rank[a]), int(self._rank[b])
         top = [ra]
-        if kind == RUN:
-            first, last, k = ra, rb, 1
-            j = ra
-            while j != rb:
-                j += int(self._size[j])
-                k += 1
+        if kind == RUN:   # a run of one level: siblings, or cousins when the level is strided
+            first, last = ra, rb
+            k = int(np.count_nonzero(self._depth[ra:rb + 1] == self._depth[ra]))
         else:
             c0, c1 = int(self._ptr[ra]), int(self._ptr[ra + 1])
             first = int(self._idx[c0]) if c1 > c0 else ra

@@ -222,6 +222,52 @@ def view_marks(page, key: str) -> list:
     return tree_view(page, key).evaluate(VIEW_MARKS_JS)
 
 
+#: a tree view's collapsed marks with a point a click opens: inside the mark's outline and out of
+#: every drawn vertex's reach (a click there picks no vertex): ``[[count, x, y], ...]``, page coordinates
+VIEW_MARK_SPOTS_JS = """(wrap) => {
+    const S = wrap.parentNode.__treeview;
+    if (!S || !S.m) return [];
+    const r = S.canvas.getBoundingClientRect(), t = S.t, m = S.m, out = [];
+    const reach = 0.5 * S.data.marker + 6;
+    const inside = (a, b, x, y) => {   // even-odd rule over the outline's points (screen px)
+        let c = false;
+        for (let i = a, j = b - 1; i < b; j = i++) {
+            const xi = m.gp[2 * i] * t.ax + t.bx, yi = m.gp[2 * i + 1] * t.ay + t.by;
+            const xj = m.gp[2 * j] * t.ax + t.bx, yj = m.gp[2 * j + 1] * t.ay + t.by;
+            if ((yi > y) !== (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi) c = !c;
+        }
+        return c;
+    };
+    const free = (x, y) => {
+        for (let i = 0; i < m.vid.length; i++) {
+            const dx = m.vxy[2 * i] * t.ax + t.bx - x, dy = m.vxy[2 * i + 1] * t.ay + t.by - y;
+            if (dx * dx + dy * dy < reach * reach) return false;
+        }
+        return true;
+    };
+    for (let g = 0; g < m.gcount.length; g++) {
+        const a = m.go[g], b = m.go[g + 1];
+        let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+        for (let i = a; i < b; i++) {
+            const x = m.gp[2 * i] * t.ax + t.bx, y = m.gp[2 * i + 1] * t.ay + t.by;
+            x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+        }
+        search: for (let u = 1; u < 8; u++) for (let v = 1; v < 8; v++) {
+            const x = x0 + (x1 - x0) * u / 8, y = y0 + (y1 - y0) * v / 8;
+            if (x >= 4 && x <= S.width - 4 && y >= 4 && y <= S.h - 4 && inside(a, b, x, y) && free(x, y)) {
+                out.push([m.gcount[g], r.left + x, r.top + y]);
+                break search;
+            }
+        }
+    }
+    return out;
+}"""
+
+
+def view_mark_spots(page, key: str) -> list:
+    return tree_view(page, key).evaluate(VIEW_MARK_SPOTS_JS)
+
+
 def click_view_vertex(page, key: str, name: str | None = None, *, vid: int | None = None) -> tuple:
     """Click a drawn vertex of the tree view ``key`` (by name or id; default: the first drawn) as a
     person does, pointing at it first. Returns ``(id, name)``."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import (click_view_vertex, shot, tree_view, view_marks, view_points, wait_for_app,
-                                    wait_for_view)
+from tests.browser.conftest import (click_view_vertex, shot, tree_view, view_mark_spots, view_marks, view_points,
+                                    wait_for_app, wait_for_view)
 from workbench.text import subscript
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -91,14 +91,19 @@ def test_online_marginals_on_a_tree_of_100000_vertices(page, app_url):
     tree_view(page, "om_tree").get_by_role("button", name="Fit the whole tree (0)").click()
     wait_for_view(page, "om_tree")
     page.wait_for_timeout(500)
-    marks = sorted(view_marks(page, "om_tree"), key=lambda m: -m[0])
-    assert marks, "the overview of 10^5 vertices has collapsed marks"
+    assert view_marks(page, "om_tree"), "the overview of 10^5 vertices has collapsed marks"
+    marks = sorted(view_mark_spots(page, "om_tree"), key=lambda m: -m[0])
+    assert marks, "a collapsed mark has a spot a click opens"
     count, x, y = marks[0]
+    whole = tree_view(page, "om_tree").evaluate("(wrap) => wrap.parentNode.__treeview.data.vp")
+    selected = tree_view(page, "om_tree").get_attribute("data-selected")
     old = _rev(page, "om_tree")
     page.mouse.click(x, y)
     _wait_new_view(page, "om_tree", old)
-    inside = tree_view(page, "om_tree").locator("span.tv-status").inner_text()
-    assert "drawn" in inside
+    opened = tree_view(page, "om_tree").evaluate("(wrap) => wrap.parentNode.__treeview.data.vp")
+    # the view zoomed into the group (its first level drawn); the click picked no vertex
+    assert opened[1] - opened[0] < 0.5 * (whole[1] - whole[0]), (whole, opened)
+    assert tree_view(page, "om_tree").get_attribute("data-selected") == selected
     shot(page, "large_om_opened_mark")
 
 
@@ -127,14 +132,14 @@ def test_a_wide_real_tree_is_readable_on_three_pages(page, app_url, tmp_path):
     assert pts and len(marks) >= 10, (len(pts), len(marks))
     shot(page, "wide_tree_studio")
     # a group of siblings opens into named vertices
-    big = max(marks, key=lambda m: m[0])
+    big = max(view_mark_spots(page, "studio_tree"), key=lambda m: m[0])
     old = _rev(page, "studio_tree")
     page.mouse.click(big[1], big[2])
     _wait_new_view(page, "studio_tree", old)
     for _ in range(3):   # zoom in until vertices of that group are drawn and named
         if len(view_points(page, "studio_tree")) > 20:
             break
-        big = max(view_marks(page, "studio_tree"), key=lambda m: m[0])
+        big = max(view_mark_spots(page, "studio_tree"), key=lambda m: m[0])
         old = _rev(page, "studio_tree")
         page.mouse.click(big[1], big[2])
         _wait_new_view(page, "studio_tree", old)
