@@ -1,0 +1,84 @@
+"""Keyboard only, as a student without a mouse (docs/accessibility.md): on Online Marginals, Tab to
+a name box (the page's "Pick a vertex by name" or the tree view's "Find a vertex by name"), type a
+vertex's name, Enter (with or without Arrow Down first); Tab on to "Observe label", Enter. The
+marginal shown, the selection ring and the evidence drawn are that vertex's, not vertex 1's.
+Screenshots: tests/browser/screenshots/keyboard_<box>_<keys>.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import shot, view_flagged, view_selected, wait_for_app, wait_for_selected, wait_for_view
+
+pytestmark = pytest.mark.browser
+
+#: ``[tag, accessible name]`` of the focused element, inside shadow roots too (the tree view's)
+FOCUSED_JS = """() => {
+    let e = document.activeElement;
+    while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+    if (!e) return null;
+    const name = e.getAttribute('aria-label') || e.getAttribute('placeholder') || (e.innerText || '').trim();
+    return [e.tagName, name.slice(0, 80)];
+}"""
+
+#: whether the focused element shows where the focus is (an outline or a ring drawn as a shadow)
+FOCUS_VISIBLE_JS = """() => {
+    let e = document.activeElement;
+    while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+    const s = getComputedStyle(e);
+    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || (s.boxShadow && s.boxShadow !== 'none');
+}"""
+
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+VIEW = "om_tree"
+
+
+def tab_to(page, tag: str, name: str, limit: int = 80) -> int:
+    """Press Tab until the focus is on the ``tag`` element named ``name``; the number of presses."""
+    seen = []
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == tag and focused[1] == name:
+            return presses
+        seen.append(focused)
+    raise AssertionError(f"{tag} {name!r} not reached by {limit} presses of Tab; the focus went {seen}")
+
+
+def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
+    page.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
+                           arg=text, timeout=timeout, polling=200)
+
+
+@pytest.mark.parametrize("keys", ["enter", "arrow-enter"])
+@pytest.mark.parametrize("box", ["Pick a vertex by name", "Find a vertex by name"], ids=["page", "view"])
+def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, box, keys):
+    name = "4"
+    marginal = f"P(x{name.translate(SUBSCRIPT)}) ="
+    page.goto(f"{app_url}/online_marginals")
+    wait_for_app(page)
+    wait_for_view(page, VIEW)
+    assert view_selected(page, VIEW)[0] == "1"   # the page opens on the root, vertex 1
+    page.locator("body").focus()
+    presses = tab_to(page, "INPUT", box)
+    page.keyboard.type(name)
+    if keys == "arrow-enter":
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    wait_for_text(page, marginal)
+    wait_for_app(page)
+    wait_for_selected(page, VIEW, name)
+    assert marginal in page.locator("[data-testid='stMain']").inner_text()
+
+    tab_to(page, "BUTTON", "Observe label")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Observe label button shows no focus ring"
+    page.keyboard.press("Enter")
+    wait_for_text(page, "evidence [1.0, 0.0]")
+    wait_for_app(page)
+    wait_for_view(page, VIEW)
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert f"{marginal} [1.0000, 0.0000] · evidence [1.0, 0.0]" in text, text[:2000]
+    assert view_flagged(page, VIEW) == [name]
+    assert view_selected(page, VIEW) == [name, True]
+    shot(page, f"keyboard_{'page' if box.startswith('Pick') else 'view'}_{keys}")
+    assert presses <= 60, presses
