@@ -12,10 +12,6 @@ writes what it found to ``tests/browser/screenshots/axe_<mode>_<page>.json``.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -23,26 +19,6 @@ from engine.pagespecs import PAGES
 from tests.browser.conftest import SHOTS, shot, wait_for_app, wait_for_view
 
 pytestmark = pytest.mark.browser
-
-AXE_DIR = Path(__file__).resolve().parent / "axe"
-AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> str:
-    """The text of axe.min.js, installed from the lock file when missing."""
-    if not AXE_JS.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            if os.environ.get("CI"):
-                pytest.fail("npm is missing: the accessibility test installs axe-core with npm ci (apt-get install npm)")
-            pytest.skip("npm is not installed: axe-core cannot be installed (apt-get install npm)")
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=AXE_DIR,
-                              capture_output=True, text=True, timeout=300)
-        if done.returncode != 0 or not AXE_JS.exists():
-            pytest.fail(f"npm ci in {AXE_DIR} failed: {(done.stderr or done.stdout).strip()[-500:]}")
-    return AXE_JS.read_text(encoding="utf-8")
-
 
 #: axe's run: the violations, each with its rule, impact and the nodes it was found on
 RUN_AXE = """async () => {

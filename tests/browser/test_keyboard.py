@@ -1,7 +1,8 @@
 """Keyboard only, as a student without a mouse (docs/accessibility.md): on Online Marginals, Tab to
 a name box (the page's "Pick a vertex by name" or the tree view's "Find a vertex by name"), type a
 vertex's name, Enter (with or without Arrow Down first); Tab on to "Observe label", Enter. The
-marginal shown, the selection ring and the evidence drawn are that vertex's, not vertex 1's.
+marginal shown, the selection ring and the evidence drawn are that vertex's, not vertex 1's; axe-core
+then finds no violation of the project's own on the page in that state.
 Screenshots: tests/browser/screenshots/keyboard_<box>_<keys>.png."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import shot, view_flagged, view_selected, wait_for_app, wait_for_selected, wait_for_view
+from tests.browser.test_accessibility import axe_violations, own_violations
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +54,7 @@ def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
 
 @pytest.mark.parametrize("keys", ["enter", "arrow-enter"])
 @pytest.mark.parametrize("box", ["Pick a vertex by name", "Find a vertex by name"], ids=["page", "view"])
-def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, box, keys):
+def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, axe_source, box, keys):
     name = "4"
     marginal = f"P(x{name.translate(SUBSCRIPT)}) ="
     page.goto(f"{app_url}/online_marginals")
@@ -82,3 +84,7 @@ def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, box, keys):
     assert view_selected(page, VIEW) == [name, True]
     shot(page, f"keyboard_{'page' if box.startswith('Pick') else 'view'}_{keys}")
     assert presses <= 60, presses
+    # the page after its main action (a vertex chosen, evidence set, D's path lit): axe finds
+    # nothing of the project's own either
+    own = own_violations(page, axe_violations(page, axe_source))
+    assert not own, own[:10]
