@@ -88,3 +88,41 @@ def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, axe_source, box
     # nothing of the project's own either
     own = own_violations(page, axe_violations(page, axe_source))
     assert not own, own[:10]
+
+
+#: the title of the first visible Plotly figure (Belief Propagation's says "Step k of n — ...")
+FIGURE_TITLE_JS = """() => { const t = document.querySelector('.js-plotly-plot .gtitle');
+                             return t ? t.textContent : null; }"""
+
+
+def wait_for_title(page, start: str, timeout: float = 60_000) -> str:
+    page.wait_for_function(f"() => (({FIGURE_TITLE_JS})() || '').startsWith({start!r})", timeout=timeout, polling=200)
+    wait_for_app(page)
+    return page.evaluate(FIGURE_TITLE_JS)
+
+
+def test_step_belief_propagation_forward_and_back_by_keyboard(page, app_url):
+    """Tab to "next ▶", Enter twice (the focus stays on the button), Shift+Tab to "◀ back", Enter:
+    the figure says step 2, then step 1; then the "Messages sent" slider by the arrow keys."""
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    assert wait_for_title(page, "Step 0 of 8")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "next ▶")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused next button shows no focus ring"
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 1 of 8")
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "next ▶"]   # still there for the next press
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 2 of 8")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "◀ back"]
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 1 of 8")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED_JS) == ["INPUT", "Messages sent"]   # the slider, past "next ▶"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_for_title(page, "Step 3 of 8")
+    shot(page, "keyboard_belief_propagation")
