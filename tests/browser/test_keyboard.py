@@ -126,3 +126,25 @@ def test_step_belief_propagation_forward_and_back_by_keyboard(page, app_url):
     page.keyboard.press("ArrowRight")
     wait_for_title(page, "Step 3 of 8")
     shot(page, "keyboard_belief_propagation")
+
+
+def test_move_through_the_rounds_of_a_cover_by_keyboard(page, app_url):
+    """Cover Inspector: Tab to the "Round t" slider, the arrow keys move through the rounds; the
+    text under it and the tree view's description (its accessible name) follow."""
+    page.goto(f"{app_url}/cover_inspector")
+    wait_for_app(page)
+    wait_for_text(page, "Round 0:")
+    page.locator("body").focus()
+    tab_to(page, "INPUT", "Round t")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused slider shows no focus ring"
+    for t in (1, 2):
+        page.keyboard.press("ArrowRight")
+        wait_for_text(page, f"Round {t}:")
+        wait_for_app(page)
+    page.keyboard.press("ArrowLeft")
+    wait_for_text(page, "Round 1:")
+    wait_for_app(page)
+    wait_for_view(page, "cover_t_view")
+    name = page.locator("div.tv[data-key='cover_t_view'] canvas").get_attribute("aria-label")
+    assert "merged in round 1" in name, name
+    shot(page, "keyboard_cover_rounds")
