@@ -48,7 +48,7 @@ def test_landing_page_lists_every_lesson():
     at = _app()
     lessons, errors = load_lessons()
     assert not errors
-    shown = [s.value for s in at.subheader]
+    shown = [s.value for s in at.header]
     assert shown == [x.title for x in lessons]
     captions = " ".join(c.value for c in at.caption)
     for x in lessons:
@@ -136,7 +136,7 @@ def test_a_bad_lesson_file_gives_one_line_naming_file_and_line_and_the_others_lo
     assert errors[0].startswith("broken.md:9:"), errors[0]
     assert "no_such_page" in errors[0] and "\n" not in errors[0]
     assert str(tmp_path) not in errors[0]          # no server path on the page
-    assert len(at.subheader) == len(load_lessons()[0])
+    assert len(at.header) == len(load_lessons()[0])
 
 
 def test_a_link_to_an_unknown_lesson_is_one_warning(monkeypatch):

@@ -31,7 +31,7 @@ def test_reproduce_the_cover_quick_and_read_the_report(fresh_history):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("Reproducing" in h.value and "Online Sum-Product Computation over Trees" in h.value
-               for h in at.subheader)
+               for h in at.header)
     assert any("Quick protocol" in w.value for w in at.warning)
     table = at.dataframe[0].value
     assert list(table.columns)[:6] == ["data", "metric", "published", "ours", "spread (sd, n)", "difference"]
@@ -57,14 +57,14 @@ def test_an_earlier_report_opens_from_the_history_and_by_link(fresh_history):
     at.selectbox(key="repro_pick").set_value(rec.id)
     at.run()
     assert not at.exception, at.exception
-    assert any("Online Sum-Product Computation over Trees" in h.value for h in at.subheader)
+    assert any("Online Sum-Product Computation over Trees" in h.value for h in at.header)
     assert len(at.dataframe) == 2
     # a link to the report opens it in a new session
     at2 = open_app_page(PAGE, timeout=300)
     at2.query_params["report"] = str(rec.id)
     at2.run()
     assert not at2.exception, at2.exception
-    assert any("Online Sum-Product Computation over Trees" in h.value for h in at2.subheader)
+    assert any("Online Sum-Product Computation over Trees" in h.value for h in at2.header)
 
 
 def test_the_plan_names_the_missing_data_sets_before_running(fresh_history):

@@ -93,7 +93,7 @@ def test_filter_show_overlay_export_delete(db):
     at.text_input(key="runs_search").set_value("").run()
     at.multiselect(key="runs_chosen").set_value([1, 2]).run()
     assert not at.exception
-    assert at.subheader[0].value == "2 runs compared"
+    assert at.header[0].value == "2 runs compared"
     assert at.selectbox(key="runs_curve_many").options == ["estimate", "log_loss"]
     overlay = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert [t["name"] for t in overlay["data"]] == ["#1 treeflip · seed 0", "#2 treeflip · seed 1"]
@@ -137,7 +137,7 @@ def test_sweep_from_the_page(db):
     assert not at.exception and any("4 runs recorded (4 finished)" in s.value for s in at.success)
     assert len(at.dataframe[0].value) == 4
     assert sorted(at.multiselect(key="runs_chosen").value) == [1, 2, 3, 4]
-    assert at.subheader[0].value == "4 runs compared"
+    assert at.header[0].value == "4 runs compared"
 
 
 def test_bad_config_in_the_page(db):

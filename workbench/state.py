@@ -26,6 +26,7 @@ from engine.trees import Tree
 from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_link, tree_from_spec, tree_to_link
 
+from workbench.figures.style import current, page_css
 from workbench.text import md
 
 __all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
@@ -157,6 +158,8 @@ def render_sidebar() -> None:
         st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
         st.toggle("Presenter mode", key=PRESENTER,
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
+    # WCAG AA contrast where Streamlit's own colours fall short (captions, dark primary buttons)
+    st.html(f"<style>{page_css(current())}</style>")
     if st.session_state.get(PRESENTER):
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"

@@ -6,8 +6,10 @@ Screenshots go to ``tests/browser/screenshots/``.
 """
 
 import contextlib
+import fcntl
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,36 @@ def app_url(chromium, tmp_path_factory):
     env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("db") / "runs.sqlite"))
     with serve_app(env, tmp_path_factory.mktemp("log")) as url:
         yield url
+
+
+AXE_DIR = Path(__file__).resolve().parent / "axe"
+AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """The text of axe.min.js (axe-core, pinned in ``tests/browser/axe``), installed from the lock file with
+    ``npm ci`` when missing (tests/browser/test_accessibility.py)."""
+    if not AXE_JS.exists():
+        # one installer at a time: the test processes (pytest-xdist) may all ask at once
+        with open(AXE_DIR / ".npm-ci.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not AXE_JS.exists():
+                _npm_ci()
+    return AXE_JS.read_text(encoding="utf-8")
+
+
+def _npm_ci() -> None:
+    """``npm ci`` in the axe folder (the lock file's exact versions)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("CI"):
+            pytest.fail("npm is missing: the accessibility test installs axe-core with npm ci (apt-get install npm)")
+        pytest.skip("npm is not installed: axe-core cannot be installed (apt-get install npm)")
+    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=AXE_DIR,
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 or not AXE_JS.exists():
+        pytest.fail(f"npm ci in {AXE_DIR} failed: {(done.stderr or done.stdout).strip()[-500:]}")
 
 
 @pytest.fixture(scope="session")

@@ -154,13 +154,19 @@ function init(root, api) {
     }, 120);
   });
   input.addEventListener("keydown", (e) => {
-    const items = S.data && S.data.suggest ? S.data.suggest : [];
+    // the suggestions are for what the box says only once the server has answered its text: until
+    // then Enter looks the typed name up itself (a list for an older text would pick its first name)
+    const items = S.data && S.data.suggest && S.data.query === input.value ? S.data.suggest : [];
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       if (!items.length) return;
       S.active = (S.active + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
       renderList(S);
       e.preventDefault();
     } else if (e.key === "Enter") {
+      // the typed text's own request (due 120 ms after the last key) is not sent: a rerun for it,
+      // asked by a page that has not yet heard of the choice, would carry the page's old widget
+      // values and move the selection back (the name box to vertex 1)
+      clearTimeout(S.qtimer);
       const i = S.active >= 0 ? S.active : 0;
       if (items.length) choose(S, items[i]);
       else if (input.value) S.api.setTriggerValue("choose", { name: input.value });

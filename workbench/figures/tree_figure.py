@@ -12,6 +12,7 @@ name is clipped at the plot's edge.
 from __future__ import annotations
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 
 from engine.trees import Tree
@@ -190,6 +191,8 @@ def tree_figure(tree: Tree, *, layout=None, color=None, colorscale=None, highlig
         marker["color"] = color
         if np.issubdtype(arr.dtype, np.number):
             scale = colorscale or PROBABILITY_SCALE
+            if isinstance(scale, str):   # a named Plotly scale: its stops, so each label reads on its fill
+                scale = plotly.colors.get_colorscale(scale)
             if scale is PROBABILITY_SCALE and cmin is None and cmax is None:
                 cmin, cmax = 0.0, 1.0   # probabilities: the same colour means the same number
             lo = float(np.nanmin(arr)) if cmin is None else cmin

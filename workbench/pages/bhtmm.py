@@ -207,7 +207,7 @@ def show(cfg: BhtmmConfig, result):
     except EngineError as exc:
         st.error(public_message(exc))
         return
-    st.subheader("A test tree")
+    st.header("A test tree")
     if S.test_tree > test.n_trees:
         S.test_tree = test.n_trees
     links.write_query("bhtmm")
@@ -255,7 +255,7 @@ if last is None:
 else:
     key, model = last
     _, cfg, result = store[key][model]
-    st.subheader(f"{run_name(result.metrics)} · {'node labelling' if cfg.task == 'label' else 'classification'} · "
+    st.header(f"{run_name(result.metrics)} · {'node labelling' if cfg.task == 'label' else 'classification'} · "
                  f"C = {cfg.states}, {cfg.iterations} iterations")
     show(cfg, result)
     st.divider()

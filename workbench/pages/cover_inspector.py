@@ -467,7 +467,7 @@ with tab_table:
 with tab_opt:
     a, b = st.columns(2)
     with a:
-        st.subheader("How far from optimal")
+        st.header("How far from optimal")
         if brute is not None:
             st.markdown(
                 f"| cover family | minimum height |\n|---|---:|\n"
@@ -492,7 +492,7 @@ with tab_opt:
                 st.success("Valid: Definition 1 holds, exposure ≤ 2, every component is (2,s)-oriented, "
                            "and D is exactly the splitting process.")
     with b:
-        st.subheader("Best root")
+        st.header("Best root")
         best_key = (S.key("best"), version, cover.rake_only)
         if tree.n > BEST_ROOT_N:
             st.caption(f"Trying every leaf is offered up to {BEST_ROOT_N:,} vertices.")

@@ -30,7 +30,7 @@ for lesson in lessons:
     with st.container(border=True, key=f"lesson_card_{lesson.id}"):
         head, button = st.columns([6, 1], vertical_alignment="top")
         with head:
-            st.subheader(lesson.title, anchor=False)
+            st.header(lesson.title, anchor=False)
             st.caption(f"{lesson.minutes} minutes · {len(lesson.steps)} steps · for {lesson.audience}")
             if lesson.papers:
                 st.caption(f"From {lesson.papers}")

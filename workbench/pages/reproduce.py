@@ -89,7 +89,7 @@ with right:
                 "optimal cover takes seconds.")
     else:
         s = report.settings
-        st.subheader(f"Reproducing \"{report.title}\" ({report.authors})")
+        st.header(f"Reproducing \"{report.title}\" ({report.authors})")
         if s.get("quick"):
             st.warning("Quick protocol: a reduced run (fewer seeds, folds or iterations), to check that everything "
                        "works, not the paper's protocol.", icon=":material/speed:")
@@ -123,7 +123,7 @@ with right:
         c2.download_button("Report as HTML", data=lambda r=report: r.html(), file_name=f"{stem}.html",
                            mime="text/html", icon=":material/download:", on_click="ignore", key="repro_dl_html")
 
-    st.subheader("Earlier reports")
+    st.header("Earlier reports")
     if not reports:
         st.caption("None yet in the run history: reproductions started here or by `python -m engine reproduce` "
                    "are kept there.")

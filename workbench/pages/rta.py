@@ -163,7 +163,7 @@ with right:
                   delta_color="inverse")
         k3.metric("Certified exact", f"{100 * m['exact_fraction']:.1f} %", help="Test predictions certified by Lemma 7")
         k4.metric("Time", f"{m['seconds']:.1f} s", help=f"C per fold: {m['C']}")
-        st.subheader("Results in the layout of the paper's Table 1")
+        st.header("Results in the layout of the paper's Table 1")
         st.dataframe(results_table(m), use_container_width=True)
         st.caption(f"{m['dataset']}: {m['folds']}-fold cross-validation, {m['n_trees']} trees, K up to {m['max_k']}. "
                    "Paper: \"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov "
@@ -177,7 +177,7 @@ with right:
                   key="rta_pairs_fig", name="rta_label_pairs", width="stretch")
             st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
                        "Node size: how often the label is on.")
-        st.subheader("The sampled spanning trees")
+        st.header("The sampled spanning trees")
         st.caption("Labels sit at the same places in every tree; the root (an orange square) is label 0. "
                    + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
         chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), key="rta_trees_fig",

@@ -238,7 +238,7 @@ except EngineError as exc:  # deleted meanwhile, from another session
 # -- one run, or several overlaid ------------------------------------------------------------------
 if len(selected) == 1:
     rec = selected[0]
-    st.subheader(f"Run #{rec.id} · {rec.algorithm}")
+    st.header(f"Run #{rec.id} · {rec.algorithm}")
     color, icon = STATUS_BADGE.get(rec.status, ("gray", None))
     st.badge(rec.status, icon=icon, color=color)
     info = [f"started {when(rec.started)}"]
@@ -270,7 +270,7 @@ if len(selected) == 1:
         else:
             st.info("This run has no curves.")
 else:
-    st.subheader(f"{len(selected)} runs compared")
+    st.header(f"{len(selected)} runs compared")
     curve_names = sorted({c for r in selected for c in r.curves})
     metric_names = sorted({m for r in selected for m, v in r.metrics.items()
                            if isinstance(v, (int, float)) and not isinstance(v, bool)})

@@ -257,7 +257,7 @@ def editor(tree, version) -> None:
                "a box. A shaded group stands for the vertices too close to tell apart at this zoom: its number "
                "counts them; click it to zoom in.")
 
-    st.subheader("Edit the selected vertex", divider="gray")
+    st.header("Edit the selected vertex", divider="gray")
     vertex_box(tree, KEY, label="Vertex", default=tree.root,
                help="Chosen by clicking in the drawing, or here (type to search).")
     v = selected

@@ -1,0 +1,150 @@
+"""Keyboard only, as a student without a mouse (docs/accessibility.md): on Online Marginals, Tab to
+a name box (the page's "Pick a vertex by name" or the tree view's "Find a vertex by name"), type a
+vertex's name, Enter (with or without Arrow Down first); Tab on to "Observe label", Enter. The
+marginal shown, the selection ring and the evidence drawn are that vertex's, not vertex 1's; axe-core
+then finds no violation of the project's own on the page in that state.
+Screenshots: tests/browser/screenshots/keyboard_<box>_<keys>.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import shot, view_flagged, view_selected, wait_for_app, wait_for_selected, wait_for_view
+from tests.browser.test_accessibility import axe_violations, own_violations
+
+pytestmark = pytest.mark.browser
+
+#: ``[tag, accessible name]`` of the focused element, inside shadow roots too (the tree view's)
+FOCUSED_JS = """() => {
+    let e = document.activeElement;
+    while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+    if (!e) return null;
+    const name = e.getAttribute('aria-label') || e.getAttribute('placeholder') || (e.innerText || '').trim();
+    return [e.tagName, name.slice(0, 80)];
+}"""
+
+#: whether the focused element shows where the focus is (an outline or a ring drawn as a shadow)
+FOCUS_VISIBLE_JS = """() => {
+    let e = document.activeElement;
+    while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+    const s = getComputedStyle(e);
+    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || (s.boxShadow && s.boxShadow !== 'none');
+}"""
+
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+VIEW = "om_tree"
+
+
+def tab_to(page, tag: str, name: str, limit: int = 80) -> int:
+    """Press Tab until the focus is on the ``tag`` element named ``name``; the number of presses."""
+    seen = []
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == tag and focused[1] == name:
+            return presses
+        seen.append(focused)
+    raise AssertionError(f"{tag} {name!r} not reached by {limit} presses of Tab; the focus went {seen}")
+
+
+def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
+    page.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
+                           arg=text, timeout=timeout, polling=200)
+
+
+@pytest.mark.parametrize("keys", ["enter", "arrow-enter"])
+@pytest.mark.parametrize("box", ["Pick a vertex by name", "Find a vertex by name"], ids=["page", "view"])
+def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, axe_source, box, keys):
+    name = "4"
+    marginal = f"P(x{name.translate(SUBSCRIPT)}) ="
+    page.goto(f"{app_url}/online_marginals")
+    wait_for_app(page)
+    wait_for_view(page, VIEW)
+    assert view_selected(page, VIEW)[0] == "1"   # the page opens on the root, vertex 1
+    page.locator("body").focus()
+    presses = tab_to(page, "INPUT", box)
+    page.keyboard.type(name)
+    if keys == "arrow-enter":
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    wait_for_text(page, marginal)
+    wait_for_app(page)
+    wait_for_selected(page, VIEW, name)
+    assert marginal in page.locator("[data-testid='stMain']").inner_text()
+
+    tab_to(page, "BUTTON", "Observe label")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Observe label button shows no focus ring"
+    page.keyboard.press("Enter")
+    wait_for_text(page, "evidence [1.0, 0.0]")
+    wait_for_app(page)
+    wait_for_view(page, VIEW)
+    text = page.locator("[data-testid='stMain']").inner_text()
+    assert f"{marginal} [1.0000, 0.0000] · evidence [1.0, 0.0]" in text, text[:2000]
+    assert view_flagged(page, VIEW) == [name]
+    assert view_selected(page, VIEW) == [name, True]
+    shot(page, f"keyboard_{'page' if box.startswith('Pick') else 'view'}_{keys}")
+    assert presses <= 60, presses
+    # the page after its main action (a vertex chosen, evidence set, D's path lit): axe finds
+    # nothing of the project's own either
+    own = own_violations(page, axe_violations(page, axe_source))
+    assert not own, own[:10]
+
+
+#: the title of the first visible Plotly figure (Belief Propagation's says "Step k of n — ...")
+FIGURE_TITLE_JS = """() => { const t = document.querySelector('.js-plotly-plot .gtitle');
+                             return t ? t.textContent : null; }"""
+
+
+def wait_for_title(page, start: str, timeout: float = 60_000) -> str:
+    page.wait_for_function(f"() => (({FIGURE_TITLE_JS})() || '').startsWith({start!r})", timeout=timeout, polling=200)
+    wait_for_app(page)
+    return page.evaluate(FIGURE_TITLE_JS)
+
+
+def test_step_belief_propagation_forward_and_back_by_keyboard(page, app_url):
+    """Tab to "next ▶", Enter twice (the focus stays on the button), Shift+Tab to "◀ back", Enter:
+    the figure says step 2, then step 1; then the "Messages sent" slider by the arrow keys."""
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    assert wait_for_title(page, "Step 0 of 8")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "next ▶")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused next button shows no focus ring"
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 1 of 8")
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "next ▶"]   # still there for the next press
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 2 of 8")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "◀ back"]
+    page.keyboard.press("Enter")
+    wait_for_title(page, "Step 1 of 8")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED_JS) == ["INPUT", "Messages sent"]   # the slider, past "next ▶"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_for_title(page, "Step 3 of 8")
+    shot(page, "keyboard_belief_propagation")
+
+
+def test_move_through_the_rounds_of_a_cover_by_keyboard(page, app_url):
+    """Cover Inspector: Tab to the "Round t" slider, the arrow keys move through the rounds; the
+    text under it and the tree view's description (its accessible name) follow."""
+    page.goto(f"{app_url}/cover_inspector")
+    wait_for_app(page)
+    wait_for_text(page, "Round 0:")
+    page.locator("body").focus()
+    tab_to(page, "INPUT", "Round t")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused slider shows no focus ring"
+    for t in (1, 2):
+        page.keyboard.press("ArrowRight")
+        wait_for_text(page, f"Round {t}:")
+        wait_for_app(page)
+    page.keyboard.press("ArrowLeft")
+    wait_for_text(page, "Round 1:")
+    wait_for_app(page)
+    wait_for_view(page, "cover_t_view")
+    name = page.locator("div.tv[data-key='cover_t_view'] canvas").get_attribute("aria-label")
+    assert "merged in round 1" in name, name
+    shot(page, "keyboard_cover_rounds")
