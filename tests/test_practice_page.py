@@ -31,7 +31,7 @@ def test_a_wrong_then_a_right_answer_with_hint_solution_and_score():
     ex = make("cover_round", 17)
     at = _open("cover_round", 17)
     assert at.title[0].value == "Practice"
-    assert any(ex.title in h.value for h in at.subheader)
+    assert any(ex.title in h.value for h in at.header)
     assert any(ex.prompt[:60] in m.value for m in at.markdown)
     assert any("Answer format" in c.value and "exactly" in c.value for c in at.caption)
     assert not at.expander   # no solution before an attempt
@@ -67,7 +67,7 @@ def test_new_exercise_draws_another_seed_and_the_link_follows():
     assert not at.exception, at.exception
     seed = at.number_input(key="practice_seed").value
     assert at.query_params.get("seed") == str(seed)
-    assert any(f"exercise {seed}" in h.value for h in at.subheader)
+    assert any(f"exercise {seed}" in h.value for h in at.header)
     ex = make("chow_liu_next", seed)
     _answer(at, ex.answer_text)
     assert at.success, [e.value for e in at.error]
@@ -77,7 +77,7 @@ def test_new_exercise_draws_another_seed_and_the_link_follows():
 def test_every_family_draws_and_accepts_its_answer(family):
     ex = make(family, 2)
     at = _open(family, 2)
-    assert any(ex.title in h.value for h in at.subheader)
+    assert any(ex.title in h.value for h in at.header)
     assert len(at.get("plotly_chart")) == (0 if family == "chow_liu_next" else 1)   # the tree, when there is one
     _answer(at, ex.answer_text)
     assert at.success and not at.error, [e.value for e in at.error]

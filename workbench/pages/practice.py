@@ -65,7 +65,7 @@ with right:
     except EngineError as exc:
         st.error(public_message(exc))
         st.stop()
-    st.subheader(f"{ex.title} · exercise {ex.seed}", anchor=False)
+    st.header(f"{ex.title} · exercise {ex.seed}", anchor=False)
     st.markdown(ex.prompt)
     tree = exercise_tree(ex)
     if tree is not None:
@@ -95,7 +95,7 @@ with right:
             st.markdown(f"**Answer:** `{ex.answer_text}`")
 
     score = S.score or Score()
-    st.subheader("Your score", anchor=False)
+    st.header("Your score", anchor=False)
     if not score.attempts:
         st.caption("No attempt yet in this session: answer an exercise and press **Check**.")
     else:
