@@ -31,6 +31,12 @@ def one_line_error(error: type, read, path: Path, *fragments: str, text: str | N
     return msg
 
 
+def open_tab(at, key: str, label: str):
+    """Open the tab ``label`` of the tabs ``key`` and rerun (a page computes only its open tab)."""
+    at.session_state[key] = label
+    return at.run()
+
+
 def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None):
     """The app run headless (``streamlit.testing.v1.AppTest``) and switched to ``page`` (a script of
     workbench/pages), with ``state`` put in the session first (e.g. a tree to show)."""

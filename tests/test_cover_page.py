@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, star_tree
-from tests.conftest import open_app_page, view_data
+from tests.conftest import open_app_page, open_tab, view_data
 
 PAGE = "workbench/pages/cover_inspector.py"
 
@@ -63,6 +63,19 @@ def test_slider_shows_each_round_of_figure1():
                 f"of them mergeable") in text(at)
 
 
+
+def test_only_the_open_tab_is_computed_and_the_round_survives_another_tab():
+    at = open_page()
+    at.button(key="cover_preset_Figure 1").click().run()
+    at.slider(key="cover_t").set_value(2).run()
+    assert not at.get("plotly_chart")      # the icicle and the growth curve wait for their tabs
+    open_tab(at, "cover_tab", "Icicle of D")
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["cover_icicle"]
+    assert not at.get("slider") or "cover_t" not in {s.key for s in at.slider}
+    open_tab(at, "cover_tab", "Rounds")
+    assert at.slider(key="cover_t").value == 2
+
 def test_inspect_component_and_vertex():
     at = open_page()
     at.button(key="cover_preset_Figure 1").click().run()
@@ -91,6 +104,7 @@ def test_rake_only_variant_and_root_choice():
 
 def test_best_root_and_definition_check():
     at = open_page(figure1_tree())
+    open_tab(at, "cover_tab", "Optimality & best root")
     at.button(key="cover_try_roots").click().run()
     assert not at.exception
     tree = figure1_tree()

@@ -15,7 +15,7 @@ from defusedxml import ElementTree
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 import workbench.figures.export as export
-from tests.conftest import open_app_page, tree_views
+from tests.conftest import open_app_page, open_tab, tree_views
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -90,8 +90,12 @@ def test_tree_studio_exports(downloads):
 def test_cover_inspector_exports(downloads):
     at = open_app_page("workbench/pages/cover_inspector.py")
     at.button(key="cover_preset_Figure 1").click().run()
-    at.button(key="cover_try_roots").click().run()
     got = check_exports(at, *downloads)
+    open_tab(at, "cover_tab", "Optimality & best root")
+    at.button(key="cover_try_roots").click().run()
+    got |= check_exports(at, *downloads)
+    for tab in ("Icicle of D", "Height growth"):      # a page computes only its open tab
+        got |= check_exports(open_tab(at, "cover_tab", tab), *downloads)
     assert {"cover_tree.svg", "cover_decomposition_tree.pdf", "cover_icicle.svg", "cover_height_growth.pdf",
             "cover_best_root.svg"} <= got
 
@@ -104,8 +108,10 @@ def test_inference_pages_export(downloads):
     downloads[0].clear()
     at.switch_page("workbench/pages/belief_propagation.py").run()
     at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
-    assert {"bp_sequential.svg", "bp_parallel.pdf", "bp_convergence.svg", "bp_elimination.pdf"} <= \
-        check_exports(at, *downloads)
+    got = check_exports(at, *downloads)
+    for tab in ("Parallel schedule", "Elimination order"):   # a page computes only its open tab
+        got |= check_exports(open_tab(at, "bp_tab", tab), *downloads)
+    assert {"bp_sequential.svg", "bp_parallel.pdf", "bp_convergence.svg", "bp_elimination.pdf"} <= got
 
 
 def test_tree_hedge_exports(downloads):

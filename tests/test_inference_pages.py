@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from tests.conftest import open_tab
 from tests.test_app_pages import open_page
 
 ONLINE = "workbench/pages/online_marginals.py"
@@ -92,13 +93,24 @@ def test_bp_page_steps_and_tabs():
     _button(at, "bp_back").click()
     at.run()
     assert at.slider(key="bp_step").value == total - 1
-    at.slider(key="bp_iter").set_value(at.slider(key="bp_iter").max)
-    at.slider(key="bp_k").set_value(3)
-    at.slider(key="bp_star").set_value(10)
-    at.run()
+    assert not at.get("metric")             # only the open tab is computed
+    open_tab(at, "bp_tab", "Parallel schedule")
+    at.slider(key="bp_iter").set_value(at.slider(key="bp_iter").max).run()
     assert not at.exception, at.exception
     err = next(float(m.value) for m in at.metric if m.label == "Largest |belief − exact| now")
     assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
+    last = at.slider(key="bp_iter").value
+    open_tab(at, "bp_tab", "Sequential schedule")      # a closed tab's slider kept its value
+    assert at.slider(key="bp_step").value == total - 1
+    open_tab(at, "bp_tab", "Elimination order")
+    at.slider(key="bp_k").set_value(3)
+    at.slider(key="bp_star").set_value(10).run()
+    assert not at.exception, at.exception
+    assert any("never creates a table larger than |X| = 2 entries" in c.value for c in at.caption)
+    assert "largest table 1,024" in at.get("plotly_chart")[0].proto.spec   # 2^10: the star's centre first
+    open_tab(at, "bp_tab", "Parallel schedule")   # a closed tab's slider kept its value
+    assert at.slider(key="bp_iter").value == last
+    assert at.session_state["bp_star"] == 10
 
 
 def test_online_loaded_scenario_keeps_its_starting_point():

@@ -20,7 +20,7 @@ from engine.links.codec import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, S
 from engine.links.pages import PageSpec
 from engine.pagespecs import PAGES
 
-__all__ = ["widget"]
+__all__ = ["widget", "keep"]
 
 _MISSING = object()
 
@@ -62,3 +62,18 @@ def widget(page: str | PageSpec, name: str, *, where: Any = None, lo: Any = None
     if s.widget in (SELECT, RADIO):
         return (where.selectbox if s.widget == SELECT else where.radio)(s.label, values, **more)
     raise ValueError(f"setting {name}: widget {s.widget!r} is not drawn here")
+
+
+def keep(page: str | PageSpec, *names: str) -> None:
+    """Keep the values of the widgets of settings ``names`` through a run that does not draw them.
+
+    A page computes only its open tab; Streamlit forgets the state of a widget a full run did not
+    draw, so a slider of a closed tab would fall back to its default (and leave the page's link).
+    Writing the value back as the run starts keeps it, as Streamlit's documentation advises.
+    """
+    spec = page if isinstance(page, PageSpec) else PAGES.page(page)
+    ss = st.session_state
+    for name in names:
+        key = spec.key(name)
+        if key in ss:
+            ss[key] = ss[key]

@@ -103,14 +103,15 @@ def test_cover_inspector_large_tree(page, app_url):
 def test_cover_inspector_table_row_selects_component(page, app_url):
     open_preset(page, app_url, "Figure 1")
     page.get_by_role("tab", name="Components").click()
-    grid = page.locator("[data-testid='stDataFrame']:visible").first   # the Rounds tab has tables too
-    grid.wait_for(timeout=30_000)
+    wait_for_app(page)     # the page computes only its open tab: the table comes with this rerun
+    grid = page.locator("[data-testid='stDataFrame']:visible").first
+    grid.wait_for(timeout=60_000)
     box = grid.bounding_box()
     # the row-selection column is at the left edge; row 2 (below the header) is the component S⁸
     page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * 1 + 17)
     # the Rounds tab opens by itself with the component selected (the table reports a selection
     # late, up to a second after the click: a tab clicked meanwhile used to be switched back)
-    page.wait_for_selector("text=component S⁸ (rake, round 2)", timeout=30_000)   # visible
+    page.wait_for_selector("text=component S⁸ (rake, round 2)", timeout=60_000)   # visible
     assert page.get_by_role("tab", name="Rounds").get_attribute("aria-selected") == "true"
     wait_for_app(page)
     wait_for_selected(page, "cover_d_view", "8")    # and selected in D

@@ -37,7 +37,7 @@ from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
 from workbench.text import md, subscript
-from workbench.widgets import widget
+from workbench.widgets import keep, widget
 
 SPEC = PAGES["belief_propagation"]
 DRAW_LIMIT = 40                       # messages are drawn up to this many vertices; above, the marginals
@@ -648,20 +648,28 @@ if tree.n > DRAW_LIMIT:
     st.stop()
 work = message_work(tree, model.node_potentials, model.edge_potentials, k=model.k, result=exact)
 
+keep(SPEC, "messages", "iteration", "star", "elim_k")   # the sliders of the closed tabs
 seq_tab, par_tab, elim_tab, table_tab = widget(SPEC, "tab", on_change="rerun")
-with seq_tab:
-    controls(len(work))
-    playing = S.playing
-    st.fragment(sequential, run_every=1.0 / float(S.speed) if playing else None)(
-        model, exact, work, S.rev)
-    d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv", mime="text/csv",
-                       key="bp_dl_messages", icon=":material/download:")
-    d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals), file_name="marginals.csv",
-                       mime="text/csv", key="bp_dl_marginals", icon=":material/download:")
-with par_tab:
-    st.fragment(parallel)(model, exact)
-with elim_tab:
-    st.fragment(elimination)(tree)
-with table_tab:
-    tables(model)
+# only the open tab is computed and sent: ``on_change="rerun"`` makes ``.open`` known, and a tab
+# clicked reruns the page with that tab open, so a fresh page costs one tab, not four
+if seq_tab.open:
+    with seq_tab:
+        controls(len(work))
+        playing = S.playing
+        st.fragment(sequential, run_every=1.0 / float(S.speed) if playing else None)(
+            model, exact, work, S.rev)
+        d1, d2, _ = st.columns([1, 1, 3])
+        d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv",
+                           mime="text/csv", key="bp_dl_messages", icon=":material/download:")
+        d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals),
+                           file_name="marginals.csv", mime="text/csv", key="bp_dl_marginals",
+                           icon=":material/download:")
+if par_tab.open:
+    with par_tab:
+        st.fragment(parallel)(model, exact)
+if elim_tab.open:
+    with elim_tab:
+        st.fragment(elimination)(tree)
+if table_tab.open:
+    with table_tab:
+        tables(model)

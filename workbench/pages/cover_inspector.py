@@ -43,7 +43,7 @@ from workbench.session import PageState
 from workbench.state import current_tree, set_tree, tree_version
 from workbench.treeview import focus_on, tree_view, view_bind
 from workbench.text import md, superscript
-from workbench.widgets import widget
+from workbench.widgets import keep, widget
 
 TABLE = "cover_table"   # the components table (its selection: a chart or table event)
 BRUTE_FORCE_N = 14
@@ -341,6 +341,7 @@ if got is not None:
         # while this rerun was on its way (the table reports a selection late) is not undone
         S.tab = SPEC.setting("tab").widget_value("rounds")
 
+keep(SPEC, "t")   # the round slider, while another tab is open
 tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = widget(SPEC, "tab", on_change="rerun")
 
 @st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
@@ -450,11 +451,8 @@ def rounds(tree, cover, s: int) -> None:
                     f"({len(chain)} nodes, an online update touches each once): {names}")
 
 
-
-with tab_rounds:
-    rounds(tree, cover, s)
-
-with tab_table:
+def _components_tab() -> None:
+    """The components of D as a table (largest first)."""
     ids, table = cached_table(tree, s, cover.rake_only)
     if len(ids) < cover.m:
         st.caption(f"Showing the {len(ids):,} largest non-edge components of {cover.m:,}.")
@@ -464,7 +462,9 @@ with tab_table:
     st.caption("Select a row: the Rounds tab opens with that component selected. Round −1: the edges, formed at "
                "initialisation.")
 
-with tab_opt:
+
+def _optimality_tab() -> None:
+    """How far the cover is from optimal, and the best root."""
     a, b = st.columns(2)
     with a:
         st.header("How far from optimal")
@@ -519,13 +519,26 @@ with tab_opt:
 
             st.button(f"Use root {best}", key="cover_use_best", on_click=_use_best)
 
-with tab_icicle:
+
+def _icicle_tab() -> None:
+    """D as an icicle: one block per component, as wide as its edges."""
     st.caption("Each block is a component; its width is its number of edges, and its kind is written in it "
                "and coloured: grey edge, blue rake, orange compress, purple root. Click to zoom into a subtree.")
     chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", name="cover_icicle",
           width="stretch")
 
-with tab_growth:
+
+def _growth_tab() -> None:
+    """The cover's height as the tree grows, for three families."""
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
                "grows like log₂ n, a star of paths with log₂ n edges each grows like log log n.")
     chart(growth_figure(growth_rows()), key="cover_growth", name="cover_height_growth", width="stretch")
+
+
+# only the open tab is computed and sent: ``on_change="rerun"`` makes ``.open`` known, and a tab
+# clicked reruns the page with that tab open, so a fresh page costs one tab, not five
+for tab, draw in ((tab_rounds, lambda: rounds(tree, cover, s)), (tab_table, _components_tab),
+                  (tab_opt, _optimality_tab), (tab_icicle, _icicle_tab), (tab_growth, _growth_tab)):
+    if tab.open:
+        with tab:
+            draw()
