@@ -327,6 +327,18 @@ def copy_link_button(page: str) -> None:
       t.select(); document.execCommand("copy"); t.remove(); done();
     }}
   }});
+  // the text below follows the address: a fragment's rerun (a click in a tree view) changes the
+  // address without drawing the sidebar again; one timer per page, replaced on each rerun
+  clearInterval(window.__twLinkSync);
+  window.__twLinkSync = setInterval(() => {{
+    const code = Array.from(document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stCaptionContainer"]'))
+      .find(c => c.textContent.startsWith("Link to this view:"))?.querySelector("code");
+    if (!code) return;
+    let want = "/" + window.location.pathname.split("/").pop() + window.location.search;
+    try {{ want = decodeURIComponent(want); }} catch (e) {{}}
+    if (want.length > 160) want = want.slice(0, 157) + "\u2026";
+    if (code.textContent !== want) code.textContent = want;
+  }}, 500);
 }})();
 </script>""", unsafe_allow_javascript=True)
     st.caption(f"Link to this view: `{link if len(link) <= 160 else link[:157] + '…'}`")

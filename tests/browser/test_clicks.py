@@ -129,6 +129,10 @@ def test_pick_a_vertex_by_name(page, app_url):
     wait_for_selected(page, KEY, "2")
     wait_for_app(page)
     assert view_flagged(page, KEY) == ["5"]             # the evidence stays where it was set
+    # the sidebar's link follows the address, though only the view's fragment reran
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid="stSidebar"] code'))
+        .some(c => c.textContent.startsWith('/online_marginals?') && c.textContent.includes('vertex=2'))""",
+                           timeout=10_000)
     shot(page, "clicks_pick_by_name")
 
 
