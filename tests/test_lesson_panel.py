@@ -290,3 +290,16 @@ def test_bp_page_play_and_pause_switch_the_timer():   # the ticks themselves: th
     assert any(b.key == "bp_play" and b.label == "Pause" for b in at.button)
     _button(at, "bp_play").click().run()
     assert not at.session_state["bp_playing"]
+
+
+def test_bp_pause_clicked_as_the_schedule_ends_does_not_play_again():
+    """The schedule ended on the server (playing off) before the browser redrew the button: the
+    "Pause" the user clicked pauses; it does not start the schedule again from message 0."""
+    at = _open_link("/belief_propagation?tree=lecture_5_vertices")
+    _button(at, "bp_play").click().run()
+    total = int(at.slider(key="bp_step").max)
+    at.session_state["bp_playing"] = False        # what the last tick did, the button not redrawn
+    at.session_state["bp_step"] = total
+    _button(at, "bp_play").click().run()          # the button still says Pause
+    assert not at.session_state["bp_playing"]
+    assert at.slider(key="bp_step").value == total

@@ -227,10 +227,11 @@ def _step(delta: int, total: int) -> None:
     S.messages = int(min(max(S.messages + delta, 0), total))
 
 
-def _play(total: int) -> None:
-    playing = not S.playing
-    S.playing = playing
-    if playing and S.messages >= total:
+def _play(total: int, play: bool) -> None:
+    """Play or pause, as the button said when it was clicked: a "Pause" clicked just as the schedule
+    ended (the server had stopped it, the button not yet redrawn) pauses, never plays again."""
+    S.playing = play
+    if play and S.messages >= total:
         S.messages = 0
 
 
@@ -477,7 +478,7 @@ def controls(total: int) -> None:
     """Play / pause and the speed (the whole page reruns: the timer of the schedule changes)."""
     c1, c2, _ = st.columns([1, 2, 4], vertical_alignment="bottom")
     playing = S.playing
-    c1.button("Pause" if playing else "Play", key="bp_play", on_click=_play, args=(total,),
+    c1.button("Pause" if playing else "Play", key="bp_play", on_click=_play, args=(total, not playing),
               icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
     if S.speed not in SPEEDS:
         S.speed = SPEC.setting("speed").default
