@@ -20,10 +20,13 @@ random tree of 10^4, 10^5 and 10^6 vertices by a fresh session of a warm server 
 once before by another session, as when a lecturer shares a link), until the tree view is drawn
 and the app idle; ``page_usable_s`` -- each page that draws a tree, on the lecture's 5-vertex tree,
 fresh session, median of three: from navigation until the sidebar is drawn and Streamlit's running
-indicator has been gone for 0.5 s.
+indicator has been gone for 0.5 s; ``floor_usable_s`` -- the same for a two-page Streamlit app with
+a title and a line of text (what Streamlit itself costs a fresh session on this machine: loading its
+scripts into an empty browser context, the websocket, one script run).
 
 Prints a table, or with ``--json`` one JSON object ``{"rows": [...], "usable_s": {...},
-"page_usable_s": {...}, "load_average": [...]}``. Times nothing inside a test.
+"page_usable_s": {...}, "floor_usable_s": ..., "load_average": [...]}``. ``--pages`` measures only
+``page_usable_s`` and ``floor_usable_s``. Times nothing inside a test.
 """
 
 from __future__ import annotations
@@ -150,6 +153,45 @@ def _open(b, url: str, path: str, *, view: str | None = None, timeout: float = 1
     return dt
 
 
+_FLOOR_APP = """import streamlit as st
+
+
+def first():
+    st.title("First page")
+    st.write("A line of text.")
+
+
+def second():
+    st.title("Second page")
+
+
+st.navigation([st.Page(first, title="First", url_path="first"), st.Page(second, title="Second")]).run()
+"""
+
+
+def floor_time(repeats: int = 3) -> float | None:
+    """``page_usable_s`` of a two-page Streamlit app that draws a title and a line (median)."""
+    import tempfile
+
+    from benchmarks.app_client import serve
+    from benchmarks.bench_app import _browser
+    from tests.browser.conftest import chromium_path
+
+    chromium = chromium_path()
+    if chromium is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "app.py").write_text(_FLOOR_APP)
+        with serve(Path(tmp), env=dict(os.environ), start_timeout=120) as (url, _):
+            pw, b = _browser(chromium)
+            try:
+                _open(b, url, "first")
+                return round(statistics.median(_open(b, url, "first") for _ in range(repeats)), 2)
+            finally:
+                b.close()
+                pw.stop()
+
+
 def browser_times(sizes=(10_000, 100_000, 1_000_000), repeats: int = 3) -> tuple[dict, dict]:
     from benchmarks.app_client import ROOT, serve
     from benchmarks.bench_app import _browser
@@ -176,22 +218,25 @@ def browser_times(sizes=(10_000, 100_000, 1_000_000), repeats: int = 3) -> tuple
     return usable, pages
 
 
-def run(sizes=(1_000, 10_000, 100_000, 1_000_000), browser: bool = True) -> dict:
-    rows = [row(shape, make(shape, n)) for n in sizes for shape in SHAPES]
-    name, tree = wide_tree()
-    rows.append(row(name, tree))
+def run(sizes=(1_000, 10_000, 100_000, 1_000_000), browser: bool = True, pages_only: bool = False) -> dict:
+    rows = []
+    if not pages_only:
+        rows = [row(shape, make(shape, n)) for n in sizes for shape in SHAPES]
+        name, tree = wide_tree()
+        rows.append(row(name, tree))
     out = {"rows": rows}
     if browser:
-        out["usable_s"], out["page_usable_s"] = browser_times()
+        out["usable_s"], out["page_usable_s"] = browser_times(sizes=() if pages_only else (10_000, 100_000, 1_000_000))
+        out["floor_usable_s"] = floor_time()
     else:
-        out["usable_s"], out["page_usable_s"] = {}, {}
+        out["usable_s"], out["page_usable_s"], out["floor_usable_s"] = {}, {}, None
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     return out
 
 
 def table(res: dict) -> str:
     lines = ["| n | shape | layout | layout s | overview ms | zoom ms | marks | payload KB | overlaps |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|"] if res["rows"] else []
     for r in res["rows"]:
         lines.append(f"| {r['n']:,} | {r['shape']} | {r['layout']} | {r['layout_s']:.2f} | {r['overview_ms']:.0f} | "
                      f"{r['zoom_ms']:.0f} | {r['marks']:,} | {r['payload_bytes'] / 1024:.0f} | {r['overlaps']} |")
@@ -202,6 +247,8 @@ def table(res: dict) -> str:
     if res.get("page_usable_s"):
         lines.append("Lecture tree, fresh session, median of 3: "
                      + ", ".join(f"{k} {v} s" for k, v in res["page_usable_s"].items()))
+    if res.get("floor_usable_s") is not None:
+        lines.append(f"An empty two-page Streamlit app, the same way: {res['floor_usable_s']} s")
     lines.append(f"load average {res['load_average']}")
     return "\n".join(lines)
 
@@ -211,9 +258,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--sizes", default="1000,10000,100000,1000000", help="comma-separated vertex counts")
     ap.add_argument("--no-browser", action="store_true", help="server times only (no Chromium)")
+    ap.add_argument("--pages", action="store_true", help="only the lecture tree's pages and the empty app, in Chromium")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
-    res = run(sizes, browser=not args.no_browser)
+    res = run(sizes, browser=not args.no_browser, pages_only=args.pages)
     print(json.dumps(res) if args.json else table(res))
     return 0
 
