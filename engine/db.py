@@ -62,8 +62,13 @@ class DatabaseUnavailableError(EngineError, ConnectionError):
 
 
 def database_url() -> str | None:
-    """``$TREE_WORKBENCH_DB_URL`` when it is set (stripped), else ``None``."""
+    """``$TREE_WORKBENCH_DB_URL`` when it is set (stripped), else ``None``; a URL of another kind is
+    refused in one line (never repeating it: it may hold a password)."""
     url = os.environ.get(URL_ENV, "").strip()
+    if url and not is_url(url):
+        scheme = url.split("://", 1)[0][:20] if "://" in url else "no scheme"
+        raise InvalidParameterError(f"{URL_ENV} must be a postgresql://user:password@host:port/database URL "
+                                    f"(got {scheme}); unset it to use the SQLite file")
     return url or None
 
 
@@ -435,10 +440,6 @@ def check_url(url: str | None = None) -> str | None:
     url = database_url() if url is None else url
     if not url:
         return None
-    if not is_url(url):
-        scheme = url.split("://", 1)[0][:20] if "://" in url else "no scheme"
-        raise InvalidParameterError(f"{URL_ENV} must be a postgresql://user:password@host:port/database URL "
-                                    f"(got {scheme}); unset it to use the SQLite file")
     PostgresDatabase(url, max_size=1).close()
     return redact(url)
 
