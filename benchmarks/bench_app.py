@@ -21,6 +21,10 @@
 - ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
   student, to show that the simulation measures what a browser sees.
 
+``--processes N`` measures the class alone (no page renders, no browser) on N app processes behind
+nginx (``python -m workbench.hall``; N = 1 is the single ``workbench.serve``), for the sizing table
+of the lecture hall (docs/lecture-hall.md): students per core at p95 ≤ 1 s.
+
 The machine's load average is recorded with every section (the machine is shared). Everything is
 bounded in count and time; the servers are stopped at the end.
 """
@@ -37,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.app_client import ROOT, HealthPoll, Student, serve
+from benchmarks.app_client import ROOT, HealthPoll, Student, serve, serve_hall
 from tests.browser.conftest import click_view_vertex, show_view, view_points, wait_for_view
 
 __all__ = ["main", "CLASS_TREE"]
@@ -351,6 +355,40 @@ def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 
     return res
 
 
+def run_processes(app_dir: Path, processes: int, *, students=(30, 60), rounds: int = 5,
+                  tree_size: int = CLASS_TREE["n"], log_dir: Path | None = None) -> dict:
+    """The class scenario alone on ``processes`` app processes (behind nginx when more than one)."""
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="bench_app_"))
+    env = dict(os.environ)
+    env["TREE_WORKBENCH_DB"] = str(log_dir / "runs.sqlite")
+    class_tree = {**CLASS_TREE, "n": int(tree_size)}
+    env["TREE_WORKBENCH_TREE"] = json.dumps(class_tree)
+    res: dict = {"app_dir": str(app_dir), "processes": processes, "cpus": os.cpu_count(), "tree_size": tree_size,
+                 "database": "PostgreSQL" if env.get("TREE_WORKBENCH_DB_URL") else "SQLite",
+                 "load_average_start": _load()}
+    start = (serve_hall(app_dir, processes, env=env, log_path=log_dir / "hall.log") if processes > 1
+             else serve(app_dir, env=env, log_path=log_dir / "server_class.log"))
+    with start as (url, ready):
+        res["server_ready_s"] = round(ready, 2)
+        for _ in range(2 * processes):   # each process has run the page once (spread by nginx)
+            asyncio.run(_ws_open(url, "online_marginals"))
+        res["sessions"] = [_class_run(url, c, rounds, class_tree["n"]) for c in students]
+    res["load_average_end"] = _load()
+    res["log_dir"] = str(log_dir)
+    return res
+
+
+def _processes_table(res: dict) -> str:
+    lines = [f"{res['processes']} app process(es), {res['database']}, {res['cpus']} CPUs, tree n = "
+             f"{res['tree_size']:,}; load average at start {res['load_average_start']}, end {res['load_average_end']}",
+             "", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for s in res["sessions"]:
+        lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
+                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s['load_average']} |")
+    return "\n".join(lines)
+
+
 def _table(res: dict) -> str:
     lines = [f"app: {res['app_dir']}   load average at start {res['load_average_start']}, "
              f"end {res['load_average_end']} ({res['cpus']} CPUs)",
@@ -388,7 +426,21 @@ def main(argv=None) -> int:
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
     ap.add_argument("--tree-size", type=int, default=CLASS_TREE["n"],
                     help="vertices of the random tree of the clicks and the students (default 1,000; up to 10^6)")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="only the class, on N app processes behind nginx (1: one process; default "
+                         "students 30,60)")
     args = ap.parse_args(argv)
+    if args.processes is not None:
+        if not 1 <= args.processes <= 16:
+            ap.error("--processes must be 1..16")
+        students = tuple(int(x) for x in (args.students if args.students != "1,10,30" else "30,60").split(",")
+                         if x.strip())
+        if any(not 1 <= s <= 300 for s in students):
+            ap.error("students 1..300 each with --processes")
+        res = run_processes(args.app_dir.resolve(), args.processes, students=students, rounds=args.rounds,
+                            tree_size=args.tree_size)
+        print(json.dumps(res, indent=1) if args.json else _processes_table(res))
+        return 0
     students = tuple(int(x) for x in args.students.split(",") if x.strip())
     if any(not 1 <= s <= 60 for s in students) or not 1 <= args.clicks <= 500 or not 1 <= args.rounds <= 50 \
             or not 3 <= args.tree_size <= 1_000_000:
