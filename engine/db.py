@@ -186,6 +186,8 @@ class Database:
     dialect = ""
     where = ""
     read_only = False
+    #: what a broken UNIQUE, CHECK or foreign key raises on this backend (``except db.IntegrityError``)
+    IntegrityError: type = Exception
 
     @contextmanager
     def transaction(self) -> Iterator[_Tx]:  # pragma: no cover - each backend has its own
@@ -270,6 +272,7 @@ class SQLiteDatabase(Database):
     shared by this process's threads under a lock."""
 
     dialect = "sqlite"
+    IntegrityError = sqlite3.IntegrityError
 
     def __init__(self, path, *, read_only: bool = False):
         self.path = Path(path).expanduser()
@@ -345,6 +348,7 @@ class PostgresDatabase(Database):
             raise InvalidParameterError(f"{URL_ENV} names PostgreSQL but the driver is not installed: "
                                         "pip install 'psycopg[binary]' psycopg-pool") from None
         self._psycopg = psycopg
+        self.IntegrityError = psycopg.IntegrityError
         # the pool's own warnings repeat while a server is away; this module says it once
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         kwargs = {"autocommit": True, "connect_timeout": max(1, int(timeout)), "application_name": "tree-workbench"}

@@ -65,7 +65,9 @@ def _nginx() -> str | None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m workbench.hall", description=__doc__.split("\n")[0])
-    ap.add_argument("--workers", type=int, default=2, help="app processes (about one core each)")
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("TREE_WORKBENCH_WORKERS") or 2),
+                    help="app processes, about one core each (default $TREE_WORKBENCH_WORKERS or 2; 1: "
+                         "workbench.serve alone, no proxy)")
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)),
                     help="nginx's port; the app processes take the next WORKERS ports")
     ap.add_argument("--address", default=os.environ.get("TREE_WORKBENCH_ADDRESS", "127.0.0.1"),
@@ -82,6 +84,11 @@ def main(argv=None) -> int:
         ap.error(f"--workers must be 1..64, got {args.workers}")
     if not 1 <= args.port <= 65535 - args.workers:
         ap.error(f"--port must leave room for {args.workers} app ports after it, got {args.port}")
+    if args.workers == 1:   # one process needs no proxy
+        from workbench import serve
+
+        return serve.main(["--port", str(args.port), "--address", args.address]
+                          + (["--tree", args.tree] if args.tree else []) + (["--no-warm-up"] if args.no_warm_up else []))
     from engine.db import check_url
     from engine.errors import EngineError
     from engine.runs.store import default_db_path
