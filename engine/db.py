@@ -197,6 +197,12 @@ class Database:
     def query(self, sql: str, args: Sequence = ()) -> list[tuple]:  # pragma: no cover
         raise NotImplementedError
 
+    @contextmanager
+    def reading(self) -> Iterator[_Tx]:  # pragma: no cover
+        """Several reads on one connection, outside a write transaction (each sees committed data)."""
+        raise NotImplementedError
+        yield
+
     def close(self) -> None:  # pragma: no cover
         raise NotImplementedError
 
@@ -319,6 +325,11 @@ class SQLiteDatabase(Database):
         with self.lock:
             return self.conn.execute(sql, tuple(args)).fetchall()
 
+    @contextmanager
+    def reading(self) -> Iterator[_Tx]:
+        with self.lock:
+            yield _Tx(self, self.conn)
+
     def _execute(self, conn, sql, args):
         return conn.execute(sql, tuple(args))
 
@@ -395,7 +406,11 @@ class PostgresDatabase(Database):
             with self.pool.connection() as conn:
                 yield conn
             self._down = False
-        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
+        except PoolTimeout:
+            self._lost("no connection")
+            raise DatabaseUnavailableError(self._reason(f"no connection within {self.pool.timeout:.0f} s "
+                                                        "(the server is down or restarting)")) from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self._lost(" ".join(str(exc).split())[:120] or type(exc).__name__)
             raise DatabaseUnavailableError(self._reason(exc)) from None
 
@@ -409,6 +424,11 @@ class PostgresDatabase(Database):
     def query(self, sql: str, args: Sequence = ()) -> list[tuple]:
         with self._connection() as conn:
             return conn.execute(postgres_sql(sql), _pg_args(args)).fetchall()
+
+    @contextmanager
+    def reading(self) -> Iterator[_Tx]:
+        with self._connection() as conn:
+            yield _Tx(self, conn)
 
     def _execute(self, conn, sql, args):
         return conn.execute(postgres_sql(sql), _pg_args(args))

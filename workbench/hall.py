@@ -34,6 +34,8 @@ __all__ = ["main", "render_config", "TEMPLATE"]
 TEMPLATE = Path(__file__).resolve().parent / "assets" / "nginx.conf.template"
 #: how often one port may fail to start again before the hall gives up on it (a crash loop)
 _RESTARTS = 5
+#: seconds the other processes wait for the first one's warm-up (a fresh install compiles for minutes)
+_FIRST_WAIT = 900.0
 
 
 def _say(msg: str) -> None:
@@ -56,6 +58,16 @@ def _port_free(port: int, address: str = "127.0.0.1") -> bool:
         except OSError:
             return False
     return True
+
+
+def _healthy(port: int) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
 
 
 def _nginx() -> str | None:
@@ -128,11 +140,6 @@ def main(argv=None) -> int:
         _say(f"app process {proc.pid} on port {port}")
         return proc
 
-    apps = {p: start_app(p) for p in backends}
-    restarts = dict.fromkeys(backends, 0)
-    proxy = subprocess.Popen([nginx, "-p", str(folder), "-c", str(conf), "-e", str(folder / "error.log")])
-    _say(f"http://{args.address}:{args.port}/ -> {args.workers} app processes on 127.0.0.1:{backends[0]}.."
-         f"{backends[-1]} (nginx configuration: {conf})")
     stopping = []
 
     def stop(signum, frame):
@@ -140,8 +147,25 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # the first process compiles (or loads) the kernels into the shared cache; the others start when
+    # it is healthy and only load them (N processes compiling the same kernels at once cost N times)
+    apps = {backends[0]: start_app(backends[0])}
+    restarts = dict.fromkeys(backends, 0)
+    proxy = None
     code = 0
     try:
+        deadline = time.monotonic() + _FIRST_WAIT
+        while not stopping and apps[backends[0]].poll() is None and not _healthy(backends[0]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.5)
+        if apps[backends[0]].poll() is not None:
+            print(f"error: the first app process stopped (exit {apps[backends[0]].returncode}) before it "
+                  "served; see its lines above", file=sys.stderr)
+            return 2
+        apps.update({p: start_app(p) for p in backends[1:]})
+        proxy = subprocess.Popen([nginx, "-p", str(folder), "-c", str(conf), "-e", str(folder / "error.log")])
+        _say(f"http://{args.address}:{args.port}/ -> {args.workers} app processes on 127.0.0.1:{backends[0]}.."
+             f"{backends[-1]} (nginx configuration: {conf})")
         while not stopping:
             time.sleep(0.5)
             if proxy.poll() is not None:
@@ -159,10 +183,11 @@ def main(argv=None) -> int:
                      f"to the others; starting it again ({restarts[port]}/{_RESTARTS})")
                 apps[port] = start_app(port)
     finally:
-        for proc in [proxy, *apps.values()]:
+        procs = [p for p in [proxy, *apps.values()] if p is not None]
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
-        for proc in [proxy, *apps.values()]:
+        for proc in procs:
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
