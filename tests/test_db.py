@@ -49,6 +49,8 @@ def test_components_share_one_schema_history(db_target):
                 first = tx.insert("INSERT INTO polls (question, score) VALUES (?, ?)", ("Which edge?", 0.5))
                 tx.execute("INSERT OR IGNORE INTO polls (question) VALUES (?)", ("Which edge?",))
             assert db.query("SELECT id, question, score, closed FROM polls") == [(first, "Which edge?", 0.5, 0)]
+            with db.reading() as r:
+                assert r.execute("SELECT COUNT(*) FROM polls WHERE question LIKE ?", ("which%",)).fetchone() == (1,)
             assert dict(db.query("SELECT component, version FROM schema_version")) == \
                 {"runs": runs.schema_version, "classroom": 2}
         with pytest.raises(InvalidParameterError, match="newer than this workbench"):
