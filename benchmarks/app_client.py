@@ -143,7 +143,7 @@ def serve(app_dir: Path = ROOT, *, env: dict | None = None, log_path: Path | Non
 
 @contextlib.contextmanager
 def serve_hall(app_dir: Path = ROOT, processes: int = 2, *, env: dict | None = None, log_path: Path | None = None,
-               start_timeout: float = 300.0):
+               start_timeout: float = 900.0):
     """Start ``processes`` app processes behind nginx (``python -m workbench.hall``) on free 127.0.0.1
     ports; yield ``(url of nginx, seconds until every process is healthy)``; stop them all."""
     port = free_port()
