@@ -160,3 +160,27 @@ def test_engine_errors_for_the_store_are_one_line(pg_server):
     with pytest.raises(EngineError) as exc:
         RunStore(pg_server.url(database="no_such_db"))
     assert "no_such_db" in str(exc.value) and "\n" not in str(exc.value) and PASSWORD not in str(exc.value)
+
+
+def test_the_app_says_one_line_while_the_server_is_away_and_recovers(pg_server, pg_url, monkeypatch):
+    """The Runs page on a PostgreSQL history; the server stops: one error line, no exception; it
+    starts again: the next rerun shows the runs, with no restart of the app."""
+    from tests.conftest import open_app_page
+    from tests.test_runs_page import PAGE
+
+    monkeypatch.setenv("TREE_WORKBENCH_DB_URL", pg_url)
+    with RunStore(pg_url) as s:
+        s.end(s.start({"algorithm": "hedge", "seed": 0}, label="kept on the server"), "failed", "x")
+    at = open_app_page(PAGE, timeout=120)
+    assert not at.exception and "kept on the server" in str(at)
+    pg_server.stop()
+    try:
+        at.run()
+        assert not at.exception, at.exception
+        away = [e.value for e in at.error if "cannot be reached" in e.value]
+        assert len(away) == 1 and f"127.0.0.1:{pg_server.port}" in away[0] and PASSWORD not in away[0]
+    finally:
+        pg_server.start()
+    at.run()
+    assert not at.exception and not [e for e in at.error if "cannot be reached" in e.value]
+    assert "kept on the server" in str(at)

@@ -297,6 +297,14 @@ class RunStore:
     def schema_version(self) -> int:
         return self._db.version("runs")
 
+    @property
+    def short_name(self) -> str:
+        """What a page shows of where the history is: the file's name, or the PostgreSQL database and
+        its host (no user, no password)."""
+        if is_url(self.target):
+            return self.path.rsplit("@", 1)[-1].replace("postgresql://", "")
+        return self.path.name
+
     def for_owner(self, owner: str | None) -> "RunStore":
         """A view of this history for one owner (a classroom session): runs it starts carry
         ``owner``, and it lists, shows and deletes only that owner's runs. ``None``: every run (the
