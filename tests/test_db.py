@@ -74,6 +74,7 @@ def test_text_search_ignores_case_and_nul_is_kept_visible(pg_url):
         assert s.integrity_check() == "ok" and pg_url not in str(s.path) and PASSWORD not in str(s.path)
 
 
+@pytest.mark.slow
 def test_a_run_recorded_by_one_process_is_in_every_history(pg_url, tmp_path):
     """The CLI in another process records on the server; this process's open store lists it."""
     with RunStore(pg_url) as mine:
@@ -113,6 +114,7 @@ def test_writers_take_turns(pg_url):
         assert s._db.query("SELECT COUNT(*) FROM schema_version WHERE component = 'runs'") == [(1,)]
 
 
+@pytest.mark.slow
 def test_the_server_restarting_costs_one_log_line(pg_server, pg_url, caplog):
     with RunStore(pg_url) as s:
         first = s.start({"algorithm": "treeflip", "seed": 0})
@@ -162,6 +164,7 @@ def test_engine_errors_for_the_store_are_one_line(pg_server):
     assert "no_such_db" in str(exc.value) and "\n" not in str(exc.value) and PASSWORD not in str(exc.value)
 
 
+@pytest.mark.slow
 def test_the_app_says_one_line_while_the_server_is_away_and_recovers(pg_server, pg_url, monkeypatch):
     """The Runs page on a PostgreSQL history; the server stops: one error line, no exception; it
     starts again: the next rerun shows the runs, with no restart of the app."""
