@@ -187,3 +187,42 @@ def test_the_app_says_one_line_while_the_server_is_away_and_recovers(pg_server, 
     at.run()
     assert not at.exception and not [e for e in at.error if "cannot be reached" in e.value]
     assert "kept on the server" in str(at)
+
+
+@pytest.mark.slow
+def test_a_process_killed_mid_run_loses_no_record(pg_url, tmp_path):
+    """A run's process killed (SIGKILL) on a PostgreSQL history: the finished run before it is
+    intact, the killed one is there, marked interrupted when the history is next opened here."""
+    import json
+    import signal
+    import time
+
+    env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_FAMILIES=runs_family.ENV)
+    quick, slow = tmp_path / "quick.json", tmp_path / "slow.json"
+    quick.write_text(json.dumps({"algorithm": "treeflip", "seed": 4}))
+    slow.write_text(json.dumps({"algorithm": "treeflip", "seed": 5, "steps": 400, "delay": 0.05,
+                                "tree": {"generate": "path", "n": 2000}}))
+    done = subprocess.run([sys.executable, "-m", "engine", "run", str(quick), "--json", "--quiet"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(slow), "--quiet"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            with RunStore(pg_url) as s:
+                running = s.list(status="running")
+            if running and (running[0].progress or 0) > 0:
+                break
+            time.sleep(0.3)
+        else:
+            pytest.fail("the slow run never reported progress")
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    with RunStore(pg_url) as s:
+        rec = s.get(running[0].id)
+        assert rec.status == "interrupted" and 0 < rec.progress < 1
+        assert s.get(json.loads(done.stdout)["id"]).metrics == json.loads(done.stdout)["metrics"]
+        assert [r.status for r in s.list()] == ["interrupted", "finished"]
