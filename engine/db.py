@@ -55,6 +55,9 @@ URL_ENV = "TREE_WORKBENCH_DB_URL"
 _LOG = logging.getLogger("engine.db")
 #: the component whose version the legacy one-column ``schema_version`` table held
 _FIRST_COMPONENT = "runs"
+#: the servers this process has found away (one log line per server and outage, whichever store saw it)
+_DOWN: set[str] = set()
+_DOWN_LOCK = threading.Lock()
 
 
 class DatabaseUnavailableError(EngineError, ConnectionError):
@@ -351,7 +354,6 @@ class PostgresDatabase(Database):
         self.where = redact(url)
         p = _parts(url)
         self.host = f"{p['host']}:{p['port']}"
-        self._down = False
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
@@ -367,13 +369,27 @@ class PostgresDatabase(Database):
             psycopg.connect(url, **kwargs).close()
         except psycopg.Error as exc:
             raise DatabaseUnavailableError(self._reason(exc, url)) from None
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, open=False,
-                                   check=self._check, timeout=timeout, name="tree-workbench")
+        self._new_pool = lambda: ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, open=False,
+                                                check=self._check, timeout=timeout, name="tree-workbench")
+        self._broken = False   # set when the server was away: the next operation starts a fresh pool
+        self._pool_lock = threading.Lock()
+        self.pool = self._new_pool()
         try:
             self.pool.open(wait=True, timeout=timeout)
         except Exception as exc:  # noqa: BLE001 - the server went away between the two attempts
             self.pool.close()
             raise DatabaseUnavailableError(self._reason(exc, url)) from None
+
+    def _fresh_pool(self) -> None:
+        """After an outage, a new pool that connects at once (the old one's reconnection attempts back
+        off exponentially, up to minutes, while the server was away); the old one closes behind."""
+        with self._pool_lock:
+            if not self._broken:
+                return
+            old, self.pool = self.pool, self._new_pool()
+            self.pool.open(wait=False)
+            self._broken = False
+        threading.Thread(target=old.close, name="tree-workbench-old-pool", daemon=True).start()
 
     def _reason(self, exc, url: str | None = None) -> str:
         text = " ".join(str(exc).split()) or type(exc).__name__
@@ -393,8 +409,10 @@ class PostgresDatabase(Database):
             raise
 
     def _lost(self, why: str) -> None:
-        if not self._down:
-            self._down = True
+        with _DOWN_LOCK:
+            said = self.host in _DOWN
+            _DOWN.add(self.host)
+        if not said:
             _LOG.warning("database at %s: %s; reconnecting on the next operation", self.host, why)
 
     @contextmanager
@@ -402,15 +420,24 @@ class PostgresDatabase(Database):
         psycopg = self._psycopg
         from psycopg_pool import PoolTimeout
 
+        if self._broken:
+            self._fresh_pool()
         try:
             with self.pool.connection() as conn:
                 yield conn
-            self._down = False
+            if self.host in _DOWN:
+                with _DOWN_LOCK:
+                    _DOWN.discard(self.host)
         except PoolTimeout:
+            self._broken = True
             self._lost("no connection")
             raise DatabaseUnavailableError(self._reason(f"no connection within {self.pool.timeout:.0f} s "
                                                         "(the server is down or restarting)")) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            state = getattr(exc, "sqlstate", None) or ""
+            if state and not state.startswith(("08", "57P")):
+                raise   # the server answered (a deadlock, a cancelled query): not an outage
+            self._broken = True
             self._lost(" ".join(str(exc).split())[:120] or type(exc).__name__)
             raise DatabaseUnavailableError(self._reason(exc)) from None
 
