@@ -22,7 +22,7 @@ from engine.errors import LessonError
 from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from engine.links.pages import PageSpec
 from engine.pagespecs import PAGES
-from workbench import links
+from workbench import classroom, links
 from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
@@ -74,6 +74,7 @@ def go_to_step(lesson: Lesson, k: int) -> None:
 def follow_query(page: PageSpec) -> None:
     """Open the lesson and step the address names; a new step resets the page to the link's
     values (a parameter the link leaves out takes its default)."""
+    classroom.join_from_query(find_lesson, go_to_step)
     lesson_id = links.arrived(page.url_path, "lesson")
     step = links.arrived(page.url_path, "step")
     if lesson_id is None and step is None:
@@ -103,8 +104,10 @@ def _close() -> None:
 
 
 def render_panel(page: PageSpec) -> None:
-    """The open lesson's step in the sidebar (nothing when no lesson is open)."""
+    """The open lesson's step in the sidebar (nothing when no lesson is open), below the class's
+    block when the session is in a class (:mod:`workbench.classroom`)."""
     opened = st.session_state.get(_OPEN)
+    classroom.panel(tuple(opened) if opened else None, find_lesson, go_to_step)
     if not opened:
         return
     lesson = find_lesson(opened[0])
@@ -126,7 +129,7 @@ def render_panel(page: PageSpec) -> None:
                 if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
                     go = k
             st.markdown(step.text)
-            if step.question is not None:
+            if step.question is not None and not classroom.poll_question(lesson, k):
                 _question(lesson, k, step.question)
             c1, c2 = st.columns(2)
             if c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
@@ -138,6 +141,8 @@ def render_panel(page: PageSpec) -> None:
             st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
                       type="tertiary")
     if go is not None:
+        if go != k:
+            classroom.moved(lesson, go)
         go_to_step(lesson, go)
 
 
