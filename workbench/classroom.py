@@ -38,7 +38,7 @@ from workbench.state import LECTURER_ENV, is_lecturer
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
            "role", "lead", "resume", "join", "join_from_query", "leave", "join_link", "qr_png", "moved",
-           "panel", "poll_question", "distribution_markdown", "is_polling"]
+           "panel", "presence_line", "poll_question", "distribution_markdown", "is_polling"]
 
 #: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
 FOLLOW_SECONDS = 1.0
@@ -274,16 +274,17 @@ def qr_png(text: str) -> bytes:
 
 
 def distribution_markdown(rows: list[tuple[str, int, bool]], total: int, *, revealed: bool) -> str:
-    """A poll's distribution as a Markdown table with bars (the right rows marked once revealed)."""
+    """A poll's distribution as a narrow Markdown table with bars (the right rows marked once
+    revealed)."""
     if not rows:
         return "_No answers yet._"
     top = max(n for _, n, _ in rows) or 1
-    lines = ["| answer | | count |", "|---|---|---:|"]
+    lines = ["| answer | count |", "|---|---|"]
     for label, n, right in rows:
-        bar = "█" * max(0, round(12 * n / top)) or "·"
-        mark = " ✓ engine's answer" if (right and revealed) else ""
-        cell = label.replace("|", "\\|")[:60]
-        lines.append(f"| {cell}{mark} | {bar} | {n} |")
+        bar = "█" * round(8 * n / top)
+        mark = " ✓ **engine's answer**" if (right and revealed) else ""
+        cell = label.replace("|", "\\|")[:40]
+        lines.append(f"| {cell}{mark} | {bar} {n} |")
     return "\n".join(lines)
 
 
@@ -332,7 +333,7 @@ def _student_head(rec: ClassRecord, opened, find: Find, go: Go) -> None:
 def _lecturer_head(rec: ClassRecord) -> None:
     state = "open" if rec.is_open() else f"closed at {rec.closes_at_text}"
     st.markdown(f"**You lead class {rec.code}** ({state})")
-    _presence(rec.code)
+    presence_line(rec.code)
     with st.expander("Join code, link and QR code"):
         st.markdown(f"## {rec.code}")
         link = join_link(rec.code)
@@ -341,7 +342,8 @@ def _lecturer_head(rec: ClassRecord) -> None:
 
 
 @st.fragment(run_every=LECTURER_SECONDS)
-def _presence(code: str) -> None:
+def presence_line(code: str) -> None:
+    """How many students are connected and following (re-read every LECTURER_SECONDS)."""
     p = class_store().presence(code)
     st.markdown(f"**{p.connected}** connected · **{p.following}** following", help="Students whose page "
                 "reported in the last 15 seconds; following: they move with you.")

@@ -2,8 +2,9 @@
 follower's screen show.
 
 Choices are counted per choice; vertex sets per distinct set (the most frequent first, the rest
-pooled as "other"); numbers in equal-width buckets between the smallest and the largest answer
-(text that is not a number is counted apart). A ``check`` (the question's own checker, given only
+pooled as "other"); whole numbers per value when there are few of them, other numbers in
+equal-width buckets between the smallest and the largest answer (text that is not a number is
+counted apart). A ``check`` (the question's own checker, given only
 after the reveal) marks the rows holding the right answer and counts the right answers.
 
 >>> d = distribution("number", ["0.5", "0.52", "0.9", "x"], check=lambda a: abs(float(a) - 0.5) < 0.05, target=0.5)
@@ -83,7 +84,15 @@ def distribution(kind: str, answers: Sequence[str], *, choices: Sequence[str] = 
     if kind == "number":
         values = [_number(a) for a in answers]
         good = [v for v in values if v is not None]
-        if good:
+        distinct = sorted(set(good))
+        if good and len(distinct) <= max_rows - 1 and all(v == round(v) and abs(v) < 1e15 for v in distinct):
+            # whole numbers (a count, an iteration): one row per value
+            c = Counter(good)
+            for v in distinct:
+                labels.append(f"{int(v)}")
+                counts.append(c[v])
+                marked.append(target is not None and v == target)
+        elif good:
             lo, hi = min(good), max(good)
             if lo == hi:
                 labels, counts = [_nice(lo)], [len(good)]

@@ -48,6 +48,8 @@ def _my_class(lid: str) -> None:
     store = classroom.class_store()
     with st.container(border=True, key="class_dashboard"):
         st.subheader(f"Your class: {rec.code}", anchor=False)
+        st.markdown(f"<p style='font-size:3rem;font-weight:700;letter-spacing:0.3em;margin:0'>{rec.code}</p>",
+                    unsafe_allow_html=True)
         left, right = st.columns([2, 1])
         link = classroom.join_link(rec.code)
         with left:
@@ -56,8 +58,7 @@ def _my_class(lid: str) -> None:
             state = "open until" if rec.is_open() else "closed at"
             st.caption(f"Lesson {rec.lesson} · step {rec.step} · {state} {rec.closes_at_text}"
                        + (" · nicknames asked" if rec.nicknames else " · anonymous answers"))
-            p = store.presence(rec.code)
-            st.markdown(f"**{p.connected}** connected · **{p.following}** following")
+            classroom.presence_line(rec.code)
             c1, c2 = st.columns(2)
             c1.download_button("All answers (CSV)", data=store.export_csv(rec.code, lecturer=lid, questions=_questions(rec)),
                                file_name=f"class-{rec.code}.csv", mime="text/csv", key="class_csv_all",
