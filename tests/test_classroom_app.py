@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.classroom import ClassStore
+from engine.classroom import ClassStore, lecturer_key
 from engine.lessons import load_lessons
 from tests.conftest import ROOT
 
@@ -69,9 +69,7 @@ def _lead(classdb):
 
 
 def _lecturer_id():
-    import hashlib
-
-    return hashlib.sha256(("tree-workbench-lecturer:" + SECRET).encode()).hexdigest()
+    return lecturer_key(SECRET)
 
 
 def test_no_lead_button_without_the_token(classdb):

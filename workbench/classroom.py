@@ -20,7 +20,6 @@ token of the browser session.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import secrets
@@ -29,7 +28,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from engine.classroom import ClassRecord, ClassStore, distribution
+from engine.classroom import ClassRecord, ClassStore, distribution, lecturer_key
 from engine.errors import ClassError
 from engine.lessons import Lesson
 from engine.runs.store import default_db_path
@@ -43,7 +42,7 @@ __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_sto
 #: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
 FOLLOW_SECONDS = 1.0
 #: How often the lecturer's panel reads the counts.
-LECTURER_SECONDS = 2.0
+LECTURER_SECONDS = 1.0
 #: How often a student tells the store it is still connected.
 HEARTBEAT_SECONDS = 5.0
 
@@ -70,7 +69,7 @@ def lecturer_id() -> str | None:
     token = os.environ.get(LECTURER_ENV, "")
     if not token or not is_lecturer():
         return None
-    return hashlib.sha256(("tree-workbench-lecturer:" + token).encode()).hexdigest()
+    return lecturer_key(token)
 
 
 def _seat() -> str:

@@ -20,9 +20,10 @@ from engine.classroom.store import (
     PollState,
     PracticeResult,
     Presence,
+    lecturer_key,
     normalise_code,
 )
 
 __all__ = ["ClassStore", "ClassRecord", "PollState", "Answer", "Presence", "PracticeResult", "Distribution",
-           "distribution", "normalise_code", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_HOURS", "MAX_ANSWER_CHARS",
+           "distribution", "normalise_code", "lecturer_key", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_HOURS", "MAX_ANSWER_CHARS",
            "PRESENCE_SECONDS", "RATE_BURST", "RATE_SECONDS"]

@@ -55,7 +55,8 @@ from engine.runs.store import _rollback_journal, _text, default_db_path
 
 __all__ = ["ClassStore", "ClassRecord", "PollState", "Answer", "Presence", "PracticeResult", "MIGRATIONS",
            "SCHEMA_VERSION", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_HOURS", "MAX_ANSWER_CHARS",
-           "MAX_NICKNAME_CHARS", "RATE_BURST", "RATE_SECONDS", "PRESENCE_SECONDS", "normalise_code"]
+           "MAX_NICKNAME_CHARS", "RATE_BURST", "RATE_SECONDS", "PRESENCE_SECONDS", "normalise_code",
+           "lecturer_key"]
 
 #: MIGRATIONS[i] takes the class tables from version i to i + 1 (table ``class_schema_version``).
 MIGRATIONS: list[list[str]] = [
@@ -136,6 +137,12 @@ def normalise_code(text: str) -> str:
         raise ClassError(f"{shown!r} is not a class code: a code is {CODE_LENGTH} letters and digits, "
                          "as the lecturer shows it")
     return code
+
+
+def lecturer_key(token: str) -> str:
+    """The lecturer's id for the store, derived from the lecturer token (the token itself is never
+    stored or shown; :meth:`ClassStore.open_class` keeps only a hash of this id)."""
+    return hashlib.sha256(("tree-workbench-lecturer:" + str(token)).encode()).hexdigest()
 
 
 def _hash(lecturer: str) -> str:
