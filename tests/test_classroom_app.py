@@ -189,3 +189,52 @@ def _store_cache_clear():
     from workbench import classroom
 
     classroom._store.clear()
+
+
+DRILL = """---
+title: A drill in class
+minutes: 5
+audience: anyone
+---
+A short lesson with a practice step.
+
+## The tree
+state: /tree_studio?tree=lecture_5_vertices
+
+Look at the tree.
+
+## Cover rounds
+practice: 2 exercises of family cover_round
+
+Solve two exercises on the Practice page.
+"""
+
+
+def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
+    from engine.practice import make
+
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "drill.md").write_text(DRILL)
+    monkeypatch.setenv("TREE_WORKBENCH_LESSONS", str(folder))
+    lect = _app(lecturer=SECRET)
+    _run(_button(lect, "lesson_lead_drill").click())
+    code = ClassStore(classdb).classes(lecturer=_lecturer_id())[0].code
+    _run(_button(lect, "class_go").click())
+    _run(_button(lect, "lesson_next").click())
+    assert lect.title[0].value == "Practice"
+    assert "**The class:** 0 reported" in _text(lect)
+
+    stu = _app(**{"class": code})
+    assert stu.title[0].value == "Practice" and _progress(stu).startswith("Step 2 of 2")
+    assert "0 of 2 solved" in " ".join(p.proto.text for p in stu.get("progress"))
+    seed = int(stu.query_params["seed"][0] if isinstance(stu.query_params["seed"], list) else stu.query_params["seed"]) \
+        if "seed" in stu.query_params else 0
+    ex = make("cover_round", seed)
+    stu.text_input(key=f"practice_answer_cover_round_{seed}").input(ex.answer_text)
+    _run(next(b for b in stu.button if b.label == "Check").click())
+    assert "1 of 2 solved · 1 attempt" in " ".join(p.proto.text for p in stu.get("progress"))
+    r = ClassStore(classdb).practice(code, 2)
+    assert (r.students, r.solved, r.total, r.attempts) == (1, 1, 2, 1)
+    _run(lect)
+    assert "**The class:** 1 reported · 1 of 2 exercises solved · 1 attempts" in _text(lect)

@@ -37,7 +37,7 @@ from workbench.state import LECTURER_ENV, is_lecturer
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
            "role", "lead", "resume", "join", "join_from_query", "leave", "join_link", "qr_png", "moved",
-           "panel", "presence_line", "poll_question", "distribution_markdown", "is_polling"]
+           "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
 #: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
 FOLLOW_SECONDS = 1.0
@@ -442,3 +442,31 @@ def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
                        data=store.export_csv(code, lecturer=lid, step=k, questions={k: q.text}),
                        file_name=f"class-{code}-step-{k}.csv", mime="text/csv", icon=":material/download:",
                        on_click="ignore")
+
+
+# -- practice steps ---------------------------------------------------------------------------------
+
+def practice_step(lesson: Lesson, k: int, n: int, solved: int, attempts: int) -> None:
+    """A practice step in a class: a student's results go to the store (when they changed); the
+    lecturer sees the class's."""
+    rec = current()
+    if rec is None or rec.lesson != lesson.id:
+        return
+    if role() == "lecturer":
+        _practice_results(rec.code, k, n)
+        return
+    mine = (rec.code, k, solved, attempts)
+    if st.session_state.get("class_practice_sent") != mine:
+        try:
+            class_store().record_practice(rec.code, k, _seat(), solved=solved, attempts=attempts, total=n)
+        except ClassError:
+            return   # rate-limited or closed: the next change reports again
+        st.session_state["class_practice_sent"] = mine
+
+
+@st.fragment(run_every=LECTURER_SECONDS)
+def _practice_results(code: str, k: int, n: int) -> None:
+    r = class_store().practice(code, k)
+    done = r.solved
+    st.markdown(f"**The class:** {r.students} reported · {done} of {r.total} exercises solved · "
+                f"{r.attempts} attempts")

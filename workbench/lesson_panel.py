@@ -22,6 +22,7 @@ from engine.errors import LessonError
 from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from engine.links.pages import PageSpec
 from engine.pagespecs import PAGES
+from engine.practice import FAMILIES
 from workbench import classroom, links
 from workbench.navigation import script
 
@@ -31,6 +32,7 @@ __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to
 LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
 _OPEN = "lesson_open"        # (lesson id, step number) of the open lesson
 _ANSWERS = "lesson_answers"  # (lesson id, step) -> "right" | "wrong" | "revealed"
+_PRACTICE_SCORE = f"{PAGES['practice'].prefix}_score"   # the Practice page's Score (workbench/pages/practice.py)
 
 
 def lessons_folder() -> Path:
@@ -131,6 +133,8 @@ def render_panel(page: PageSpec) -> None:
             st.markdown(step.text)
             if step.question is not None and not classroom.poll_question(lesson, k):
                 _question(lesson, k, step.question)
+            if step.practice is not None:
+                _practice(lesson, k, *step.practice)
             c1, c2 = st.columns(2)
             if c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
                          width="stretch"):
@@ -144,6 +148,20 @@ def render_panel(page: PageSpec) -> None:
         if go != k:
             classroom.moved(lesson, go)
         go_to_step(lesson, go)
+
+
+def _practice(lesson: Lesson, k: int, n: int, family: str) -> None:
+    """A practice step: N exercises of a family on the Practice page, counted from this session's
+    score there (and reported to the class when the session is in one)."""
+    score = st.session_state.get(_PRACTICE_SCORE)
+    tally = score.tally(family) if score is not None else None
+    solved, attempts = (min(tally.solved, n), tally.attempts) if tally else (0, 0)
+    st.markdown(f"**Practice.** Solve {n} exercise{'s' if n > 1 else ''} of *{FAMILIES[family].title}* on the "
+                "Practice page (New exercise draws another).")
+    st.progress(solved / n, text=f"{solved} of {n} solved · {attempts} attempt{'s' if attempts != 1 else ''}")
+    if solved >= n:
+        st.success("Done: on to the next step.", icon=":material/check_circle:")
+    classroom.practice_step(lesson, k, n, solved, attempts)
 
 
 def _question(lesson: Lesson, k: int, q) -> None:
