@@ -45,7 +45,8 @@ class Tab:
         self.ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
         self.name = name
         self.widgets: dict[str, tuple[str, str]] = {}     # key -> (widget id, fragment id)
-        self.timers: dict[str, float] = {}                 # fragment id -> interval
+        self.timers: dict[str, tuple[float, int]] = {}    # fragment id -> (interval, generation)
+        self._generation = 0
         self.page_hash = ""
         self.steps: dict[int, float] = {}                  # step -> first time the page showed it
         self.counts: list[tuple[float, int]] = []          # the lecturer's "N answered"
@@ -101,10 +102,10 @@ class Tab:
         wid, _ = self.widgets[key]
         return WidgetState(id=wid, string_value=value)
 
-    async def _timer(self, fragment: str) -> None:
-        while fragment in self.timers:
-            await asyncio.sleep(self.timers[fragment])
-            if fragment in self.timers and not self.running:
+    async def _timer(self, fragment: str, generation: int) -> None:
+        while self.timers.get(fragment, (0, -1))[1] == generation:
+            await asyncio.sleep(self.timers[fragment][0])
+            if self.timers.get(fragment, (0, -1))[1] == generation and not self.running:
                 await self.rerun(fragment=fragment, auto=True)
 
     async def _reader(self) -> None:
@@ -120,13 +121,15 @@ class Tab:
             kind = fm.WhichOneof("type")
             now = time.perf_counter()
             if kind == "new_session":
+                # a full run starts: as in a browser, its fragments' timers start again when it asks
                 self.page_hash = fm.new_session.page_script_hash
+                self.timers.clear()
             elif kind == "auto_rerun":
                 fid = fm.auto_rerun.fragment_id
-                new = fid not in self.timers
-                self.timers[fid] = fm.auto_rerun.interval
-                if new:
-                    self._tasks.append(asyncio.ensure_future(self._timer(fid)))
+                if fid not in self.timers:
+                    self._generation += 1
+                    self.timers[fid] = (fm.auto_rerun.interval, self._generation)
+                    self._tasks.append(asyncio.ensure_future(self._timer(fid, self._generation)))
             elif kind == "stop_auto_rerun":
                 for fid in fm.stop_auto_rerun.fragment_ids:
                     self.timers.pop(fid, None)
