@@ -1,6 +1,7 @@
 """Issue 32: ``make run WORKERS=N`` (workbench/hall.py): N app processes behind nginx with sticky
-sessions, sharing one PostgreSQL database; a process killed mid-class is started again while its
-browsers go on on another process.
+sessions, sharing one PostgreSQL database; a lecturer on one process and students on the other follow
+one class; a process killed mid-class is started again while its browsers go on on another process,
+and no answer is lost.
 
 Real processes: a PostgreSQL server (tests/postgres.py), nginx (Debian's package, installed by
 ``.ci/run``) and two Streamlit servers (no warm-up: their first pages compile as they are opened).
@@ -55,7 +56,10 @@ def hall(pg_url, tmp_path):
     while not all(_free(port + i) for i in range(3)):
         port = free_port()
     log = open(tmp_path / "hall.log", "w")
-    env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_RUN_WORKERS="1", PYTHONPATH=str(ROOT))
+    from benchmarks.class_scenario import TOKEN
+
+    env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_RUN_WORKERS="1", PYTHONPATH=str(ROOT),
+               TREE_WORKBENCH_LECTURER_TOKEN=TOKEN)
     proc = subprocess.Popen([sys.executable, "-m", "workbench.hall", "--workers", "2", "--port", str(port),
                              "--no-warm-up"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -122,3 +126,70 @@ def test_two_processes_behind_nginx_sticky_and_surviving_a_kill(hall):
         time.sleep(0.5)
     _wait_healthy(url, [port + 1, port + 2], proc)
     assert f"the app process on port {victim} stopped" in log.read_text()
+
+
+def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
+    """A lecturer on one app process and three students on the other (real Streamlit servers, their
+    websockets as browsers speak them, benchmarks.class_scenario.Tab) follow one class on one
+    PostgreSQL database: join, follow, answer, reveal. Then the students' process is killed: they
+    reconnect through nginx to the other process, find the class at its current step, and no answer
+    is lost."""
+    import asyncio
+
+    from benchmarks.class_scenario import LESSON, TOKEN, Tab
+    from engine.classroom import ClassStore, lecturer_key
+
+    url, port, proc, log = hall
+    lecturer_url, students_url = f"http://127.0.0.1:{port + 1}", f"http://127.0.0.1:{port + 2}"
+
+    async def wait(cond, limit=120.0):
+        end = time.monotonic() + limit
+        while time.monotonic() < end and not cond():
+            await asyncio.sleep(0.2)
+        return cond()
+
+    async def go():
+        store = ClassStore(pg_url)
+        lect = Tab(lecturer_url, "lecturer")
+        await lect.connect()
+        await lect.run(query=f"lecturer={TOKEN}", timeout=240)
+        await lect.run([lect.button(f"lesson_lead_{LESSON}")], timeout=240)
+        code = store.classes(lecturer=lecturer_key(TOKEN))[0].code
+        assert "class_go" in lect.widgets, (lect.errors, lect.texts[-15:], sorted(lect.widgets))
+        await lect.run([lect.button("class_go")])
+        await lect.run([lect.button("lesson_next")])   # step 2
+        tabs = [Tab(students_url, f"student{i}") for i in range(3)]
+        for t in tabs:
+            await t.connect()
+        await asyncio.gather(*(t.run(query=f"class={code}", timeout=240) for t in tabs))
+        assert await wait(lambda: all(2 in t.steps for t in tabs)), [t.steps for t in tabs]
+        await lect.run([lect.button("lesson_next")])   # step 3: a poll, followed on the other process
+        assert await wait(lambda: all(3 in t.steps for t in tabs)), [t.steps for t in tabs]
+        key = f"class_q_{code}_3"
+        assert await wait(lambda: all(key in t.widgets and not t.running for t in tabs))
+        for i, t in enumerate(tabs):
+            await t.run([t.text(key, str(0.25 + i)), t.button("class_send")])
+        assert store.poll(code, 3).count == 3
+        # the students' process is killed mid-class
+        pid = int(re.search(rf"app process (\d+) on port {port + 2}\b", log.read_text()).group(1))
+        os.kill(pid, signal.SIGKILL)
+        await wait(lambda: all(t.errors for t in tabs), 30)
+        for t in tabs:
+            t.close()
+        # they reconnect through nginx (the dead process is skipped) and find the class at step 3
+        again = [Tab(url, f"again{i}") for i in range(3)]
+        for t in again:
+            await t.connect()
+        await asyncio.gather(*(t.run(query=f"class={code}", timeout=240) for t in again))
+        assert await wait(lambda: all(3 in t.steps for t in again)), [t.steps for t in again]
+        assert store.poll(code, 3).count == 3   # no answer lost
+        lect.texts.clear()
+        await lect.run([lect.button("class_reveal")])
+        assert store.poll(code, 3).revealed and sorted(store.revealed_answers(code, 3)) == ["0.25", "1.25", "2.25"]
+        errors = [e for t in [lect, *again] for e in t.errors]
+        for t in [lect, *again]:
+            t.close()
+        store.close()
+        return errors
+
+    assert run_async(go, timeout=600) == []
