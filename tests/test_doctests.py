@@ -28,7 +28,7 @@ OTHER_MODULES = ["engine.errors", "engine.shapes", "engine.datasets", "engine.js
                  "engine.inference.messages", "engine.svgplot", "engine.runs.execute", "engine.reproduce",
                  "engine.reproduce.report",
                  "engine.practice", "engine.practice.exercise", "engine.practice.score",
-                 "engine.classroom.store", "engine.classroom.polls"]
+                 "engine.classroom.store", "engine.classroom.polls", "engine.db"]
 SLOW = {"engine.multilabel.learner"}  # compiles and trains RTA
 
 
