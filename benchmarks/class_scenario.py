@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -123,7 +124,9 @@ class Tab:
             if kind == "new_session":
                 # a full run starts: as in a browser, its fragments' timers start again when it asks
                 self.page_hash = fm.new_session.page_script_hash
-                self.timers.clear()
+                run = fm.metadata.run
+                if run.script_run_id and not list(run.fragment_ids):   # a full run, not a fragment's
+                    self.timers.clear()
             elif kind == "auto_rerun":
                 fid = fm.auto_rerun.fragment_id
                 if fid not in self.timers:
@@ -231,7 +234,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
         assert q is not None and q.kind == "number", (k, q)
         t0 = time.perf_counter()
         await lect.run([lect.button("lesson_next")])
-        end = t0 + 60
+        end = t0 + 120
         while time.perf_counter() < end and not all(k in t.steps for t in tabs):
             await asyncio.sleep(0.05)
         follow += [(t.steps[k] - t0) * 1000 for t in tabs if k in t.steps]
@@ -251,8 +254,12 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
             sends.append(ts)
             acks.append(time.perf_counter())
 
-        await asyncio.gather(*(answer(t, i) for i, t in enumerate(tabs)), return_exceptions=True)
+        failed = [r for r in await asyncio.gather(*(answer(t, i) for i, t in enumerate(tabs)), return_exceptions=True)
+                  if isinstance(r, BaseException)]
         sent += len(sends)
+        print(f"class scenario: step {k}: {sum(k in t.steps for t in tabs)} of {students} followed, "
+              f"{len(sends)} answered, {len(failed)} failed ({', '.join(sorted({type(r).__name__ for r in failed}))})",
+              file=sys.stderr, flush=True)
         end = time.perf_counter() + 30
         while time.perf_counter() < end and not any(n >= students for _, n in lect.counts):
             await asyncio.sleep(0.1)
