@@ -137,8 +137,19 @@ def serve(app_dir: Path = ROOT, *, env: dict | None = None, log_path: Path | Non
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+        _reap_group(proc.pid)
         if log_path:
             log.close()
+
+
+def _reap_group(pgid: int) -> None:
+    """The server's run workers, left orphaned in its process group once it has stopped."""
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 @contextlib.contextmanager
@@ -174,6 +185,7 @@ def serve_hall(app_dir: Path = ROOT, processes: int = 2, *, env: dict | None = N
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+        _reap_group(proc.pid)
         if log_path:
             log.close()
 

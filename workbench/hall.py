@@ -70,6 +70,14 @@ def _healthy(port: int) -> bool:
         return False
 
 
+def _kill_group(pgid: int) -> None:
+    """Kill what is left of an app process's group (its run workers, once the server is gone)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _nginx() -> str | None:
     return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx")
                                           if os.access(p, os.X_OK)), None)
@@ -135,8 +143,9 @@ def main(argv=None) -> int:
     extra = (["--tree", args.tree] if args.tree else []) + (["--no-warm-up"] if args.no_warm_up else [])
 
     def start_app(port: int) -> subprocess.Popen:
+        # its own process group: its run workers go with it (a killed server leaves them orphaned)
         proc = subprocess.Popen([sys.executable, "-m", "workbench.serve", "--port", str(port),
-                                 "--address", "127.0.0.1", *extra], env=env)
+                                 "--address", "127.0.0.1", *extra], env=env, start_new_session=True)
         _say(f"app process {proc.pid} on port {port}")
         return proc
 
@@ -178,6 +187,7 @@ def main(argv=None) -> int:
                     continue
                 if restarts[port] >= _RESTARTS:
                     continue
+                _kill_group(proc.pid)   # the run workers it left behind
                 restarts[port] += 1
                 _say(f"the app process on port {port} stopped (exit {proc.returncode}); its students reconnect "
                      f"to the others; starting it again ({restarts[port]}/{_RESTARTS})")
@@ -193,6 +203,8 @@ def main(argv=None) -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for proc in apps.values():
+            _kill_group(proc.pid)
         shutil.rmtree(folder, ignore_errors=True)
     return code
 
