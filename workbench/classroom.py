@@ -25,6 +25,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 
 import streamlit as st
 
@@ -439,7 +440,7 @@ def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
         st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
                   icon=":material/visibility:", on_click=_reveal, args=(code, k))
     st.download_button("This question's answers (CSV)", key="class_csv_step",
-                       data=store.export_csv(code, lecturer=lid, step=k, questions={k: q.text}),
+                       data=partial(store.export_csv, code, lecturer=lid, step=k, questions={k: q.text}),
                        file_name=f"class-{code}-step-{k}.csv", mime="text/csv", icon=":material/download:",
                        on_click="ignore")
 

@@ -3,6 +3,8 @@ steps; "Start" opens its first step, and the panel beside the page leads from st
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from engine.classroom import DEFAULT_HOURS
@@ -60,7 +62,7 @@ def _my_class(lid: str) -> None:
                        + (" · nicknames asked" if rec.nicknames else " · anonymous answers"))
             classroom.presence_line(rec.code)
             c1, c2 = st.columns(2)
-            c1.download_button("All answers (CSV)", data=store.export_csv(rec.code, lecturer=lid, questions=_questions(rec)),
+            c1.download_button("All answers (CSV)", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
                                file_name=f"class-{rec.code}.csv", mime="text/csv", key="class_csv_all",
                                icon=":material/download:", on_click="ignore", width="stretch")
             if rec.is_open() and c2.button("Close the class now", key="class_close", icon=":material/lock:",
@@ -97,7 +99,7 @@ def _my_classes(lid: str) -> None:
                     classroom.resume(rec.code, find_lesson, go_to_step)
                 except ClassError as exc:
                     st.error(str(exc))
-            c3.download_button("CSV", data=store.export_csv(rec.code, lecturer=lid, questions=_questions(rec)),
+            c3.download_button("CSV", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
                                file_name=f"class-{rec.code}.csv", mime="text/csv", key=f"class_csv_{rec.code}",
                                on_click="ignore", width="stretch")
             if c4.button("Delete", key=f"class_delete_{rec.code}", icon=":material/delete:", width="stretch"):
