@@ -10,9 +10,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     NUMBA_CACHE_DIR=/app/.numba_cache \
     NUMBA_CPU_NAME=generic \
     TREE_WORKBENCH_DB=/data/runs.sqlite \
+    TREE_WORKBENCH_WORKERS=1 \
     PORT=8501
 
 WORKDIR /app
+
+# nginx: the proxy in front of several app processes (TREE_WORKBENCH_WORKERS > 1, docs/lecture-hall.md)
+RUN apt-get update && apt-get install -y --no-install-recommends nginx-light && rm -rf /var/lib/apt/lists/*
 
 # The dependencies, in their own layer (rebuilt only when pyproject.toml changes). The app itself
 # runs from /app, beside its sample trees, so the package is installed for its dependencies only.
@@ -44,5 +48,6 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=180s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/_stcore/health' % os.environ.get('PORT', '8501'), timeout=4)"
 
-# Warm-up (pages rendered once, run workers started), then serve on every interface.
-CMD ["python", "-m", "workbench.serve", "--address", "0.0.0.0"]
+# Warm-up (pages rendered once, run workers started), then serve on every interface: one process,
+# or TREE_WORKBENCH_WORKERS processes behind nginx on the same port (workbench/hall.py).
+CMD ["python", "-m", "workbench.hall", "--address", "0.0.0.0"]

@@ -1,5 +1,6 @@
 # Two commands do all the set-up: `make run` starts the app, `make test` runs every test.
-# `make run PORT=8080 TREE=sample_trees/random_200.csv` serves a class (see README, "Teaching with one server").
+# `make run PORT=8080 TREE=sample_trees/random_200.csv` serves a class (see README, "Teaching with one server");
+# `make run WORKERS=4` serves it from 4 app processes behind nginx (workbench/hall.py, docs/runs.md).
 # `make test-fast` is the quick lane (no browser, no benchmark data, nothing marked slow);
 # `make lint` runs ruff with the rules in pyproject.toml.
 PYTHON ?= python3
@@ -7,6 +8,8 @@ VENV   ?= .venv
 PORT   ?= 8501
 # 127.0.0.1: this machine only. A classroom network: make run ADDRESS=0.0.0.0 (and see the README)
 ADDRESS ?= 127.0.0.1
+# App processes (about one core each); more than one: nginx on PORT in front of ports PORT+1..PORT+WORKERS
+WORKERS ?= 1
 # Quiet and quick: errors only (pip's warnings about this machine's own index settings are not
 # the project's), no byte-compiling of every installed file (Python compiles what it imports, once)
 PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-version-check
@@ -38,7 +41,7 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 # rendered once), then serve on $(ADDRESS) (127.0.0.1 unless ADDRESS=0.0.0.0) while the run workers
 # compile the learning kernels; TREE=... gives every new session the class tree.
 run: $(VENV)/.installed-run
-	@$(VENV)/bin/python -m workbench.serve --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
+	@$(VENV)/bin/python -m workbench.$(if $(filter-out 1,$(WORKERS)),hall --workers $(WORKERS),serve) --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
 
 # Every kernel compiled once, in parallel, before the test processes share the cache; then every
 # test, in one process per core, with the ten slowest listed.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.db import DatabaseUnavailableError
 from engine.pagespecs import PAGES
 from workbench import links
 from workbench.lesson_panel import follow_query, render_panel
@@ -28,7 +29,10 @@ with st.sidebar:
 with link_slot.container():
     links.copy_link_button(schema.url_path)
 render_panel(schema)
-page.run()
+try:
+    page.run()
+except DatabaseUnavailableError as exc:  # the shared database is away (restarting): one line, the next click retries
+    st.error(f"{exc}. Try again in a moment.")
 links.write_query(schema.url_path)
 with link_slot.container():
     links.copy_link_button(schema.url_path)

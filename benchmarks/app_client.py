@@ -25,7 +25,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["free_port", "serve", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async"]
+__all__ = ["free_port", "serve", "serve_hall", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,6 +137,55 @@ def serve(app_dir: Path = ROOT, *, env: dict | None = None, log_path: Path | Non
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+        _reap_group(proc.pid)
+        if log_path:
+            log.close()
+
+
+def _reap_group(pgid: int) -> None:
+    """The server's run workers, left orphaned in its process group once it has stopped."""
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@contextlib.contextmanager
+def serve_hall(app_dir: Path = ROOT, processes: int = 2, *, env: dict | None = None, log_path: Path | None = None,
+               start_timeout: float = 900.0):
+    """Start ``processes`` app processes behind nginx (``python -m workbench.hall``) on free 127.0.0.1
+    ports; yield ``(url of nginx, seconds until every process is healthy)``; stop them all."""
+    port = free_port()
+    log = open(log_path, "w") if log_path else subprocess.DEVNULL
+    full_env = dict(os.environ if env is None else env)
+    full_env["PYTHONPATH"] = str(app_dir)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "workbench.hall", "--workers", str(processes), "--port", str(port)],
+                            cwd=app_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = t0 + start_timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the hall exited with status {proc.returncode} before it was healthy"
+                                   + (f" (log: {log_path})" if log_path else ""))
+            if all(health_ms(f"http://127.0.0.1:{port + 1 + i}", timeout=2) < 2000 for i in range(processes)) \
+                    and health_ms(url, timeout=2) < 2000:
+                break
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"the hall was not healthy within {start_timeout:.0f} s")
+            time.sleep(0.5)
+        yield url, time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(40)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        _reap_group(proc.pid)
         if log_path:
             log.close()
 

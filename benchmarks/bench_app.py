@@ -19,7 +19,14 @@
   interactions; the click is the tree view's "pick" event, as the browser sends it), with the
   slowest ``/_stcore/health`` answer seen meanwhile;
 - ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
-  student, to show that the simulation measures what a browser sees.
+  student, to show that the simulation measures what a browser sees;
+- ``class``: a lecturer and 30 students in a class (``benchmarks.class_scenario``):
+  ``{students, follow_ms_p50, follow_ms_p95, answer_to_count_ms_p95, lost_answers, health_max_ms,
+  idle_server_cpu_pct}`` and a few counts. ``--only-class`` measures only this.
+
+``--processes N`` measures the class alone (no page renders, no browser) on N app processes behind
+nginx (``python -m workbench.hall``; N = 1 is the single ``workbench.serve``), for the sizing table
+of the lecture hall (docs/lecture-hall.md): students per core at p95 ≤ 1 s.
 
 The machine's load average is recorded with every section (the machine is shared). Everything is
 bounded in count and time; the servers are stopped at the end.
@@ -37,7 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.app_client import ROOT, HealthPoll, Student, serve
+from benchmarks.app_client import ROOT, HealthPoll, Student, serve, serve_hall
+from benchmarks.class_scenario import run_class
 from tests.browser.conftest import click_view_vertex, show_view, view_points, wait_for_view
 
 __all__ = ["main", "CLASS_TREE"]
@@ -292,10 +300,16 @@ async def _ws_observe(url: str, times: int) -> list[float]:
 
 # ------------------------------------------------------------------ the run
 def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 5, browser: bool = True,
-        log_dir: Path | None = None, tree_size: int = CLASS_TREE["n"]) -> dict:
+        log_dir: Path | None = None, tree_size: int = CLASS_TREE["n"], class_students: int = 30,
+        only_class: bool = False) -> dict:
     log_dir = Path(log_dir or tempfile.mkdtemp(prefix="bench_app_"))
-    pages = _pages(app_dir)
     res: dict = {"app_dir": str(app_dir), "load_average_start": _load(), "cpus": os.cpu_count()}
+    if only_class:
+        res["class"] = run_class(app_dir, log_dir, class_students)
+        res["load_average_end"] = _load()
+        res["log_dir"] = str(log_dir)
+        return res
+    pages = _pages(app_dir)
     chromium = None
     if browser:
         from tests.browser.conftest import chromium_path
@@ -346,12 +360,63 @@ def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 
                                     "observe_ms_max_browser": _round(max(obs_b)),
                                     "observe_ms_p50_websocket": _round(statistics.median(obs_ws)),
                                     "load_average": _load()}
+    if class_students:
+        res["class"] = run_class(app_dir, log_dir, class_students)
     res["load_average_end"] = _load()
     res["log_dir"] = str(log_dir)
     return res
 
 
+def run_processes(app_dir: Path, processes: int, *, students=(30, 60), rounds: int = 5,
+                  tree_size: int = CLASS_TREE["n"], log_dir: Path | None = None, class_students: int = 30) -> dict:
+    """The students' scenario alone on ``processes`` app processes (behind nginx when more than one),
+    then the live class on as many (the lecturer on the first, the students through nginx)."""
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="bench_app_"))
+    env = dict(os.environ)
+    env["TREE_WORKBENCH_DB"] = str(log_dir / "runs.sqlite")
+    class_tree = {**CLASS_TREE, "n": int(tree_size)}
+    env["TREE_WORKBENCH_TREE"] = json.dumps(class_tree)
+    res: dict = {"app_dir": str(app_dir), "processes": processes, "cpus": os.cpu_count(), "tree_size": tree_size,
+                 "database": "PostgreSQL" if env.get("TREE_WORKBENCH_DB_URL") else "SQLite",
+                 "load_average_start": _load()}
+    start = (serve_hall(app_dir, processes, env=env, log_path=log_dir / "hall.log") if processes > 1
+             else serve(app_dir, env=env, log_path=log_dir / "server_class.log"))
+    with start as (url, ready):
+        res["server_ready_s"] = round(ready, 2)
+        for _ in range(2 * processes):   # each process has run the page once (spread by nginx)
+            asyncio.run(_ws_open(url, "online_marginals"))
+        res["sessions"] = [_class_run(url, c, rounds, class_tree["n"]) for c in students]
+    if class_students:
+        res["class"] = run_class(app_dir, log_dir, class_students, processes=processes)
+    res["load_average_end"] = _load()
+    res["log_dir"] = str(log_dir)
+    return res
+
+
+def _processes_table(res: dict) -> str:
+    lines = [f"{res['processes']} app process(es), {res['database']}, {res['cpus']} CPUs, tree n = "
+             f"{res['tree_size']:,}; load average at start {res['load_average_start']}, end {res['load_average_end']}",
+             "", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for s in res["sessions"]:
+        lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
+                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s['load_average']} |")
+    if "class" in res:
+        lines += _class_table(res["class"])
+    return "\n".join(lines)
+
+
+def _class_table(c: dict) -> list[str]:
+    return ["", f"class: 1 lecturer, {c['students']} students, 5 moves and 5 polls (load {c['load_average']})", "",
+            "| follow p50 (ms) | follow p95 (ms) | answer → count p95 (ms) | lost answers | slowest health (ms) "
+            "| idle server CPU (% of a core) |", "|---:|---:|---:|---:|---:|---:|",
+            f"| {c['follow_ms_p50']} | {c['follow_ms_p95']} | {c['answer_to_count_ms_p95']} | "
+            f"{c['lost_answers']} of {c['answers_sent']} | {c['health_max_ms']} | {c['idle_server_cpu_pct']} |"]
+
+
 def _table(res: dict) -> str:
+    if "first_render_ws_s" not in res:   # --only-class
+        return "\n".join([f"app: {res['app_dir']} ({res['cpus']} CPUs)"] + _class_table(res["class"]))
     lines = [f"app: {res['app_dir']}   load average at start {res['load_average_start']}, "
              f"end {res['load_average_end']} ({res['cpus']} CPUs)",
              f"server ready (launch to healthy): {res.get('server_ready_s')} s; first page on it: "
@@ -375,6 +440,8 @@ def _table(res: dict) -> str:
         lines += ["", f"browser check, 'Observe label': Chromium p50 {bc['observe_ms_p50_browser']} ms "
                       f"(slowest {bc['observe_ms_max_browser']} ms: the first, which recolours the tree), "
                       f"websocket client p50 {bc['observe_ms_p50_websocket']} ms"]
+    if "class" in res:
+        lines += _class_table(res["class"])
     return "\n".join(lines)
 
 
@@ -388,13 +455,31 @@ def main(argv=None) -> int:
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
     ap.add_argument("--tree-size", type=int, default=CLASS_TREE["n"],
                     help="vertices of the random tree of the clicks and the students (default 1,000; up to 10^6)")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="only the class, on N app processes behind nginx (1: one process; default "
+                         "students 30,60)")
+    ap.add_argument("--class-students", type=int, default=30,
+                    help="students of the class scenario (default 30; 0 skips it)")
+    ap.add_argument("--only-class", action="store_true", help="measure only the class scenario")
     args = ap.parse_args(argv)
+    if args.processes is not None:
+        if not 1 <= args.processes <= 16:
+            ap.error("--processes must be 1..16")
+        students = tuple(int(x) for x in (args.students if args.students != "1,10,30" else "30,60").split(",")
+                         if x.strip())
+        if any(not 1 <= s <= 300 for s in students):
+            ap.error("students 1..300 each with --processes")
+        res = run_processes(args.app_dir.resolve(), args.processes, students=students, rounds=args.rounds,
+                            tree_size=args.tree_size, class_students=args.class_students)
+        print(json.dumps(res, indent=1) if args.json else _processes_table(res))
+        return 0
     students = tuple(int(x) for x in args.students.split(",") if x.strip())
     if any(not 1 <= s <= 60 for s in students) or not 1 <= args.clicks <= 500 or not 1 <= args.rounds <= 50 \
-            or not 3 <= args.tree_size <= 1_000_000:
-        ap.error("students 1..60 each, clicks 1..500, rounds 1..50, tree size 3..1,000,000")
+            or not 3 <= args.tree_size <= 1_000_000 or not 0 <= args.class_students <= 60:
+        ap.error("students 1..60 each, clicks 1..500, rounds 1..50, tree size 3..1,000,000, class students 0..60")
     res = run(args.app_dir.resolve(), students=students, clicks=args.clicks, rounds=args.rounds,
-              browser=not args.no_browser, tree_size=args.tree_size)
+              browser=not args.no_browser, tree_size=args.tree_size, class_students=args.class_students,
+              only_class=args.only_class)
     print(json.dumps(res, indent=1) if args.json else _table(res))
     return 0
 

@@ -1,10 +1,11 @@
 """What recording a run costs, and what a parallel sweep gains (prints two tables).
 
-    python benchmarks/runs_history.py [--runs 200] [--points 8]
+    python benchmarks/runs_history.py [--runs 200] [--points 8] [--db postgresql://...]
 
 Uses the tests' small family ``treeflip`` (tests/runs_family.py), so it needs no data. Table 1:
 milliseconds per run, direct ``run`` against ``execute`` (record opened, progress saved, results
-written in transactions), on a throwaway database. Table 2: wall time of a sweep of ``--points``
+written in transactions), on a throwaway SQLite file, or on the PostgreSQL database ``--db`` names
+(its runs are left there). Table 2: wall time of a sweep of ``--points``
 slow points (each sleeps ``--delay`` s in total, like a real run waiting on work) sequentially and
 with joblib (loky, threading).
 """
@@ -30,9 +31,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--points", type=int, default=8)
     ap.add_argument("--delay", type=float, default=1.0)
+    ap.add_argument("--db", default=None, help="a postgresql:// URL (default: a throwaway SQLite file)")
     args = ap.parse_args()
     register_family(*runs_family.FAMILY)
-    with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "bench.sqlite") as store:
+    with tempfile.TemporaryDirectory() as tmp, RunStore(args.db or Path(tmp) / "bench.sqlite") as store:
         print("| tree size | direct run (ms) | recorded run (ms) | overhead (ms) |")
         print("|---:|---:|---:|---:|")
         for n in (10, 1000, 10000):

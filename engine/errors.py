@@ -28,6 +28,8 @@ __all__ = [
     "need_choice",
     "LimitExceededError",
     "InputFileError",
+    "ClassError",
+    "RateLimitedError",
 ]
 
 
@@ -158,3 +160,13 @@ def need_choice(value, name: str, choices: tuple) -> None:
         shown = [repr(c) for c in choices]
         allowed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
         raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+
+
+class ClassError(EngineError, ValueError):
+    """A class (lead a class, follow, answer a poll) that refuses an action: a wrong or expired
+    class code, an answer after the reveal or over its size limit, a student asking for what only
+    the lecturer may do; the message is one line naming the class or the culprit."""
+
+
+class RateLimitedError(ClassError):
+    """One session sending answers faster than a class accepts (see ``engine.classroom``)."""

@@ -106,11 +106,42 @@ def _isolated_run_history(tmp_path_factory):
     """Runs recorded by any test go to a temporary history, never the user's own database."""
     old = os.environ.get("TREE_WORKBENCH_DB")
     os.environ["TREE_WORKBENCH_DB"] = str(tmp_path_factory.mktemp("history") / "runs.sqlite")
+    url = os.environ.pop("TREE_WORKBENCH_DB_URL", None)  # a tester's own server is not the tests'
     yield
+    if url is not None:
+        os.environ["TREE_WORKBENCH_DB_URL"] = url
     if old is None:
         os.environ.pop("TREE_WORKBENCH_DB", None)
     else:
         os.environ["TREE_WORKBENCH_DB"] = old
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server (Debian's package) for this test process; skipped where not installed."""
+    from tests.postgres import PostgresServer, pg_bin
+
+    if pg_bin() is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is not installed (.ci/run installs the postgresql package)")
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = PostgresServer()
+    yield server
+    server.destroy()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """The URL (with its password) of a fresh empty database on :func:`pg_server`."""
+    return pg_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_target(request, tmp_path) -> str:
+    """A fresh run history on each backend: an SQLite file, or a PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "runs.sqlite")
+    return request.getfixturevalue("pg_url")
 
 
 @pytest.fixture(scope="session")

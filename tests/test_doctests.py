@@ -27,7 +27,8 @@ OTHER_MODULES = ["engine.errors", "engine.shapes", "engine.datasets", "engine.js
                  "engine.trees.formats.positional", "engine.inference.potentials", "engine.hedge.potentials",
                  "engine.inference.messages", "engine.svgplot", "engine.runs.execute", "engine.reproduce",
                  "engine.reproduce.report",
-                 "engine.practice", "engine.practice.exercise", "engine.practice.score"]
+                 "engine.practice", "engine.practice.exercise", "engine.practice.score",
+                 "engine.classroom.store", "engine.classroom.polls", "engine.db"]
 SLOW = {"engine.multilabel.learner"}  # compiles and trains RTA
 
 

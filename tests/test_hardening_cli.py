@@ -142,7 +142,7 @@ def test_a_damaged_history_still_lists(here, capsys):
 
 
 def test_a_read_only_history_lists_and_refuses_to_record(here, capsys, monkeypatch):
-    from engine.runs import store as store_mod
+    from engine import db as store_mod
 
     db = here / "runs.sqlite"
     with RunStore(db) as s:
@@ -158,7 +158,7 @@ def test_a_read_only_history_lists_and_refuses_to_record(here, capsys, monkeypat
 
 
 def test_network_file_systems_use_the_rollback_journal(here, monkeypatch):
-    from engine.runs import store as store_mod
+    from engine import db as store_mod
 
     monkeypatch.setattr(store_mod, "_rollback_journal", lambda p: True)
     with RunStore(here / "nfs.sqlite") as s:

@@ -238,3 +238,21 @@ def test_the_reference_in_docs_is_the_table_itself():
     assert computations_markdown() in text
     for lesson in load_lessons()[0]:
         assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text
+
+
+def test_a_practice_step():
+    from engine.lessons.format import parse_lesson
+
+    head = "---\ntitle: T\nminutes: 5\naudience: a\n---\n## P\n"
+    lesson = parse_lesson(head + "practice: 3 exercises of family cover_round\n\nSolve three.\n")
+    step = lesson.steps[0]
+    assert step.practice == (3, "cover_round") and step.url == "/practice?family=cover_round"
+    assert parse_lesson(head + "practice: 2 htmm_posterior\nstate: /practice?family=htmm_posterior&seed=4\n\nGo.\n"
+                        ).steps[0].practice == (2, "htmm_posterior")
+    for bad, message in [("practice: 30 exercises of family cover_round", "1..20 exercises"),
+                         ("practice: 3 exercises of family cover_rond", "did you mean cover_round"),
+                         ("practice: many", "must read 'N exercises of family F'"),
+                         ("practice: 1 cover_round\nquestion: Why?\nanswer: so", "a question and a practice")]:
+        with pytest.raises(LessonError, match=message) as e:
+            parse_lesson(head + bad + "\n\nText.\n")
+        assert str(e.value).startswith("lesson.md:7: ") and "\n" not in str(e.value)

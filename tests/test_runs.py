@@ -73,8 +73,9 @@ def treeflip():
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = RunStore(tmp_path / "runs.sqlite")
+def store(db_target):
+    """A fresh history on each backend (SQLite, PostgreSQL: tests/postgres.py)."""
+    s = RunStore(db_target)
     yield s
     s.close()
 

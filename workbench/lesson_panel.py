@@ -22,7 +22,8 @@ from engine.errors import LessonError
 from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from engine.links.pages import PageSpec
 from engine.pagespecs import PAGES
-from workbench import links
+from engine.practice import FAMILIES
+from workbench import classroom, links
 from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
@@ -31,6 +32,7 @@ __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to
 LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
 _OPEN = "lesson_open"        # (lesson id, step number) of the open lesson
 _ANSWERS = "lesson_answers"  # (lesson id, step) -> "right" | "wrong" | "revealed"
+_PRACTICE_SCORE = f"{PAGES['practice'].prefix}_score"   # the Practice page's Score (workbench/pages/practice.py)
 
 
 def lessons_folder() -> Path:
@@ -74,6 +76,7 @@ def go_to_step(lesson: Lesson, k: int) -> None:
 def follow_query(page: PageSpec) -> None:
     """Open the lesson and step the address names; a new step resets the page to the link's
     values (a parameter the link leaves out takes its default)."""
+    classroom.join_from_query(find_lesson, go_to_step)
     lesson_id = links.arrived(page.url_path, "lesson")
     step = links.arrived(page.url_path, "step")
     if lesson_id is None and step is None:
@@ -103,8 +106,10 @@ def _close() -> None:
 
 
 def render_panel(page: PageSpec) -> None:
-    """The open lesson's step in the sidebar (nothing when no lesson is open)."""
+    """The open lesson's step in the sidebar (nothing when no lesson is open), below the class's
+    block when the session is in a class (:mod:`workbench.classroom`)."""
     opened = st.session_state.get(_OPEN)
+    classroom.panel(tuple(opened) if opened else None, find_lesson, go_to_step)
     if not opened:
         return
     lesson = find_lesson(opened[0])
@@ -126,8 +131,10 @@ def render_panel(page: PageSpec) -> None:
                 if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
                     go = k
             st.markdown(step.text)
-            if step.question is not None:
+            if step.question is not None and not classroom.poll_question(lesson, k):
                 _question(lesson, k, step.question)
+            if step.practice is not None:
+                _practice(lesson, k, *step.practice)
             c1, c2 = st.columns(2)
             if c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
                          width="stretch"):
@@ -138,7 +145,23 @@ def render_panel(page: PageSpec) -> None:
             st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
                       type="tertiary")
     if go is not None:
+        if go != k:
+            classroom.moved(lesson, go)
         go_to_step(lesson, go)
+
+
+def _practice(lesson: Lesson, k: int, n: int, family: str) -> None:
+    """A practice step: N exercises of a family on the Practice page, counted from this session's
+    score there (and reported to the class when the session is in one)."""
+    score = st.session_state.get(_PRACTICE_SCORE)
+    tally = score.tally(family) if score is not None else None
+    solved, attempts = (min(tally.solved, n), tally.attempts) if tally else (0, 0)
+    st.markdown(f"**Practice.** Solve {n} exercise{'s' if n > 1 else ''} of *{FAMILIES[family].title}* on the "
+                "Practice page (New exercise draws another).")
+    st.progress(solved / n, text=f"{solved} of {n} solved · {attempts} attempt{'s' if attempts != 1 else ''}")
+    if solved >= n:
+        st.success("Done: on to the next step.", icon=":material/check_circle:")
+    classroom.practice_step(lesson, k, n, solved, attempts)
 
 
 def _question(lesson: Lesson, k: int, q) -> None:

@@ -41,7 +41,7 @@ from streamlit.errors import StreamlitAPIException
 from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
-from engine.runs.store import RunStore, default_db_path
+from engine.runs.store import RunStore, default_db_target
 from workbench.state import session_owner
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
@@ -86,9 +86,10 @@ def _history(path: str) -> RunStore:
 
 
 def history() -> RunStore | None:
-    """The run history of this app (``$TREE_WORKBENCH_DB``); ``None`` (with a warning) if unusable."""
+    """The run history of this app (``$TREE_WORKBENCH_DB_URL`` or ``$TREE_WORKBENCH_DB``); ``None``
+    (with a warning) if unusable."""
     try:  # in classroom mode, a view of this session's runs only (the lecturer sees all)
-        return _history(str(default_db_path())).for_owner(session_owner())
+        return _history(default_db_target()).for_owner(session_owner())
     except (EngineError, OSError) as exc:
         st.warning(f"Runs are not recorded: {public_message(exc)}")
         return None
@@ -558,7 +559,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
     from engine.runs.execute import execute
 
     store = history()
-    store_path = None if store is None else str(store.path)
+    store_path = None if store is None else store.target
 
     def work(progress):   # thread mode: the same steps as a worker's
         out: dict[str, Any] = {}
@@ -595,7 +596,7 @@ def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: int | None = None)
     if store is None:
         return None
     job = _start(f"sweep|{label}|{json.dumps(spec, sort_keys=True, default=str)}", "sweep",
-                 (spec, str(store.path), "", n_jobs),
+                 (spec, store.target, "", n_jobs),
                  lambda progress: execute_sweep(spec, progress, store, n_jobs=n_jobs, label=""))
     if job is None:
         return None

@@ -163,6 +163,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 1 <= args.port <= 65535:
         ap.error(f"--port must be 1..65535, got {args.port}")
+    from engine.db import check_url
+    from engine.errors import EngineError
+
+    try:  # a wrong or unreachable TREE_WORKBENCH_DB_URL: one line naming the host, before anything starts
+        where = check_url()
+    except EngineError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    if where:
+        print(f"[database] {where}: the run history and the live class are kept there", flush=True)
     os.environ.setdefault("NUMBA_CACHE_DIR", str(APP.parent / ".numba_cache"))
     if args.tree:
         os.environ["TREE_WORKBENCH_TREE"] = args.tree

@@ -42,7 +42,7 @@ def register(sub) -> None:
                    help="write the report from the points of this recorded sweep (e.g. after python -m engine runs "
                    "resume SWEEP_ID) instead of running them; give the same --quick and --seeds")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p.add_argument("--db", default=None, help="run history file (default: $TREE_WORKBENCH_DB or the user data dir)")
+    p.add_argument("--db", default=None, help="run history file or postgresql:// URL (default: $TREE_WORKBENCH_DB_URL, $TREE_WORKBENCH_DB or the user data dir)")
     p.set_defaults(handler=_reproduce)
 
 

@@ -83,7 +83,7 @@ def _sweep_args(p) -> None:
 
 
 def _db_arg(p) -> None:
-    p.add_argument("--db", default=None, help="run history file (default: $TREE_WORKBENCH_DB or the user data dir)")
+    p.add_argument("--db", default=None, help="run history file or postgresql:// URL (default: $TREE_WORKBENCH_DB_URL, $TREE_WORKBENCH_DB or the user data dir)")
 
 
 def _store(args):

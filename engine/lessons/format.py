@@ -35,7 +35,10 @@ indented by two spaces continue its value); every other line is the step's expla
   ``choice`` when ``choices`` are given, else ``reveal``), ``choices`` (separated by ``|``),
   ``answer`` (required), ``tolerance`` (numbers: absolute, or relative with ``%``; default 1%),
   ``computed`` (the name of an engine computation that must give the same answer, see
-  :mod:`engine.lessons.answers`, with ``name=value`` arguments) and ``why``.
+  :mod:`engine.lessons.answers`, with ``name=value`` arguments) and ``why``;
+- ``practice: N exercises of family F`` (or ``practice: N F``): the step asks for N solved
+  exercises of the Practice page's family F (:mod:`engine.practice`); its ``state`` defaults to
+  ``/practice?family=F``. A step has a question or a practice, not both.
 
 Every problem raises :class:`~engine.errors.LessonError` whose message starts with
 ``FILE:LINE:``.
@@ -54,11 +57,15 @@ from engine.errors import EngineError, LessonError, LimitExceededError
 from engine.lessons.answers import COMPUTATIONS
 from engine.links.pages import check_link, link_tree
 from engine.pagespecs import PAGES
+from engine.practice import FAMILIES
 
-__all__ = ["FRONT_KEYS", "KINDS", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
+__all__ = ["FRONT_KEYS", "KINDS", "MAX_PRACTICE", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
 
 FRONT_KEYS = ("title", "minutes", "audience", "papers", "order")
-STEP_KEYS = ("state", "minutes", "question", "kind", "choices", "answer", "tolerance", "computed", "why")
+STEP_KEYS = ("state", "minutes", "question", "kind", "choices", "answer", "tolerance", "computed", "why", "practice")
+#: Most exercises a practice step may ask for.
+MAX_PRACTICE = 20
+_PRACTICE = re.compile(r"^(\d+)\s+(?:exercises?\s+of\s+(?:the\s+)?(?:family\s+)?)?([a-z_][a-z0-9_]*)$")
 KINDS = ("choice", "vertices", "number", "reveal")
 #: Most steps a lesson may have (the ``step`` query parameter's range).
 MAX_STEPS = 200
@@ -123,6 +130,7 @@ class Step:
     question: Question | None = None
     line: int = 0
     state_line: int = 0
+    practice: tuple[int, str] | None = None   # (exercises to solve, family) of a practice step
 
 
 @dataclass(frozen=True)
@@ -292,6 +300,11 @@ def _step(title: str, line: int, body: list[tuple[int, str]], fail, check_states
     for key, (val, ln) in fields.items():
         if not val:
             fail(ln, f"{key} is empty")
+    practice = _practice(*fields["practice"], fail) if "practice" in fields else None
+    if practice is not None and "question" in fields:
+        fail(fields["practice"][1], f"step {title!r} has a question and a practice: give one of them")
+    if "state" not in fields and practice is not None:
+        fields["state"] = (f"/practice?family={practice[1]}", fields["practice"][1])
     if "state" not in fields:
         fail(line, f"step {title!r} has no state: (the app state as a link, e.g. state: /cover_inspector?tree=figure1)")
     explanation = "\n".join(text).strip()
@@ -309,7 +322,20 @@ def _step(title: str, line: int, body: list[tuple[int, str]], fail, check_states
         if stray:
             fail(fields[stray[0]][1], f"{stray[0]} belongs to a question, and step {title!r} has no question:")
     return Step(title=title, state=state, url=link.url if link is not None else state, text=explanation,
-                minutes=minutes, question=question, line=line, state_line=sline)
+                minutes=minutes, question=question, line=line, state_line=sline, practice=practice)
+
+
+def _practice(text: str, line: int, fail) -> tuple[int, str]:
+    """``N exercises of family F`` (or ``N F``) -> (N, F), checked against the practice families."""
+    m = _PRACTICE.match(text.strip())
+    if m is None:
+        fail(line, f"practice must read 'N exercises of family F', found {text[:60]!r}")
+    n, fam = int(m.group(1)), m.group(2)
+    if not 1 <= n <= MAX_PRACTICE:
+        fail(line, f"practice asks for 1..{MAX_PRACTICE} exercises, found {n}")
+    if fam not in FAMILIES:
+        fail(line, f"unknown practice family {fam!r}{_suggest(fam, list(FAMILIES))}; families: {', '.join(FAMILIES)}")
+    return n, fam
 
 
 def _check_state(state: str, line: int, fail, check_states: bool):

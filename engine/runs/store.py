@@ -19,8 +19,13 @@ one line. ``TREE_WORKBENCH_DB_JOURNAL=delete`` forces the rollback journal.
 A run may carry an ``owner`` (classroom mode, see ``workbench.state``): :meth:`RunStore.list` and
 :meth:`RunStore.delete` take ``owner=`` to see and delete only that owner's runs.
 
-The schema is versioned: table ``schema_version`` holds the version and :data:`MIGRATIONS` is the
-ordered list of steps; opening an older database applies the missing steps in one transaction.
+The schema is versioned: table ``schema_version`` holds the version (component ``runs``) and
+:data:`MIGRATIONS` is the ordered list of steps; opening an older database applies the missing steps
+in one transaction.
+
+With ``TREE_WORKBENCH_DB_URL=postgresql://user:password@host/database`` the history is kept on that
+PostgreSQL server instead (:mod:`engine.db`: the same tables, migrations and transactions), which
+several app processes and machines can share; a URL may also be given wherever a file is.
 """
 
 from __future__ import annotations
@@ -34,15 +39,16 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from engine.db import URL_ENV, database_url, is_url, open_database, redact
 from engine.errors import EngineError, InvalidParameterError
 from engine.jsonio import dumps
 from engine.jsonio import to_jsonable as jsonable  # strict-JSON values of a record
 from engine.runs.protocol import RunResult
 
-__all__ = ["RunStore", "RunRecord", "STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "DB_ENV",
-           "default_db_path", "open_store", "code_version", "jsonable", "UnknownRunError"]
+__all__ = ["RunStore", "RunRecord", "STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "DB_ENV", "URL_ENV",
+           "default_db_path", "default_db_target", "open_store", "code_version", "jsonable", "UnknownRunError"]
 
 DB_ENV = "TREE_WORKBENCH_DB"
 STATUSES = ("running", "finished", "failed", "cancelled", "interrupted")
@@ -102,6 +108,11 @@ def default_db_path() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("tree-workbench", appauthor=False)) / "runs.sqlite"
+
+
+def default_db_target() -> str:
+    """``$TREE_WORKBENCH_DB_URL`` (a PostgreSQL server) when it is set, else :func:`default_db_path`."""
+    return database_url() or str(default_db_path())
 
 
 _CODE_VERSION: str | None = None
@@ -237,109 +248,62 @@ def _proc_alive(pid: int, start: str | None) -> bool:
 
 
 class RunStore:
-    """The run history at ``path`` (default :func:`default_db_path`); safe to share between threads.
+    """The run history at ``path`` (default :func:`default_db_target`): an SQLite file, or a
+    PostgreSQL URL; safe to share between threads.
 
     Opening it creates or migrates the database and marks the dead ``running`` runs of this host
-    ``interrupted`` (``check_interrupted=False`` skips that).
+    ``interrupted`` (``check_interrupted=False`` skips that). ``path`` is the file, or the URL without
+    its password (what messages show); ``target`` is what reopens it (the URL with its password).
     """
 
     def __init__(self, path=None, *, check_interrupted: bool = True):
-        self.path = Path(path).expanduser() if path is not None else default_db_path()
-        self.read_only = False
+        target = path if path is not None else default_db_target()
         self.owner: str | None = None  # see for_owner
-        if str(self.path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError:
-                pass  # a read-only parent: connecting below says what is wrong
-        self._lock = threading.RLock()
-        try:
-            self._conn = self._connect()
-        except sqlite3.DatabaseError as exc:
-            raise InvalidParameterError(f"run history {self.path} cannot be opened: {exc}") from None
-        self._key = str(self.path) if str(self.path) == ":memory:" else str(self.path.resolve())
+        if is_url(target):
+            self.target = str(target).strip()
+            self.path = redact(self.target)
+            self._key = self.path
+        else:
+            self.path = Path(target).expanduser()
+            self.target = str(self.path)
+        self._db = open_database(self.target, component="runs", migrations=MIGRATIONS, what="run history")
+        if not is_url(target):
+            self._key = str(self.path) if str(self.path) == ":memory:" else str(self.path.resolve())
+        self.read_only = self._db.read_only
         self._host = socket.gethostname()
         self._pid = os.getpid()
         self._pid_start = _proc_start(self._pid)
         if check_interrupted and not self.read_only:
             self.mark_interrupted()
 
-    def _connect(self) -> sqlite3.Connection:
-        """Open read-write (WAL, or the rollback journal on a network file system); fall back to
-        read-only when the file or its folder cannot be written."""
-        name = str(self.path)
-        if name != ":memory:" and self.path.exists() and not _writable(self.path):
-            return self._connect_read_only()
-        conn = sqlite3.connect(name, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.text_factory = _text
-        try:
-            journal = "DELETE" if _rollback_journal(self.path) else "WAL"
-            conn.execute(f"PRAGMA journal_mode={journal}")
-            conn.execute("PRAGMA synchronous=NORMAL" if journal == "WAL" else "PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA busy_timeout=30000")
-            self._conn = conn
-            self._migrate()
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            if self.path.exists() and ("readonly" in str(exc) or "read-only" in str(exc)
-                                       or "unable to open" in str(exc)):
-                return self._connect_read_only()
-            raise
-        return conn
-
-    def _connect_read_only(self) -> sqlite3.Connection:
-        from urllib.parse import quote
-
-        # immutable: no -shm/-wal file is created or read beside a database nobody can write
-        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
-        conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.text_factory = _text
-        self._conn = conn
-        self.read_only = True
-        version = _read_version(conn)
-        if version != SCHEMA_VERSION:
-            conn.close()
-            raise sqlite3.DatabaseError(f"it is read-only and its schema version {version} is not this "
-                                        f"workbench's {SCHEMA_VERSION}")
-        return conn
-
     # -- plumbing ---------------------------------------------------------------------------------
 
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The SQLite connection (an SQLite history only; for checks of the file itself)."""
+        return self._db.conn
+
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error)."""
+    def _tx(self):
+        """One write transaction (rolled back on any error)."""
         if self.read_only:
             raise InvalidParameterError(f"run history {self.path} is read-only here (its file system or "
                                         "permissions); runs can be listed and shown but not recorded or deleted; "
                                         f"set {DB_ENV} to a writable file to record runs")
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._db.transaction() as tx:
+            yield tx
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
-            return _read_version(self._conn)
+        return self._db.version("runs")
 
-    def _migrate(self) -> None:
-        with self._tx() as c:
-            c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            if c.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-                c.execute("INSERT INTO schema_version (version) VALUES (0)")
-            version = _read_version(c)
-            if version > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"its schema version {version} is newer than this workbench's {SCHEMA_VERSION}; "
-                    "upgrade the workbench")
-            for step in MIGRATIONS[version:]:
-                for sql in step:
-                    c.execute(sql)
-            c.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+    @property
+    def short_name(self) -> str:
+        """What a page shows of where the history is: the file's name, or the PostgreSQL database and
+        its host (no user, no password)."""
+        if is_url(self.target):
+            return self.path.rsplit("@", 1)[-1].replace("postgresql://", "")
+        return self.path.name
 
     def for_owner(self, owner: str | None) -> "RunStore":
         """A view of this history for one owner (a classroom session): runs it starts carry
@@ -359,8 +323,7 @@ class RunStore:
         return view
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def __enter__(self):
         return self
@@ -369,9 +332,12 @@ class RunStore:
         self.close()
 
     def integrity_check(self) -> str:
-        """SQLite's ``PRAGMA integrity_check`` (``"ok"`` for a sound database)."""
-        with self._lock:
-            return self._conn.execute("PRAGMA integrity_check").fetchone()[0]
+        """SQLite's ``PRAGMA integrity_check`` (``"ok"`` for a sound database); on PostgreSQL (which
+        checks its own pages) ``"ok"`` when every record reads back."""
+        if self._db.dialect != "sqlite":
+            self._db.query("SELECT COUNT(*) FROM runs")
+            return "ok"
+        return self._db.query("PRAGMA integrity_check")[0][0]
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -383,13 +349,12 @@ class RunStore:
         seed = int(seed) if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None
         owner = self.owner if owner is None else owner
         with self._tx() as c:
-            cur = c.execute(
+            run_id = c.insert(
                 "INSERT INTO runs (algorithm, config, seed, code_version, status, started, label, sweep, "
                 "pid, pid_start, host, progress, message, owner) "
                 "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (str(alg), _dumps(config), seed, version or code_version(), time.time(), label, sweep,
                  self._pid, self._pid_start, self._host, "starting", owner))
-            run_id = int(cur.lastrowid)
         with _LIVE_LOCK:
             _LIVE.add((self._key, run_id))
         return run_id
@@ -451,10 +416,8 @@ class RunStore:
         """Mark ``interrupted`` the ``running`` runs of this host whose process is gone; their ids."""
         if self.read_only:
             return []
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?",
-                (self._host,)).fetchall()
+        rows = self._db.query("SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?",
+                              (self._host,))
         dead = []
         for run_id, pid, pid_start in rows:
             if pid == self._pid and pid_start == self._pid_start:
@@ -522,8 +485,8 @@ class RunStore:
             where.append("started < ?")
             args.append(_timestamp(until))
         if text:
-            where.append("(label LIKE ? OR algorithm LIKE ? OR config LIKE ? OR IFNULL(error, '') LIKE ? "
-                         "OR IFNULL(sweep, '') LIKE ?)")
+            where.append("(label LIKE ? OR algorithm LIKE ? OR config LIKE ? OR COALESCE(error, '') LIKE ? "
+                         "OR COALESCE(sweep, '') LIKE ?)")
             args.extend([f"%{text}%"] * 5)
         if sweep:
             where.append("sweep = ?")
@@ -542,8 +505,7 @@ class RunStore:
 
     def _select(self, tail: str, args: tuple, *, results: bool) -> list[RunRecord]:
         cols = [c if results or c not in ("curves", "artefacts") else "'{}'" for c in _COLUMNS]
-        with self._lock:
-            rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM runs {tail}", args).fetchall()
+        rows = self._db.query(f"SELECT {', '.join(cols)} FROM runs {tail}", args)
         out = []
         for row in rows:
             d = dict(zip(_COLUMNS, row))
@@ -556,9 +518,6 @@ class RunStore:
         return out
 
 
-def _text(b: bytes) -> str:
-    """SQLite text as str; bytes that are not UTF-8 (a damaged or foreign history) are replaced."""
-    return b.decode("utf-8", "replace")
 
 
 def _json_column(text) -> tuple[Any, str | None]:
@@ -572,40 +531,7 @@ def _json_column(text) -> tuple[Any, str | None]:
         return {}, str(exc)[:80]
 
 
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
-
-_NETWORK_FS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "fuse.sshfs", "afs", "ceph", "glusterfs",
-               "fuse.glusterfs", "lustre", "gpfs", "beegfs", "fuse.s3fs"}
-
-
-def _rollback_journal(path: Path) -> bool:
-    """Use the rollback journal instead of WAL: forced by ``TREE_WORKBENCH_DB_JOURNAL=delete``, or the
-    history is on a network file system (WAL's shared memory works on one host only)."""
-    choice = os.environ.get("TREE_WORKBENCH_DB_JOURNAL", "").strip().lower()
-    if choice in ("delete", "rollback"):
-        return True
-    if choice == "wal" or str(path) == ":memory:":
-        return False
-    try:
-        target = str(path.resolve().parent)
-        best, fstype = "", ""
-        with open("/proc/mounts", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                parts = line.split()
-                if len(parts) >= 3:
-                    mnt = parts[1].replace("\\040", " ")
-                    if (target == mnt or target.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
-                        best, fstype = mnt, parts[2]
-        return fstype in _NETWORK_FS
-    except OSError:
-        return False
-
-
-def _read_version(c) -> int:
-    row = c.execute("SELECT version FROM schema_version").fetchone()
-    return int(row[0]) if row else 0
 
 
 def _timestamp(t) -> float:
@@ -626,5 +552,5 @@ def _timestamp(t) -> float:
 
 
 def open_store(path=None) -> RunStore:
-    """The run history at ``path`` or :func:`default_db_path`."""
+    """The run history at ``path`` or :func:`default_db_target`."""
     return RunStore(path)

@@ -3,12 +3,16 @@ steps; "Start" opens its first step, and the panel beside the page leads from st
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
+from engine.classroom import DEFAULT_HOURS
+from engine.errors import ClassError
 from engine.files import public_message
 from engine.pagespecs import PAGES
-from workbench import links
-from workbench.lesson_panel import all_lessons, go_to_step, lessons_folder
+from workbench import classroom, links
+from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
 
 links.page_head("lessons", "Lessons",
@@ -25,7 +29,104 @@ if not lessons:
             "docs/lessons.md says how to write one.")
     st.stop()
 
+
+def _join_box() -> None:
+    with st.form("class_join_form", border=True, enter_to_submit=True):
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        code = c1.text_input("Join a class: the code the lecturer shows", key="class_join_code", max_chars=20,
+                             placeholder="e.g. K7M3QX")
+        if c2.form_submit_button("Join", icon=":material/group_add:", width="stretch"):
+            try:
+                classroom.join(code, find_lesson, go_to_step)
+            except ClassError as exc:
+                st.error(str(exc), icon=":material/group_off:")
+
+
+def _my_class(lid: str) -> None:
+    """The class this lecturer leads: what to project (code, link, QR), and its controls."""
+    rec = classroom.current()
+    if rec is None or classroom.role() != "lecturer":
+        return
+    store = classroom.class_store()
+    with st.container(border=True, key="class_dashboard"):
+        st.subheader(f"Your class: {rec.code}", anchor=False)
+        st.markdown(f"<p style='font-size:3rem;font-weight:700;letter-spacing:0.3em;margin:0'>{rec.code}</p>",
+                    unsafe_allow_html=True)
+        left, right = st.columns([2, 1])
+        link = classroom.join_link(rec.code)
+        with left:
+            st.markdown(f"Students join with the code **{rec.code}** in the box above, or with the link:")
+            st.code(link, language=None)
+            state = "open until" if rec.is_open() else "closed at"
+            st.caption(f"Lesson {rec.lesson} · step {rec.step} · {state} {rec.closes_at_text}"
+                       + (" · nicknames asked" if rec.nicknames else " · anonymous answers"))
+            classroom.presence_line(rec.code)
+            c1, c2 = st.columns(2)
+            c1.download_button("All answers (CSV)", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
+                               file_name=f"class-{rec.code}.csv", mime="text/csv", key="class_csv_all",
+                               icon=":material/download:", on_click="ignore", width="stretch")
+            if rec.is_open() and c2.button("Close the class now", key="class_close", icon=":material/lock:",
+                                           width="stretch"):
+                store.close_class(rec.code, lecturer=lid)
+                st.rerun()
+            lesson = find_lesson(rec.lesson)
+            if lesson is not None and st.button(f"Go to step {rec.step} of the lesson", key="class_go",
+                                                type="primary", icon=":material/play_arrow:"):
+                go_to_step(lesson, min(rec.step, len(lesson.steps)))
+        right.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=240)
+
+
+def _questions(rec) -> dict[int, str]:
+    lesson = find_lesson(rec.lesson)
+    if lesson is None:
+        return {}
+    return {k: s.question.text for k, s in enumerate(lesson.steps, 1) if s.question is not None}
+
+
+def _my_classes(lid: str) -> None:
+    store = classroom.class_store()
+    mine = store.classes(lecturer=lid)
+    if not mine:
+        return
+    with st.expander(f"Your classes ({len(mine)})"):
+        for rec in mine:
+            c1, c2, c3, c4 = st.columns([3, 1, 1, 1], vertical_alignment="center")
+            n = len(store.answers(rec.code, lecturer=lid))
+            c1.markdown(f"**{rec.code}** · {rec.lesson} · step {rec.step} · {n} answers · "
+                        + ("open" if rec.is_open() else f"closed {rec.closes_at_text}"))
+            if c2.button("Lead", key=f"class_resume_{rec.code}", icon=":material/co_present:", width="stretch"):
+                try:
+                    classroom.resume(rec.code, find_lesson, go_to_step)
+                except ClassError as exc:
+                    st.error(str(exc))
+            c3.download_button("CSV", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
+                               file_name=f"class-{rec.code}.csv", mime="text/csv", key=f"class_csv_{rec.code}",
+                               on_click="ignore", width="stretch")
+            if c4.button("Delete", key=f"class_delete_{rec.code}", icon=":material/delete:", width="stretch"):
+                if classroom.current() is not None and classroom.current().code == rec.code:
+                    classroom.leave()
+                store.delete(rec.code, lecturer=lid)
+                st.rerun()
+
+
+_join_box()
+lecturer = classroom.lecturer_id()
+lead_options = None
+if lecturer is not None:
+    _my_class(lecturer)
+    _my_classes(lecturer)
+    with st.container(border=True, key="class_lead_options"):
+        st.markdown("**Lead a class.** Open a class on a lesson below: students join with its code and follow you "
+                    "from step to step, and each step's question becomes a live poll.")
+        c1, c2 = st.columns(2)
+        hours = c1.number_input("The class closes after (hours)", min_value=0.25, max_value=24.0,
+                                value=DEFAULT_HOURS, step=0.25, key="class_hours")
+        nicknames = c2.toggle("Ask the students for nicknames", key="class_nicknames",
+                              help="Off: answers are anonymous.")
+        lead_options = (hours, nicknames)
+
 start = None
+lead = None
 for lesson in lessons:
     with st.container(border=True, key=f"lesson_card_{lesson.id}"):
         head, button = st.columns([6, 1], vertical_alignment="top")
@@ -39,6 +140,9 @@ for lesson in lessons:
         if button.button("Start", key=f"lesson_start_{lesson.id}", type="primary", icon=":material/play_arrow:",
                          width="stretch"):
             start = lesson
+        if lead_options is not None and button.button("Lead a class", key=f"lesson_lead_{lesson.id}",
+                                                      icon=":material/co_present:", width="stretch"):
+            lead = lesson
         with st.expander(f"The {len(lesson.steps)} steps"):
             for k, step in enumerate(lesson.steps, 1):
                 link = PAGES.parse_link(step.url)
@@ -47,5 +151,8 @@ for lesson in lessons:
                     + f" · {link.page.title}" + (" · question" if step.question is not None else "")
                 st.page_link(script(link.page), label=label, query_params=query)
 
+if lead is not None:
+    classroom.lead(lead, hours=lead_options[0], nicknames=lead_options[1])
+    st.rerun()
 if start is not None:
     go_to_step(start, 1)

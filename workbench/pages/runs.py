@@ -120,7 +120,7 @@ if store.owner is not None:
                  "them again) · the lecturer sees every run")
 else:
     head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · "
-                 f"`{store.path.name}`" + (" · read-only" if store.read_only else ""))
+                 f"`{store.short_name}`" + (" · read-only" if store.read_only else ""))
 refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
                width="stretch")
 if msg := S.pop("flash"):

@@ -1,0 +1,113 @@
+"""Browser: a lecturer and three students in separate browser contexts. The students join by code
+(two by the box, one by the join link), follow the lecturer over three steps, answer a poll; the
+lecturer sees three answers and reveals; every student sees the answer and the class's distribution.
+Screenshots in tests/browser/screenshots/ (class_*.png)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from engine.lessons import load_lessons
+from tests.browser.conftest import serve_app, shot, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+SECRET = "browser-lecturer-token-5c1d"
+LESSON = next(x for x in load_lessons()[0] if x.id == "first_class")
+POLL_STEP = 4  # "From which iteration are all beliefs of this tree exact?" (a number)
+
+
+@pytest.fixture(scope="module")
+def class_url(chromium, tmp_path_factory):
+    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("classdb") / "runs.sqlite"),
+               TREE_WORKBENCH_LECTURER_TOKEN=SECRET)
+    with serve_app(env, tmp_path_factory.mktemp("classlog")) as url:
+        yield url
+
+
+def _says(page, selector: str, text: str, timeout: float = 30_000) -> None:
+    page.wait_for_function(
+        "([s, t]) => Array.from(document.querySelectorAll(s)).some(e => e.innerText.includes(t))",
+        arg=[selector, text], timeout=timeout, polling=200)
+
+
+def _panel_says(page, text: str, timeout: float = 30_000) -> None:
+    _says(page, "[data-testid='stSidebar']", text, timeout)
+
+
+def test_lecturer_and_three_students(browser, class_url):
+    n = len(LESSON.steps)
+    q = LESSON.steps[POLL_STEP - 1].question
+    assert q is not None and q.kind == "number"
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
+    try:
+        lect, *students = [c.new_page() for c in contexts]
+
+        # the lecturer opens a class: code, join link and QR code
+        lect.goto(f"{class_url}/?lecturer={SECRET}")
+        wait_for_app(lect, timeout=120_000)
+        assert SECRET not in lect.url  # taken out of the address bar at once
+        lect.locator(".st-key-lesson_lead_first_class button").click()
+        _says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
+        wait_for_app(lect)
+        head = lect.locator(".st-key-class_dashboard h3").inner_text()
+        code = re.search(r"Your class: ([A-Z0-9]{6})", head).group(1)
+        assert lect.locator(".st-key-class_dashboard img").count() >= 1
+        shot(lect, "class_lecturer_dashboard")
+
+        # three students join: two with the code in the box, one with the join link
+        for k, s in enumerate(students):
+            if k == 1:
+                s.goto(f"{class_url}/?class={code}")
+            else:
+                s.goto(class_url)
+                wait_for_app(s, timeout=120_000)
+                s.locator(".st-key-class_join_code input").fill(code.lower())
+                s.get_by_role("button", name="Join").click()
+            _panel_says(s, f"Class {code} · following the lecturer", 60_000)
+            _panel_says(s, f"Step 1 of {n}", 60_000)
+            page_text = s.content()
+            assert SECRET not in page_text and SECRET not in s.url
+        shot(students[0], "class_student_joined")
+
+        # the lecturer goes to the lesson, sees the followers, and moves three steps: they follow
+        lect.locator(".st-key-class_go button").click()
+        _panel_says(lect, f"Step 1 of {n}", 60_000)
+        _panel_says(lect, "3 connected · 3 following", 30_000)
+        for k in range(2, POLL_STEP + 1):
+            wait_for_app(lect, timeout=120_000)
+            lect.locator(".st-key-lesson_next button").click()
+            _panel_says(lect, f"Step {k} of {n}", 60_000)
+            for s in students:
+                _panel_says(s, f"Step {k} of {n}", 60_000)
+        shot(students[2], "class_student_followed")
+
+        # the poll: each student answers (one of them wrong), the lecturer sees three answers
+        answers = [q.answer, q.answer, "7"]
+        for s, a in zip(students, answers):
+            wait_for_app(s, timeout=120_000)
+            s.locator(f".st-key-class_q_{code}_{POLL_STEP} input").fill(a)
+            s.locator(".st-key-class_send button").click()
+            _panel_says(s, "Your answer is in", 30_000)
+        _panel_says(lect, "3 answered", 30_000)
+        sidebar = lect.locator("[data-testid='stSidebar']").inner_text()
+        assert "engine's answer" not in sidebar
+        shot(lect, "class_lecturer_three_answers")
+
+        # reveal: every student sees the answer and the distribution
+        lect.locator(".st-key-class_reveal button").click()
+        _panel_says(lect, "engine's answer", 30_000)
+        for s, a in zip(students, answers):
+            _panel_says(s, f"Answer: {q.answer}", 30_000)
+            _panel_says(s, "3 answered, 2 right", 30_000)
+            _panel_says(s, "right." if a == q.answer else "not quite.", 30_000)
+        shot(lect, "class_lecturer_revealed")
+        shot(students[2], "class_student_revealed")
+        for s in students:
+            assert SECRET not in s.content()
+    finally:
+        for c in contexts:
+            c.close()

@@ -1,0 +1,240 @@
+"""AppTests of a class: the lecturer leads, students join by code or link, follow, answer a poll,
+see the reveal; wrong codes, rights, the lecturer token kept out of a student's page."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.classroom import ClassStore, lecturer_key
+from engine.lessons import load_lessons
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+SECRET = "lecturer-secret-7f3a9"
+LESSON = "first_class"
+
+
+@pytest.fixture
+def classdb(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("TREE_WORKBENCH_DB", str(path))
+    monkeypatch.setenv("TREE_WORKBENCH_LECTURER_TOKEN", SECRET)
+    return path
+
+
+def _run(x) -> AppTest:
+    """Run an AppTest (or the AppTest of a clicked element) and check it raised nothing."""
+    at = x.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return _run(at)
+
+
+def _button(at, key):
+    return next(b for b in at.button if b.key == key)
+
+
+def _keys(at) -> set:
+    return {b.key for b in at.button}
+
+
+def _text(at) -> str:
+    parts = [m.value for m in at.markdown] + [m.value for m in at.caption] + [m.value for m in at.info] \
+        + [m.value for m in at.success] + [m.value for m in at.warning] + [m.value for m in at.error] \
+        + [m.value for m in at.subheader] + [c.value for c in at.code]
+    return "\n".join(parts)
+
+
+def _progress(at) -> str:
+    return " ".join(p.proto.text for p in at.get("progress") if p.proto.text.startswith("Step "))
+
+
+def _lead(classdb):
+    lect = _app(lecturer=SECRET)
+    assert "lesson_lead_first_class" in _keys(lect)
+    _run(_button(lect, "lesson_lead_first_class").click())
+    store = ClassStore(classdb)
+    (rec,) = store.classes(lecturer=_lecturer_id())
+    assert f"Your class: {rec.code}" in _text(lect)
+    assert f"?class={rec.code}" in _text(lect)
+    assert len(lect.get("image")) >= 1  # the QR code
+    return lect, store, rec
+
+
+def _lecturer_id():
+    return lecturer_key(SECRET)
+
+
+def test_no_lead_button_without_the_token(classdb):
+    at = _app()
+    assert not any(k.startswith("lesson_lead_") for k in _keys(at))
+    at = _app(lecturer="wrong")
+    assert not any(k.startswith("lesson_lead_") for k in _keys(at))
+
+
+def test_lead_join_follow_answer_reveal(classdb):
+    lesson = next(x for x in load_lessons()[0] if x.id == LESSON)
+    n = len(lesson.steps)
+    lect, store, rec = _lead(classdb)
+    code = rec.code
+
+    # a student joins by the box on the Lessons page, another by the link
+    ana = _app()
+    ana.text_input(key="class_join_code").input(code.lower())
+    _run(next(b for b in ana.button if b.label == "Join").click())
+    ben = _app(**{"class": code})
+    for s in (ana, ben):
+        assert _progress(s).startswith(f"Step 1 of {n}"), _progress(s)
+        assert f"Class {code}" in _text(s) and "following the lecturer" in _text(s)
+        assert "class_reveal" not in _keys(s) and "lesson_next" in _keys(s)
+    assert store.presence(code, window=3600).connected == 2   # an AppTest run may take 15 s on a busy machine
+
+    # the lecturer goes to the lesson and moves to step 2 (a number question): the followers move
+    _run(_button(lect, "class_go").click())
+    assert _progress(lect).startswith(f"Step 1 of {n}")
+    _run(_button(lect, "lesson_next").click())
+    assert _progress(lect).startswith(f"Step 2 of {n}")
+    assert store.get(code).step == 2 and store.poll(code, 2).opened
+    for s in (ana, ben):
+        _run(s)
+        assert _progress(s).startswith(f"Step 2 of {n}"), _progress(s)
+        assert "Poll." in _text(s)
+
+    # they answer; one changes its answer; the lecturer's count shows 2 without the answer marked
+    q = lesson.steps[1].question
+    ana.text_input(key=f"class_q_{code}_2").input(q.answer)
+    _run(_button(ana, "class_send").click())
+    assert "Your answer is in" in _text(ana)
+    ben.text_input(key=f"class_q_{code}_2").input("0.9")
+    _run(_button(ben, "class_send").click())
+    ben.text_input(key=f"class_q_{code}_2").input("0.8")
+    _run(_button(ben, "class_send").click())
+    assert store.my_answer(code, 2, ben.session_state["class_seat"]) == "0.8"
+    _run(lect)
+    assert "**2** answered" in _text(lect)
+    assert "engine's answer" not in _text(lect)
+
+    # reveal: every follower sees the answer and the distribution, with theirs judged
+    _run(_button(lect, "class_reveal").click())
+    assert "engine's answer" in _text(lect)
+    assert store.poll(code, 2).revealed
+    _run(ana)
+    assert f"**Answer:** {q.answer}" in _text(ana) and "right." in _text(ana)
+    assert "2 answered, 1 right" in _text(ana)
+    _run(ben)
+    assert "not quite." in _text(ben)
+    assert "class_send" not in _keys(ben)
+
+    # explore on my own, then catch up
+    _run(_button(ana, "class_explore").click())
+    _run(_button(lect, "lesson_next").click())
+    _run(ana)
+    assert _progress(ana).startswith(f"Step 2 of {n}") and "the lecturer is at step 3" in _text(ana)
+    _run(_button(ana, "class_catch_up").click())
+    assert _progress(ana).startswith(f"Step 3 of {n}")
+    assert "following the lecturer" in _text(ana)
+
+    # the lecturer token never reaches a student's page or address
+    for s in (ana, ben):
+        assert SECRET not in _text(s) and SECRET not in str(dict(s.query_params))
+        assert SECRET not in repr({k: s.session_state[k] for k in s.session_state.keys()})
+
+
+def test_wrong_and_closed_codes_are_one_line(classdb):
+    at = _app(**{"class": "ZZZZZZ"})
+    assert [e.value for e in at.error] == ["no class has the code ZZZZZZ: check it with the lecturer"]
+    at = _app(**{"class": "nope"})
+    assert len(at.error) == 1 and "is not a class code" in at.error[0].value
+    lect, store, rec = _lead(classdb)
+    store.close_class(rec.code, lecturer=_lecturer_id())
+    at = _app(**{"class": rec.code})
+    assert len(at.error) == 1 and f"class {rec.code} closed at" in at.error[0].value
+
+
+def test_student_cannot_act_for_the_lecturer(classdb):
+    lect, store, rec = _lead(classdb)
+    stu = _app(**{"class": rec.code, "lecturer": "guess"})
+    assert "class_reveal" not in _keys(stu) and "class_close" not in _keys(stu)
+    assert not any(k.startswith("class_delete_") for k in _keys(stu))
+
+
+def test_restart_keeps_the_class(classdb):
+    lect, store, rec = _lead(classdb)
+    _run(_button(lect, "class_go").click())
+    _run(_button(lect, "lesson_next").click())
+    stu = _app(**{"class": rec.code})
+    stu.text_input(key=f"class_q_{rec.code}_2").input("0.5")
+    _run(_button(stu, "class_send").click())
+    # a new server over the same database: the lecturer leads the class again from the Lessons page
+    _store_cache_clear()
+    lect2 = _app(lecturer=SECRET)
+    assert f"class_resume_{rec.code}" in _keys(lect2)
+    _run(_button(lect2, f"class_resume_{rec.code}").click())
+    assert _progress(lect2).startswith("Step 2 of")
+    assert "**1** answered" in _text(lect2)
+    # and deletes it
+    lect3 = _app(lecturer=SECRET)
+    _run(_button(lect3, f"class_delete_{rec.code}").click())
+    assert ClassStore(classdb).classes(lecturer=_lecturer_id()) == []
+
+
+def _store_cache_clear():
+    from workbench import classroom
+
+    classroom._store.clear()
+
+
+DRILL = """---
+title: A drill in class
+minutes: 5
+audience: anyone
+---
+A short lesson with a practice step.
+
+## The tree
+state: /tree_studio?tree=lecture_5_vertices
+
+Look at the tree.
+
+## Cover rounds
+practice: 2 exercises of family cover_round
+
+Solve two exercises on the Practice page.
+"""
+
+
+def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
+    from engine.practice import make
+
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "drill.md").write_text(DRILL)
+    monkeypatch.setenv("TREE_WORKBENCH_LESSONS", str(folder))
+    lect = _app(lecturer=SECRET)
+    _run(_button(lect, "lesson_lead_drill").click())
+    code = ClassStore(classdb).classes(lecturer=_lecturer_id())[0].code
+    _run(_button(lect, "class_go").click())
+    _run(_button(lect, "lesson_next").click())
+    assert lect.title[0].value == "Practice"
+    assert "**The class:** 0 reported" in _text(lect)
+
+    stu = _app(**{"class": code})
+    assert stu.title[0].value == "Practice" and _progress(stu).startswith("Step 2 of 2")
+    assert "0 of 2 solved" in " ".join(p.proto.text for p in stu.get("progress"))
+    seed = int(stu.query_params["seed"][0] if isinstance(stu.query_params["seed"], list) else stu.query_params["seed"]) \
+        if "seed" in stu.query_params else 0
+    ex = make("cover_round", seed)
+    stu.text_input(key=f"practice_answer_cover_round_{seed}").input(ex.answer_text)
+    _run(next(b for b in stu.button if b.label == "Check").click())
+    assert "1 of 2 solved · 1 attempt" in " ".join(p.proto.text for p in stu.get("progress"))
+    r = ClassStore(classdb).practice(code, 2)
+    assert (r.students, r.solved, r.total, r.attempts) == (1, 1, 2, 1)
+    _run(lect)
+    assert "**The class:** 1 reported · 1 of 2 exercises solved · 1 attempts" in _text(lect)

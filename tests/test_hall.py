@@ -1,0 +1,195 @@
+"""Issue 32: ``make run WORKERS=N`` (workbench/hall.py): N app processes behind nginx with sticky
+sessions, sharing one PostgreSQL database; a lecturer on one process and students on the other follow
+one class; a process killed mid-class is started again while its browsers go on on another process,
+and no answer is lost.
+
+Real processes: a PostgreSQL server (tests/postgres.py), nginx (Debian's package, installed by
+``.ci/run``) and two Streamlit servers (no warm-up: their first pages compile as they are opened).
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from benchmarks.app_client import Student, run_async
+from tests.conftest import ROOT
+from tests.postgres import PASSWORD, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hall")]
+
+
+def _get(url: str, cookie: str | None = None, timeout: float = 10.0):
+    req = urllib.request.Request(url, headers={"Cookie": f"wb_backend={cookie}"} if cookie else {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, r.headers.get("X-Workbench-Process"), r.headers.get("Set-Cookie", "")
+
+
+def _wait_healthy(url: str, ports: list[int], proc, limit: float = 240.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the hall stopped"
+        try:
+            if all(_get(f"http://127.0.0.1:{p}/_stcore/health", timeout=2)[0] == 200 for p in ports):
+                _get(url + "/_stcore/health")
+                return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"the hall's processes were not healthy within {limit:.0f} s")
+
+
+@pytest.fixture
+def hall(pg_url, tmp_path):
+    if shutil.which("nginx") is None and not os.access("/usr/sbin/nginx", os.X_OK):
+        if os.environ.get("CI"):
+            pytest.fail("nginx is not installed (.ci/run installs it)")
+        pytest.skip("nginx is not installed (apt-get install nginx)")
+    port = free_port()
+    while not all(_free(port + i) for i in range(3)):
+        port = free_port()
+    log = open(tmp_path / "hall.log", "w")
+    from benchmarks.class_scenario import TOKEN
+
+    env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_RUN_WORKERS="1", PYTHONPATH=str(ROOT),
+               TREE_WORKBENCH_LECTURER_TOKEN=TOKEN)
+    proc = subprocess.Popen([sys.executable, "-m", "workbench.hall", "--workers", "2", "--port", str(port),
+                             "--no-warm-up"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, [port + 1, port + 2], proc)
+        yield url, port, proc, tmp_path / "hall.log"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _page(url: str) -> list[str]:
+    async def go():
+        s = Student(url, timeout=180)
+        await s.connect()
+        try:
+            out = await s.open("")
+        finally:
+            s.close()
+        assert out.ok, out.errors
+        return s.texts
+
+    return run_async(go, timeout=240)
+
+
+def test_two_processes_behind_nginx_sticky_and_surviving_a_kill(hall):
+    url, port, proc, log = hall
+    text = log.read_text()
+    assert "database: postgresql://workbench@127.0.0.1" in text and PASSWORD not in text
+    # a browser's cookie keeps it on one process; browsers without one spread over both
+    _, first, cookie = _get(url + "/")
+    sticky = cookie.split("wb_backend=")[1].split(";")[0]
+    assert {_get(url + "/_stcore/health", sticky)[1] for _ in range(10)} == {first}
+    seen = {_get(url + "/_stcore/health", f"student{i}")[1] for i in range(40)}
+    assert seen == {f"127.0.0.1:{port + 1}", f"127.0.0.1:{port + 2}"}
+    # the page itself, over the websocket through nginx
+    assert _page(url)
+    # kill the process this browser was on: it goes on on the other, and the hall starts it again
+    victim = int(first.rsplit(":", 1)[1])
+    pid = int(re.search(rf"app process (\d+) on port {victim}\b", log.read_text()).group(1))
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    status, other, _ = _get(url + "/_stcore/health", sticky)
+    assert status == 200 and other != first
+    assert _page(url)
+    deadline = time.monotonic() + 180
+    while "starting it again" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    _wait_healthy(url, [port + 1, port + 2], proc)
+    assert f"the app process on port {victim} stopped" in log.read_text()
+
+
+def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
+    """A lecturer on one app process and three students on the other (real Streamlit servers, their
+    websockets as browsers speak them, benchmarks.class_scenario.Tab) follow one class on one
+    PostgreSQL database: join, follow, answer, reveal. Then the students' process is killed: they
+    reconnect through nginx to the other process, find the class at its current step, and no answer
+    is lost."""
+    import asyncio
+
+    from benchmarks.class_scenario import LESSON, TOKEN, Tab
+    from engine.classroom import ClassStore, lecturer_key
+
+    url, port, proc, log = hall
+    lecturer_url, students_url = f"http://127.0.0.1:{port + 1}", f"http://127.0.0.1:{port + 2}"
+
+    async def wait(cond, limit=120.0):
+        end = time.monotonic() + limit
+        while time.monotonic() < end and not cond():
+            await asyncio.sleep(0.2)
+        return cond()
+
+    async def go():
+        store = ClassStore(pg_url)
+        lect = Tab(lecturer_url, "lecturer")
+        await lect.connect()
+        await lect.run(query=f"lecturer={TOKEN}", timeout=240)
+        await lect.run([lect.button(f"lesson_lead_{LESSON}")], timeout=240)
+        code = store.classes(lecturer=lecturer_key(TOKEN))[0].code
+        assert "class_go" in lect.widgets, (lect.errors, lect.texts[-15:], sorted(lect.widgets))
+        await lect.run([lect.button("class_go")])
+        await lect.run([lect.button("lesson_next")])   # step 2
+        tabs = [Tab(students_url, f"student{i}") for i in range(3)]
+        for t in tabs:
+            await t.connect()
+        await asyncio.gather(*(t.run(query=f"class={code}", timeout=240) for t in tabs))
+        assert await wait(lambda: all(2 in t.steps for t in tabs)), [t.steps for t in tabs]
+        await lect.run([lect.button("lesson_next")])   # step 3: a poll, followed on the other process
+        assert await wait(lambda: all(3 in t.steps for t in tabs)), [t.steps for t in tabs]
+        key = f"class_q_{code}_3"
+        assert await wait(lambda: all(key in t.widgets and not t.running for t in tabs))
+        for i, t in enumerate(tabs):
+            await t.run([t.text(key, str(0.25 + i)), t.button("class_send")])
+        assert store.poll(code, 3).count == 3
+        # the students' process is killed mid-class
+        pid = int(re.search(rf"app process (\d+) on port {port + 2}\b", log.read_text()).group(1))
+        os.kill(pid, signal.SIGKILL)
+        await wait(lambda: all(t.errors for t in tabs), 30)
+        for t in tabs:
+            t.close()
+        # they reconnect through nginx (the dead process is skipped) and find the class at step 3
+        again = [Tab(url, f"again{i}") for i in range(3)]
+        for t in again:
+            await t.connect()
+        await asyncio.gather(*(t.run(query=f"class={code}", timeout=240) for t in again))
+        assert await wait(lambda: all(3 in t.steps for t in again)), [t.steps for t in again]
+        assert store.poll(code, 3).count == 3   # no answer lost
+        lect.texts.clear()
+        await lect.run([lect.button("class_reveal")])
+        assert store.poll(code, 3).revealed and sorted(store.revealed_answers(code, 3)) == ["0.25", "1.25", "2.25"]
+        errors = [e for t in [lect, *again] for e in t.errors]
+        for t in [lect, *again]:
+            t.close()
+        store.close()
+        return errors
+
+    assert run_async(go, timeout=600) == []

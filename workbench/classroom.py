@@ -1,0 +1,473 @@
+"""A class in the app: the lecturer leads a lesson, the students follow and answer its polls.
+
+The shared state is the class store (:class:`engine.classroom.ClassStore`, in the run history's
+database), read by every session of the server. A session is in at most one class, as its
+lecturer or as a student:
+
+- the lecturer (a session that opened the app with the lecturer token, :func:`workbench.state.
+  is_lecturer`) opens a class from the Lessons page; moving through the lesson moves the class; a
+  step's question is a live poll whose count and distribution the lecturer's panel shows (a small
+  fragment re-read every :data:`LECTURER_SECONDS`), until "Reveal";
+- a student joins with the code (the box on the Lessons page) or the join link ``?class=CODE``;
+  a small fragment reads the class's change counter every :data:`FOLLOW_SECONDS` and, only when
+  it changed, moves the page to the lecturer's step (``st.switch_page``) or reruns it to show a
+  reveal: an idle follower costs one primary-key read a second and no full rerun.
+
+The lecturer's id given to the store is derived from the lecturer token on the server; neither is
+ever written into a page, a link or the log. A student's answers are stored under a random seat
+token of the browser session.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import secrets
+import time
+from collections.abc import Callable
+from functools import partial
+
+import streamlit as st
+
+from engine.classroom import ClassRecord, ClassStore, distribution, lecturer_key
+from engine.errors import ClassError
+from engine.lessons import Lesson
+from engine.runs.store import default_db_target
+from workbench import links
+from workbench.state import LECTURER_ENV, is_lecturer
+
+__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
+           "role", "lead", "resume", "join", "join_from_query", "leave", "join_link", "qr_png", "moved",
+           "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
+
+#: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
+FOLLOW_SECONDS = 1.0
+#: How often the lecturer's panel reads the counts.
+LECTURER_SECONDS = 1.0
+#: How often a student tells the store it is still connected.
+HEARTBEAT_SECONDS = 5.0
+
+_CODE, _ROLE, _FOLLOW, _SEAT, _SEEN, _BEAT, _NICK = ("class_code", "class_role", "class_following", "class_seat",
+                                                     "class_seen", "class_beat", "class_nickname")
+_MESSAGE = "class_message"
+
+Go = Callable[[Lesson, int], None]
+Find = Callable[[str], "Lesson | None"]
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _store(path: str) -> ClassStore:
+    return ClassStore(path)
+
+
+def class_store() -> ClassStore:
+    """The class store of this server (the run history's database, opened once per server)."""
+    return _store(default_db_target())
+
+
+def lecturer_id() -> str | None:
+    """The lecturer's id for the store (derived from the token), or None for anyone else."""
+    token = os.environ.get(LECTURER_ENV, "")
+    if not token or not is_lecturer():
+        return None
+    return lecturer_key(token)
+
+
+def _seat() -> str:
+    seat = st.session_state.get(_SEAT)
+    if not seat:
+        seat = st.session_state[_SEAT] = secrets.token_urlsafe(18)
+    return seat
+
+
+def role() -> str | None:
+    """``"lecturer"``, ``"student"`` or None (not in a class)."""
+    return st.session_state.get(_ROLE) if st.session_state.get(_CODE) else None
+
+
+def current() -> ClassRecord | None:
+    """This session's class, or None (a deleted class is forgotten)."""
+    code = st.session_state.get(_CODE)
+    if not code:
+        return None
+    try:
+        return class_store().get(code)
+    except ClassError:
+        _forget("The class was deleted by the lecturer.")
+        return None
+
+
+def _forget(message: str | None = None) -> None:
+    for key in (_CODE, _ROLE, _FOLLOW, _SEEN, _BEAT):
+        st.session_state.pop(key, None)
+    if message:
+        st.session_state[_MESSAGE] = message
+
+
+def is_polling(lesson: Lesson, k: int) -> bool:
+    """Whether step ``k`` of ``lesson`` is a poll of this session's class."""
+    rec = current()
+    q = lesson.steps[k - 1].question
+    return bool(rec and rec.lesson == lesson.id and q is not None and q.kind != "reveal"
+                and class_store().poll(rec.code, k).opened)
+
+
+# -- the lecturer -----------------------------------------------------------------------------------
+
+def _poll_step(lesson: Lesson, k: int) -> bool:
+    q = lesson.steps[k - 1].question
+    return q is not None and q.kind != "reveal"
+
+
+def lead(lesson: Lesson, *, hours: float, nicknames: bool) -> ClassRecord:
+    """Open a class on ``lesson`` at its first step (the lecturer); the Lessons page then shows
+    its code, join link and QR code."""
+    lid = lecturer_id()
+    if lid is None:
+        raise ClassError("only the lecturer may open a class")
+    store = class_store()
+    rec = store.open_class(lesson.id, lecturer=lid, hours=hours, nicknames=nicknames)
+    if _poll_step(lesson, 1):
+        store.open_poll(rec.code, 1, lecturer=lid)
+    st.session_state.update({_CODE: rec.code, _ROLE: "lecturer"})
+    return rec
+
+
+def resume(code: str, find: Find, go: Go) -> None:
+    """Lead class ``code`` again (after a restart or from another browser of the lecturer)."""
+    lid = lecturer_id()
+    if lid is None:
+        raise ClassError("only the lecturer may lead a class")
+    rec = class_store().get(code)
+    if rec.code not in {c.code for c in class_store().classes(lecturer=lid)}:
+        raise ClassError(f"class {rec.code} was opened by another lecturer")
+    lesson = find(rec.lesson)
+    if lesson is None:
+        raise ClassError(f"class {rec.code} is on the lesson {rec.lesson!r}, which is no longer among the lessons")
+    st.session_state.update({_CODE: rec.code, _ROLE: "lecturer"})
+    go(lesson, min(rec.step, len(lesson.steps)))
+
+
+def moved(lesson: Lesson, k: int) -> None:
+    """The lesson panel moved to step ``k``: the lecturer's class moves with it (and opens the
+    step's poll); a student who moves by hand explores on their own."""
+    rec = current()
+    if rec is None or rec.lesson != lesson.id:
+        return
+    if role() == "lecturer":
+        lid = lecturer_id()
+        if lid is not None and rec.is_open():
+            class_store().move(rec.code, k, lecturer=lid, poll=_poll_step(lesson, k))
+    elif k != rec.step:
+        st.session_state[_FOLLOW] = False
+
+
+# -- students ---------------------------------------------------------------------------------------
+
+def join(text: str, find: Find, go: Go) -> None:
+    """Join the class with code ``text`` (a student) and go to the lecturer's step; a wrong or
+    closed code raises one line."""
+    rec = class_store().join(text)
+    lesson = find(rec.lesson)
+    if lesson is None:
+        raise ClassError(f"class {rec.code} is on the lesson {rec.lesson!r}, which this server does not have")
+    if role() == "lecturer" and st.session_state.get(_CODE) == rec.code:
+        go(lesson, min(rec.step, len(lesson.steps)))
+        return
+    st.session_state.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: rec.version, _BEAT: 0.0})
+    _beat(rec, force=True)
+    go(lesson, min(rec.step, len(lesson.steps)))
+
+
+def join_from_query(find: Find, go: Go) -> None:
+    """A join link (``?class=CODE``): join, or one line saying why not. (Also reads the lecturer's
+    ``?lecturer=`` before a page rewrites the address.)"""
+    is_lecturer()
+    code = st.query_params.get("class")
+    if code is None:
+        return
+    del st.query_params["class"]
+    try:
+        join(str(code), find, go)
+    except ClassError as exc:
+        st.error(str(exc), icon=":material/group_off:")
+
+
+def leave() -> None:
+    rec = current()
+    if rec is not None and role() == "student":
+        try:
+            class_store().leave(rec.code, _seat())
+        except ClassError:
+            pass
+    _forget()
+
+
+def _beat(rec: ClassRecord, *, force: bool = False) -> None:
+    now = time.monotonic()
+    if force or now - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS:
+        st.session_state[_BEAT] = now
+        try:
+            class_store().heartbeat(rec.code, _seat(), following=bool(st.session_state.get(_FOLLOW)), step=rec.step)
+        except ClassError:
+            pass
+
+
+def _catch_up(find: Find, go: Go) -> None:
+    rec = current()
+    lesson = find(rec.lesson) if rec else None
+    if rec is None or lesson is None:
+        return
+    st.session_state[_FOLLOW] = True
+    _beat(rec, force=True)
+    go(lesson, min(rec.step, len(lesson.steps)))
+
+
+def _explore() -> None:
+    st.session_state[_FOLLOW] = False
+    st.session_state[_BEAT] = 0.0
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
+    """A follower's poll of the class: one read of its change counter; a change moves the page to
+    the lecturer's step (when following) or reruns it (a reveal, a close)."""
+    code = st.session_state.get(_CODE)
+    if not code or role() != "student":
+        return
+    store = class_store()
+    version = store.version(code)
+    if version is None:
+        _forget("The class was deleted by the lecturer.")
+        st.rerun(scope="app")
+    if version != st.session_state.get(_SEEN):
+        st.session_state[_SEEN] = version
+        rec = store.get(code)
+        lesson = find(rec.lesson)
+        if st.session_state.get(_FOLLOW) and lesson is not None and opened != (rec.lesson, rec.step):
+            _beat(rec, force=True)
+            go(lesson, min(rec.step, len(lesson.steps)))
+        st.rerun(scope="app")
+    rec_step = opened[1] if opened else None
+    if time.monotonic() - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS:
+        st.session_state[_BEAT] = time.monotonic()
+        try:
+            store.heartbeat(code, _seat(), following=bool(st.session_state.get(_FOLLOW)), step=rec_step)
+        except ClassError:
+            pass
+
+
+# -- what the lecturer projects ---------------------------------------------------------------------
+
+def join_link(code: str) -> str:
+    """The link a student opens to join class ``code`` (the app's address in this browser)."""
+    return f"{links.app_root('lessons')}/?class={code}"
+
+
+def qr_png(text: str) -> bytes:
+    """A QR code of ``text`` as PNG (dark on white, for a projector)."""
+    import segno  # imported here: only the lecturer's dashboard draws one (measured: 40 ms at first import)
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="png", scale=10, border=2)
+    return buf.getvalue()
+
+
+def distribution_markdown(rows: list[tuple[str, int, bool]], total: int, *, revealed: bool) -> str:
+    """A poll's distribution as a narrow Markdown table with bars (the right rows marked once
+    revealed)."""
+    if not rows:
+        return "_No answers yet._"
+    top = max(n for _, n, _ in rows) or 1
+    lines = ["| answer | count |", "|---|---|"]
+    for label, n, right in rows:
+        bar = "█" * round(8 * n / top)
+        mark = " ✓ **engine's answer**" if (right and revealed) else ""
+        cell = label.replace("|", "\\|")[:40]
+        lines.append(f"| {cell}{mark} | {bar} {n} |")
+    return "\n".join(lines)
+
+
+def _distribution(lesson: Lesson, k: int, answers: list[str], *, revealed: bool):
+    q = lesson.steps[k - 1].question
+    target = q.value if (revealed and q.kind == "number") else None
+    return distribution(q.kind, answers, choices=q.choices, check=q.check if revealed else None, target=target)
+
+
+# -- the panel --------------------------------------------------------------------------------------
+
+def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
+    """The class block of the sidebar (nothing outside a class)."""
+    msg = st.session_state.pop(_MESSAGE, None)
+    if msg:
+        st.sidebar.info(msg, icon=":material/group_off:")
+    rec = current()
+    if rec is None:
+        return
+    with st.sidebar.container(key="class_panel", border=True):
+        if role() == "lecturer":
+            _lecturer_head(rec)
+        else:
+            _student_head(rec, opened, find, go)
+
+
+def _student_head(rec: ClassRecord, opened, find: Find, go: Go) -> None:
+    if not rec.is_open():
+        st.markdown(f"**Class {rec.code}** closed at {rec.closes_at_text}.")
+        st.button("Leave the class", key="class_leave", on_click=leave, type="tertiary", icon=":material/logout:")
+        return
+    following = bool(st.session_state.get(_FOLLOW))
+    if following:
+        st.markdown(f"**Class {rec.code}** · following the lecturer")
+        st.button("Explore on my own", key="class_explore", on_click=_explore, icon=":material/explore:")
+    else:
+        st.markdown(f"**Class {rec.code}** · exploring on your own (the lecturer is at step {rec.step})")
+        if st.button("Catch up", key="class_catch_up", type="primary", icon=":material/fast_forward:"):
+            _catch_up(find, go)
+    if rec.nicknames:
+        st.text_input("Your nickname (the lecturer asked for one)", key=_NICK, max_chars=40)
+    st.button("Leave the class", key="class_leave", on_click=leave, type="tertiary", icon=":material/logout:")
+    _watch(opened, find, go)
+
+
+def _lecturer_head(rec: ClassRecord) -> None:
+    state = "open" if rec.is_open() else f"closed at {rec.closes_at_text}"
+    st.markdown(f"**You lead class {rec.code}** ({state})")
+    presence_line(rec.code)
+    with st.expander("Join code, link and QR code"):
+        st.markdown(f"## {rec.code}")
+        link = join_link(rec.code)
+        st.code(link, language=None)
+        st.image(qr_png(link), caption="Scan to join", width=220)
+
+
+@st.fragment(run_every=LECTURER_SECONDS)
+def presence_line(code: str) -> None:
+    """How many students are connected and following (re-read every LECTURER_SECONDS)."""
+    p = class_store().presence(code)
+    st.markdown(f"**{p.connected}** connected · **{p.following}** following", help="Students whose page "
+                "reported in the last 15 seconds; following: they move with you.")
+
+
+def poll_question(lesson: Lesson, k: int) -> bool:
+    """Draw step ``k``'s question as the class's poll; False when it is not one (the lesson panel
+    then draws its own question)."""
+    if not is_polling(lesson, k):
+        return False
+    rec = current()
+    q = lesson.steps[k - 1].question
+    st.markdown(f"**Poll.** {q.text}")
+    if role() == "lecturer":
+        _lecturer_poll(rec.code, lesson, k)
+    else:
+        _student_poll(rec, lesson, k)
+    return True
+
+
+def _send(rec: ClassRecord, k: int, response) -> None:
+    text = ", ".join(map(str, response)) if isinstance(response, (list, tuple)) else str(response or "")
+    try:
+        class_store().answer(rec.code, k, _seat(), text, nickname=st.session_state.get(_NICK) or None)
+    except ClassError as exc:
+        st.session_state["class_poll_error"] = str(exc)
+    else:
+        st.session_state.pop("class_poll_error", None)
+
+
+def _student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
+    store = class_store()
+    q = lesson.steps[k - 1].question
+    mine = store.my_answer(rec.code, k, _seat())
+    poll = store.poll(rec.code, k)
+    if poll.revealed:
+        if mine is None:
+            st.caption("You did not answer this poll.")
+        else:
+            right = q.check(mine)
+            (st.success if right else st.warning)(f"Your answer: {mine[:100]} · " + ("right." if right else "not quite."),
+                                                   icon=":material/check_circle:" if right else ":material/help:")
+        st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+        answers = store.revealed_answers(rec.code, k)
+        d = _distribution(lesson, k, answers, revealed=True)
+        st.markdown(f"**The class:** {d.total} answered" + (f", {d.right} right" if d.right is not None else ""))
+        st.markdown(distribution_markdown(d.rows(), d.total, revealed=True))
+        return
+    key = f"class_q_{rec.code}_{k}"
+    if q.kind == "choice":
+        response = st.radio("Your answer", q.choices, index=None, key=key)
+    elif q.kind == "vertices":
+        response = st.text_input("Your answer: vertex names, separated by commas (none: write none)", key=key,
+                                 max_chars=500)
+    else:
+        response = st.text_input("Your answer: a number", key=key, max_chars=500)
+    if st.button("Send my answer" if mine is None else "Change my answer", key="class_send", type="primary",
+                 width="stretch", icon=":material/send:"):
+        _send(rec, k, response)
+        mine = store.my_answer(rec.code, k, _seat())
+    err = st.session_state.pop("class_poll_error", None)
+    if err:
+        st.warning(err, icon=":material/warning:")
+    if mine is not None:
+        st.info(f"Your answer is in: {mine[:100]}. You can change it until the lecturer reveals.",
+                icon=":material/how_to_vote:")
+    st.caption(f"{poll.count} answered so far. Answers are anonymous"
+               + (", with your nickname." if rec.nicknames else "."))
+
+
+def _reveal(code: str, k: int) -> None:
+    lid = lecturer_id()
+    if lid is not None:
+        class_store().reveal(code, k, lecturer=lid)
+
+
+@st.fragment(run_every=LECTURER_SECONDS)
+def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
+    store = class_store()
+    lid = lecturer_id()
+    if lid is None:
+        return
+    poll = store.poll(code, k)
+    p = store.presence(code)
+    answers = [a.answer for a in store.answers(code, lecturer=lid, step=k)]
+    d = _distribution(lesson, k, answers, revealed=poll.revealed)
+    st.markdown(f"**{poll.count}** answered · {p.connected} connected"
+                + (f" · {d.right} right" if d.right is not None else ""))
+    st.markdown(distribution_markdown(d.rows(), d.total, revealed=poll.revealed))
+    q = lesson.steps[k - 1].question
+    if poll.revealed:
+        st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+    else:
+        st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
+                  icon=":material/visibility:", on_click=_reveal, args=(code, k))
+    st.download_button("This question's answers (CSV)", key="class_csv_step",
+                       data=partial(store.export_csv, code, lecturer=lid, step=k, questions={k: q.text}),
+                       file_name=f"class-{code}-step-{k}.csv", mime="text/csv", icon=":material/download:",
+                       on_click="ignore")
+
+
+# -- practice steps ---------------------------------------------------------------------------------
+
+def practice_step(lesson: Lesson, k: int, n: int, solved: int, attempts: int) -> None:
+    """A practice step in a class: a student's results go to the store (when they changed); the
+    lecturer sees the class's."""
+    rec = current()
+    if rec is None or rec.lesson != lesson.id:
+        return
+    if role() == "lecturer":
+        _practice_results(rec.code, k, n)
+        return
+    mine = (rec.code, k, solved, attempts)
+    if st.session_state.get("class_practice_sent") != mine:
+        try:
+            class_store().record_practice(rec.code, k, _seat(), solved=solved, attempts=attempts, total=n)
+        except ClassError:
+            return   # rate-limited or closed: the next change reports again
+        st.session_state["class_practice_sent"] = mine
+
+
+@st.fragment(run_every=LECTURER_SECONDS)
+def _practice_results(code: str, k: int, n: int) -> None:
+    r = class_store().practice(code, k)
+    done = r.solved
+    st.markdown(f"**The class:** {r.students} reported · {done} of {r.total} exercises solved · "
+                f"{r.attempts} attempts")
