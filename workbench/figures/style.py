@@ -179,6 +179,8 @@ def page_css(style: "Style") -> str:
     at :data:`CAPTION_OPACITY`; on the dark theme, the primary buttons' text in the background
     colour (Streamlit writes white, 2.3:1 on the dark theme's sky blue)."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
+    # a figure's skip link (workbench.components.FigureText) takes no room until it is focused
+    css += " [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; }"
     if style.theme == "dark":
         css += f" [data-testid^='stBaseButton-primary'] {{ color: {style.background}; }}"
     return css
