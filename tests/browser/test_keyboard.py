@@ -148,3 +148,32 @@ def test_move_through_the_rounds_of_a_cover_by_keyboard(page, app_url):
     name = page.locator("div.tv[data-key='cover_t_view'] canvas").get_attribute("aria-label")
     assert "merged in round 1" in name, name
     shot(page, "keyboard_cover_rounds")
+
+
+def test_start_and_cancel_a_run_by_keyboard(page, app_url):
+    """TREE-HEDGE with 200,000 trials (a long run): Tab to "Run TREE-HEDGE", Enter; the run's
+    status opens with its progress bar, Tab reaches its Cancel button (the status stayed open: an
+    update that did not say ``expanded=True`` closed it, and Cancel left the Tab order), Enter
+    cancels the run."""
+    page.goto(f"{app_url}/tree_hedge?trials=200000&tree=random:60:7")
+    wait_for_app(page)
+    wait_for_text(page, "60 vertices")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "Run TREE-HEDGE")
+    page.keyboard.press("Enter")
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stExpander"] details')]
+        .some(d => d.open && d.innerText.includes('Cancel'))""", timeout=120_000, polling=200)
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "Run TREE-HEDGE"]
+    for presses in range(1, 9):   # the status's summary, then its Cancel button
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == "BUTTON" and focused[1].endswith("Cancel"):
+            break
+    else:
+        raise AssertionError(f"Cancel not reached by 8 presses of Tab from Run TREE-HEDGE; the focus is on {focused}")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Cancel button shows no focus ring"
+    shot(page, "keyboard_run_cancel_focused")
+    page.keyboard.press("Enter")
+    page.get_by_text("Run cancelled").wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert "Set up a run above and press Run TREE-HEDGE." in page.locator("[data-testid='stMain']").inner_text()
