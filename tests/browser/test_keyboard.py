@@ -164,7 +164,7 @@ def test_start_and_cancel_a_run_by_keyboard(page, app_url):
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stExpander"] details')]
         .some(d => d.open && d.innerText.includes('Cancel'))""", timeout=120_000, polling=200)
     assert page.evaluate(FOCUSED_JS) == ["BUTTON", "Run TREE-HEDGE"]
-    for presses in range(1, 9):   # the status's summary, then its Cancel button
+    for _ in range(8):   # the status's summary, then its Cancel button
         page.keyboard.press("Tab")
         focused = page.evaluate(FOCUSED_JS)
         if focused and focused[0] == "BUTTON" and focused[1].endswith("Cancel"):
@@ -177,3 +177,55 @@ def test_start_and_cancel_a_run_by_keyboard(page, app_url):
     page.get_by_text("Run cancelled").wait_for(timeout=60_000)
     wait_for_app(page)
     assert "Set up a run above and press Run TREE-HEDGE." in page.locator("[data-testid='stMain']").inner_text()
+
+
+#: whether the focused element is inside the element matching a selector
+FOCUS_INSIDE_JS = "(sel) => !!(document.activeElement && document.activeElement.closest(sel))"
+
+
+def tab_to_end(page, tag: str, ends: str, inside: str | None = None, limit: int = 80) -> int:
+    """Press Tab until the focus is on a ``tag`` element whose name ends with ``ends`` (a button's
+    name starts with its icon's ligature), inside ``inside`` (a CSS selector) if given."""
+    seen = []
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == tag and focused[1].endswith(ends) and \
+                (inside is None or page.evaluate(FOCUS_INSIDE_JS, inside)):
+            return presses
+        seen.append(focused)
+    raise AssertionError(f"{tag} ...{ends!r} not reached by {limit} presses of Tab; the focus went {seen}")
+
+
+def test_go_through_a_lesson_and_answer_its_question_by_keyboard(page, app_url):
+    """Lessons: Tab to the Start button of "Belief propagation by hand", Enter; in the lesson panel
+    Tab to the answer box, type 64, Tab to Check, Enter: "Right."; Tab to Next, Enter: step 2."""
+    page.goto(app_url)
+    wait_for_app(page)
+    page.locator("body").focus()
+    tab_to_end(page, "BUTTON", "Start", inside=".st-key-lesson_card_belief_propagation")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Start button shows no focus ring"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.pathname.endsWith('/belief_propagation')", timeout=60_000)
+    wait_for_app(page)
+    panel = page.locator(".st-key-lesson_panel")
+    panel.wait_for(timeout=30_000)
+    assert "Step 1 of" in panel.inner_text()
+    page.locator("body").focus()
+    tab_to(page, "INPUT", "Your answer: a number")
+    page.keyboard.type("64")
+    tab_to_end(page, "BUTTON", "Check", limit=4)
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Check button shows no focus ring"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Right.')",
+                           timeout=60_000)
+    wait_for_app(page)
+    assert "Answer: 64" in panel.inner_text()
+    shot(page, "keyboard_lesson_answered")
+    page.locator("body").focus()
+    tab_to_end(page, "BUTTON", "Next", inside=".st-key-lesson_panel")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Step 2 of')",
+                           timeout=60_000)
