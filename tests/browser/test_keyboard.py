@@ -229,3 +229,33 @@ def test_go_through_a_lesson_and_answer_its_question_by_keyboard(page, app_url):
     wait_for_app(page)
     page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Step 2 of')",
                            timeout=60_000)
+
+
+def test_skip_past_a_figure_by_keyboard(page, app_url):
+    """Belief Propagation: from "next ▶", Tab reaches the figure's "Skip past this figure" link
+    (shown when focused), Enter moves the focus to the figure's "Describe" expander, past the
+    modebar's buttons and the SVG, PDF and CSV downloads; Enter opens the description, which is
+    also the chart's accessible name (role=figure)."""
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    wait_for_title(page, "Step 0 of 8")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "next ▶")
+    presses = tab_to_end(page, "A", "Step 0 of 8 — collect: leaves towards the root 1", limit=10)
+    link = page.evaluate("""() => { let e = document.activeElement;
+        while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+        const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; }""")
+    assert link[0].startswith("Skip past this figure: Tree drawing") and link[1] > 20 and link[2] > 10, link
+    shot(page, "keyboard_skip_link")
+    # the Tab stops the link skips: the modebar's buttons, SVG, PDF, CSV
+    skipped = page.evaluate("""() => { const c = document.querySelector('.st-key-bp_seq_fig');
+        return c.querySelectorAll('button, a[href]').length; }""")
+    page.keyboard.press("Enter")
+    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_seq_fig__describe"), page.evaluate(FOCUSED_JS)
+    assert page.evaluate(FOCUSED_JS)[1].endswith("Describe")
+    page.keyboard.press("Enter")
+    text = page.locator(".st-key-bp_seq_fig__describe").inner_text()
+    label = page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("aria-label")
+    assert page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("role") == "figure"
+    assert "Step 0 of 8" in label and "5 vertices" in label and label in text.replace("\n", " "), (label, text)
+    assert presses <= 3 and skipped >= 5, (presses, skipped)
