@@ -180,8 +180,9 @@ def pytest_sessionfinish(session, exitstatus):
 
 def tree_views(at) -> list:
     """The tree views (``workbench.treeview``: a Streamlit v2 component, which AppTest lists as an
-    unknown element of type ``bidi_component``) on the page, in order."""
-    return at.get("bidi_component")
+    unknown element of type ``bidi_component``) on the page, in order; not the figures' skip links
+    (``workbench.components.FigureText``, keyed ``<figure>-a11y``), the other v2 component."""
+    return [el for el in at.get("bidi_component") if not str(el.key or "").endswith("-a11y")]
 
 
 def view_data(at, key: str) -> dict:

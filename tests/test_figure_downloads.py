@@ -1,13 +1,17 @@
-"""The "SVG" and "PDF" buttons under every figure of every page, as a user clicks them.
+"""The "SVG", "PDF" and "CSV" buttons under every figure of every page, as a user clicks them,
+and every figure's description (the "Describe" expander, read aloud: docs/accessibility.md).
 
-Each page runs headless (``AppTest``) into a state that shows its figures; every figure has one
-button pair (``workbench.components.export_buttons``), no export is drawn during a rerun (the
+Each page runs headless (``AppTest``) into a state that shows its figures; every figure has its
+buttons (``workbench.components.export_buttons``), no export is drawn during a rerun (the
 files are made only on a click), and the file each button gives -- the callable Streamlit runs on
-the click -- is a valid SVG (XML with an ``<svg>`` root) or a valid one-page PDF (pypdf).
+the click -- is a valid SVG (XML with an ``<svg>`` root), a valid one-page PDF (pypdf) or a CSV
+with a header and at least one row. Every figure has a "Describe" expander with its description
+(``workbench.components.FigureText``), whose accessible-name half (``<key>-a11y``) is drawn too.
 """
 
 from __future__ import annotations
 
+import csv
 import io
 
 import pytest
@@ -15,7 +19,9 @@ from defusedxml import ElementTree
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 import workbench.figures.export as export
+from engine.pagespecs import PAGES
 from tests.conftest import open_app_page, open_tab, tree_views
+from workbench.navigation import script
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -58,9 +64,15 @@ def check_exports(at, files: dict, drawn: list) -> set[str]:
     keys = {b.key for b in at.get("download_button")}
     charts = [c.key for c in at.get("plotly_chart")] + [c.key for c in tree_views(at)]
     for key in charts:
-        assert {f"{key}__svg", f"{key}__pdf"} <= keys, f"the figure {key!r} has no SVG and PDF buttons"
+        assert {f"{key}__svg", f"{key}__pdf", f"{key}__csv"} <= keys, f"the figure {key!r} lacks an SVG, PDF or CSV button"
     shown = {k[:-5] for k in keys if k.endswith("__svg")}
     assert set(charts) <= shown and shown - set(charts) <= HTML_FIGURES, (shown, charts)
+    described = describe_texts(at)
+    labels = {str(el.key) for el in at.get("bidi_component")}
+    for key in shown:
+        assert f"{key}__csv" in keys, f"the figure {key!r} has no CSV button"
+        assert len(described.get(key, "")) > 20, f"the figure {key!r} has no description: {described.get(key)!r}"
+        assert f"{key}-a11y" in labels, f"the figure {key!r} has no accessible name"
     names = set()
     for name, make in files.items():
         if name.endswith(".svg"):
@@ -72,9 +84,20 @@ def check_exports(at, files: dict, drawn: list) -> set[str]:
             assert data[:5] == b"%PDF-", name
             assert len(pypdf.PdfReader(io.BytesIO(data)).pages) == 1, name
             names.add(name)
-    assert len(names) >= 2 * len(shown) > 0, (sorted(names), sorted(shown))
+        elif name.endswith(".csv") and name[:-4] + ".svg" in files:   # a figure's (not the page's own CSVs)
+            rows = list(csv.reader(io.StringIO(make().decode("utf-8"))))
+            assert len(rows) >= 2 and len(rows[0]) >= 3, (name, rows[:3])
+            assert all(len(r) == len(rows[0]) for r in rows), name
+            names.add(name)
+    assert len(names) >= 3 * len(shown) > 0, (sorted(names), sorted(shown))
     drawn[0] = 0
     return names
+
+
+def describe_texts(at) -> dict[str, str]:
+    """The text of every figure's "Describe" expander, by the figure's key."""
+    return {str(exp.key).removesuffix("__describe"): " ".join(m.value for m in exp.markdown)
+            for exp in at.expander if exp.label == "Describe"}
 
 
 def test_tree_studio_exports(downloads):
@@ -163,3 +186,15 @@ def test_runs_exports(downloads, db):
     at.multiselect(key="runs_chosen").set_value([1, 2]).run()
     metric = at.selectbox(key="runs_metric").value
     assert {"runs_estimate.svg", f"runs_{metric}.pdf"} <= check_exports(at, *downloads)
+
+
+def test_every_page_as_it_opens(downloads):
+    """Every page of the navigation, as it opens: each figure it shows has its buttons and its
+    description (the pages above are also checked after their main action)."""
+    for spec in PAGES.values():
+        at = open_app_page(script(spec), timeout=240)
+        if at.get("plotly_chart") or tree_views(at):
+            check_exports(at, *downloads)
+        else:
+            assert not at.exception, (spec.url_path, at.exception)
+        downloads[0].clear()

@@ -66,7 +66,7 @@ def test_start_then_next_and_previous_move_the_page_with_the_panel():
         step = lesson.steps[k - 1]
         link = parse_link(step.url)
         assert _progress(at).startswith(f"Step {k} of {n}")
-        assert f"##### {step.title}" in _sidebar_text(at)
+        assert f"## {step.title}" in _sidebar_text(at)
         assert at.title[0].value == link.page.title, (k, step.url)
         # the address holds the step's link (values equal to the page's defaults are left out)
         assert at.query_params["lesson"] == ["first_class"] or at.query_params["lesson"] == "first_class"

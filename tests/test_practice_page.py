@@ -34,14 +34,15 @@ def test_a_wrong_then_a_right_answer_with_hint_solution_and_score():
     assert any(ex.title in h.value for h in at.header)
     assert any(ex.prompt[:60] in m.value for m in at.markdown)
     assert any("Answer format" in c.value and "exactly" in c.value for c in at.caption)
-    assert not at.expander   # no solution before an attempt
+    assert [e.label for e in at.expander] == ["Describe"]   # the figure's; no solution before an attempt
     assert any("No attempt yet" in c.value for c in at.caption)
 
     height = ex.answer["height"]
     _answer(at, f"{' '.join(ex.answer['mergeable'])}; {height + 1}")   # the height is off by one
     assert at.error and "Not quite" in at.error[0].value
     assert any(ex.hint[:40] in i.value for i in at.info)
-    assert at.expander and any(ex.solution[:30] in m.value for m in at.expander[0].markdown)
+    solution = [e for e in at.expander if e.label == "Worked solution"]   # (the figure's "Describe" is one too)
+    assert solution and any(ex.solution[:30] in m.value for m in solution[0].markdown)
     table = at.dataframe[0].value
     assert table.to_dict("records") == [{"family": ex.title, "exercises": 1, "solved": 0,
                                          "first try": 0, "attempts": 1}]

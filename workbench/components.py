@@ -23,11 +23,20 @@ copies the few entries that change into a :class:`Spec`, which ``st.plotly_chart
 camera button saves an SVG) and, under it, :func:`export_buttons`: "SVG" and "PDF" downloads
 drawn on the server (``workbench.figures.export``) only when clicked, so a rerun costs two buttons,
 not an export.
+
+**Every figure can be read aloud** (docs/accessibility.md). :func:`chart`, :func:`clickable_chart`
+and the tree view draw their figure between the two halves of a :class:`FigureText`: before it, a
+small component that gives the figure its generated description
+(:func:`workbench.figures.describe.describe_figure`) as its accessible name and a "Skip past this
+figure" link for the keyboard; after it, beside "SVG" and "PDF", a "CSV" download of the figure's
+data, and a "Describe" expander with the description as text.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -35,8 +44,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.trees import Tree
+from workbench.figures.describe import describe_figure, figure_csv
 
-__all__ = ["Spec", "as_shown", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+_A11Y = st.components.v2.component(
+    "tree_workbench.figure_a11y", html="",
+    css=(Path(__file__).resolve().parent / "assets" / "figure_a11y.css").read_text(encoding="utf-8"),
+    js=(Path(__file__).resolve().parent / "assets" / "figure_a11y.js").read_text(encoding="utf-8"))
+
+__all__ = ["Spec", "as_shown", "FigureText", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
            "selected_vertex",
            "select_vertex",
            "vertex_box", "ring_trace", "tree_hash", "RING",
@@ -50,6 +65,7 @@ PICK_LIMIT = 5000           # up to this many vertices the name box is a searcha
 #: axes, so the second click was lost; here every click is a click (the modebar's "reset axes"
 #: button resets the view)
 CLICK_CONFIG = {"doubleClick": False, "doubleClickDelay": 1}
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+!|$~]")   # shown as they are in a description
 
 
 def tree_hash(tree: Tree) -> str:
@@ -160,11 +176,12 @@ def as_shown(fig, style=None):
 
 def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode: Callable = int,
                     config: dict | None = None, on_clear: Callable[[], None] | None = None,
-                    name: str | None = None, **chart_args) -> None:
+                    name: str | None = None, describe: str = "", **chart_args) -> None:
     """Draw ``fig`` (a Figure or a :class:`Spec`) so that a click on a point calls
     ``on_pick(decode(customdata))`` before the rerun. Points without customdata (edges, rings)
     are not clickable; a click that deselects (the same point again) calls ``on_clear()`` if
-    given, and changes nothing else. ``name``: the exported files' name (default ``key``)."""
+    given, and changes nothing else. ``name``: the exported files' name (default ``key``);
+    ``describe``: the page's sentence that opens the figure's description (:class:`FigureText`)."""
 
     def picked():
         got = _first_id(key, decode)
@@ -182,29 +199,68 @@ def clickable_chart(fig, *, key: str, on_pick: Callable[[object], None], decode:
     cfg = style.plotly_config()
     cfg.update(CLICK_CONFIG)
     cfg.update(config or {})
+    text = FigureText.of(fig, key=key, describe=describe)
+    text.before()
     st.plotly_chart(fig, key=key, on_select=picked, selection_mode="points", config=cfg, **chart_args)
-    export_buttons(fig, key=key, name=name)
+    export_buttons(fig, key=key, name=name, csv=text.csv)
+    text.after()
 
 
 # ------------------------------------------------------------------ any figure, with its exports
-def chart(fig, *, key: str, name: str | None = None, config: dict | None = None, **chart_args) -> None:
-    """``st.plotly_chart(fig)`` with the session's Plotly config (its camera button saves an SVG)
-    and the SVG/PDF downloads of :func:`export_buttons` under it. ``name``: the files' name
-    (default ``key``)."""
+def chart(fig, *, key: str, name: str | None = None, config: dict | None = None, describe: str = "",
+          **chart_args) -> None:
+    """``st.plotly_chart(fig)`` with the session's Plotly config (its camera button saves an SVG),
+    the SVG/PDF/CSV downloads of :func:`export_buttons` under it and its description
+    (:class:`FigureText`). ``name``: the files' name (default ``key``); ``describe``: the page's
+    sentence that opens the description."""
     from workbench.figures.style import current
 
     style = current()
     fig = as_shown(fig, style)
     cfg = style.plotly_config()
     cfg.update(config or {})
+    text = FigureText.of(fig, key=key, describe=describe)
+    text.before()
     st.plotly_chart(fig, key=key, config=cfg, **chart_args)
-    export_buttons(fig, key=key, name=name)
+    export_buttons(fig, key=key, name=name, csv=text.csv)
+    text.after()
+
+
+# ------------------------------------------------------------------ any figure, read aloud
+@dataclass(frozen=True)
+class FigureText:
+    """What a figure says to someone who cannot see it: ``text`` (its description), ``csv`` (a
+    maker of its data as CSV bytes, run only when "CSV" is clicked), ``key`` (the figure's)."""
+    key: str
+    text: str
+    csv: Callable[[], bytes]
+    kind: str = "chart"
+
+    @classmethod
+    def of(cls, fig, *, key: str, describe: str = "", kind: str = "chart") -> "FigureText":
+        """The text of a Plotly figure (or :class:`Spec`), from its data; ``kind``: "chart" when
+        the figure is drawn as a Plotly chart (it takes the text as its accessible name), else
+        what draws it ("bars": :func:`bars`, which are text already)."""
+        return cls(key=key, text=describe_figure(fig, describe), csv=lambda: figure_csv(fig), kind=kind)
+
+    def before(self) -> None:
+        """Drawn just before the figure: its accessible name and the skip link."""
+        first = self.text.split(". ")[0]
+        _A11Y(key=f"{self.key}-a11y", data={"label": self.text, "title": first[:120], "kind": self.kind,
+                                             "describe": f"{self.key}__describe"}, height="content")
+
+    def after(self) -> None:
+        """Drawn after the figure and its downloads: the "Describe" expander."""
+        with st.expander("Describe", icon=":material/description:", key=f"{self.key}__describe"):
+            st.markdown(_MD_SPECIAL.sub(r"\\\g<0>", self.text))
 
 
 def export_buttons(fig, *, key: str, name: str | None = None,
-                   draw: tuple[Callable[[], bytes], Callable[[], bytes]] | None = None) -> None:
+                   draw: tuple[Callable[[], bytes], Callable[[], bytes]] | None = None,
+                   csv: Callable[[], bytes] | None = None) -> None:
     """Two small download buttons, "SVG" and "PDF", for ``fig`` (a Figure or a :class:`Spec`),
-    as it is shown (theme and presenter size), or for what ``draw`` (an SVG and a PDF maker) draws.
+    as it is shown (theme and presenter size), or for what ``draw`` (an SVG and a PDF maker) draws;
+    and "CSV" (the figure's data) when ``csv`` (a maker of its bytes) is given.
     The file is drawn on the server when the button is clicked (``st.download_button`` with a
     callable), never during a rerun; a click does not rerun the page."""
     from workbench.figures.export import figure_pdf, figure_svg
@@ -216,6 +272,10 @@ def export_buttons(fig, *, key: str, name: str | None = None,
             st.download_button(fmt, data=make, file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
                                icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
+        if csv is not None:
+            st.download_button("CSV", data=csv, file_name=f"{stem}.csv", mime="text/csv", key=f"{key}__csv",
+                               on_click="ignore", type="tertiary", icon=":material/table:",
+                               help="Download the data this figure shows, as a table (CSV)")
 
 
 # ------------------------------------------------------------------ bars without a chart

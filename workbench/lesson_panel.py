@@ -125,7 +125,9 @@ def render_panel(page: PageSpec) -> None:
         with st.container(key="lesson_panel"):
             st.markdown(f"**{lesson.title}**")
             st.progress(k / n, text=f"Step {k} of {n}" + (f" · {step.minutes} min" if step.minutes else ""))
-            st.markdown(f"##### {step.title}")
+            # an h2, a section of the page like the page's own (an h5 came before the page's h1: a
+            # screen reader's list of headings jumped from level 5 to 1), drawn small (page_css)
+            st.markdown(f"## {step.title}")
             if PAGES.parse_link(step.url).page.url_path != page.url_path:
                 st.info("This step is on another page.", icon=":material/info:")
                 if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):

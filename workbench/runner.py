@@ -474,7 +474,10 @@ def _jobs() -> dict[str, Job]:
 
 
 def _watch(job: Job, label: str):
-    """Draw the job's status until it ends; the job's outcome is left on the job."""
+    """Draw the job's status until it ends; the job's outcome is left on the job. Every update says
+    ``expanded=True`` while the run goes on: an update without it clears the expanded state, and
+    Streamlit then draws the status closed, its Cancel button hidden and out of the Tab order
+    (docs/accessibility.md)."""
     with st.status(label, expanded=True) as status:
         bar = st.progress(job.fraction, text=job.text())
         try:
@@ -485,17 +488,17 @@ def _watch(job: Job, label: str):
         queued = job.started_at is None
         preparing = job.preparing is not None
         if preparing:
-            status.update(label=f"{label}: preparing", state="running")
+            status.update(label=f"{label}: preparing", state="running", expanded=True)
         elif queued:
-            status.update(label=f"{label}: queued (the server is busy)", state="running")
+            status.update(label=f"{label}: queued (the server is busy)", state="running", expanded=True)
         while not job.done.wait(_POLL):
             if preparing and job.preparing is None:
                 preparing = False
                 if job.started_at is None:
-                    status.update(label=f"{label}: queued (the server is busy)", state="running")
+                    status.update(label=f"{label}: queued (the server is busy)", state="running", expanded=True)
             if queued and job.started_at is not None:
                 queued = preparing = False
-                status.update(label=label, state="running")
+                status.update(label=label, state="running", expanded=True)
             bar.progress(job.fraction, text=job.text())
         _jobs().pop(job.key, None)
         if isinstance(job.error, RunCancelled):

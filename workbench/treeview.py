@@ -33,7 +33,8 @@ import streamlit as st
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
 from workbench import links
-from workbench.components import export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.components import FigureText, export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
 from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, colour_bytes, current
 
@@ -302,6 +303,11 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # what a canvas of another width asks for again, as long as the user has not moved the view
     data["want"] = None if vs.viewport is None else [vs.viewport.x0, vs.viewport.x1, vs.viewport.y0, vs.viewport.y1]
     err = st.session_state.pop(f"{key}__error", None)
+    # read aloud (the canvas names itself with data["desc"]): a skip link before, "CSV" (one row
+    # per vertex, made when clicked) and "Describe" after
+    text = FigureText(key=key, text=data["desc"], kind="view", csv=lambda: rows_csv(*tree_rows(
+        tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected)))
+    text.before()
     _COMPONENT(key=key, data=data, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
@@ -312,7 +318,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
         links.write_query(page)
     export_buttons(None, key=key, name=export_name or key,
                    draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
-                         lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)))
+                         lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)), csv=text.csv)
+    text.after()
     return marks
 
 

@@ -148,3 +148,115 @@ def test_move_through_the_rounds_of_a_cover_by_keyboard(page, app_url):
     name = page.locator("div.tv[data-key='cover_t_view'] canvas").get_attribute("aria-label")
     assert "merged in round 1" in name, name
     shot(page, "keyboard_cover_rounds")
+
+
+def test_start_and_cancel_a_run_by_keyboard(page, app_url):
+    """TREE-HEDGE with 200,000 trials (a long run): Tab to "Run TREE-HEDGE", Enter; the run's
+    status opens with its progress bar, Tab reaches its Cancel button (the status stayed open: an
+    update that did not say ``expanded=True`` closed it, and Cancel left the Tab order), Enter
+    cancels the run."""
+    page.goto(f"{app_url}/tree_hedge?trials=200000&tree=random:60:7")
+    wait_for_app(page)
+    wait_for_text(page, "60 vertices")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "Run TREE-HEDGE")
+    page.keyboard.press("Enter")
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stExpander"] details')]
+        .some(d => d.open && d.innerText.includes('Cancel'))""", timeout=120_000, polling=200)
+    assert page.evaluate(FOCUSED_JS) == ["BUTTON", "Run TREE-HEDGE"]
+    for _ in range(8):   # the status's summary, then its Cancel button
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == "BUTTON" and focused[1].endswith("Cancel"):
+            break
+    else:
+        raise AssertionError(f"Cancel not reached by 8 presses of Tab from Run TREE-HEDGE; the focus is on {focused}")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Cancel button shows no focus ring"
+    shot(page, "keyboard_run_cancel_focused")
+    page.keyboard.press("Enter")
+    page.get_by_text("Run cancelled").wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert "Set up a run above and press Run TREE-HEDGE." in page.locator("[data-testid='stMain']").inner_text()
+
+
+#: whether the focused element is inside the element matching a selector
+FOCUS_INSIDE_JS = "(sel) => !!(document.activeElement && document.activeElement.closest(sel))"
+
+
+def tab_to_end(page, tag: str, ends: str, inside: str | None = None, limit: int = 80) -> int:
+    """Press Tab until the focus is on a ``tag`` element whose name ends with ``ends`` (a button's
+    name starts with its icon's ligature), inside ``inside`` (a CSS selector) if given."""
+    seen = []
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused and focused[0] == tag and focused[1].endswith(ends) and \
+                (inside is None or page.evaluate(FOCUS_INSIDE_JS, inside)):
+            return presses
+        seen.append(focused)
+    raise AssertionError(f"{tag} ...{ends!r} not reached by {limit} presses of Tab; the focus went {seen}")
+
+
+def test_go_through_a_lesson_and_answer_its_question_by_keyboard(page, app_url):
+    """Lessons: Tab to the Start button of "Belief propagation by hand", Enter; in the lesson panel
+    Tab to the answer box, type 64, Tab to Check, Enter: "Right."; Tab to Next, Enter: step 2."""
+    page.goto(app_url)
+    wait_for_app(page)
+    page.locator("body").focus()
+    tab_to_end(page, "BUTTON", "Start", inside=".st-key-lesson_card_belief_propagation")
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Start button shows no focus ring"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.pathname.endsWith('/belief_propagation')", timeout=60_000)
+    wait_for_app(page)
+    panel = page.locator(".st-key-lesson_panel")
+    panel.wait_for(timeout=30_000)
+    assert "Step 1 of" in panel.inner_text()
+    page.locator("body").focus()
+    tab_to(page, "INPUT", "Your answer: a number")
+    page.keyboard.type("64")
+    tab_to_end(page, "BUTTON", "Check", limit=4)
+    assert page.evaluate(FOCUS_VISIBLE_JS), "the focused Check button shows no focus ring"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Right.')",
+                           timeout=60_000)
+    wait_for_app(page)
+    assert "Answer: 64" in panel.inner_text()
+    shot(page, "keyboard_lesson_answered")
+    page.locator("body").focus()
+    tab_to_end(page, "BUTTON", "Next", inside=".st-key-lesson_panel")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('.st-key-lesson_panel').innerText.includes('Step 2 of')",
+                           timeout=60_000)
+
+
+def test_skip_past_a_figure_by_keyboard(page, app_url):
+    """Belief Propagation: from "next ▶", Tab reaches the figure's "Skip past this figure" link
+    (shown when focused), Enter moves the focus to the figure's "Describe" expander, past the
+    modebar's buttons and the SVG, PDF and CSV downloads; Enter opens the description, which is
+    also the chart's accessible name (role=figure)."""
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    wait_for_title(page, "Step 0 of 8")
+    page.locator("body").focus()
+    tab_to(page, "BUTTON", "next ▶")
+    name = "Skip past this figure: Tree drawing: Step 0 of 8 — collect: leaves towards the root 1"
+    presses = tab_to(page, "A", name[:80], limit=10)   # (FOCUSED_JS cuts names at 80 characters)
+    link = page.evaluate("""() => { let e = document.activeElement;
+        while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+        const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; }""")
+    assert link[0].startswith("Skip past this figure: Tree drawing") and link[1] > 20 and link[2] > 10, link
+    shot(page, "keyboard_skip_link")
+    # the Tab stops the link skips: the modebar's buttons, SVG, PDF, CSV
+    skipped = page.evaluate("""() => { const c = document.querySelector('.st-key-bp_seq_fig');
+        return c.querySelectorAll('button, a[href]').length; }""")
+    page.keyboard.press("Enter")
+    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_seq_fig__describe"), page.evaluate(FOCUSED_JS)
+    assert page.evaluate(FOCUSED_JS)[1].endswith("Describe")
+    page.keyboard.press("Enter")
+    text = page.locator(".st-key-bp_seq_fig__describe").inner_text()
+    label = page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("aria-label")
+    assert page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("role") == "figure"
+    assert "Step 0 of 8" in label and "5 vertices" in label and label in text.replace("\n", " "), (label, text)
+    assert presses <= 3 and skipped >= 5, (presses, skipped)

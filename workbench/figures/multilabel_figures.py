@@ -55,7 +55,9 @@ def results_table(metrics: dict) -> pd.DataFrame:
             if name in paper:
                 cols.append((group, f"{name} (paper)"))
                 vals.append(paper[name][key])
-    df = pd.DataFrame([vals], index=[metrics.get("dataset", "data")], columns=pd.MultiIndex.from_tuples(cols))
+    # a named index: its header cell is not empty (an empty header is nothing to a screen reader)
+    df = pd.DataFrame([vals], index=pd.Index([metrics.get("dataset", "data")], name="data set"),
+                      columns=pd.MultiIndex.from_tuples(cols))
     return df.round(1)
 
 

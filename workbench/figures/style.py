@@ -175,10 +175,15 @@ CAPTION_OPACITY = 0.8
 
 
 def page_css(style: "Style") -> str:
-    """The style sheet every page carries for WCAG AA contrast (docs/accessibility.md): captions
+    """The style sheet every page carries for accessibility (docs/accessibility.md): captions
     at :data:`CAPTION_OPACITY`; on the dark theme, the primary buttons' text in the background
-    colour (Streamlit writes white, 2.3:1 on the dark theme's sky blue)."""
+    colour (Streamlit writes white, 2.3:1 on the dark theme's sky blue); the figures' skip links
+    out of the page's flow; the lesson panel's step title (an h2) at the size of a bold line."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
+    # a figure's skip link (workbench.components.FigureText) takes no room until it is focused
+    css += " [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; }"
+    # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
+    css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
         css += f" [data-testid^='stBaseButton-primary'] {{ color: {style.background}; }}"
     return css

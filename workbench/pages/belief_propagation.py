@@ -369,7 +369,7 @@ def _message_table(model: BPModel, w) -> pd.DataFrame:
     cols["product"] = list(w.product[:cs])
     for b in range(cr):
         cols[f"× ψ(·, x_{r}={lr[b]})"] = list(w.terms[:cs, b])
-    df = pd.DataFrame(cols, index=[f"x_{s} = {a}" for a in ls], dtype=float)
+    df = pd.DataFrame(cols, index=pd.Index([f"x_{s} = {a}" for a in ls], name="term"), dtype=float)
     sums = {c: np.nan for c in df.columns}
     norm = dict(sums)
     for b in range(cr):

@@ -35,6 +35,7 @@ from workbench.components import (
     as_spec,
     bars,
     chart,
+    FigureText,
     export_buttons,
     selected_vertex,
     selection_key,
@@ -402,8 +403,12 @@ def lesson(tree) -> None:
         st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
+        spec = _bars_spec(marg, s.prior[sel], f"P(x_{name})")
+        text = FigureText.of(spec, key="om_bars", kind="bars")
+        text.before()
         _marginal_bars(marg, s.prior[sel], None if states is None else states[sel])
-        export_buttons(_bars_spec(marg, s.prior[sel], f"P(x_{name})"), key="om_bars", name="marginal")
+        export_buttons(spec, key="om_bars", name="marginal", csv=text.csv)
+        text.after()
         e1, e2 = st.columns(2)
         with e1:
             if states is not None and S.label >= len(states[sel]):
@@ -442,8 +447,12 @@ def lesson(tree) -> None:
     with d2:
         n_ops = s.n_operations
         if n_ops:
+            spec = _work_spec(model.total_work, full, n_ops)
+            text = FigureText.of(spec, key="om_work", kind="bars")
+            text.before()
             _work_bars(model.total_work, full, n_ops)
-            export_buttons(_work_spec(model.total_work, full, n_ops), key="om_work", name="work")
+            export_buttons(spec, key="om_work", name="work", csv=text.csv)
+            text.after()
         if tree.n <= 60:
             chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff", name="posterior_minus_prior")
 
