@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import traceback
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 __all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "ONLINE_PAGES", "server_flags"]
@@ -165,7 +166,10 @@ def _compile_online(names: list[str]) -> None:
             executor.shutdown(wait=True, cancel_futures=True)
         W.load_stages(names)
         _say(f"online model ready (Online Marginals opens): its walks compiled in {time.perf_counter() - t0:.0f} s")
-    except Exception:  # noqa: BLE001 - the page then compiles what it calls itself; say why
+    except BrokenProcessPool:   # a compile process was stopped (the server stopping with it) or killed
+        _say("the online model's walks were not compiled: a compile process stopped; Online Marginals compiles "
+             "them on first use")
+    except Exception:  # noqa: BLE001 - the page then compiles what it calls itself; say why, in full
         traceback.print_exc()
         _say("the online model's walks could not be compiled beside the server; Online Marginals compiles them "
              "on first use")
