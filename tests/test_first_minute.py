@@ -83,6 +83,10 @@ def test_online_marginals_says_preparing_until_its_walks_are_loaded():
         said = " ".join(i.value for i in at.info)
         assert "preparing (" in said and " s): the server compiles the online model's walks" in said, said
         assert not tree_views(at)   # no model built, no kernel called
+        online_kernels.expect(0)     # the estimate ran out (a busy machine): it says how long so far
+        at.run()
+        said = " ".join(i.value for i in at.info)
+        assert "s so far, longer than expected" in said and "the online model's walks" in said, said
     finally:
         online_kernels.end()
     at.run()

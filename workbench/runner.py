@@ -197,9 +197,11 @@ class _Kernels:
         self.ready = threading.Event()
         self.ready.set()
         self._ends: float | None = None
+        self.started = 0.0
 
     def begin(self, seconds: float) -> None:
-        self._ends = time.perf_counter() + seconds
+        self.started = time.perf_counter()
+        self._ends = self.started + seconds
         self.ready.clear()
 
     def expect(self, seconds: float) -> None:
@@ -215,6 +217,16 @@ class _Kernels:
             return None
         ends = self._ends
         return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
+
+    def text(self, what: str) -> str | None:
+        """"preparing (N s): ``what``" while not ready (how long it has taken so far once the
+        estimate has run out: a busy machine compiles slower), else ``None``."""
+        left = self.left()
+        if left is None:
+            return None
+        if left > 1.0:
+            return f"preparing ({left:.0f} s): {what}"
+        return f"preparing ({time.perf_counter() - self.started:.0f} s so far, longer than expected on this busy machine): {what}"
 
 
 #: the online model's kernels (``engine.warmup.SOON``), compiled by ``workbench.serve`` once it serves

@@ -462,11 +462,11 @@ links.page_head("online_marginals", "Online Marginals",
 def _preparing() -> None:
     """While the server compiles the online model's walks (a fresh install): say how long, then
     open the page by itself."""
-    left = online_kernels.left()
-    if left is None:
+    said = online_kernels.text("the server compiles the online model's walks, once after an install. This page "
+                               "opens by itself; the other pages work meanwhile.")
+    if said is None:
         st.rerun(scope="app")
-    st.info(f"preparing ({left:.0f} s): the server compiles the online model's walks, once after an install. "
-            "This page opens by itself; the other pages work meanwhile.", icon=":material/hourglass_top:")
+    st.info(said, icon=":material/hourglass_top:")
 
 
 if online_kernels.left() is not None:
