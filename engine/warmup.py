@@ -12,8 +12,11 @@ stage as soon as the stages it builds on are done.
 
 When a stage runs says who waits for it:
 
-- ``SERVE``: the first pages (trees, covers, inference, the lessons): ``python -m
+- ``SERVE``: the first pages (trees, covers, belief propagation, the lessons): ``python -m
   workbench.serve`` compiles these before it opens its port;
+- ``SOON``: the online model's walks (the Online Marginals page, about 100 CPU s of the 140): the
+  server's run workers compile them first thing once it serves, and the page says "preparing
+  (N s)" until they are in the cache;
 - ``BEHIND``: the learning runs (TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM) and the compiled readers
   of large tree files: the server's run workers compile them once it serves;
 - ``LIBRARY``: called by the benchmarks and the library's own API only, never by the app.
@@ -46,12 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["Stage", "STAGES", "SERVE", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
+__all__ = ["Stage", "STAGES", "SERVE", "SOON", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
            "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
            "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage",
            "compile_costs", "cold_seconds", "COMPILE_SECONDS"]
 
-SERVE, BEHIND, LIBRARY = "serve", "behind", "library"
+SERVE, SOON, BEHIND, LIBRARY = "serve", "soon", "behind", "library"
 
 
 def _quiet(*_args) -> None:
@@ -255,13 +258,13 @@ class Stage:
 
 #: Every stage, in the order a single process would run them.
 STAGES: tuple[Stage, ...] = (
-    Stage("online-update", "online update walks", SERVE, 45.0, (), _online_update),
-    Stage("online-marginal", "online marginal walks", SERVE, 35.0, (), _online_marginal),
+    Stage("online-update", "online update walks", SOON, 45.0, (), _online_update),
+    Stage("online-marginal", "online marginal walks", SOON, 35.0, (), _online_marginal),
     Stage("trees", "tree generators and layout", SERVE, 4.0, (), _trees),
     Stage("tree-views", "tree views (level of detail)", SERVE, 22.0, ("trees",), _tree_views),
     Stage("covers", "hierarchical covers", SERVE, 4.0, ("trees",), _covers),
     Stage("bp", "belief propagation", SERVE, 9.0, ("trees",), _belief_propagation),
-    Stage("online", "online model and verbs", SERVE, 15.0, ("covers", "online-update", "online-marginal"), _online),
+    Stage("online", "online model and verbs", SOON, 15.0, ("covers", "online-update", "online-marginal"), _online),
     Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files),
     Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge),
     Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests),
@@ -279,7 +282,7 @@ def label(name: str) -> str:
 
 
 def stage_names(*whens: str) -> list[str]:
-    """The names of the stages run at ``whens`` (``SERVE``, ``BEHIND``, ``LIBRARY``), in order."""
+    """The names of the stages run at ``whens`` (``SERVE``, ``SOON``, ``BEHIND``, ``LIBRARY``), in order."""
     return [s.name for s in STAGES if s.when in whens]
 
 
@@ -420,27 +423,30 @@ def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = 
                    executor: Executor | None = None,
                    on_done: Callable[[str, float, list[str]], None] | None = None) -> dict[str, float]:
     """Compile the stages ``names`` (default: every stage the app uses) into the on-disk cache,
-    in ``workers`` processes (default: one per core), or in ``executor``'s processes. A stage
-    starts once the stages it builds on (among ``names``) are done. ``on_done(name, seconds,
-    left)`` is called as each stage ends, ``left`` naming the stages still to run. Returns wall
-    seconds per stage. The kernels are compiled in the other processes: this one has loaded none
-    of them (:func:`load_stages` does).
+    in ``workers`` processes (default: one per core), or in ``executor``'s processes (``workers``
+    of them). A stage starts once the stages it builds on (among ``names``) are done; at most
+    ``workers`` stages run at a time, and a free process takes the first ready stage in the order
+    of :data:`STAGES` (so the ``SOON`` stages go before the ``BEHIND`` ones whenever they can).
+    ``on_done(name, seconds, left)`` is called as each stage ends, ``left`` naming the stages
+    still to run. Returns wall seconds per stage. The kernels are compiled in the other processes:
+    this one has loaded none of them (:func:`load_stages` does).
     """
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    todo = _ordered(stage_names(SERVE, BEHIND) if names is None else names)
+    todo = _ordered(stage_names(SERVE, SOON, BEHIND) if names is None else names)
+    slots = max(1, min(workers or core_count(), len(todo)))
     own = None
     if executor is None:
-        own = executor = ProcessPoolExecutor(min(workers or core_count(), len(todo)) or 1,
-                                             mp_context=mp.get_context("spawn"),
+        own = executor = ProcessPoolExecutor(slots, mp_context=mp.get_context("spawn"),
                                              initializer=_compile_process_init)
     times: dict[str, float] = {}
     running: dict = {}
     try:
         while todo or running:
-            for name in [n for n in todo if all(a in times or a not in todo + list(running.values())
-                                                 for a in _BY_NAME[n].after)]:
+            ready = [n for n in todo if all(a in times or a not in todo + list(running.values())
+                                            for a in _BY_NAME[n].after)]
+            for name in ready[: slots - len(running)]:
                 todo.remove(name)
                 running[executor.submit(run_stage, name)] = name
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
@@ -474,7 +480,7 @@ def compile_kernels(progress: Callable[[str], None] | None = None, *, library: b
     """Compile (or load from the on-disk cache) every kernel, the library's too unless
     ``library=False``, in parallel processes; then load them all in this process. Seconds per stage."""
     say = progress or _quiet
-    names = stage_names(SERVE, BEHIND, *([LIBRARY] if library else []))
+    names = stage_names(SERVE, SOON, BEHIND, *([LIBRARY] if library else []))
     times: dict = {}
     if not is_warm(names):
         times = compile_stages(names, workers=workers,
@@ -540,7 +546,7 @@ def main(argv=None) -> int:
     if args.costs:
         _print_costs()
         return 0
-    names = stage_names(SERVE, BEHIND, *([LIBRARY] if args.all else []))
+    names = stage_names(SERVE, SOON, BEHIND, *([LIBRARY] if args.all else []))
     t0 = time.perf_counter()
     if is_warm(names):
         print(f"warm-up: kernels in the cache ({cache_dir()}) are up to date", flush=True)
@@ -583,7 +589,7 @@ def compile_costs(progress: Callable[[str], None] | None = None) -> dict[str, fl
                 costs[m] = costs.get(m, 0.0) + time.process_time() - state["t0"]
 
     with event.install_listener("numba:compile", _Timer()):
-        for name in _ordered(stage_names(SERVE, BEHIND, LIBRARY)):
+        for name in _ordered(stage_names(SERVE, SOON, BEHIND, LIBRARY)):
             (progress or _quiet)(f"compiling {_BY_NAME[name].label}")
             _BY_NAME[name].exercise()
     return costs

@@ -54,14 +54,17 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
 @pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups (its hook is registered last)
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
-    so ``-m "not data"`` (``make test-fast``) leaves it out. The browser tests form one group for
-    pytest-xdist (``--dist loadgroup``): one test process runs them all, against one served app
-    and one Chromium, while the other processes run the rest."""
+    so ``-m "not data"`` (``make test-fast``) leaves it out.
+
+    The browser tests form no group: pytest-xdist hands them out one at a time like the others,
+    and every test process that gets one serves its own app and drives its own Chromium for the
+    rest of its session (``app_url`` and ``browser`` in tests/browser/conftest.py are session
+    fixtures: one app per process, shared by all its browser tests). They are collected first, so
+    both processes start on them. As one group they ran one after another on one process, the
+    run's longest chain (docs/benchmarks.md, "The test suite's time")."""
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.data)
-        if item.get_closest_marker("browser") is not None:
-            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 class _XdistGroupsOnPytest9:

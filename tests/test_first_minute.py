@@ -1,11 +1,14 @@
 """The first minute of a server: the warm-up's stages, numba's shared cache, a run that waits while
 the run workers prepare, and a quiet log (no framework warnings)."""
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -17,7 +20,7 @@ def test_every_stage_builds_only_on_earlier_stages_that_run_no_later():
     names = [s.name for s in W.STAGES]
     assert len(set(names)) == len(names)
     order = {n: i for i, n in enumerate(names)}
-    rank = {W.SERVE: 0, W.BEHIND: 1, W.LIBRARY: 2}
+    rank = {W.SERVE: 0, W.SOON: 1, W.BEHIND: 2, W.LIBRARY: 3}
     for s in W.STAGES:
         assert s.when in rank and s.cost > 0 and s.label
         for a in s.after:
@@ -27,9 +30,69 @@ def test_every_stage_builds_only_on_earlier_stages_that_run_no_later():
 
 
 def test_the_first_pages_need_no_learning_kernel():
-    serve = set(W.stage_names(W.SERVE))
-    assert {"trees", "tree-views", "covers", "bp", "online-update", "online-marginal", "online"} == serve
+    assert {"trees", "tree-views", "covers", "bp"} == set(W.stage_names(W.SERVE))
+    assert {"online-update", "online-marginal", "online"} == set(W.stage_names(W.SOON))
     assert {"hedge", "forests", "rta", "bhtmm"} <= set(W.stage_names(W.BEHIND))
+
+
+def _fake_stages(monkeypatch, seconds: float = 0.05) -> tuple[list, list]:
+    """Every stage's exercise replaced by a short sleep that notes its start and the stages running
+    with it; the cache's stamp left alone."""
+    started, running, peak, lock = [], [0], [0], threading.Lock()
+
+    def exercise(name):
+        def run():
+            with lock:
+                started.append(name)
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(seconds)
+            with lock:
+                running[0] -= 1
+        return run
+
+    monkeypatch.setattr(W, "_BY_NAME", {s.name: dataclasses.replace(s, exercise=exercise(s.name)) for s in W.STAGES})
+    monkeypatch.setattr(W, "_write_stamp", lambda names, seconds: None)
+    return started, peak
+
+
+def test_a_free_process_takes_the_first_ready_stage_and_no_more_run_than_processes(monkeypatch):
+    started, peak = _fake_stages(monkeypatch)
+    names = W.stage_names(W.SOON, W.BEHIND)
+    with ThreadPoolExecutor(6) as executor:   # more threads than processes asked for: never used
+        W.compile_stages(names, executor=executor, workers=1)
+    # the online model (SOON) as soon as its walks are done, before the learning stages queued earlier
+    assert started == ["online-update", "online-marginal", "online", "tree-files", "hedge", "forests", "rta", "bhtmm"]
+    assert peak == [1]
+    started.clear()
+    with ThreadPoolExecutor(6) as executor:
+        W.compile_stages(names, executor=executor, workers=2)
+    assert sorted(started) == sorted(names) and peak == [2]
+
+
+def test_online_marginals_says_preparing_until_its_walks_are_loaded():
+    """While the server compiles the online model's walks (``workbench.serve`` after a fresh
+    install) the page says how long and calls no kernel; once they are loaded it opens."""
+    from tests.conftest import open_app_page, tree_views
+    from workbench.runner import online_kernels
+
+    online_kernels.begin(40)
+    try:
+        at = open_app_page("workbench/pages/online_marginals.py")
+        assert not at.exception, at.exception
+        said = " ".join(i.value for i in at.info)
+        assert "preparing (" in said and " s): the server compiles the online model's walks" in said, said
+        assert not tree_views(at)   # no model built, no kernel called
+        online_kernels.expect(0)     # the estimate ran out (a busy machine): it says how long so far
+        at.run()
+        said = " ".join(i.value for i in at.info)
+        assert "s so far, longer than expected" in said and "the online model's walks" in said, said
+    finally:
+        online_kernels.end()
+    at.run()
+    assert not at.exception, at.exception
+    assert not any("preparing (" in i.value for i in at.info)
+    assert [v.key for v in tree_views(at)][:1] == ["om_tree"]
 
 
 def test_estimates_spread_over_processes_but_not_below_the_longest_chain():

@@ -45,7 +45,7 @@ from engine.runs.store import RunStore, default_db_target
 from workbench.state import session_owner
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
-           "per_session_cap", "WORKERS_ENV", "PER_SESSION_ENV"]
+           "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
 _JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
@@ -177,6 +177,63 @@ def _bare_main():
             sys.modules["__main__"] = main
 
 
+def spawn_processes(n: int) -> ProcessPoolExecutor:
+    """A pool of ``n`` spawned processes, every one started now under a bare ``__main__`` (see
+    :func:`_bare_main`; the executor would start them one per submit, later, under whatever
+    ``__main__`` a script run has left then)."""
+    with _bare_main():
+        executor = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
+        for _ in range(n):
+            executor.submit(os.getpid)
+    return executor
+
+
+class _Kernels:
+    """Kernels compiled for this server after it opened its port (``engine.warmup``'s ``SOON``
+    stages, the online model's walks): until they are loaded, :meth:`left` is an estimate of the
+    seconds still needed and the page that calls them (Online Marginals) says "preparing (N s)"
+    instead of compiling them itself. Ready unless :meth:`begin` was called (a script, a test)."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.ready.set()
+        self._ends: float | None = None
+        self.started = 0.0
+
+    def begin(self, seconds: float) -> None:
+        self.started = time.perf_counter()
+        self._ends = self.started + seconds
+        self.ready.clear()
+
+    def expect(self, seconds: float) -> None:
+        """A new estimate: ``seconds`` from now."""
+        self._ends = time.perf_counter() + seconds
+
+    def end(self) -> None:
+        self._ends = None
+        self.ready.set()
+
+    def left(self) -> float | None:
+        if self.ready.is_set():
+            return None
+        ends = self._ends
+        return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
+
+    def text(self, what: str) -> str | None:
+        """"preparing (N s): ``what``" while not ready (how long it has taken so far once the
+        estimate has run out: a busy machine compiles slower), else ``None``."""
+        left = self.left()
+        if left is None:
+            return None
+        if left > 1.0:
+            return f"preparing ({left:.0f} s): {what}"
+        return f"preparing ({time.perf_counter() - self.started:.0f} s so far, longer than expected on this busy machine): {what}"
+
+
+#: the online model's kernels (``engine.warmup.SOON``), compiled by ``workbench.serve`` once it serves
+online_kernels = _Kernels()
+
+
 class _Pool:
     """The server's worker processes, their report queue and the thread that reads it."""
 
@@ -222,7 +279,7 @@ class _Pool:
                 self._estimate(left, done)
 
             try:
-                compile_stages(names, executor=self.executor, on_done=compiled)
+                compile_stages(names, executor=self.executor, workers=self.workers, on_done=compiled)
             except Exception:  # noqa: BLE001 - a run compiles what it needs itself; say why the warm-up stopped
                 traceback.print_exc()
             finally:

@@ -5,16 +5,19 @@
 Before the server accepts its first session (its health check answers only then), this process
 
 1. points numba's on-disk cache at ``NUMBA_CACHE_DIR`` (default ``.numba_cache`` beside ``app.py``)
-   and compiles, or loads from that cache, the kernels of the first pages (trees, covers,
-   inference: :data:`engine.warmup.SERVE`), in one process per core on a fresh install;
+   and compiles, or loads from that cache, the kernels of the first pages (trees, covers, belief
+   propagation: :data:`engine.warmup.SERVE`), in one process per core on a fresh install; when
+   the cache also holds the online model's walks (:data:`engine.warmup.SOON`), it loads them too;
 2. renders the first pages once, headless (``streamlit.testing.v1.AppTest``, a real script run in
    this process): the heavy modules are imported and the caches every session shares are filled
-   (samples, the class tree, its figures);
+   (samples, the class tree, its figures); Online Marginals only when its walks were loaded;
 3. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
    full collection while serving walks only what the sessions made.
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
-caches serve the first student as they serve the thirtieth, and starts the pool of run workers
+caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
+the online model's walks in one process per core (a fresh install: Online Marginals says
+"preparing (N s)" until they are loaded here), then starts the pool of run workers
 (:mod:`workbench.runner`), which compile the learning kernels (:data:`engine.warmup.BEHIND`): a run
 launched before they are done waits and says "preparing". The log has one line per step, with its
 time and an estimate of what is left. ``make run`` and the container use it.
@@ -29,13 +32,18 @@ import os
 import sys
 import threading
 import time
+import traceback
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "server_flags"]
+__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "ONLINE_PAGES", "server_flags"]
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 #: The sections of the navigation whose pages are rendered before the server opens its port.
 FIRST_SECTIONS = ("Start", "Trees", "Inference")
+#: The pages that call the online model's walks (:data:`engine.warmup.SOON`): rendered before the
+#: port opens only when those walks are in the cache already (the page itself waits for them).
+ONLINE_PAGES = ("online_marginals",)
 #: Seconds the first pages took to render on the 2-core test machine (the estimate before this
 #: machine has measured its own; docs/benchmarks.md, "The first minute").
 _PAGES_COST = 8.0
@@ -50,11 +58,15 @@ def _left(seconds: float) -> str:
 
 
 def warm_up(*, pages: bool = True, say=_say) -> dict:
-    """Compile (or load) the kernels of the first pages and render those pages once; seconds per step."""
+    """Compile (or load) the kernels of the first pages and render those pages once; seconds per
+    step, and under ``"later"`` the ``SOON`` stages left to compile after the port opens."""
     from engine import warmup as W
 
     names = W.stage_names(W.SERVE)
-    out: dict = {}
+    later = W.stage_names(W.SOON)
+    if W.is_warm(names + later):   # a later start: everything the first pages call, loaded now
+        names, later = names + later, []
+    out: dict = {"later": later}
     t0 = time.perf_counter()
     pages_left = W.remembered("pages", _PAGES_COST) if pages else 0.0
     if not W.is_warm(names):
@@ -74,7 +86,7 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
     say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s · {_left(pages_left)}")
     if pages:
         t0 = time.perf_counter()
-        out["pages"] = _render_pages()
+        out["pages"] = _render_pages(skip=ONLINE_PAGES if later else ())
         out["pages_s"] = round(time.perf_counter() - t0, 2)
         W.remember("pages", out["pages_s"])
         failed = {t: r for t, r in out["pages"].items() if isinstance(r, str)}
@@ -84,8 +96,9 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
     return out
 
 
-def _render_pages() -> dict:
-    """The first pages of the navigation, once, headless (errors are reported, not raised)."""
+def _render_pages(skip: tuple[str, ...] = ()) -> dict:
+    """The first pages of the navigation but ``skip`` (their url paths), once, headless (errors are
+    reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
     from engine.pagespecs import PAGES
@@ -104,7 +117,7 @@ def _render_pages() -> dict:
         ctx_log.setLevel(level)
     at.run()
     for spec in PAGES.values():
-        if spec.section not in FIRST_SECTIONS:
+        if spec.section not in FIRST_SECTIONS or spec.url_path in skip:
             continue
         title = spec.title
         t0 = time.perf_counter()
@@ -131,10 +144,46 @@ def server_flags(port: int, address: str) -> dict:
             "runner.postScriptGC": False}
 
 
-def _start_run_workers() -> None:
-    """The run workers, started beside the server; they compile the learning kernels (a line in
-    the log when they are done)."""
+def _compile_online(names: list[str]) -> None:
+    """The online model's walks (``engine.warmup.SOON`` stages ``names``) compiled in one process
+    per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``)."""
+    from engine import warmup as W
+    from workbench.runner import online_kernels, spawn_processes
+
+    t0 = time.perf_counter()
+    workers = min(W.core_count(), len(names))
+    done: dict = {}
+
+    def compiled(name: str, seconds: float, left: list) -> None:
+        done[name] = seconds
+        online_kernels.expect(W.estimate_seconds(left, workers, W.speed(done)))
+
+    try:
+        executor = spawn_processes(workers)
+        try:
+            W.compile_stages(names, executor=executor, workers=workers, on_done=compiled)
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+        W.load_stages(names)
+        _say(f"online model ready (Online Marginals opens): its walks compiled in {time.perf_counter() - t0:.0f} s")
+    except BrokenProcessPool:   # a compile process was stopped (the server stopping with it) or killed
+        _say("the online model's walks were not compiled: a compile process stopped; Online Marginals compiles "
+             "them on first use")
+    except Exception:  # noqa: BLE001 - the page then compiles what it calls itself; say why, in full
+        traceback.print_exc()
+        _say("the online model's walks could not be compiled beside the server; Online Marginals compiles them "
+             "on first use")
+    finally:
+        online_kernels.end()
+
+
+def _start_run_workers(online: list[str] = ()) -> None:
+    """Beside the server: the online model's walks ``online`` compiled (if any), then the run
+    workers started; they compile the learning kernels (a line in the log when they are done)."""
     from workbench.runner import start_pool
+
+    if online:
+        _compile_online(list(online))
 
     def prepared(seconds: float) -> None:
         _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
@@ -186,8 +235,13 @@ def main(argv=None) -> int:
     # them too, and ``streamlit run`` then finds nothing changed in [server] (no "restart" warning)
     config.get_config_options(force_reparse=True, options_from_flags=flags)
     t0 = time.perf_counter()
-    if not args.no_warm_up:
-        warm_up()
+    from engine import warmup as W
+    from workbench.runner import online_kernels
+
+    later = warm_up()["later"] if not args.no_warm_up else \
+        ([] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON))
+    if later:   # before the port opens: Online Marginals waits for them from its first session on
+        online_kernels.begin(W.estimate_seconds(later, min(W.core_count(), len(later))))
     # The warm-up leaves a heap of long-lived objects (numba, plotly, pandas, the shared caches):
     # Python's full collections walked all of it, 0.6-0.7 s with the interpreter held on this
     # loaded machine (every student and the health check waited). Frozen, they are never walked
@@ -201,9 +255,11 @@ def main(argv=None) -> int:
     from streamlit.web import cli
 
     if not args.no_warm_up:
-        _say(f"ready in {time.perf_counter() - t0:.0f} s; the learning pages' kernels compile in the run "
-             "workers while the server serves")
-    threading.Thread(target=_start_run_workers, name="run-workers-start", daemon=True).start()
+        _say(f"ready in {time.perf_counter() - t0:.0f} s; "
+             + (f"the online model's walks compile beside the server (Online Marginals opens in about "
+                f"{online_kernels.left() or 0:.0f} s), then " if later else "")
+             + "the learning pages' kernels compile in the run workers while the server serves")
+    threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
     sys.argv = ["streamlit", "run", str(APP)]
     for name, value in flags.items():
         sys.argv += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]

@@ -46,6 +46,7 @@ from workbench.figures.inference_figures import (difference_bars, marginal_bars,
 from workbench.figures.style import NEUTRAL, OKABE_ITO, category_colour
 from workbench.figures.style import current as current_style
 from workbench.figures.style import rich
+from workbench.runner import online_kernels
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import current_tree, set_tree
@@ -464,6 +465,23 @@ links.page_head("online_marginals", "Online Marginals",
                 "of the decomposition tree D (O(height)), not a full belief-propagation pass. Click a vertex, "
                 "set evidence, and watch the path of D light up.",
                 BINDS)
+
+
+@st.fragment(run_every=1.0)
+def _preparing() -> None:
+    """While the server compiles the online model's walks (a fresh install): say how long, then
+    open the page by itself."""
+    said = online_kernels.text("the server compiles the online model's walks, once after an install. This page "
+                               "opens by itself; the other pages work meanwhile.")
+    if said is None:
+        st.rerun(scope="app")
+    st.info(said, icon=":material/hourglass_top:")
+
+
+if online_kernels.left() is not None:
+    _preparing()
+    st.stop()
+
 tree = _page_tree()
 if tree.n < 3:
     st.info("This page needs a tree with at least three vertices: load or generate one in Tree Studio.")
