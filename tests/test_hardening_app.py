@@ -3,6 +3,7 @@ configs may not name server files, the server listens on localhost by default.""
 
 import json
 import os
+import subprocess
 import tomllib
 
 from engine.trees.model import Tree
@@ -42,8 +43,12 @@ def test_server_listens_on_localhost_by_default():
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["address"] == "127.0.0.1"
     assert cfg["client"]["showErrorDetails"] in ("none", "type")  # never the message (paths) or a traceback
-    make = (ROOT / "Makefile").read_text()
-    assert "workbench.serve" in make and "--address $(ADDRESS)" in make and "ADDRESS ?= 127.0.0.1" in make
+    # what `make run` would start, one process or a hall of several (make -n prints, runs nothing)
+    for workers, module in (("1", "-m workbench.serve "), ("3", "-m workbench.hall --workers 3 ")):
+        shown = subprocess.run(["make", "-n", "run", f"WORKERS={workers}"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60, check=True).stdout
+        command = next(line for line in shown.splitlines() if "-m workbench." in line)
+        assert module in command and "--address 127.0.0.1" in command, command
     from workbench.serve import build_parser
 
     env = os.environ.pop("TREE_WORKBENCH_ADDRESS", None)
