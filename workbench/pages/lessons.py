@@ -3,6 +3,7 @@ steps; "Start" opens its first step, and the panel beside the page leads from st
 
 from __future__ import annotations
 
+import html
 from functools import partial
 
 import streamlit as st
@@ -50,8 +51,7 @@ def _my_class(lid: str) -> None:
     store = classroom.class_store()
     with st.container(border=True, key="class_dashboard"):
         st.subheader(f"Your class: {rec.code}", anchor=False)
-        st.markdown(f"<p style='font-size:3rem;font-weight:700;letter-spacing:0.3em;margin:0'>{rec.code}</p>",
-                    unsafe_allow_html=True)
+        st.html(f"<p style='font-size:3rem;font-weight:700;letter-spacing:0.3em;margin:0'>{html.escape(rec.code)}</p>")
         left, right = st.columns([2, 1])
         link = classroom.join_link(rec.code)
         with left:
