@@ -57,6 +57,7 @@ class Tab:
         self._conn = None
         self._tasks: list[asyncio.Task] = []
         self.running = False
+        self._awaited = "FINISHED_SUCCESSFULLY"   # the end of the run the tab waits for
 
     async def connect(self) -> None:
         from tornado.httpclient import HTTPRequest
@@ -67,6 +68,7 @@ class Tab:
         self._tasks.append(asyncio.ensure_future(self._reader()))
 
     def close(self) -> None:
+        self.timers.clear()   # no timer writes to a closed connection
         for t in self._tasks:
             t.cancel()
         if self._conn is not None:
@@ -78,18 +80,26 @@ class Tab:
         from streamlit.proto.ClientState_pb2 import ClientState
         from streamlit.proto.WidgetStates_pb2 import WidgetStates
 
-        if not fragment:
+        if not auto:   # a run the tab waits for (a timer's run is not waited for)
             self.finished.clear()
             self.running = True
+            self._awaited = "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" if fragment else "FINISHED_SUCCESSFULLY"
         msg = BackMsg(rerun_script=ClientState(
             query_string=query, page_script_hash=self.page_hash, page_name=page_name, fragment_id=fragment,
             widget_states=WidgetStates(widgets=list(states)), is_auto_rerun=auto))
         await self._conn.write_message(msg.SerializeToString(), binary=True)
 
     async def run(self, states=(), *, query: str = "", page_name: str = "", timeout: float = 120) -> None:
-        """A full script run (a page opened, a button pressed), waited for."""
-        await self.rerun(states, query=query, page_name=page_name)
+        """A script run (a page opened, a button pressed), waited for: as a browser does, only the
+        fragment of the widgets in ``states`` when they are all drawn by one fragment."""
+        frags = {self.fragment_of(s.id) for s in states}
+        fragment = frags.pop() if len(frags) == 1 and not query and not page_name else ""
+        await self.rerun(states, fragment=fragment, query=query, page_name=page_name)
         await asyncio.wait_for(self.finished.wait(), timeout)
+
+    def fragment_of(self, wid: str) -> str:
+        """The fragment that drew the widget with id ``wid`` ("" for the page's own)."""
+        return next((frag for w, frag in self.widgets.values() if w == wid), "")
 
     def button(self, key: str):
         from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -128,8 +138,10 @@ class Tab:
                 if run.script_run_id and not list(run.fragment_ids):   # a full run, not a fragment's
                     self.timers.clear()
             elif kind == "auto_rerun":
+                # as the browser does: a timer per fragment, replaced when its interval changes
+                # (the server pokes a follower with a short one: workbench.classroom._Pokes)
                 fid = fm.auto_rerun.fragment_id
-                if fid not in self.timers:
+                if self.timers.get(fid, (None,))[0] != fm.auto_rerun.interval:
                     self._generation += 1
                     self.timers[fid] = (fm.auto_rerun.interval, self._generation)
                     self._tasks.append(asyncio.ensure_future(self._timer(fid, self._generation)))
@@ -138,7 +150,7 @@ class Tab:
                     self.timers.pop(fid, None)
             elif kind == "script_finished":
                 status = ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
-                if status in ("FINISHED_SUCCESSFULLY", "FINISHED_WITH_COMPILE_ERROR"):
+                if status in (self._awaited, "FINISHED_WITH_COMPILE_ERROR"):
                     self.running = False
                     self.finished.set()
             elif kind == "delta":
@@ -244,7 +256,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
         acks: list[float] = []
 
         async def answer(t: Tab, i: int) -> None:
-            for _ in range(100):
+            for _ in range(600):   # at most a minute: a loaded server may be slow to draw the step
                 if f"class_q_{code}_{k}" in t.widgets and not t.running:
                     break
                 await asyncio.sleep(0.1)

@@ -9,9 +9,16 @@ lecturer or as a student:
   step's question is a live poll whose count and distribution the lecturer's panel shows (a small
   fragment re-read every :data:`LECTURER_SECONDS`), until "Reveal";
 - a student joins with the code (the box on the Lessons page) or the join link ``?class=CODE``;
-  a small fragment reads the class's change counter every :data:`FOLLOW_SECONDS` and, only when
-  it changed, moves the page to the lecturer's step (``st.switch_page``) or reruns it to show a
-  reveal: an idle follower costs one primary-key read a second and no full rerun.
+  a small fragment (:func:`_watch`) reads the class's change counter and, only when it changed,
+  moves the page to the lecturer's step (``st.switch_page``) or reruns it to show a reveal. One
+  thread per server process (:class:`_Pokes`) reads the counter of the classes its followers are
+  in every :data:`POKE_SECONDS` and, when one changed, asks those followers' browsers to run their
+  fragment now (Streamlit's own "rerun this fragment every N s" message, with a short N, sent to
+  the session); so the fragment's timer can be slow (:data:`FOLLOW_SECONDS`): an idle follower
+  costs one small fragment run every few seconds and no full rerun. Where the Streamlit runtime
+  does not offer the sessions (a test harness), the fragment polls every second instead.
+- a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`) puts the student
+  back on the same seat of the same class.
 
 The lecturer's id given to the store is derived from the lecturer token on the server; neither is
 ever written into a page, a link or the log. A student's answers are stored under a random seat
@@ -20,28 +27,42 @@ token of the browser session.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import re
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine.classroom import ClassRecord, ClassStore, distribution, lecturer_key
+from pathlib import Path
+
+from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, ClassStore, distribution, lecturer_key
 from engine.errors import ClassError
 from engine.lessons import Lesson
-from engine.runs.store import default_db_target
+from engine.runs.store import DB_ENV, URL_ENV, default_db_target
 from workbench import links
 from workbench.state import LECTURER_ENV, is_lecturer
 
-__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
-           "role", "lead", "resume", "join", "join_from_query", "leave", "join_link", "qr_png", "moved",
+__all__ = ["FOLLOW_SECONDS", "POLL_SECONDS", "POKE_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
+           "role", "lead", "resume", "join", "join_from_query", "rejoin_from_cookie", "leave", "join_link", "qr_png",
+           "moved", "SEAT_COOKIE",
            "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
-#: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
-FOLLOW_SECONDS = 1.0
+#: How often the server's thread reads the counters of its followers' classes (the follow delay is
+#: at most this plus a fragment run and the page's run).
+POKE_SECONDS = 0.2
+#: The timer a poked fragment runs on once (its run stops it; the page's run sets FOLLOW_SECONDS).
+_POKE_TIMER = 0.25
+#: How often a follower's fragment reads the class's change counter itself: slow when the server
+#: pokes it on a change, every second where it cannot (see :class:`_Pokes`).
+FOLLOW_SECONDS = 4.0
+POLL_SECONDS = 1.0
 #: How often the lecturer's panel reads the counts.
 LECTURER_SECONDS = 1.0
 #: How often a student tells the store it is still connected.
@@ -50,6 +71,15 @@ HEARTBEAT_SECONDS = 5.0
 _CODE, _ROLE, _FOLLOW, _SEAT, _SEEN, _BEAT, _NICK = ("class_code", "class_role", "class_following", "class_seat",
                                                      "class_seen", "class_beat", "class_nickname")
 _MESSAGE = "class_message"
+#: The cookie that keeps a student's seat across a reload (``CODE.seat``; see assets/class_seat.js).
+SEAT_COOKIE = "tree_workbench_seat"
+_SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})\.([A-Za-z0-9_-]{{16,64}})$")
+_SEAT_TRIED, _SEAT_CLEAR = "class_seat_tried", "class_seat_clear"
+_RAN = "class_watch_ran"
+
+_SEAT_COMPONENT = st.components.v2.component(
+    "tree_workbench.class_seat", html="",
+    js=(Path(__file__).resolve().parent / "assets" / "class_seat.js").read_text(encoding="utf-8"))
 
 Go = Callable[[Lesson, int], None]
 Find = Callable[[str], "Lesson | None"]
@@ -60,9 +90,15 @@ def _store(path: str) -> ClassStore:
     return ClassStore(path)
 
 
+@functools.lru_cache(maxsize=8)
+def _target(*env: str | None) -> str:
+    return default_db_target()
+
+
 def class_store() -> ClassStore:
-    """The class store of this server (the run history's database, opened once per server)."""
-    return _store(default_db_target())
+    """The class store of this server (the run history's database, opened once per server). Every
+    follower's poll calls this: the database's address is worked out once per setting."""
+    return _store(_target(*map(os.environ.get, (URL_ENV, DB_ENV, "HOME", "XDG_DATA_HOME"))))
 
 
 def lecturer_id() -> str | None:
@@ -97,7 +133,103 @@ def current() -> ClassRecord | None:
         return None
 
 
+class _Pokes:
+    """The followers of this server process, told at once when their class changes.
+
+    A follower's fragment registers itself (its session and fragment ids) on each run; a daemon
+    thread reads, every :data:`POKE_SECONDS`, the change counter of each class that has followers
+    here (one primary-key read per class, not per student) and, when it moved, sends each of
+    those sessions Streamlit's ``auto_rerun`` message for its fragment with a 0.25 s timer: the
+    browser runs the fragment at once, which stops the timer and moves the page; the page's run
+    sets the timer back to :data:`FOLLOW_SECONDS`. Sessions that have gone are dropped."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._followers: dict[str, dict[str, str]] = {}   # class code -> {session id: fragment id}
+        self._versions: dict[str, int | None] = {}
+        self._thread: threading.Thread | None = None
+
+    @staticmethod
+    def runtime():
+        """Streamlit's runtime when it offers its sessions and names the running fragment (a served
+        app of this Streamlit), else None: the followers then poll every second."""
+        try:
+            from streamlit.runtime import Runtime
+            from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+            rt = Runtime.instance() if Runtime.exists() else None
+        except Exception:   # noqa: BLE001 - another Streamlit: fall back to polling
+            return None
+        if rt is None or not hasattr(rt, "get_app_session") or not hasattr(ThreadState, "get"):
+            return None
+        return rt
+
+    @staticmethod
+    def fragment_id() -> str | None:
+        """The id of the fragment running in this thread (None outside one, or unknown)."""
+        try:
+            from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+            return ThreadState.get().fragment_id
+        except Exception:   # noqa: BLE001
+            return None
+
+    def follow(self, code: str, session_id: str, fragment_id: str, version: int | None) -> None:
+        with self._lock:
+            self._followers.setdefault(code, {})[session_id] = fragment_id
+            self._versions.setdefault(code, version)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="class-pokes", daemon=True)
+                self._thread.start()
+
+    def drop(self, session_id: str) -> None:
+        with self._lock:
+            for sessions in self._followers.values():
+                sessions.pop(session_id, None)
+
+    def _loop(self) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        while True:
+            time.sleep(POKE_SECONDS)
+            rt = self.runtime()
+            with self._lock:
+                todo = {code: dict(s) for code, s in self._followers.items() if s}
+            for code, sessions in todo.items():
+                try:
+                    version = class_store().version(code)
+                except Exception:   # noqa: BLE001 - the database is away: the fragments' own timers carry on
+                    continue
+                with self._lock:
+                    if self._versions.get(code) == version:
+                        continue
+                    self._versions[code] = version
+                for sid, fid in sessions.items():
+                    session = rt.get_app_session(sid) if rt is not None else None
+                    if session is None:
+                        self.drop(sid)
+                        continue
+                    msg = ForwardMsg()
+                    msg.auto_rerun.interval = _POKE_TIMER
+                    msg.auto_rerun.fragment_id = fid
+                    try:
+                        session._enqueue_forward_msg(msg)
+                    except Exception:   # noqa: BLE001 - a closing session: its timer carries on
+                        self.drop(sid)
+
+
+_POKES = _Pokes()
+
+
+def _follow_seconds() -> float:
+    """The follower fragment's own timer: slow where the server pokes it, else every second."""
+    return FOLLOW_SECONDS if _Pokes.runtime() is not None else POLL_SECONDS
+
+
 def _forget(message: str | None = None) -> None:
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        _POKES.drop(ctx.session_id)
     for key in (_CODE, _ROLE, _FOLLOW, _SEEN, _BEAT):
         st.session_state.pop(key, None)
     if message:
@@ -185,12 +317,38 @@ def join_from_query(find: Find, go: Go) -> None:
     is_lecturer()
     code = st.query_params.get("class")
     if code is None:
+        rejoin_from_cookie()
         return
     del st.query_params["class"]
     try:
         join(str(code), find, go)
     except ClassError as exc:
         st.error(str(exc), icon=":material/group_off:")
+
+
+def rejoin_from_cookie() -> None:
+    """A student's page reloaded (a new session): the seat cookie puts it back in its class, on
+    the same seat (its answers stay its own), following; the first poll of :func:`_watch` then
+    moves it to the lecturer's step. Tried once per session; a cookie of a closed, deleted or
+    unknown class is cleared without a word."""
+    ss = st.session_state
+    if ss.get(_SEAT_TRIED) or ss.get(_CODE) or is_lecturer():
+        return
+    ss[_SEAT_TRIED] = True
+    try:
+        raw = (st.context.cookies or {}).get(SEAT_COOKIE)
+    except Exception:   # no browser context (a test harness): nothing to rejoin
+        return
+    m = _SEAT_RE.match(str(raw or ""))
+    if m is None:
+        return
+    try:
+        rec = class_store().join(m.group(1))
+    except ClassError:
+        ss[_SEAT_CLEAR] = True
+        return
+    ss.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: None, _BEAT: 0.0, _SEAT: m.group(2)})
+    _beat(rec, force=True)
 
 
 def leave() -> None:
@@ -200,7 +358,19 @@ def leave() -> None:
             class_store().leave(rec.code, _seat())
         except ClassError:
             pass
+        st.session_state[_SEAT_CLEAR] = True
     _forget()
+
+
+def _seat_cookie(rec: ClassRecord | None) -> None:
+    """Keep the seat cookie of this browser: set while a student is in an open class, cleared once
+    it leaves (nothing is drawn otherwise)."""
+    if rec is not None and role() == "student" and rec.is_open():
+        seconds = max(60, int(rec.closes_at - time.time()))
+        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": f"{rec.code}.{_seat()}",
+                                                        "seconds": seconds})
+    elif st.session_state.pop(_SEAT_CLEAR, False):
+        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": "", "seconds": 0})
 
 
 def _beat(rec: ClassRecord, *, force: bool = False) -> None:
@@ -228,20 +398,47 @@ def _explore() -> None:
     st.session_state[_BEAT] = 0.0
 
 
-@st.fragment(run_every=FOLLOW_SECONDS)
 def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
-    """A follower's poll of the class: one read of its change counter; a change moves the page to
-    the lecturer's step (when following) or reruns it (a reveal, a close)."""
+    st.fragment(_watch_class, run_every=_follow_seconds())(opened, find, go)
+
+
+def _watch_class(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
+    """A follower's poll of the class (a fragment, see :func:`_watch`): one read of its change
+    counter; a change moves the page to the lecturer's step (when following) or reruns it (a
+    reveal, a close). Run at once when the server pokes it (:class:`_Pokes`)."""
     code = st.session_state.get(_CODE)
     if not code or role() != "student":
         return
     store = class_store()
     version = store.version(code)
+    ctx = get_script_run_ctx()
+    fid = _Pokes.fragment_id()
+    if ctx is not None and fid and _Pokes.runtime() is not None:
+        _POKES.follow(code, ctx.session_id, fid, st.session_state.get(_SEEN, version))
+        now = time.monotonic()
+        if now - st.session_state.get(_RAN, 0.0) < FOLLOW_SECONDS / 2:   # poked: the timer back to slow
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = ForwardMsg()
+            msg.auto_rerun.interval = FOLLOW_SECONDS
+            msg.auto_rerun.fragment_id = fid
+            ctx.enqueue(msg)
+        st.session_state[_RAN] = now
     if version is None:
         _forget("The class was deleted by the lecturer.")
         st.rerun(scope="app")
     if version != st.session_state.get(_SEEN):
-        st.session_state[_SEEN] = version
+        # The page's run that follows marks the version seen (panel): a run that did not happen
+        # is tried again on the next tick. This fragment's timer stops first: a tick of it that
+        # reached the server before the page's run began would replace that run's page and query
+        # with the browser's old ones (Streamlit folds queued reruns into the newest request).
+        if fid:
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = ForwardMsg()
+            msg.stop_auto_rerun.fragment_ids.append(fid)
+            if ctx is not None:
+                ctx.enqueue(msg)
         rec = store.get(code)
         lesson = find(rec.lesson)
         if st.session_state.get(_FOLLOW) and lesson is not None and opened != (rec.lesson, rec.step):
@@ -302,12 +499,16 @@ def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     if msg:
         st.sidebar.info(msg, icon=":material/group_off:")
     rec = current()
+    with st.sidebar:
+        _seat_cookie(rec)
     if rec is None:
         return
     with st.sidebar.container(key="class_panel", border=True):
         if role() == "lecturer":
             _lecturer_head(rec)
         else:
+            if not st.session_state.get(_FOLLOW) or opened == (rec.lesson, rec.step):
+                st.session_state[_SEEN] = rec.version   # this run shows the class as it is now
             _student_head(rec, opened, find, go)
 
 
@@ -374,7 +575,10 @@ def _send(rec: ClassRecord, k: int, response) -> None:
         st.session_state.pop("class_poll_error", None)
 
 
+@st.fragment
 def _student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
+    """A student's poll: sending an answer reruns only this (not the page under the lesson: 30
+    students answering at once cost 30 small runs, not 30 page runs)."""
     store = class_store()
     q = lesson.steps[k - 1].question
     mine = store.my_answer(rec.code, k, _seat())

@@ -1,6 +1,7 @@
 """Browser: a lecturer and three students in separate browser contexts. The students join by code
 (two by the box, one by the join link), follow the lecturer over three steps, answer a poll; the
 lecturer sees three answers and reveals; every student sees the answer and the class's distribution.
+A reload keeps a student's seat (the seat cookie); leaving the class clears it.
 Screenshots in tests/browser/screenshots/ (class_*.png)."""
 
 from __future__ import annotations
@@ -93,6 +94,17 @@ def test_lecturer_and_three_students(browser, class_url):
             s.locator(".st-key-class_send button").click()
             _panel_says(s, "Your answer is in", 30_000)
         _panel_says(lect, "3 answered", 30_000)
+
+        # a reload is a new Streamlit session: the seat cookie puts the student back in the class,
+        # following, on the same seat (the answer is still theirs, and counted once)
+        seat = [c for c in contexts[1].cookies() if c["name"] == "tree_workbench_seat"]
+        assert len(seat) == 1 and seat[0]["value"].startswith(code + ".") and seat[0]["sameSite"] == "Strict", seat
+        assert SECRET not in seat[0]["value"]
+        students[0].reload()
+        _panel_says(students[0], f"Class {code} · following the lecturer", 60_000)
+        _panel_says(students[0], f"Step {POLL_STEP} of {n}", 60_000)
+        _panel_says(students[0], f"Your answer is in: {answers[0]}", 60_000)
+        _panel_says(lect, "3 answered", 30_000)
         sidebar = lect.locator("[data-testid='stSidebar']").inner_text()
         assert "engine's answer" not in sidebar
         shot(lect, "class_lecturer_three_answers")
@@ -108,6 +120,14 @@ def test_lecturer_and_three_students(browser, class_url):
         shot(students[2], "class_student_revealed")
         for s in students:
             assert SECRET not in s.content()
+
+        # leaving the class clears the seat: a reload then opens the app outside the class
+        gone = students[2]
+        gone.get_by_role("button", name="Leave the class").click()
+        gone.wait_for_function("() => !document.cookie.includes('tree_workbench_seat=')", timeout=30_000)
+        gone.reload()
+        wait_for_app(gone, timeout=120_000)
+        assert f"Class {code}" not in gone.locator("[data-testid='stSidebar']").inner_text()
     finally:
         for c in contexts:
             c.close()
