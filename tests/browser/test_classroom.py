@@ -1,13 +1,17 @@
 """Browser: a lecturer and three students in separate browser contexts. The students join by code
 (two by the box, one by the join link), follow the lecturer over three steps, answer a poll; the
 lecturer sees three answers and reveals; every student sees the answer and the class's distribution.
-A reload keeps a student's seat (the seat cookie); leaving the class clears it.
+A reload keeps a student's seat (the seat cookie); leaving the class clears it; the lecturer
+downloads the poll's answers as CSV.
 Screenshots in tests/browser/screenshots/ (class_*.png)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -117,6 +121,15 @@ def test_lecturer_and_three_students(browser, class_url):
             _panel_says(s, "3 answered, 2 right", 30_000)
             _panel_says(s, "right." if a == q.answer else "not quite.", 30_000)
         shot(lect, "class_lecturer_revealed")
+
+        # the lecturer downloads this question's answers: one row per student, the answers as sent
+        with lect.expect_download(timeout=30_000) as dl:
+            lect.locator(".st-key-class_csv_step button").click()
+        rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text(encoding="utf-8"))))
+        assert dl.value.suggested_filename == f"class-{code}-step-{POLL_STEP}.csv"
+        assert sorted(r["answer"] for r in rows) == sorted(answers), rows
+        assert {r["class"] for r in rows} == {code} and {r["step"] for r in rows} == {str(POLL_STEP)}
+        assert all(SECRET not in str(r) for r in rows)
         shot(students[2], "class_student_revealed")
         for s in students:
             assert SECRET not in s.content()
