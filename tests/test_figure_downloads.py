@@ -6,7 +6,9 @@ buttons (``workbench.components.export_buttons``), no export is drawn during a r
 files are made only on a click), and the file each button gives -- the callable Streamlit runs on
 the click -- is a valid SVG (XML with an ``<svg>`` root), a valid one-page PDF (pypdf) or a CSV
 with a header and at least one row. Every figure has a "Describe" expander with its description
-(``workbench.components.FigureText``), whose accessible-name half (``<key>-a11y``) is drawn too.
+(``workbench.components.FigureText``), whose accessible-name half (``<key>-a11y``) is drawn too, and
+that description opens with the page's own sentence (``describe=``: what the figure shows, with its
+key numbers), not only the words generated from the figure's data.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 import workbench.figures.export as export
 from engine.pagespecs import PAGES
+from workbench import components, treeview
 from tests.conftest import open_app_page, open_tab, tree_views
 from workbench.navigation import script
 
@@ -30,10 +33,25 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """Every deferred download the pages register (file name -> callable), and how many exports
-    were drawn (``drawn[0]``)."""
+    """Every deferred download the pages register (file name -> callable), how many exports were
+    drawn (``drawn[0]``), and the page's own sentence each figure was last drawn with (figure key ->
+    its ``describe=``)."""
     files: dict = {}
     drawn = [0]
+    leads: dict = {}
+    text_of = components.FigureText.of.__func__
+    view = treeview.tree_view
+
+    def lead_of(cls, fig, *, key, describe="", **kw):
+        leads[key] = describe
+        return text_of(cls, fig, key=key, describe=describe, **kw)
+
+    def view_with_lead(tree, key, *args, describe="", **kw):
+        leads[key] = describe
+        return view(tree, key, *args, describe=describe, **kw)
+
+    monkeypatch.setattr(components.FigureText, "of", classmethod(lead_of))
+    monkeypatch.setattr(treeview, "tree_view", view_with_lead)   # the pages import it as each run starts
     add = MediaFileManager.add_deferred
 
     def record(self, fn, mimetype, coordinates, file_name=None, **kw):
@@ -48,17 +66,22 @@ def downloads(monkeypatch):
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", record)
     monkeypatch.setattr(export, "_save", counted)
-    return files, drawn
+    return files, drawn, leads
 
 
 #: Figures drawn as small HTML bars (``workbench.components.bars``: cheaper to redraw on a click
 #: than a Plotly chart) whose Plotly figure feeds only their SVG and PDF buttons.
 HTML_FIGURES = {"om_bars", "om_work"}
 
+#: Figures whose page does not yet give them a sentence of its own: Belief Propagation's page is
+#: being rewritten on another branch (their generated description is still checked)
+NO_LEAD_YET = {"bp_bars", "bp_seq_fig", "bp_par_fig", "bp_conv_fig", "bp_elim_fig"}
 
-def check_exports(at, files: dict, drawn: list) -> set[str]:
-    """Every figure on the page has its two buttons, nothing was exported during the runs, and
-    each button's file is valid. Returns the file names."""
+
+def check_exports(at, files: dict, drawn: list, leads: dict) -> set[str]:
+    """Every figure on the page has its two buttons, nothing was exported during the runs, each
+    button's file is valid, and its description opens with the page's own sentence. Returns the
+    file names."""
     assert not at.exception, at.exception
     assert drawn[0] == 0, "an export was drawn during a rerun"
     keys = {b.key for b in at.get("download_button")}
@@ -73,6 +96,11 @@ def check_exports(at, files: dict, drawn: list) -> set[str]:
         assert f"{key}__csv" in keys, f"the figure {key!r} has no CSV button"
         assert len(described.get(key, "")) > 20, f"the figure {key!r} has no description: {described.get(key)!r}"
         assert f"{key}-a11y" in labels, f"the figure {key!r} has no accessible name"
+        if key not in NO_LEAD_YET:
+            lead = leads.get(key, "").strip()
+            assert lead, f"the figure {key!r} has no description of its own (its page passes no describe=)"
+            # the expander shows it first, Markdown's special characters quoted with a backslash
+            assert described[key].replace("\\", "").startswith(lead), (key, lead, described[key])
     names = set()
     for name, make in files.items():
         if name.endswith(".svg"):
@@ -186,6 +214,14 @@ def test_runs_exports(downloads, db):
     at.multiselect(key="runs_chosen").set_value([1, 2]).run()
     metric = at.selectbox(key="runs_metric").value
     assert {"runs_estimate.svg", f"runs_{metric}.pdf"} <= check_exports(at, *downloads)
+
+
+def test_reproduce_exports(downloads, db):
+    at = open_app_page("workbench/pages/reproduce.py", timeout=300)
+    at.radio(key="repro_paper").set_value("cover").run()
+    at.button[0].click().run()
+    assert any(key.startswith("repro_fig_") for key in (c.key for c in at.get("plotly_chart")))
+    assert any(name.startswith("cover-") and name.endswith(".svg") for name in check_exports(at, *downloads))
 
 
 def test_every_page_as_it_opens(downloads):

@@ -176,8 +176,9 @@ CAPTION_OPACITY = 0.8
 
 def page_css(style: "Style") -> str:
     """The style sheet every page carries for accessibility (docs/accessibility.md): captions
-    at :data:`CAPTION_OPACITY`; on the dark theme, the primary buttons' text in the background
-    colour (Streamlit writes white, 2.3:1 on the dark theme's sky blue); the figures' skip links
+    at :data:`CAPTION_OPACITY`; on the dark theme, the text of the primary buttons and of a
+    multiselect's chosen items in the background colour (Streamlit writes white, 2.3:1 on the dark
+    theme's sky blue); the figures' skip links
     out of the page's flow; the lesson panel's step title (an h2) at the size of a bold line."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
     # a figure's skip link (workbench.components.FigureText) takes no room until it is focused
@@ -186,6 +187,9 @@ def page_css(style: "Style") -> str:
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
         css += f" [data-testid^='stBaseButton-primary'] {{ color: {style.background}; }}"
+        # a multiselect's chosen items (Runs: the runs shown) are chips in the primary colour
+        css += (f" [data-testid='stMultiSelect'] [data-tag], [data-testid='stMultiSelect'] [data-tag] * "
+                f"{{ color: {style.background}; }}")
     return css
 
 

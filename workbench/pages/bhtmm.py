@@ -169,6 +169,14 @@ def ternary(cfg: BhtmmConfig) -> bool:
     return cfg.train == SYNTHETIC or "symm" in Path(cfg.train).name
 
 
+def _confusion_lead(cm, what: str, kind: str) -> str:
+    """A confusion matrix in words: its size and how many of its counts are on the diagonal."""
+    total = sum(sum(row) for row in cm)
+    right = sum(cm[i][i] for i in range(len(cm)))
+    share = f" ({100 * right / total:.1f} %)" if total else ""
+    return f"Confusion of the {kind} {what}: {len(cm)} {what}, {right:,} of {total:,} test cases right{share}."
+
+
 def show(cfg: BhtmmConfig, result):
     m = result.metrics
     cols = st.columns(5)
@@ -192,15 +200,18 @@ def show(cfg: BhtmmConfig, result):
             cm = m["generated_confusion"] if gen else m["confusion"]
             names = [f"{i} ({i - 1} ch.)" if ternary(cfg) else str(i) for i in range(1, len(cm) + 1)]
             chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
-                            key="bhtmm_cm")
+                            key="bhtmm_cm", describe=_confusion_lead(cm, "labels", "generated" if gen else "predicted"))
         else:
             chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
-                            key="bhtmm_cm")
+                            key="bhtmm_cm", describe=_confusion_lead(m["confusion"], "classes", "predicted"))
     with right:
-        chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll")
+        chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll",
+              describe=f"The model's log-likelihood at each of its {len(result.curves['loglik']):,} recorded iterations.")
         ks = {k: v for k, v in result.curves.items() if k.startswith("k[")}
         if ks:
-            chart(k_trace_figure(ks), key="bhtmm_k")
+            chart(k_trace_figure(ks), key="bhtmm_k",
+                  describe=f"The sampled size of each of the {len(ks)} entries of k ({', '.join(ks)}) per iteration; "
+                  f"learned k = {m['k']}.")
 
     try:
         test = test_trees(cfg.test, cfg.synthetic_trees)
@@ -223,12 +234,14 @@ def show(cfg: BhtmmConfig, result):
         wrong = sum(str(a) != b for a, b in zip(pred, true))
         rule = " Label = number of children + 1 on these ternary trees." if ternary(cfg) else ""
         st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s), drawn as vermillion squares marked ✗.{rule}")
-        chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
+        chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}",
+              describe=f"Test tree {t + 1}: {tree.n} nodes, each with its {kind} label; {wrong} of them wrong.")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
         st.caption(f"Tree {t + 1}: class {yt}, predicted {yp} "
                    f"({'right' if yp == yt else 'wrong'}; posterior {result.artefacts['posterior_max'][t]:.2f}).")
-        chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}")
+        chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}",
+              describe=f"Test tree {t + 1}: {tree.n} nodes, each with its label; the tree's class {yt}, predicted {yp}.")
 
 
 links.page_head("bhtmm", "Hidden Tree Markov Models",

@@ -512,7 +512,9 @@ def _optimality_tab() -> None:
             best = tree.name(int(leaves[i]))
             st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
             chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best), key="cover_roots_plot",
-                  name="cover_best_root", width="stretch")
+                  name="cover_best_root", width="stretch",
+                  describe=f"The optimal cover's height with each of the {len(hs):,} leaves as root: best root "
+                  f"{best} with height {hs[i]}, worst height {max(hs)}.")
 
             def _use_best(name=best, key=root_key):
                 st.session_state[key] = name
@@ -525,14 +527,20 @@ def _icicle_tab() -> None:
     st.caption("Each block is a component; its width is its number of edges, and its kind is written in it "
                "and coloured: grey edge, blue rake, orange compress, purple root. Click to zoom into a subtree.")
     chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", name="cover_icicle",
-          width="stretch")
+          width="stretch", describe=f"The decomposition tree D as an icicle: {cover.m:,} components, height "
+          f"{cover.height}; each block is as wide as its number of edges.")
 
 
 def _growth_tab() -> None:
     """The cover's height as the tree grows, for three families."""
     st.caption("Height of the optimal (2,s)-cover as the tree grows: a star stays at 1, a path "
                "grows like log₂ n, a star of paths with log₂ n edges each grows like log log n.")
-    chart(growth_figure(growth_rows()), key="cover_growth", name="cover_height_growth", width="stretch")
+    rows = growth_rows()
+    tops = ", ".join(f"{fam} {max(r['height'] for r in rows if r['family'] == fam)}"
+                     for fam in dict.fromkeys(r["family"] for r in rows))
+    chart(growth_figure(rows), key="cover_growth", name="cover_height_growth", width="stretch",
+          describe=f"The optimal cover's height against the number of vertices, up to "
+          f"{max(r['n'] for r in rows):,}, for three families; the largest heights: {tops}.")
 
 
 # only the open tab is computed and sent: ``on_change="rerun"`` makes ``.open`` known, and a tab

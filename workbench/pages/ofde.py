@@ -172,7 +172,10 @@ with main:
             levels = {"Chow-Liu": m["chowliu_test_loglik"], f"CLT (eps {m['clt_epsilon']})": m["clt_test_loglik"]}
             label = f"OFDE over {m['model']} (k={m['mixture_size']}, scale {m['perturbation_scale']:g})"
             chart(learning_curve_figure({label: m["curve"]}, levels), width="stretch", key="ofde_curve",
-                  name="ofde_learning_curve")
+                  name="ofde_learning_curve",
+                  describe=f"Average test log-likelihood of OFDE over {m['rounds']:,} rounds on {m['n_vars']} "
+                  f"variables: {m['final_test_loglik']:.3f} at the end, against {m['chowliu_test_loglik']:.3f} for "
+                  f"the Chow-Liu tree (gap {m['gap_to_chowliu']:.3f} nats).")
             st.caption(f"{m['rounds']:,} rounds over {m['n_train']:,} training samples of {m['n_vars']} variables; "
                        f"average log-likelihood of {m['n_test']:,} test samples under the current mixture, "
                        "natural log.")
@@ -184,17 +187,23 @@ with main:
             with left:
                 chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
                                        title="OFDE: heaviest component", layout=shared),
-                      width="stretch", key="ofde_forest", name="ofde_forest")
+                      width="stretch", key="ofde_forest", name="ofde_forest",
+                      describe=f"The forest OFDE learned on {m['n_vars']} variables: {len(ours):,} edges, "
+                      f"{len(ours - cl):,} of them not in the Chow-Liu tree.")
             with right:
                 chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
                                        title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0], mark_dash=THEIRS_ONLY[1],
                                        layout=shared),
-                      width="stretch", key="ofde_cl", name="ofde_chow_liu")
+                      width="stretch", key="ofde_cl", name="ofde_chow_liu",
+                      describe=f"The Chow-Liu tree on {m['n_vars']} variables: {len(cl):,} edges, "
+                      f"{len(cl - ours):,} of them not in OFDE's forest.")
             st.caption(f"Both drawn on the Chow-Liu tree's layout. Vermillion, thick and solid: OFDE edges the Chow-Liu "
                        f"tree lacks ({len(ours - cl)}); orange, thick and dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
                        + ", ".join(f"{c['weight']:.3f}" for c in a["mixture"]))
         with tab_time:
-            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key="ofde_time", name="ofde_round_time")
+            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key="ofde_time", name="ofde_round_time",
+                  describe=f"Time of each of OFDE's {m['rounds']:,} rounds: median {m['per_round_ms_median']:.3f} ms, "
+                  f"90th percentile {m['per_round_ms_p90']:.3f} ms.")
             st.caption(f"Median {m['per_round_ms_median']:.3f} ms, 90th percentile {m['per_round_ms_p90']:.3f} ms "
                        "per round (play, update, perturbed leader, swap rounding; evaluation excluded).")
         with tab_trade:
@@ -207,7 +216,9 @@ with main:
                 _, curves, tm = trade
                 chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
                                             title="Smaller perturbations converge faster"),
-                      width="stretch", key="ofde_trade_fig", name="ofde_perturbation_tradeoff")
+                      width="stretch", key="ofde_trade_fig", name="ofde_perturbation_tradeoff",
+                      describe=f"OFDE's test log-likelihood with {len(curves)} perturbation scales on the same "
+                      f"data, against {tm['chowliu_test_loglik']:.3f} for the Chow-Liu tree.")
                 st.caption("Perturbations are uniform in [0, scale / beta_t] with beta_t = sqrt(2/t)/n. The regret "
                            "bound of section 5 needs scale 1; below it, FPL behaves more like Follow the Leader, "
                            "which has no guarantee against adversarial sequences but converges fast on i.i.d. data.")

@@ -405,7 +405,11 @@ def lesson(tree) -> None:
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
         spec = _bars_spec(marg, s.prior[sel], f"P(x_{name})")
-        text = FigureText.of(spec, key="om_bars", kind="bars")
+        said = ", ".join(f"{p:.4f}" for p in marg)
+        text = FigureText.of(spec, key="om_bars", kind="bars", describe=(
+            f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
+            f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
+            f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."))
         text.before()
         _marginal_bars(marg, s.prior[sel], None if states is None else states[sel])
         export_buttons(spec, key="om_bars", name="marginal", csv=text.csv)
@@ -449,13 +453,20 @@ def lesson(tree) -> None:
         n_ops = s.n_operations
         if n_ops:
             spec = _work_spec(model.total_work, full, n_ops)
-            text = FigureText.of(spec, key="om_work", kind="bars")
+            text = FigureText.of(spec, key="om_work", kind="bars", describe=(
+                f"The work of the {n_ops:,} operation{'s' if n_ops != 1 else ''} so far: {model.total_work:,} "
+                "multiply-adds online, "
+                f"{full * n_ops:,} for one belief-propagation pass per operation."))
             text.before()
             _work_bars(model.total_work, full, n_ops)
             export_buttons(spec, key="om_work", name="work", csv=text.csv)
             text.after()
         if tree.n <= 60:
-            chart(difference_bars(tree.names, s.marginals() - s.prior), key="om_diff", name="posterior_minus_prior")
+            diff = s.marginals() - s.prior
+            far, lab = np.unravel_index(int(np.argmax(np.abs(diff))), diff.shape)
+            chart(difference_bars(tree.names, diff), key="om_diff", name="posterior_minus_prior",
+                  describe=f"How far the evidence moved each of the {tree.n:,} vertices' marginal from the prior: "
+                  f"the most at vertex {tree.name(int(far))}, label {lab}, by {diff[far, lab]:+.4f}.")
 
 
 # ------------------------------------------------------------------ the page

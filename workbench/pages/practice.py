@@ -71,7 +71,9 @@ with right:
     if tree is not None:
         asked = asked_vertex(ex)
         chart(tree_figure(tree, height=300, selected=None if asked is None else tree.index(asked)),
-              key="practice_tree", name=f"practice-{ex.family}-{ex.seed}")
+              key="practice_tree", name=f"practice-{ex.family}-{ex.seed}",
+              describe=f"The tree of exercise {ex.seed}: {tree.n:,} vertices, {tree.leaves.size:,} leaves, root "
+              f"{tree.name(tree.root)}" + ("." if asked is None else f"; vertex {asked} ringed."))
         if asked is not None:
             st.caption(f"Ringed: vertex {asked}.")
     st.caption(f"Answer format: {ex.answer_format}")

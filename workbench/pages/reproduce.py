@@ -103,7 +103,9 @@ with right:
         st.caption(f"{len(compared)} of {len(report.rows)} rows compared with a published number. Spread: the "
                    "standard deviation of ours over the seeds or folds (n); difference: ours minus published.")
         for i, f in enumerate(report.figures):
-            chart(report_figure(f), key=f"repro_fig_{i}", name=f"{report.paper}-{f.name}", width="stretch")
+            chart(report_figure(f), key=f"repro_fig_{i}", name=f"{report.paper}-{f.name}", width="stretch",
+                  describe=f"Figure {i + 1} of {len(report.figures)} of the report: {f.title}, "
+                  f"{len(f.series)} series ({', '.join(f.series)}). {f.caption}")
             if f.caption:
                 st.caption(f.caption)
         if report.missing:

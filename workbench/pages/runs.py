@@ -266,7 +266,8 @@ if len(selected) == 1:
             st.progress(rec.progress or 0.0, text=f"{rec.message or 'running'} (pid {rec.pid} on {rec.host})")
         elif rec.curves:
             curve = st.selectbox("Curve", list(rec.curves), key="runs_curve_one")
-            chart(curves_figure([rec], curve), key="runs_curve_plot", name=f"run_{curve}")
+            chart(curves_figure([rec], curve), key="runs_curve_plot", name=f"run_{curve}",
+                  describe=f"The curve {curve} of run {run_name(rec)} ({rec.status}, {len(rec.curves[curve]):,} points).")
         else:
             st.info("This run has no curves.")
 else:
@@ -279,13 +280,16 @@ else:
         if curve_names:
             curve = st.selectbox("Curve", curve_names, key="runs_curve_many")
             log_x = st.toggle("Logarithmic x axis", key="runs_logx")
-            chart(curves_figure(selected, curve, log_x=log_x), key="runs_overlay_plot", name=f"runs_{curve}")
+            chart(curves_figure(selected, curve, log_x=log_x), key="runs_overlay_plot", name=f"runs_{curve}",
+                  describe=f"The curve {curve} of {sum(bool(r.curves.get(curve)) for r in selected)} of the "
+                  f"{len(selected)} runs compared, one line per run" + (", logarithmic x axis." if log_x else "."))
         else:
             st.info("None of these runs has curves.")
     with right:
         if metric_names:
             metric = st.selectbox("Metric", metric_names, key="runs_metric")
-            chart(metric_figure(selected, metric), key="runs_metric_plot", name=f"runs_{metric}")
+            chart(metric_figure(selected, metric), key="runs_metric_plot", name=f"runs_{metric}",
+                  describe=f"The metric {metric} of each of the {len(selected)} runs compared, one bar per run.")
     st.dataframe(pd.DataFrame({run_name(r): {m: r.metrics.get(m) for m in metric_names} for r in selected}),
                  width="stretch")
 

@@ -137,6 +137,14 @@ if stored[0] != version:
 COLOUR_NAMES = ["blue", "orange", "vermillion", "sky blue", "green", "purple", "yellow", "grey"]
 
 
+def _heat_lead(a: dict, learner: str, snaps: list, i: int) -> str:
+    """The regret heat map in words: its size and, at the trial shown, the task with the largest regret."""
+    now = a["task_regret"][learner][i]
+    worst = max(range(len(now)), key=lambda v: now[v])
+    return (f"Regret of {LEARNER_STYLE[learner][0]} on each of the {len(now):,} tasks at {len(snaps):,} snapshots; "
+            f"after trial {snaps[i]:,} the largest is {now[worst]:.2f}, on task {a['vertex_names'][worst]}.")
+
+
 @st.fragment
 def results(run_tree, result) -> None:
     """The run's story, curves and maps: scrubbing, the view and the learner rerun only this."""
@@ -175,7 +183,9 @@ def results(run_tree, result) -> None:
     with left:
         view = widget(SPEC, "view", horizontal=True, label_visibility="collapsed")
         excess = SPEC.setting("view").token_of(view) != "cumulative"
-        chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves")
+        chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves",
+              describe=f"The {'loss above the best comparator' if excess else 'cumulative mix loss'} of each "
+              f"learner over {snaps[-1]:,} trials, with the regret bound; trial {t:,} marked.")
         st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
                    "that levels off has stopped paying for learning; the bound may never be crossed."
                    if excess else "Cumulative mix loss y·p of each learner; the bound and the best comparator's loss.")
@@ -183,7 +193,7 @@ def results(run_tree, result) -> None:
         learner = widget(SPEC, "learner")
         chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
                                        height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
-                        key="hedge_heat")
+                        key="hedge_heat", describe=_heat_lead(a, learner, snaps, i))
 
     trials_at = a["task_trials"][i]
     hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]
