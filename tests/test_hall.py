@@ -193,3 +193,52 @@ def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
         return errors
 
     assert run_async(go, timeout=600) == []
+
+
+def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_url):
+    """A student's page on one app process starts a run (Reproduce, the optimal cover's quick
+    protocol, by its link ``run=1``); the run is recorded once in PostgreSQL, and the Runs page of
+    the other process shows it to the same student (the address's ``session=`` token, as after a
+    reload through nginx) and to the lecturer, who sees every run."""
+    import asyncio
+    import secrets
+
+    from benchmarks.class_scenario import TOKEN, Tab
+    from engine.runs.store import RunStore
+
+    url, port, proc, log = hall
+    one, other = f"http://127.0.0.1:{port + 1}", f"http://127.0.0.1:{port + 2}"
+    owner = secrets.token_urlsafe(18)
+
+    async def go():
+        store = RunStore(pg_url)
+        try:
+            before = {r.id for r in store.list()}
+            a = Tab(one, "student on one")
+            await a.connect()
+            await a.run(query=f"session={owner}&run=1", page_name="reproduce", timeout=240)
+            end = time.monotonic() + 240
+            new = []
+            while time.monotonic() < end:
+                new = [r for r in store.list() if r.id not in before]
+                if new and all(r.status != "running" for r in new):
+                    break
+                await asyncio.sleep(0.5)
+            assert len(new) == 1, [(r.id, r.status, r.label) for r in new]   # recorded once
+            run = new[0]
+            assert run.status == "finished", (run.status, run.error)
+            a.close()
+            for who, query in (("the student on the other", f"session={owner}"),
+                               ("the lecturer on the other", f"lecturer={TOKEN}")):
+                b = Tab(other, who)
+                await b.connect()
+                await b.run(query=query, page_name="runs", timeout=240)
+                shown = "\n".join(b.texts)
+                assert f"Run #{run.id} · {run.algorithm}" in shown, (who, shown[-2000:], b.errors)
+                assert f"label {run.label}" in shown, (who, shown[-2000:])
+                assert not b.errors, b.errors
+                b.close()
+        finally:
+            store.close()
+
+    run_async(go, timeout=600)
