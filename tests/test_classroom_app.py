@@ -238,3 +238,46 @@ def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
     assert (r.students, r.solved, r.total, r.attempts) == (1, 1, 2, 1)
     _run(lect)
     assert "**The class:** 1 reported · 1 of 2 exercises solved · 1 attempts" in _text(lect)
+
+
+def test_the_server_pokes_followers_once_per_change(classdb):
+    """workbench.classroom._Pokes (one thread per server process): one read of the class's change
+    counter per class; on a change, each registered follower's session gets Streamlit's
+    ``auto_rerun`` message for its fragment with a short timer (on the session's event loop);
+    nothing when nothing changed; a session that has gone is dropped."""
+    from workbench.classroom import _POKE_TIMER, _Pokes
+
+    store = ClassStore(classdb)
+    rec = store.open_class(LESSON, lecturer=_lecturer_id(), hours=1, nicknames=False)
+
+    class Loop:
+        def call_soon_threadsafe(self, fn, *args):
+            fn(*args)
+
+    class Session:
+        def __init__(self):
+            self._event_loop, self.sent = Loop(), []
+
+        def _enqueue_forward_msg(self, msg):
+            self.sent.append(msg)
+
+    sessions = {"s1": Session(), "s2": Session()}
+
+    class Runtime:
+        def get_app_session(self, sid):
+            return sessions.get(sid)
+
+    pokes, rt = _Pokes(), Runtime()
+    for sid, fid in (("s1", "f1"), ("s2", "f2"), ("gone", "f3")):
+        pokes._store = store
+        pokes._followers.setdefault(rec.code, {})[sid] = fid
+        pokes._versions.setdefault(rec.code, rec.version)
+    assert pokes.tick(rt) == 0   # nothing changed
+    store.move(rec.code, 2, lecturer=_lecturer_id(), poll=False)
+    assert pokes.tick(rt) == 2
+    for sid, fid in (("s1", "f1"), ("s2", "f2")):
+        (msg,) = sessions[sid].sent
+        assert msg.auto_rerun.fragment_id == fid and abs(msg.auto_rerun.interval - _POKE_TIMER) < 1e-6
+    assert "gone" not in pokes._followers[rec.code]
+    assert pokes.tick(rt) == 0   # told once per change
+    store.close()

@@ -37,10 +37,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from pathlib import Path
+
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-from pathlib import Path
 
 from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, ClassStore, distribution, lecturer_key
 from engine.errors import ClassError
@@ -49,10 +49,9 @@ from engine.runs.store import DB_ENV, URL_ENV, default_db_target
 from workbench import links
 from workbench.state import LECTURER_ENV, is_lecturer
 
-__all__ = ["FOLLOW_SECONDS", "POLL_SECONDS", "POKE_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "class_store", "lecturer_id", "current",
-           "role", "lead", "resume", "join", "join_from_query", "rejoin_from_cookie", "leave", "join_link", "qr_png",
-           "moved", "SEAT_COOKIE",
-           "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
+__all__ = ["FOLLOW_SECONDS", "POLL_SECONDS", "POKE_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE",
+           "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
+           "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
 #: How often the server's thread reads the counters of its followers' classes (the follow delay is
 #: at most this plus a fragment run and the page's run).
@@ -148,6 +147,7 @@ class _Pokes:
         self._followers: dict[str, dict[str, str]] = {}   # class code -> {session id: fragment id}
         self._versions: dict[str, int | None] = {}
         self._thread: threading.Thread | None = None
+        self._store: ClassStore | None = None   # the server's class store, as a script run found it
 
     @staticmethod
     def runtime():
@@ -162,6 +162,10 @@ class _Pokes:
             return None
         if rt is None or not hasattr(rt, "get_app_session") or not hasattr(ThreadState, "get"):
             return None
+        from streamlit.runtime.app_session import AppSession
+
+        if not hasattr(AppSession, "_enqueue_forward_msg"):
+            return None
         return rt
 
     @staticmethod
@@ -174,8 +178,9 @@ class _Pokes:
         except Exception:   # noqa: BLE001
             return None
 
-    def follow(self, code: str, session_id: str, fragment_id: str, version: int | None) -> None:
+    def follow(self, store: ClassStore, code: str, session_id: str, fragment_id: str, version: int | None) -> None:
         with self._lock:
+            self._store = store
             self._followers.setdefault(code, {})[session_id] = fragment_id
             self._versions.setdefault(code, version)
             if self._thread is None:
@@ -188,34 +193,40 @@ class _Pokes:
                 sessions.pop(session_id, None)
 
     def _loop(self) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
         while True:
             time.sleep(POKE_SECONDS)
-            rt = self.runtime()
+            self.tick(self.runtime())
+
+    def tick(self, rt) -> int:
+        """One look at the classes of this process's followers; returns how many were poked."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        poked = 0
+        with self._lock:
+            todo = {code: dict(s) for code, s in self._followers.items() if s}
+        for code, sessions in todo.items():
+            try:
+                version = self._store.version(code)
+            except Exception:   # noqa: BLE001 - the database is away: the fragments' own timers carry on
+                continue
             with self._lock:
-                todo = {code: dict(s) for code, s in self._followers.items() if s}
-            for code, sessions in todo.items():
-                try:
-                    version = class_store().version(code)
-                except Exception:   # noqa: BLE001 - the database is away: the fragments' own timers carry on
+                if self._versions.get(code) == version:
                     continue
-                with self._lock:
-                    if self._versions.get(code) == version:
-                        continue
-                    self._versions[code] = version
-                for sid, fid in sessions.items():
-                    session = rt.get_app_session(sid) if rt is not None else None
-                    if session is None:
-                        self.drop(sid)
-                        continue
-                    msg = ForwardMsg()
-                    msg.auto_rerun.interval = _POKE_TIMER
-                    msg.auto_rerun.fragment_id = fid
-                    try:
-                        session._enqueue_forward_msg(msg)
-                    except Exception:   # noqa: BLE001 - a closing session: its timer carries on
-                        self.drop(sid)
+                self._versions[code] = version
+            for sid, fid in sessions.items():
+                session = rt.get_app_session(sid) if rt is not None else None
+                if session is None:
+                    self.drop(sid)
+                    continue
+                msg = ForwardMsg()
+                msg.auto_rerun.interval = _POKE_TIMER
+                msg.auto_rerun.fragment_id = fid
+                try:   # on the session's event loop, as its own messages are
+                    session._event_loop.call_soon_threadsafe(session._enqueue_forward_msg, msg)
+                    poked += 1
+                except Exception:   # noqa: BLE001 - a closing session: its timer carries on
+                    self.drop(sid)
+        return poked
 
 
 _POKES = _Pokes()
@@ -414,7 +425,7 @@ def _watch_class(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     ctx = get_script_run_ctx()
     fid = _Pokes.fragment_id()
     if ctx is not None and fid and _Pokes.runtime() is not None:
-        _POKES.follow(code, ctx.session_id, fid, st.session_state.get(_SEEN, version))
+        _POKES.follow(store, code, ctx.session_id, fid, st.session_state.get(_SEEN, version))
         now = time.monotonic()
         if now - st.session_state.get(_RAN, 0.0) < FOLLOW_SECONDS / 2:   # poked: the timer back to slow
             from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
