@@ -53,7 +53,7 @@ def downloads(monkeypatch):
 
 #: Figures drawn as small HTML bars (``workbench.components.bars``: cheaper to redraw on a click
 #: than a Plotly chart) whose Plotly figure feeds only their SVG and PDF buttons.
-HTML_FIGURES = {"om_bars", "om_work"}
+HTML_FIGURES = {"om_bars", "om_work", "bp_bars"}
 
 
 def check_exports(at, files: dict, drawn: list) -> set[str]:
