@@ -66,7 +66,7 @@ def test_canvas_labels_stay_inside_and_cover_no_label(sample):
     assert drawn[-1][7] is True and sum(a[7] for a in drawn) == 1 and drawn[-1][6] == arrows[3][2]
     font = style.font("label")
     boxes = []
-    for tx, ty, hx, hy, lx, ly, text, _ in drawn:
+    for *_, lx, ly, text, _strong in drawn:
         w = 0.5 * (text_width(text, font) + 8)
         assert w <= lx <= 560 - w and 0 <= ly - 0.7 * font and ly + 0.7 * font <= 480, (text, lx, ly)
         boxes.append((lx - w, lx + w, ly - 0.7 * font, ly + 0.7 * font))
