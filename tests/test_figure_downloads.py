@@ -71,7 +71,7 @@ def downloads(monkeypatch):
 
 #: Figures drawn as small HTML bars (``workbench.components.bars``: cheaper to redraw on a click
 #: than a Plotly chart) whose Plotly figure feeds only their SVG and PDF buttons.
-HTML_FIGURES = {"om_bars", "om_work"}
+HTML_FIGURES = {"om_bars", "om_work", "bp_bars"}
 
 #: Figures whose page does not yet give them a sentence of its own: Belief Propagation's page is
 #: being rewritten on another branch (their generated description is still checked)

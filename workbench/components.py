@@ -52,6 +52,7 @@ _A11Y = st.components.v2.component(
     js=(Path(__file__).resolve().parent / "assets" / "figure_a11y.js").read_text(encoding="utf-8"))
 
 __all__ = ["Spec", "as_shown", "FigureText", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+           "marginal_panel", "marginal_spec",
            "selected_vertex",
            "select_vertex",
            "vertex_box", "ring_trace", "tree_hash", "RING",
@@ -321,6 +322,51 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None)
         out.append(f'<div style="color:{s.muted};font-size:{s.font("small")}px">{html.escape(legend)}</div>')
     out.append("</div>")
     st.html("".join(out))
+
+
+# ------------------------------------------------------------------ a marginal beside its prior
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _marginal_base(k: int, style) -> dict:
+    from workbench.figures.inference_figures import marginal_bars
+
+    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
+
+
+def marginal_spec(post, prior, title: str, labels: Sequence[str] | None = None) -> Spec:
+    """:func:`workbench.figures.inference_figures.marginal_bars` as a :class:`Spec`, from a dict
+    cached per number of labels and theme (no figure is validated on a click)."""
+    import html
+
+    from workbench.figures.style import current, rich
+
+    base = _marginal_base(len(post), current())
+    pr, po = (dict(t) for t in base["data"])
+    pr["y"] = np.asarray(prior, float)
+    po["y"] = np.asarray(post, float)
+    po["text"] = [f"{p:.3f}" for p in post]
+    if labels is not None:
+        pr["x"] = po["x"] = [html.escape(str(a)) for a in labels]   # Plotly reads tick text as HTML
+    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
+                                                                            text=rich(title)))})
+
+
+def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequence[str] | None = None,
+                   describe: str = "") -> None:
+    """A vertex's marginal beside its prior (no evidence), as light :func:`bars`: they change with
+    every click, and a Plotly chart would be built again in the browser each time (a first one
+    also loads Plotly's script, about 4.7 MB). Its Plotly figure (:func:`marginal_spec`) is drawn
+    only for the SVG/PDF downloads; it gives the description (after ``describe``, the page's own
+    first sentence) and the CSV too."""
+    from workbench.figures.style import category_colour
+
+    spec = marginal_spec(post, prior, title, labels)
+    text = FigureText.of(spec, key=key, kind="bars", describe=describe)
+    text.before()
+    names = [f"label {a}" for a in range(len(post))] if labels is None else list(labels)
+    bars([(names[a], p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
+         legend="bar: posterior · hatched: prior (no evidence)")
+    export_buttons(spec, key=key, name=name, csv=text.csv)
+    text.after()
 
 
 # ------------------------------------------------------------------ the selected vertex

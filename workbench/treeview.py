@@ -34,6 +34,7 @@ from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
 from workbench import links
 from workbench.components import FigureText, export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.figures.arrows import place_arrows
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
 from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, colour_bytes, current
@@ -250,7 +251,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
               highlight: Sequence[int] = (), selected: int | None = None, default: int | None = None,
               path_of: int | None = None, height: int = 520, on_pick: Callable[[int], None] | None = None,
               hover=None, describe: str = "", show_path: bool = True, layout: str = "auto",
-              export_name: str | None = None, page: str | None = None) -> Marks:
+              export_name: str | None = None, page: str | None = None, arrows: Sequence[tuple[int, int, str]] = (),
+              current_arrow: int | None = None, title: str = "", csv: Callable[[], bytes] | None = None) -> Marks:
     """Draw ``tree`` at the level of detail of the current view, in a component keyed ``key``.
 
     values : one number per vertex (coloured on ``scale`` from ``lo`` to ``hi``), or None;
@@ -266,7 +268,11 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     hover : per-vertex extra hover text (a callable ``v -> str``); describe : a sentence that
     opens the view's text description (the figure's accessible name); page : the page whose
     ``view=`` setting is bound to this view (:func:`view_bind`): its address follows the view
-    (from inside a fragment too). Returns the marks drawn.
+    (from inside a fragment too); arrows : ``(sender, receiver, text)`` drawn along their edges,
+    each labelled with its text (messages: :func:`workbench.figures.arrows.place_arrows`), the one
+    at index ``current_arrow`` thick in the selection colour; title : a line drawn over the canvas
+    (and in the downloads); csv : the maker of the view's "CSV" download (default: one row per
+    vertex). Returns the marks drawn.
     """
     style = current()
     vs = view_state(key)
@@ -296,7 +302,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                              value_title=value_title, categories=categories, rings=rings, ring_name=ring_name,
                              highlight=highlight, selected=selected,
                              path_of=path_of if path_of is not None else selected, hover=hover, describe=describe,
-                             show_path=show_path, style=style, query=query)
+                             show_path=show_path, style=style, query=query, arrows=arrows,
+                             current_arrow=current_arrow, title=title)
     data["seq"] = vs.seq
     data["overview"] = vs.viewport is None
     # the region asked for, before it was widened to this canvas (a link's, or a found vertex's):
@@ -305,8 +312,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     err = st.session_state.pop(f"{key}__error", None)
     # read aloud (the canvas names itself with data["desc"]): a skip link before, "CSV" (one row
     # per vertex, made when clicked) and "Describe" after
-    text = FigureText(key=key, text=data["desc"], kind="view", csv=lambda: rows_csv(*tree_rows(
-        tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected)))
+    text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(
+        tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
     text.before()
     _COMPONENT(key=key, data=data, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
@@ -326,7 +333,9 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
 def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, values=None, scale=PROBABILITY_SCALE,
                  lo: float = 0.0, hi: float = 1.0, value_title: str = "", categories=None, rings=(),
                  ring_name: str = "evidence", highlight=(), selected=None, path_of=None, hover=None,
-                 describe: str = "", show_path: bool = True, style=None, query: str | None = None) -> tuple:
+                 describe: str = "", show_path: bool = True, style=None, query: str | None = None,
+                 arrows: Sequence[tuple[int, int, str]] = (), current_arrow: int | None = None,
+                 title: str = "") -> tuple:
     """What the browser is sent for ``marks`` (a JSON-ready dict: positions and colours as base64
     arrays) and the :class:`ViewPicture` its exports draw. No Streamlit call: the benchmark times
     it as the server's work for one view."""
@@ -338,7 +347,7 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
                   "count": tree.n, "font": style.font("label"), "edgeWidth": style.line(1.0),
                   "theme": {"background": style.background, "text": style.text, "edge": style.edge,
                             "vertex": style.vertex, "outline": style.outline, "label_bg": style.label_bg,
-                            "collapsed": style.faint, "family": FONT_FAMILY},
+                            "collapsed": style.faint, "muted": style.muted, "family": FONT_FAMILY},
                   "select": SELECT, "highlight": HIGHLIGHT, "flagColour": EVIDENCE, "flagName": ring_name}
     data["vxy"] = _b64(marks.vertex_xy)
     data["vid"] = _b64(ids.astype(np.int32))
@@ -396,6 +405,13 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
         path = drawing.root_path(int(path_of), marks)
         data["path"] = _b64(path)
         fingerprint.append(("path", int(path_of)))
+    drawn_arrows = _arrows(tree, drawing, marks, arrows, current_arrow, style)
+    if drawn_arrows:
+        data["arrows"] = [list(a) for a in drawn_arrows]
+        fingerprint.append(("arrows", tuple(drawn_arrows)))
+    if title:
+        data["title"] = title
+        fingerprint.append(("title", title))
     # the order names are tried in: the selected vertex, the ringed ones, then top down
     first = [int(i) for i in np.flatnonzero(ids == selected)] if selected is not None else []
     if ring_set.size:
@@ -403,8 +419,8 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     first = list(dict.fromkeys(first))
     seen = set(first)
     data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in seen]
-    data["desc"] = _describe(tree, drawing, marks, describe, data.get("selName"), value_title, values, selected,
-                             len(ring_set), ring_name)
+    data["desc"] = _describe(tree, drawing, marks, (title + ". " if title else "") + describe, data.get("selName"),
+                             value_title, values, selected, len(ring_set), ring_name)
     data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
                       + (f" · one level in {marks.stride}" if marks.stride > 1 else ""))
     if query:
@@ -413,8 +429,30 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     data["rev"] = abs(hash(tuple(fingerprint))) % (1 << 52)
     pic = ViewPicture(marks.width, marks.height, marks.marker, marks.vertex_xy, vfill, data["vname"],
                       marks.edge_points, marks.edge_offsets, marks.outline_points, marks.outline_offsets, gfill,
-                      marks.counts, path, tuple(data["sel"]) if "sel" in data else None, hxy)
+                      marks.counts, path, tuple(data["sel"]) if "sel" in data else None, hxy, title, drawn_arrows)
     return data, pic
+
+
+def _arrows(tree: Tree, drawing: TreeDrawing, marks: Marks, arrows, current, style) -> tuple:
+    """``arrows`` placed on this view's canvas: ``(tail x, tail y, head x, head y, label x, label y,
+    text, strong)`` in its px (y down), the strong one (``current``) last, so it is drawn on top."""
+    if not len(arrows):
+        return ()
+    # every drawn vertex is a disc the labels keep off, and each arrow's two ends
+    ends = np.union1d(marks.vertices, [int(a) for s, r, _ in arrows for a in (s, r)]).astype(np.int64).tolist()
+    at = {v: i for i, v in enumerate(ends)}
+    xy = drawing.to_px(ends, marks).astype(float)
+    placed = place_arrows(xy[:, 0], -xy[:, 1], [(at[int(s)], at[int(r)], str(t)) for s, r, t in arrows],
+                          current=current, font=style.font("label"), radius=0.5 * marks.marker + 2, scale=style.scale,
+                          bounds=(0.0, float(marks.width), -float(marks.height), 0.0))
+    out = []
+    for a in placed:   # a label that found no spot inside the canvas is moved back in
+        hw, hh = 0.5 * (a.box[1] - a.box[0]) + 2, 0.5 * (a.box[3] - a.box[2]) + 2
+        lx = min(max(a.tail[0] + a.offset[0], hw), max(hw, marks.width - hw))
+        ly = min(max(-a.tail[1] - a.offset[1], hh), max(hh, marks.height - hh))
+        out.append((round(a.tail[0], 1), round(-a.tail[1], 1), round(a.head[0], 1), round(-a.head[1], 1),
+                    round(lx, 1), round(ly, 1), a.text, a.index == current))
+    return tuple(sorted(out, key=lambda a: a[7]))
 
 
 def _describe(tree, drawing, marks, describe, sel_name, value_title, values, selected, n_rings, ring_name) -> str:

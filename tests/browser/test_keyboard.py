@@ -7,9 +7,12 @@ Screenshots: tests/browser/screenshots/keyboard_<box>_<keys>.png."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from tests.browser.conftest import shot, view_flagged, view_selected, wait_for_app, wait_for_selected, wait_for_view
+from tests.browser.conftest import (shot, tree_view, view_flagged, view_selected, wait_for_app, wait_for_selected,
+                                   wait_for_view)
 from tests.browser.test_accessibility import axe_violations, own_violations
 
 pytestmark = pytest.mark.browser
@@ -90,15 +93,22 @@ def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, axe_source, box
     assert not own, own[:10]
 
 
-#: the title of the first visible Plotly figure (Belief Propagation's says "Step k of n — ...")
-FIGURE_TITLE_JS = """() => { const t = document.querySelector('.js-plotly-plot .gtitle');
-                             return t ? t.textContent : null; }"""
+def figure_title(page) -> str:
+    """The title over Belief Propagation's tree view ("Step k of n — ..."), or "" before it is drawn."""
+    view = tree_view(page, "bp_tree")
+    if not view.count():
+        return ""
+    return view.first.evaluate("(wrap) => ((wrap.parentNode.__treeview || {}).data || {}).title || ''")
 
 
 def wait_for_title(page, start: str, timeout: float = 60_000) -> str:
-    page.wait_for_function(f"() => (({FIGURE_TITLE_JS})() || '').startsWith({start!r})", timeout=timeout, polling=200)
+    """Wait until the view's title starts with ``start`` (polled: a rerun may draw the view anew)."""
+    deadline = time.monotonic() + timeout / 1000
+    while not figure_title(page).startswith(start):
+        assert time.monotonic() < deadline, f"the title is {figure_title(page)!r}, not {start!r}..."
+        page.wait_for_timeout(200)
     wait_for_app(page)
-    return page.evaluate(FIGURE_TITLE_JS)
+    return figure_title(page)
 
 
 def test_step_belief_propagation_forward_and_back_by_keyboard(page, app_url):
@@ -241,22 +251,24 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
     wait_for_title(page, "Step 0 of 8")
     page.locator("body").focus()
     tab_to(page, "BUTTON", "next ▶")
-    name = "Skip past this figure: Tree drawing: Step 0 of 8 — collect: leaves towards the root 1"
+    name = "Skip past this figure: Step 0 of 8 — collect: leaves towards the root 1"
     presses = tab_to(page, "A", name[:80], limit=10)   # (FOCUSED_JS cuts names at 80 characters)
     link = page.evaluate("""() => { let e = document.activeElement;
         while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
         const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; }""")
-    assert link[0].startswith("Skip past this figure: Tree drawing") and link[1] > 20 and link[2] > 10, link
+    assert link[0].startswith("Skip past this figure: Step 0 of 8") and link[1] > 20 and link[2] > 10, link
     shot(page, "keyboard_skip_link")
-    # the Tab stops the link skips: the modebar's buttons, SVG, PDF, CSV
-    skipped = page.evaluate("""() => { const c = document.querySelector('.st-key-bp_seq_fig');
-        return c.querySelectorAll('button, a[href]').length; }""")
+    # the Tab stops the link skips: the tree view's search box and buttons, SVG, PDF, CSV
+    skipped = tree_view(page, "bp_tree").locator("button, input").count() + \
+        page.locator(".st-key-bp_tree__exports button").count()
     page.keyboard.press("Enter")
-    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_seq_fig__describe"), page.evaluate(FOCUSED_JS)
+    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_tree__describe"), page.evaluate(FOCUSED_JS)
     assert page.evaluate(FOCUSED_JS)[1].endswith("Describe")
     page.keyboard.press("Enter")
-    text = page.locator(".st-key-bp_seq_fig__describe").inner_text()
-    label = page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("aria-label")
-    assert page.locator(".st-key-bp_seq_fig [data-testid='stPlotlyChart']").get_attribute("role") == "figure"
-    assert "Step 0 of 8" in label and "5 vertices" in label and label in text.replace("\n", " "), (label, text)
+    text = page.locator(".st-key-bp_tree__describe").inner_text()
+    canvas = tree_view(page, "bp_tree").locator("canvas")
+    label = canvas.get_attribute("aria-label")
+    assert canvas.get_attribute("role") == "img"
+    assert "Step 0 of 8" in label and "5 vertices" in label and "No message sent yet" in label, label
+    assert label in text.replace("\n", " "), (label, text)
     assert presses <= 3 and skipped >= 5, (presses, skipped)

@@ -9,7 +9,7 @@ import pytest
 
 from engine.lessons import load_lessons
 from engine.pagespecs import PAGES
-from tests.browser.conftest import (click_vertex, click_view_vertex, show_view, shot, view_flagged,
+from tests.browser.conftest import (click_view_vertex, show_view, shot, view_flagged,
                                     wait_for_app, wait_for_selected)
 from workbench.text import subscript
 
@@ -133,19 +133,22 @@ def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
 def test_belief_propagation_click_sets_and_clears_evidence(page, app_url):
     page.goto(f"{app_url}/belief_propagation?tree=lecture_5_vertices")
     wait_for_app(page)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    show_view(page, "bp_tree")
     clicks = page.get_by_role("radiogroup", name="A click on a vertex")
     clicks.get_by_text("sets the evidence below").click()
     wait_for_app(page)
-    click_vertex(page, 3)                     # the vertex named "4", label 0 chosen below
+    show_view(page, "bp_tree")
+    click_view_vertex(page, "bp_tree", "4")   # label 0 chosen below
     page.wait_for_function("() => location.search.includes('evidence=4')", timeout=30_000)
     wait_for_app(page)
     page.wait_for_selector("text=Evidence: 4=0", timeout=30_000)
     assert "P(x₄ | evidence) = [1.0000, 0.0000]" in page.locator("[data-testid='stMain']").inner_text()
     shot(page, "belief_propagation_evidence_by_click")
+    assert view_flagged(page, "bp_tree") == ["4"]          # ringed as evidence in the view
     clicks.get_by_text("clears its evidence").click()
     wait_for_app(page)
-    click_vertex(page, 3)
+    show_view(page, "bp_tree")
+    click_view_vertex(page, "bp_tree", "4")
     page.wait_for_function("() => !location.search.includes('evidence=')", timeout=30_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0

@@ -145,7 +145,7 @@ def test_figure_downloads_from_the_buttons(browser, app_url, tmp_path):
     try:
         page.goto(f"{app_url}/belief_propagation")
         wait_for_app(page)
-        exports = page.locator(".st-key-bp_seq_fig__exports")
+        exports = page.locator(".st-key-bp_tree__exports")
         exports.wait_for(timeout=30_000)
         got = {}
         for fmt in ("SVG", "PDF"):

@@ -69,6 +69,7 @@ function init(root, api) {
   const S = { api, data: null, m: null, t: { ax: 1, bx: 0, ay: 1, by: 0 }, timer: null, drag: null,
               hover: null, width: 0, active: -1, lastQuery: null };
   const wrap = el("div", { class: "tv" }, root);
+  S.title = el("div", { class: "tv-title" }, wrap);   // what the view shows now (a step of a schedule)
   const bar = el("div", { class: "tv-bar", role: "toolbar", "aria-label": "Tree view controls" }, wrap);
   const searchBox = el("div", { class: "tv-search" }, bar);
   const input = el("input", { type: "text", class: "tv-input", role: "combobox", "aria-autocomplete": "list",
@@ -523,9 +524,41 @@ function draw(S) {
     ctx.stroke();
   }
 
-  // names beside the vertices, where they do not run into each other
+  // messages along their edges (arrows and labels placed by the server, workbench/figures/arrows.py):
+  // the arrow moves with the view, its label keeps its offset in screen px from the arrow's tail
+  const boxes = [];
+  for (const [tx0, ty0, hx0, hy0, lx0, ly0, text, strong] of d.arrows || []) {
+    const tx = X(tx0), ty = Y(ty0), hx = X(hx0), hy = Y(hy0);
+    const lx = tx + (lx0 - tx0), ly = ty + (ly0 - ty0);
+    const colour = strong ? d.select : th.text;
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
+    ctx.lineWidth = strong ? 3.2 : 1.8;
+    ctx.beginPath(); ctx.moveTo(tx, ty); ctx.lineTo(hx, hy); ctx.stroke();
+    const a = Math.atan2(hy - ty, hx - tx), L = strong ? 12 : 10;
+    ctx.beginPath();
+    ctx.moveTo(hx, hy);
+    ctx.lineTo(hx - L * Math.cos(a - 0.4), hy - L * Math.sin(a - 0.4));
+    ctx.lineTo(hx - L * Math.cos(a + 0.4), hy - L * Math.sin(a + 0.4));
+    ctx.closePath(); ctx.fill();
+    ctx.strokeStyle = th.muted || th.edge;
+    ctx.lineWidth = 1;
+    ctx.beginPath(); ctx.moveTo(tx, ty); ctx.lineTo(lx, ly); ctx.stroke();
+    ctx.font = `${strong ? "bold " : ""}${font}px ${th.family}`;
+    const w = ctx.measureText(text).width + 6;
+    const bx = [lx - w / 2, ly - font * 0.7, lx + w / 2, ly + font * 0.7];
+    ctx.fillStyle = th.label_bg;
+    ctx.fillRect(bx[0], bx[1], bx[2] - bx[0], bx[3] - bx[1]);
+    ctx.strokeStyle = strong ? d.select : th.collapsed;
+    ctx.strokeRect(bx[0], bx[1], bx[2] - bx[0], bx[3] - bx[1]);
+    ctx.fillStyle = colour;
+    ctx.fillText(text, lx, ly);
+    ctx.font = `${font}px ${th.family}`;
+    boxes.push(bx);
+  }
+
+  // names beside the vertices, where they do not run into each other (nor into a message's label)
   if (d.vname && d.labels !== false) {
-    const boxes = [];
     const fits = (bx) => !boxes.some((o) => bx[0] < o[2] && o[0] < bx[2] && bx[1] < o[3] && o[1] < bx[3]);
     const order = d.labelOrder || [];
     let shown = 0;
@@ -597,6 +630,8 @@ export default function (component) {
   S.layoutBtn.textContent = data.layout === "radial" ? "Tidy" : "Radial";
   S.layoutBtn.setAttribute("aria-label", `Switch to the ${data.layout === "radial" ? "tidy" : "radial"} layout`);
   S.status.textContent = data.status || "";
+  S.title.textContent = data.title || "";
+  S.title.style.display = data.title ? "block" : "none";
   legend(S, data.legend);
   S.wrap.dataset.rev = data.rev;
   S.wrap.dataset.vertices = String(data.count);

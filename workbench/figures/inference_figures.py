@@ -11,6 +11,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from workbench.figures.arrows import message_text, place_arrows
 from workbench.figures.style import (
     CATEGORICAL,
     OKABE_ITO,
@@ -19,7 +20,6 @@ from workbench.figures.style import (
     Style,
     current,
     rich,
-    text_width,
 )
 from workbench.figures.tree_figure import tree_figure
 
@@ -121,57 +121,19 @@ def message_figure(tree, messages, *, current=None, beliefs=None, title=None, he
     if beliefs is not None:
         probability_colours(fig)
     font = s.font("label")
-    # the current message's label is placed first (it must not move away from its arrow), the
-    # others take the first spot, outwards along their perpendicular, that overlaps no label or vertex
-    order = ([current] if current is not None and 0 <= current < len(messages) else []) + \
-        [i for i in range(len(messages)) if i != current]
     r = s.marker(tree.n) / 2 + 2
+    arrows = [(snd, rcv, message_text(vals)) for snd, rcv, vals in messages]
 
     def place(xr, yr):
         """Arrows and labels for these axis ranges: (placed, label boxes in px, ppx, ppy)."""
         # the plot's scale in px per unit (the width is the narrowest expected)
         ppx = width / max(xr[1] - xr[0], 1e-9)
         ppy = (height - (50 if title else 20)) / max(yr[1] - yr[0], 1e-9)
-        # the vertices' discs in screen px (labels keep off them)
-        vx, vy = (x - xr[0]) * ppx, (y - yr[0]) * ppy
-        taken = [(a - r, a + r, b - r, b + r) for a, b in zip(vx, vy)]
-        boxes, placed = [], {}
-        for i in order:
-            snd, rcv, vals = messages[i]
-            x0, y0, x1, y1 = x[snd], y[snd], x[rcv], y[rcv]
-            dx, dy = x1 - x0, y1 - y0
-            # the perpendicular in screen px, to the left of the direction of travel
-            px_dx, px_dy = dx * ppx, dy * ppy
-            norm = max(np.hypot(px_dx, px_dy), 1e-9)
-            nx, ny = -px_dy / norm, px_dx / norm
-            off = 9 * s.scale
-            ox, oy = nx * off / ppx, ny * off / ppy
-            ax_, ay_ = x0 + 0.22 * dx + ox, y0 + 0.22 * dy + oy
-            hx, hy = x0 + 0.72 * dx + ox, y0 + 0.72 * dy + oy
-            text = "[" + ", ".join(f"{v:.2f}" for v in vals) + "]"
-            w = text_width(text, font) + 8
-            # the label: beside the arrow's tail, pushed outwards along the perpendicular
-            lx, ly = 26 * s.scale * nx + 0.5 * w * np.sign(nx) * (abs(nx) > 0.3), 22 * s.scale * ny
-            tx, ty = (ax_ - xr[0]) * ppx, (ay_ - yr[0]) * ppy
-            # candidate spots, nearest first: further out along the perpendicular, slid along the
-            # edge, or one line up or down; the first that covers nothing wins, else the least covering
-            along = min(norm, 80.0)
-            ux, uy = px_dx / norm, px_dy / norm
-            cand = np.array([(f * lx + t * along * ux, f * ly + t * along * uy + v * (font + 6))
-                             for f in (1.0, 1.6, 2.2, 2.8, 3.4) for t in (0.0, 0.35, -0.35, 0.7, -0.7)
-                             for v in (0, 1, -1)])
-            cand = cand[np.argsort(np.hypot(cand[:, 0] - lx, cand[:, 1] - ly), kind="stable")]
-            cx, cy = tx + cand[:, 0], ty + cand[:, 1]
-            bc = np.stack([cx - w / 2, cx + w / 2, cy - font * 0.75, cy + font * 0.75], axis=1)
-            tk = np.asarray(taken)
-            ovx = np.minimum(bc[:, None, 1], tk[None, :, 1]) - np.maximum(bc[:, None, 0], tk[None, :, 0])
-            ovy = np.minimum(bc[:, None, 3], tk[None, :, 3]) - np.maximum(bc[:, None, 2], tk[None, :, 2])
-            hit = (np.clip(ovx, 0, None) * np.clip(ovy, 0, None)).sum(axis=1)
-            j = int(np.argmax(hit == 0)) if (hit == 0).any() else int(np.argmin(hit))
-            taken.append(tuple(bc[j]))
-            boxes.append(tuple(bc[j]))
-            placed[i] = (ax_, ay_, hx, hy, float(cand[j, 0]), float(cand[j, 1]), text)
-        return placed, boxes, ppx, ppy
+        got = place_arrows((x - xr[0]) * ppx, (y - yr[0]) * ppy, arrows, current=current, font=font, radius=r,
+                           scale=s.scale)
+        placed = {a.index: (xr[0] + a.tail[0] / ppx, yr[0] + a.tail[1] / ppy, xr[0] + a.head[0] / ppx,
+                            yr[0] + a.head[1] / ppy, a.offset[0], a.offset[1], a.text) for a in got}
+        return placed, [a.box for a in got], ppx, ppy
 
     def widened(xr, yr, boxes, ppx, ppy):
         """The ranges grown so that no label leaves the plot."""

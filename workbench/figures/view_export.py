@@ -27,7 +27,9 @@ class ViewPicture:
     """What a tree view shows, in px of its canvas (origin top left, y down).
 
     vertex_fill / outline_fill : RGB bytes (k, 3) / (g, 3) or None (the theme's colours);
-    names : the drawn vertices' names; path : the path to the root as a polyline, or None.
+    names : the drawn vertices' names; path : the path to the root as a polyline, or None;
+    arrows : messages drawn on the edges (:func:`workbench.figures.arrows.place_arrows`), the
+    strong one (the message just sent) in the selection colour.
     """
 
     width: int
@@ -46,6 +48,8 @@ class ViewPicture:
     selected: tuple | None = None
     highlight_xy: np.ndarray | None = None
     title: str = ""
+    #: messages on the edges: ``(tail x, tail y, head x, head y, label x, label y, text, strong)``
+    arrows: tuple = ()
 
 
 def _draw(pic: ViewPicture, style: Style, select: str, highlight: str):
@@ -94,6 +98,15 @@ def _draw(pic: ViewPicture, style: Style, select: str, highlight: str):
     if pic.selected is not None:
         ax.scatter([pic.selected[0]], [pic.selected[1]], s=(0.75 * (pic.marker + 12)) ** 2, facecolors="none",
                    edgecolors=select, linewidths=2.5, zorder=6)
+    for tx, ty, hx, hy, lx, ly, text, strong in sorted(pic.arrows, key=lambda a: a[7]):
+        colour = select if strong else style.text
+        ax.annotate("", xy=(hx, hy), xytext=(tx, ty), zorder=7,
+                    arrowprops=dict(arrowstyle="-|>", color=colour, linewidth=2.4 if strong else 1.3, mutation_scale=12))
+        ax.plot([tx, lx], [ty, ly], color=style.muted, linewidth=0.8, zorder=7)
+        ax.text(lx, ly, text, ha="center", va="center", fontsize=style.font("label") * 0.75, color=colour, zorder=8,
+                fontweight="bold" if strong else "normal",
+                bbox=dict(boxstyle="square,pad=0.2", facecolor=(*to(style.background)[:3], 0.85), edgecolor=select if strong else style.faint,
+                          linewidth=1))
     if pic.title:
         ax.text(6, 6, pic.title, va="top", ha="left", fontsize=style.font("title") * 0.75, color=style.text)
     return fig

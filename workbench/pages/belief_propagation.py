@@ -28,11 +28,10 @@ from engine.links.evidence import evidence_vectors, format_evidence
 from engine.networks import network_sample_names, read_network_bytes, read_sample_network
 from engine.pagespecs import PAGES
 from engine.trees.generators import star_tree
-from engine.trees.layout import tidy_layout
 from workbench import links
-from workbench.components import (EVIDENCE_RING, RING, chart, clickable_chart, ring_trace, select_vertex,
-                                  selected_vertex, selection_key)
-from workbench.figures.inference_figures import convergence_figure, elimination_bars, marginal_bars, message_figure
+from workbench.components import chart, marginal_panel, selected_vertex, selection_key
+from workbench.figures.arrows import message_text
+from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
@@ -318,9 +317,9 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
         ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
     st.markdown(f"**P({md(subscript('x', name))} | evidence)** = \\[{shown}\\]")
-    chart(marginal_bars(post, prior, title=f"P(x_{html.escape(name)}): prior and with the evidence", height=240,
-                        labels=labels if model.states is not None else None),
-          key="bp_bars", name="bp_marginal")
+    marginal_panel(post, prior, key="bp_bars", name="bp_marginal",
+                   title=f"P(x_{html.escape(name)}): prior and with the evidence",
+                   labels=labels if model.states is not None else None)
     st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key=S.key("click"), horizontal=True)
     st.radio("Evidence", ["hard", "soft"], key=S.key("ev_kind"), horizontal=True,
              format_func={"hard": "hard: one label", "soft": "soft: a weight per label"}.get)
@@ -345,18 +344,6 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
         st.caption("No evidence: click a vertex with **sets the evidence below** chosen, or use the buttons.")
 
 
-def _figure(model: BPModel, msgs, current, beliefs, title, sel):
-    tree = model.tree
-    fig = message_figure(tree, msgs, current=current, beliefs=beliefs, title=title)
-    x, y = tidy_layout(tree)
-    size = 18
-    rings = [tree.index(n) for n in _evidence()]
-    if rings:
-        fig.add_trace(ring_trace(x, y, rings, size=size + 8, colour=EVIDENCE_RING, width=3, name="evidence"))
-    fig.add_trace(ring_trace(x, y, [sel], size=size + 14, colour=RING, width=3.5, name="selected"))
-    return fig
-
-
 def _message_table(model: BPModel, w) -> pd.DataFrame:
     """How m_{s→r} is made (eq. 5): one row per label of the sender, then the sums."""
     tree = model.tree
@@ -378,6 +365,14 @@ def _message_table(model: BPModel, w) -> pd.DataFrame:
     df.loc["Σ over x_" + s] = sums
     df.loc[f"m_{s}→{r} (normalised)"] = norm
     return df
+
+
+def _sent_text(tree, sent) -> str:
+    """The messages drawn, in words (the view's description, read aloud)."""
+    if not sent:
+        return "No message sent yet."
+    return "Messages sent, in order: " + "; ".join(
+        f"{tree.name(s)} to {tree.name(r)} {text}" for s, r, text in sent) + "."
 
 
 def sequential(model: BPModel, exact, work, rev: int) -> None:
@@ -405,16 +400,23 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
     b2.button("next ▶", on_click=_step, args=(1, total), key="bp_next")
     step = widget(SPEC, "messages", where=b3, hi=total)
     done = step == total
-    msgs = [(w.sender, w.receiver, w.message) for w in work[:step]]
     phase = ("collect: leaves towards the root " + tree.name(tree.root)) if step <= total // 2 \
         else "distribute: root outwards"
     sel = selected_vertex(tree, KEY, tree.root)
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        fig = _figure(model, msgs, step - 1 if step else None, exact.marginals if done else None,
-                      f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else ""), sel)
-        clickable_chart(fig, key="bp_seq_fig", name="bp_sequential",
-                        on_pick=lambda v: (select_vertex(tree, KEY, v), _on_pick(v)))
+        # the messages on the canvas tree view, as every tree of the workbench is drawn: a fresh
+        # session needs no Plotly script for its first view (docs/benchmarks.md)
+        title = f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else "")
+        sent = [(int(w.sender), int(w.receiver), message_text(w.message[:len(_labels(model, w.receiver))]))
+                for w in work[:step]]
+        tree_view(tree, KEY, page="belief_propagation", values=exact.marginals[:, 0] if done else None,
+                  value_title="P(label 0)", rings=[tree.index(n) for n in _evidence()], selected=sel,
+                  on_pick=_on_pick, layout="tidy", height=480, title=title, arrows=sent,
+                  current_arrow=step - 1 if step else None, export_name="bp_sequential", show_path=False,
+                  describe=_sent_text(tree, sent),
+                  # its data: the messages drawn (before the first, the vertices)
+                  csv=(lambda: messages_csv(tree, work[:step]).encode("utf-8")) if step else None)
         st.caption("Click a vertex: it is selected (red ring) and, as chosen on the right, gets or loses "
                    "evidence (orange ring).")
     with right:

@@ -37,15 +37,15 @@ from workbench.components import (
     chart,
     FigureText,
     export_buttons,
+    marginal_panel,
     selected_vertex,
     selection_key,
     vertex_box,
 )
-from workbench.figures.inference_figures import (difference_bars, marginal_bars, work_bar_names,
+from workbench.figures.inference_figures import (difference_bars, work_bar_names,
                                                  work_bars)
-from workbench.figures.style import NEUTRAL, OKABE_ITO, category_colour
+from workbench.figures.style import NEUTRAL, OKABE_ITO
 from workbench.figures.style import current as current_style
-from workbench.figures.style import rich
 from workbench.runner import online_kernels
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
@@ -326,15 +326,6 @@ def _d_view(cover, touched) -> None:
                        f"operation touched are ringed ({len(touched)} of them).", show_path=True)
 
 
-def _marginal_bars(post, prior, states=None) -> None:
-    """The marginal of the selected vertex beside its prior (no evidence), as light bars: they
-    change with every click, and a chart would be built again in the browser each time (its
-    Plotly figure, :func:`_bars_spec`, is drawn only for the SVG/PDF downloads)."""
-    bars([(f"label {a}" if states is None else states[a], p, category_colour(a), f"{p:.3f}", q)
-          for a, (p, q) in enumerate(zip(post, prior))],
-         legend="bar: posterior · hatched: prior (no evidence)")
-
-
 def _work_bars(online: int, bp: int, ops: int) -> None:
     """The multiply-adds of every online operation so far against one BP pass per operation."""
     passes = bp * max(ops, 1)
@@ -347,22 +338,8 @@ def _work_bars(online: int, bp: int, ops: int) -> None:
          legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""))
 
 
-# the Plotly figures of the two bar panels, drawn only for their SVG/PDF downloads
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _bars_base(k: int, style) -> dict:
-    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
-
-
-def _bars_spec(post, prior, title: str) -> Spec:
-    base = _bars_base(len(post), current_style())
-    pr, po = (dict(t) for t in base["data"])
-    pr["y"] = np.asarray(prior, float)
-    po["y"] = np.asarray(post, float)
-    po["text"] = [f"{p:.3f}" for p in post]
-    return Spec({"data": [pr, po], "layout": dict(base["layout"], title=dict(base["layout"].get("title", {}),
-                                                                            text=rich(title)))})
-
-
+# the Plotly figure of the work bars, drawn only for their SVG/PDF downloads (the marginal's:
+# workbench.components.marginal_spec)
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _work_base(style) -> dict:
     return as_spec(work_bars(1, 1, 1, style=style))
@@ -404,16 +381,12 @@ def lesson(tree) -> None:
         st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
-        spec = _bars_spec(marg, s.prior[sel], f"P(x_{name})")
         said = ", ".join(f"{p:.4f}" for p in marg)
-        text = FigureText.of(spec, key="om_bars", kind="bars", describe=(
-            f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
-            f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
-            f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."))
-        text.before()
-        _marginal_bars(marg, s.prior[sel], None if states is None else states[sel])
-        export_buttons(spec, key="om_bars", name="marginal", csv=text.csv)
-        text.after()
+        marginal_panel(marg, s.prior[sel], key="om_bars", name="marginal", title=f"P(x_{name})",
+                       labels=None if states is None else states[sel], describe=(
+                           f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
+                           f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
+                           f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."))
         e1, e2 = st.columns(2)
         with e1:
             if states is not None and S.label >= len(states[sel]):
