@@ -419,8 +419,9 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     first = list(dict.fromkeys(first))
     seen = set(first)
     data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in seen]
-    data["desc"] = _describe(tree, drawing, marks, (title + ". " if title else "") + describe, data.get("selName"),
-                             value_title, values, selected, len(ring_set), ring_name)
+    lead = " ".join(x for x in (describe, title + "." if title else "") if x)   # the page's sentence first
+    data["desc"] = _describe(tree, drawing, marks, lead, data.get("selName"), value_title, values, selected,
+                             len(ring_set), ring_name)
     data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
                       + (f" · one level in {marks.stride}" if marks.stride > 1 else ""))
     if query:

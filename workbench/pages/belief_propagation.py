@@ -319,7 +319,10 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     st.markdown(f"**P({md(subscript('x', name))} | evidence)** = \\[{shown}\\]")
     marginal_panel(post, prior, key="bp_bars", name="bp_marginal",
                    title=f"P(x_{html.escape(name)}): prior and with the evidence",
-                   labels=labels if model.states is not None else None)
+                   labels=labels if model.states is not None else None,
+                   describe=f"Vertex {name} of {tree.n:,}: P(x_{name} | evidence) = [{', '.join(f'{p:.4f}' for p in post)}]"
+                            f", prior [{', '.join(f'{p:.4f}' for p in prior)}]; {len(ev):,} "
+                            f"{'vertex' if len(ev) == 1 else 'vertices'} with evidence.")
     st.radio("A click on a vertex", list(CLICKS), format_func=CLICKS.get, key=S.key("click"), horizontal=True)
     st.radio("Evidence", ["hard", "soft"], key=S.key("ev_kind"), horizontal=True,
              format_func={"hard": "hard: one label", "soft": "soft: a weight per label"}.get)
@@ -503,14 +506,19 @@ def parallel(model: BPModel, exact) -> None:
     fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0), width=800,
                          title=f"Parallel schedule, iteration {it}: every message recomputed from "
                                "iteration t−1 (colour: belief P(label 0))")
-    chart(fig, key="bp_par_fig", name="bp_parallel")
+    chart(fig, key="bp_par_fig", name="bp_parallel",
+          describe=f"Parallel schedule on {tree.n:,} vertices, iteration {it} of {last}: {len(msgs):,} messages "
+                   f"recomputed at once; largest |belief − exact| {err.max():.2e}; exact from iteration "
+                   f"{trace.converged_at}.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest |belief − exact| now", f"{err.max():.2e}")
     m2.metric("Exact from iteration", trace.converged_at)
     m3.metric("Messages per iteration", 2 * (tree.n - 1))
     errs = [float(np.nanmax(np.abs(np.nan_to_num(m, nan=1.0) - exact.marginals))) for m in trace.marginals]
     chart(convergence_figure(errs, current=it, converged_at=trace.converged_at), key="bp_conv_fig",
-          name="bp_convergence")
+          name="bp_convergence",
+          describe=f"Largest |belief − exact| after each of {len(errs)} iterations, from {errs[0]:.2e} to "
+                   f"{errs[-1]:.2e}; zero from iteration {trace.converged_at}; iteration {it} marked.")
     st.caption("Section 8.3: the parallel schedule is exact after at most diameter-many iterations. "
                "Each iteration uses the product trick of section 8.4 (one product per vertex, then "
                "one exclusion per outgoing message) — without dividing, so zero entries are exact.")
@@ -533,7 +541,10 @@ def elimination(tree) -> None:
             [(star.name(s.vertex), s.size) for s in centre_first],
         f"leaves first (largest table {largest_table(leaves_first):,})":
             [(star.name(s.vertex), s.size) for s in leaves_first],
-    }), key="bp_elim_fig", name="bp_elimination")
+    }), key="bp_elim_fig", name="bp_elimination",
+        describe=f"Table sizes while eliminating a star of {leaves} leaves with {ke} labels: centre first, the "
+                 f"largest table has {largest_table(centre_first):,} entries; leaves first, "
+                 f"{largest_table(leaves_first):,}.")
     own = elimination_steps(tree, leaves_first_order(tree), ke)
     st.caption(f"On the current tree, eliminating leaves first (reverse breadth-first order) never "
                f"creates a table larger than |X| = {largest_table(own)} entries.")
