@@ -30,8 +30,7 @@ from engine.errors import EmptyTreeError, InvalidParameterError
 from engine.trees.generators import path_tree, prufer_to_parent, random_tree, star_of_paths, star_tree
 from engine.trees.metrics import tree_info
 from engine.trees.model import Tree
-from tests.conftest import ROOT as REPO
-from tests.conftest import engine_cli
+from tests.conftest import ROOT as REPO, engine_cli
 
 # A tree consistent with every statement the text makes about Figure 1 (vertex 1 is s).
 FIG1 = list(FIGURE1_EDGES)
