@@ -490,6 +490,10 @@ def compile_kernels(progress: Callable[[str], None] | None = None, *, library: b
 
 
 # ------------------------------------------------------------------ checks
+#: this module's import name, also when it runs as ``python -m engine.warmup``
+_SELF = __spec__.name if __spec__ is not None else __name__
+
+
 def kernel_modules() -> list[str]:
     """The engine modules that define numba kernels (found by their source, not imported)."""
     import engine
@@ -501,7 +505,10 @@ def kernel_modules() -> list[str]:
             continue
         with open(spec.origin, encoding="utf-8") as f:
             src = f.read()
-        if "from engine.jit import" in src and info.name != __name__:   # every kernel is decorated by engine.jit
+        # every kernel is decorated by engine.jit; this module only names it. Its own name from its spec:
+        # under `python -m engine.warmup` __name__ is "__main__", and the stamp it wrote listed this
+        # module, so a server's stamp (the module imported) never matched and reset the list
+        if "from engine.jit import" in src and info.name != _SELF:
             out.append(info.name)
     return out
 

@@ -1,6 +1,7 @@
 """Shared test settings: a hypothesis profile sized for CI, and the path to the benchmark data."""
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,50 @@ def one_line_error(error: type, read, path: Path, *fragments: str, text: str | N
     msg = str(exc.value)
     assert "\n" not in msg and path.name in msg and all(f in msg for f in fragments), msg
     return msg
+
+
+def engine_cli(*args, cwd: Path | None = None, env: dict | None = None,
+               input: str | None = None) -> subprocess.CompletedProcess:
+    """``python -m engine *args`` run in this process (``engine.cli.main``), answered as
+    ``subprocess.run(..., capture_output=True, text=True)`` answers: ``returncode``, ``stdout``,
+    ``stderr``. A fresh interpreter pays 1–2 CPU s importing NumPy, SciPy and numba before the
+    command starts, and most CLI tests are about what the command prints and writes. ``cwd`` and
+    ``env`` (the whole environment, as for ``subprocess``) hold for the call only; ``input`` is its
+    stdin. The entry point itself, exit codes and signals keep real processes
+    (tests/test_cli_start.py, the ``subprocess`` tests of each command)."""
+    import contextlib
+    import io
+    import sys
+
+    from engine.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
+    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8")
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = stdin
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:   # argparse: a refused flag (2), --help (0)
+                code = 0 if exc.code is None else exc.code
+                if not isinstance(code, int):   # SystemExit("message"): printed, status 1
+                    print(code, file=sys.stderr)
+                    code = 1
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(saved_env)
+    text = [s.buffer.getvalue().decode("utf-8") for s in (out, err)]
+    return subprocess.CompletedProcess([sys.executable, "-m", "engine", *argv], code, *text)
 
 
 def open_tab(at, key: str, label: str):

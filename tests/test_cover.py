@@ -3,8 +3,6 @@
 and exact brute-force optima."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -32,7 +30,7 @@ from engine.errors import EmptyTreeError, InvalidParameterError
 from engine.trees.generators import path_tree, prufer_to_parent, random_tree, star_of_paths, star_tree
 from engine.trees.metrics import tree_info
 from engine.trees.model import Tree
-from tests.conftest import ROOT as REPO
+from tests.conftest import ROOT as REPO, engine_cli
 
 # A tree consistent with every statement the text makes about Figure 1 (vertex 1 is s).
 FIG1 = list(FIGURE1_EDGES)
@@ -287,8 +285,7 @@ def test_large_tree_invariants():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "cover", *args], capture_output=True,
-                          text=True, cwd=REPO)
+    return engine_cli("cover", *args, cwd=REPO)
 
 
 @pytest.mark.slow

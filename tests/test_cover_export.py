@@ -2,8 +2,6 @@
 
 import io
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ from engine.cover.export import save_cover_npz, write_cover_json
 from engine.trees.formats.edgelist import fast_edge_list
 from engine.trees.generators import path_tree, random_tree
 from engine.trees.model import Tree
+from tests.conftest import engine_cli
 from tests.tree_strategies import trees
 
 
@@ -63,8 +62,7 @@ def test_npz_holds_the_cover(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "cover", *args], capture_output=True, text=True,
-                          timeout=300)
+    return engine_cli("cover", *args)
 
 
 def test_cli_formats_and_output_file(tmp_path):

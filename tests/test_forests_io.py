@@ -3,8 +3,6 @@
 import gzip
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -16,7 +14,7 @@ from engine.forests.estimators import PairCounts
 from engine.forests.ofde import OFDE
 from engine.forests.run import ChowLiuConfig, OfdeConfig, run
 from engine.runs.protocol import RunCancelled
-from tests.conftest import ROOT, one_line_error
+from tests.conftest import ROOT, engine_cli, one_line_error
 
 
 # ----------------------------------------------------------------------------- loaders
@@ -150,7 +148,7 @@ def test_one_and_two_variables(tmp_path):
 # ----------------------------------------------------------------------------- CLI
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT)
+    return engine_cli(*args, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,6 @@
 """The TREE-HEDGE run protocol and the ``hedge`` command: keys, trace, errors, cancellation."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -10,14 +8,14 @@ import pytest
 from engine.errors import InvalidParameterError
 from engine.hedge.run import HedgeConfig, run
 from engine.runs.protocol import RunCancelled
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 
 KEYS = {"tree_hedge_loss", "independent_hedge_loss", "shared_hedge_loss", "best_comparator_loss", "bound"}
 SMALL = {"generate": "random", "n": 8, "seed": 1}
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "hedge", *args], capture_output=True, text=True, cwd=ROOT)
+    return engine_cli("hedge", *args, cwd=ROOT)
 
 
 def test_run_metrics_curves_and_artefacts():

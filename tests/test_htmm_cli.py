@@ -1,19 +1,16 @@
 """``python -m engine bhtmm`` and the run protocol of the HTMM family."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from engine.htmm.run import BhtmmConfig, run
 from engine.runs.protocol import RunCancelled
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "bhtmm", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return engine_cli("bhtmm", *args, cwd=ROOT)
 
 
 def test_cli_label_json():

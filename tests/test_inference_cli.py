@@ -1,8 +1,6 @@
 """``python -m engine replay`` (exact JSON of issue 4, every answer equal to BP) and ``bench online``."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -10,13 +8,13 @@ import pytest
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.potentials import edge_potential_table
 from engine.inference.scenario import load_scenario
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 
 SAMPLE = ROOT / "sample_scenarios" / "lecture_evidence.json"
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT)
+    return engine_cli(*args, cwd=ROOT)
 
 
 def test_replay_prints_one_line_per_query_equal_to_bp():

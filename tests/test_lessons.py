@@ -1,8 +1,6 @@
 """Lessons: the format's errors (file and line), the shipped lessons, their answers, the CLI."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,7 +13,7 @@ from engine.lessons import (
     read_lesson,
 )
 from engine.lessons.answers import COMPUTATIONS, check_answers, compute
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 
 GOOD = """---
 title: A lesson
@@ -191,8 +189,7 @@ def test_read_lesson_refuses_a_huge_file(tmp_path):
 # ---------------------------------------------------------------------- the command line
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "lessons", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, check=False)
+    return engine_cli("lessons", *args, cwd=ROOT)
 
 
 def test_cli_lessons_list_json():

@@ -2,17 +2,14 @@
 docs/random-spanning-trees.md), and one-line errors."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "rta", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    return engine_cli("rta", *args, cwd=ROOT)
 
 
 @pytest.mark.slow

@@ -431,14 +431,10 @@ def test_engine_errors_only():
 
 def test_cli_network(tmp_path):
     import json
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
+    from tests.conftest import ROOT, engine_cli
 
     def cli(*a):
-        return subprocess.run([sys.executable, "-m", "engine", "network", *a], capture_output=True, text=True,
-                              cwd=ROOT, timeout=300, check=False)
+        return engine_cli("network", *a, cwd=ROOT)
 
     r = cli(str(NETWORK_SAMPLES_DIR / "weather.bif"), "--evidence", "WetGrass=wet", "--json")
     assert r.returncode == 0, r.stderr

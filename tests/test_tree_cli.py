@@ -1,19 +1,16 @@
-"""The tree commands in a subprocess: outputs, and one `error:` line with exit status 2 for bad input."""
+"""The tree commands (``engine.cli.main``, in this process: tests/conftest.py ``engine_cli``): outputs, and one `error:` line with exit status 2 for bad input."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from engine.trees import read_tree
-from tests.conftest import ROOT
+from tests.conftest import ROOT, engine_cli
 from tests.tree_strategies import same_tree
 
 
 def cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "engine", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return engine_cli(*args, cwd=cwd)
 
 
 def test_info_json_and_text():

@@ -27,3 +27,16 @@ def test_warm_up_leaves_no_kernel_to_compile_on_first_use():
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_stamp_names_the_same_sources_run_as_a_command_or_imported(monkeypatch):
+    """``python -m engine.warmup`` (``make test``) and a server that imports it write one stamp: when
+    they listed different kernel modules, each reset what the other had recorded as compiled, and the
+    next ``make test`` or server start loaded every stage again. Run as a command, the module's
+    ``__name__`` is ``"__main__"``."""
+    from engine import warmup
+
+    imported = warmup.kernel_modules()
+    monkeypatch.setitem(vars(warmup), "__name__", "__main__")
+    assert warmup.kernel_modules() == imported
+    assert "engine.warmup" not in imported and "engine.trees._kernels" in imported

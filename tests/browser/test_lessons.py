@@ -1,5 +1,5 @@
 """Browser: every step of every lesson opens from its link (the page, the panel beside it, no
-exception), with a screenshot of each; the landing page's Start, Reveal and Next; a reload (F5)
+exception), with a screenshot of its first and last step; the landing page's Start, Reveal and Next; a reload (F5)
 and a link opened in another browser keep the view. Screenshots in tests/browser/screenshots/."""
 
 import re
@@ -64,7 +64,8 @@ def test_every_step_of_the_lesson_opens(page, app_url, lesson):
         for name, value in link.raw.items():
             if name != "tree" and name in query:
                 assert query[name] == value, (lesson.id, k, name, query[name], value)
-        shot(page, f"lesson_{lesson.id}_{k:02d}")
+        if k in (1, n):   # a lesson's start and end are looked at; every step is checked above
+            shot(page, f"lesson_{lesson.id}_{k:02d}")
 
 
 def test_start_reveal_and_next_from_the_landing_page(page, app_url):
