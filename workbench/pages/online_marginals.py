@@ -434,7 +434,9 @@ def lesson(tree) -> None:
             _work_bars(model.total_work, full, n_ops)
             export_buttons(spec, key="om_work", name="work", csv=text.csv)
             text.after()
-        if tree.n <= 60:
+        # without evidence every bar is zero: the chart (the page's only Plotly chart, whose script
+        # a fresh browser loads) waits for the first observation
+        if tree.n <= 60 and len(s.evidence):
             diff = s.marginals() - s.prior
             far, lab = np.unravel_index(int(np.argmax(np.abs(diff))), diff.shape)
             chart(difference_bars(tree.names, diff), key="om_diff", name="posterior_minus_prior",
