@@ -398,7 +398,8 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
     :data:`PICK_LIMIT` vertices). ``on_pick(v)`` is called after the selection changes."""
     box = f"{key}__box"
     current = selected_vertex(tree, key, default)
-    if current is not None and st.session_state.get(box) != tree.name(current):
+    set_now = current is not None and st.session_state.get(box) != tree.name(current)
+    if set_now:
         st.session_state[box] = tree.name(current)
     help = help or "Type to search; the vertex you pick is selected in the drawing too."
 
@@ -414,7 +415,12 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
             on_pick(v)
 
     if tree.n <= PICK_LIMIT:
-        st.selectbox(label, tree.names, key=box, on_change=changed, help=help)
+        # the list's own default is the selected vertex too (not the first name): a browser that
+        # draws the box without the value set above (a run it never saw) shows, and would send
+        # back, the selection instead of vertex 0. (Set in this very run, the value is sent with
+        # the box, and a default beside it would only draw Streamlit's warning.)
+        st.selectbox(label, tree.names, key=box, on_change=changed, help=help,
+                     index=0 if set_now or current is None else int(current))
     else:
         st.text_input(label, key=box, on_change=changed, help=help)
     err = st.session_state.pop(f"{key}__box_error", None)
