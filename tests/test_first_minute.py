@@ -239,3 +239,30 @@ def test_a_served_app_logs_its_steps_and_no_framework_warning(tmp_path):
     for bad in ("WARNING", "Warning", "missing ScriptRunContext", "config option section", "Traceback"):
         assert bad not in text, textwrap.shorten(text, 3000)
     assert len(lines) <= 30, text
+
+
+def test_a_served_app_reads_the_theme_sections_once_and_polls_its_files_less(monkeypatch):
+    """workbench.serve.lighter_runtime: every script run (a follower's small fragment too) sends
+    the theme, read by walking every config option for each theme section; the served app reads
+    each section once, and again after the configuration is parsed again. The configuration files
+    are polled every 2 s instead of 0.2 s."""
+    from streamlit import config
+    from streamlit.watcher import polling_path_watcher
+
+    from workbench.serve import lighter_runtime
+
+    monkeypatch.setattr(config, "get_options_for_section", config.get_options_for_section)
+    monkeypatch.setattr(polling_path_watcher, "_POLLING_PERIOD_SECS", polling_path_watcher._POLLING_PERIOD_SECS)
+    walks = []
+    read = config.get_options_for_section
+    monkeypatch.setattr(config, "get_options_for_section", lambda section: walks.append(section) or read(section))
+    lighter_runtime()
+    lighter_runtime()   # twice: still one layer
+    first = config.get_options_for_section("theme")
+    first["base"] = "changed by a caller"   # a caller's copy, not the memo
+    assert config.get_options_for_section("theme") == read("theme")
+    assert walks == ["theme"]
+    config.get_config_options(force_reparse=True)   # parsed again: read again
+    config.get_options_for_section("theme")
+    assert walks == ["theme", "theme"]
+    assert polling_path_watcher._POLLING_PERIOD_SECS == 2.0
