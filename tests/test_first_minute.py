@@ -154,6 +154,7 @@ print(hits, misses)
 """
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 def test_processes_compiling_one_function_for_different_types_share_the_cache(tmp_path):
     (tmp_path / "kernels_under_test.py").write_text(_KERNELS)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
@@ -168,6 +169,7 @@ def test_processes_compiling_one_function_for_different_types_share_the_cache(tm
     assert out.stdout.split() == ["6", "0"]   # all six compiled versions loaded, none compiled again
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 def test_a_run_launched_while_the_workers_prepare_waits_and_says_so(db):
     from engine.runs.registry import load_config
     from tests import runs_family

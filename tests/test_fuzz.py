@@ -11,6 +11,7 @@ from tests.fuzz.run import table, warm_up
 from tests.fuzz.runner import BAD, run_cases
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 @pytest.mark.timeout(600) if hasattr(pytest.mark, "timeout") else (lambda f: f)
 def test_quick_fuzz_corpus(tmp_path):
     cases = quick()

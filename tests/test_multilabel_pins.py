@@ -70,6 +70,7 @@ def test_a_progress_callback_that_raises_stops_every_fold(n_jobs):
     assert calls == sorted(calls)  # the overall fraction never goes back
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 def test_cli_jobs_give_the_same_json_and_bad_jobs_is_one_line():
     import subprocess
     import sys

@@ -103,6 +103,7 @@ def _pgmpy_marginals(model, evidence=None):
     return out
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 @pytest.mark.parametrize("name, reader", [("weather.bif", "BIFReader"), ("weather_xmlbif.xml", "XMLBIFReader"),
                                           ("weather_hugin.net", "NETReader")])
 def test_pgmpy_reads_our_files_to_the_same_marginals(name, reader):

@@ -45,6 +45,7 @@ def test_empty_history(db):
 
 # the tests' family and one of the workbench's (every family's record is checked against its own
 # run in test_runs.py::test_family_quick_run_is_recorded; a subprocess per family would cost ~10 s)
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 @pytest.mark.parametrize("name", ["treeflip", "hedge"])
 def test_app_and_cli_record_the_same_run(db, tmp_path, name):
     if name == "treeflip":
@@ -129,6 +130,7 @@ def test_rerun_a_config(db):
     assert new.config == recs[0].config and new.metrics == recs[0].metrics and new.status == "finished"
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 def test_sweep_from_the_page(db):
     at = open_runs()
     sweep = {"algorithm": "treeflip", "sweep": {"seed": [0, 1], "flip": [0.1, 0.2]}}

@@ -34,6 +34,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 def test_killing_a_sweep_stops_its_workers(tmp_path):
     cfg = {"algorithm": "hedge", "tree": {"generate": "path", "n": 30}, "trials": 3_000_000,

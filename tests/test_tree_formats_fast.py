@@ -80,6 +80,7 @@ def test_plain_large_texts_take_the_fast_path_and_errors_keep_their_place(monkey
         parse_tree_text("(A," + text[:-2] + ",A);", "newick")
 
 
+@pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 @pytest.mark.parametrize("make", [lambda: random_tree(200_000, seed=3), lambda: path_tree(200_000)])
 def test_large_round_trip_with_lengths_and_deep_nesting(make):
     t = make()
