@@ -56,7 +56,7 @@ __all__ = ["FOLLOW_SECONDS", "POLL_SECONDS", "POKE_SECONDS", "LECTURER_SECONDS",
 #: How often the server's thread reads the counters of its followers' classes (the follow delay is
 #: at most this plus a fragment run and the page's run).
 POKE_SECONDS = 0.2
-#: The timer a poked fragment runs on once (its run stops it; the page's run sets FOLLOW_SECONDS).
+#: The timer a poked fragment runs on once (its run sets FOLLOW_SECONDS again).
 _POKE_TIMER = 0.25
 #: How often a follower's fragment reads the class's change counter itself: slow when the server
 #: pokes it on a change, every second where it cannot (see :class:`_Pokes`).
@@ -74,7 +74,6 @@ _MESSAGE = "class_message"
 SEAT_COOKIE = "tree_workbench_seat"
 _SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})\.([A-Za-z0-9_-]{{16,64}})$")
 _SEAT_TRIED, _SEAT_CLEAR = "class_seat_tried", "class_seat_clear"
-_RAN = "class_watch_ran"
 
 _SEAT_COMPONENT = st.components.v2.component(
     "tree_workbench.class_seat", html="",
@@ -139,8 +138,8 @@ class _Pokes:
     thread reads, every :data:`POKE_SECONDS`, the change counter of each class that has followers
     here (one primary-key read per class, not per student) and, when it moved, sends each of
     those sessions Streamlit's ``auto_rerun`` message for its fragment with a 0.25 s timer: the
-    browser runs the fragment at once, which stops the timer and moves the page; the page's run
-    sets the timer back to :data:`FOLLOW_SECONDS`. Sessions that have gone are dropped."""
+    browser runs the fragment at once, which sets the timer back to :data:`FOLLOW_SECONDS` and
+    moves the page. Sessions that have gone are dropped."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -426,30 +425,16 @@ def _watch_class(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     fid = _Pokes.fragment_id()
     if ctx is not None and fid and _Pokes.runtime() is not None:
         _POKES.follow(store, code, ctx.session_id, fid, st.session_state.get(_SEEN, version))
-        now = time.monotonic()
-        if now - st.session_state.get(_RAN, 0.0) < FOLLOW_SECONDS / 2:   # poked: the timer back to slow
-            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        # a poked timer (0.25 s) goes back to FOLLOW_SECONDS (the browser ignores an unchanged
+        # interval). Never stopped: a move whose page run was lost is tried again on the next
+        # tick (the page's run, not this fragment, marks the version seen: panel)
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-            msg = ForwardMsg()
-            msg.auto_rerun.interval = FOLLOW_SECONDS
-            msg.auto_rerun.fragment_id = fid
-            ctx.enqueue(msg)
-        st.session_state[_RAN] = now
-    if version is None:
-        _forget("The class was deleted by the lecturer.")
-        st.rerun(scope="app")
+        msg = ForwardMsg()
+        msg.auto_rerun.interval = FOLLOW_SECONDS
+        msg.auto_rerun.fragment_id = fid
+        ctx.enqueue(msg)
     if version != st.session_state.get(_SEEN):
-        # The page's run that follows marks the version seen (panel): a run that did not happen
-        # is tried again on the next tick. This fragment's timer stops first: a tick of it that
-        # reached the server before the page's run began would replace that run's page and query
-        # with the browser's old ones (Streamlit folds queued reruns into the newest request).
-        if fid:
-            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-            msg = ForwardMsg()
-            msg.stop_auto_rerun.fragment_ids.append(fid)
-            if ctx is not None:
-                ctx.enqueue(msg)
         rec = store.get(code)
         lesson = find(rec.lesson)
         if st.session_state.get(_FOLLOW) and lesson is not None and opened != (rec.lesson, rec.step):

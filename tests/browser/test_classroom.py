@@ -7,6 +7,7 @@ Screenshots in tests/browser/screenshots/ (class_*.png)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -141,6 +142,12 @@ def test_lecturer_and_three_students(browser, class_url):
         gone.reload()
         wait_for_app(gone, timeout=120_000)
         assert f"Class {code}" not in gone.locator("[data-testid='stSidebar']").inner_text()
+    except Exception:   # what each of the four showed when it failed
+        for i, c in enumerate(contexts):
+            for pg in c.pages:
+                with contextlib.suppress(Exception):
+                    shot(pg, f"failed-class-{'lecturer' if i == 0 else f'student{i}'}")
+        raise
     finally:
         for c in contexts:
             c.close()
