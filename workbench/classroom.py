@@ -9,14 +9,11 @@ lecturer or as a student:
   step's question is a live poll whose count and distribution the lecturer's panel shows (a small
   fragment re-read every :data:`LECTURER_SECONDS`), until "Reveal";
 - a student joins with the code (the box on the Lessons page) or the join link ``?class=CODE``;
-  a small fragment (:func:`_watch`) reads the class's change counter and, only when it changed,
-  moves the page to the lecturer's step (``st.switch_page``) or reruns it to show a reveal. One
-  thread per server process (:class:`_Pokes`) reads the counter of the classes its followers are
-  in every :data:`POKE_SECONDS` and, when one changed, asks those followers' browsers to run their
-  fragment now (Streamlit's own "rerun this fragment every N s" message, with a short N, sent to
-  the session); so the fragment's timer can be slow (:data:`FOLLOW_SECONDS`): an idle follower
-  costs one small fragment run every few seconds and no full rerun. Where the Streamlit runtime
-  does not offer the sessions (a test harness), the fragment polls every second instead.
+  a small fragment (:func:`_watch`) reads the class's change counter every :data:`FOLLOW_SECONDS`
+  and, only when it changed, moves the page to the lecturer's step (``st.switch_page``) or reruns
+  it to show a reveal: an idle follower costs one primary-key read a second and no full rerun.
+  The page's run, not the fragment, marks a change seen, so a move whose page run was lost (a
+  timer's tick folded into it by Streamlit, see :func:`_watch_class`) is tried again.
 - a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`) puts the student
   back on the same seat of the same class.
 
@@ -32,7 +29,6 @@ import io
 import os
 import re
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -40,7 +36,6 @@ from functools import partial
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, ClassStore, distribution, lecturer_key
 from engine.errors import ClassError
@@ -49,19 +44,12 @@ from engine.runs.store import DB_ENV, URL_ENV, default_db_target
 from workbench import links
 from workbench.state import LECTURER_ENV, is_lecturer
 
-__all__ = ["FOLLOW_SECONDS", "POLL_SECONDS", "POKE_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE",
+__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
            "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
-#: How often the server's thread reads the counters of its followers' classes (the follow delay is
-#: at most this plus a fragment run and the page's run).
-POKE_SECONDS = 0.2
-#: The timer a poked fragment runs on once (its run sets FOLLOW_SECONDS again).
-_POKE_TIMER = 0.25
-#: How often a follower's fragment reads the class's change counter itself: slow when the server
-#: pokes it on a change, every second where it cannot (see :class:`_Pokes`).
-FOLLOW_SECONDS = 4.0
-POLL_SECONDS = 1.0
+#: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
+FOLLOW_SECONDS = 1.0
 #: How often the lecturer's panel reads the counts.
 LECTURER_SECONDS = 1.0
 #: How often a student tells the store it is still connected.
@@ -131,115 +119,7 @@ def current() -> ClassRecord | None:
         return None
 
 
-class _Pokes:
-    """The followers of this server process, told at once when their class changes.
-
-    A follower's fragment registers itself (its session and fragment ids) on each run; a daemon
-    thread reads, every :data:`POKE_SECONDS`, the change counter of each class that has followers
-    here (one primary-key read per class, not per student) and, when it moved, sends each of
-    those sessions Streamlit's ``auto_rerun`` message for its fragment with a 0.25 s timer: the
-    browser runs the fragment at once, which sets the timer back to :data:`FOLLOW_SECONDS` and
-    moves the page. Sessions that have gone are dropped."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._followers: dict[str, dict[str, str]] = {}   # class code -> {session id: fragment id}
-        self._versions: dict[str, int | None] = {}
-        self._thread: threading.Thread | None = None
-        self._store: ClassStore | None = None   # the server's class store, as a script run found it
-
-    @staticmethod
-    def runtime():
-        """Streamlit's runtime when it offers its sessions and names the running fragment (a served
-        app of this Streamlit), else None: the followers then poll every second."""
-        try:
-            from streamlit.runtime import Runtime
-            from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
-
-            rt = Runtime.instance() if Runtime.exists() else None
-        except Exception:   # noqa: BLE001 - another Streamlit: fall back to polling
-            return None
-        if rt is None or not hasattr(rt, "get_app_session") or not hasattr(ThreadState, "get"):
-            return None
-        from streamlit.runtime.app_session import AppSession
-
-        if not hasattr(AppSession, "_enqueue_forward_msg"):
-            return None
-        return rt
-
-    @staticmethod
-    def fragment_id() -> str | None:
-        """The id of the fragment running in this thread (None outside one, or unknown)."""
-        try:
-            from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
-
-            return ThreadState.get().fragment_id
-        except Exception:   # noqa: BLE001
-            return None
-
-    def follow(self, store: ClassStore, code: str, session_id: str, fragment_id: str, version: int | None) -> None:
-        with self._lock:
-            self._store = store
-            self._followers.setdefault(code, {})[session_id] = fragment_id
-            self._versions.setdefault(code, version)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="class-pokes", daemon=True)
-                self._thread.start()
-
-    def drop(self, session_id: str) -> None:
-        with self._lock:
-            for sessions in self._followers.values():
-                sessions.pop(session_id, None)
-
-    def _loop(self) -> None:
-        while True:
-            time.sleep(POKE_SECONDS)
-            self.tick(self.runtime())
-
-    def tick(self, rt) -> int:
-        """One look at the classes of this process's followers; returns how many were poked."""
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        poked = 0
-        with self._lock:
-            todo = {code: dict(s) for code, s in self._followers.items() if s}
-        for code, sessions in todo.items():
-            try:
-                version = self._store.version(code)
-            except Exception:   # noqa: BLE001 - the database is away: the fragments' own timers carry on
-                continue
-            with self._lock:
-                if self._versions.get(code) == version:
-                    continue
-                self._versions[code] = version
-            for sid, fid in sessions.items():
-                session = rt.get_app_session(sid) if rt is not None else None
-                if session is None:
-                    self.drop(sid)
-                    continue
-                msg = ForwardMsg()
-                msg.auto_rerun.interval = _POKE_TIMER
-                msg.auto_rerun.fragment_id = fid
-                try:   # on the session's event loop, as its own messages are
-                    session._event_loop.call_soon_threadsafe(session._enqueue_forward_msg, msg)
-                    poked += 1
-                except Exception:   # noqa: BLE001 - a closing session: its timer carries on
-                    self.drop(sid)
-        return poked
-
-
-_POKES = _Pokes()
-
-
-def _follow_seconds() -> float:
-    """The follower fragment's own timer: slow where the server pokes it, else every second."""
-    return FOLLOW_SECONDS if _Pokes.runtime() is not None else POLL_SECONDS
-
-
 def _forget(message: str | None = None) -> None:
-    ctx = get_script_run_ctx()
-    if ctx is not None:
-        _POKES.drop(ctx.session_id)
     for key in (_CODE, _ROLE, _FOLLOW, _SEEN, _BEAT):
         st.session_state.pop(key, None)
     if message:
@@ -408,32 +288,18 @@ def _explore() -> None:
     st.session_state[_BEAT] = 0.0
 
 
+@st.fragment(run_every=FOLLOW_SECONDS)
 def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
-    st.fragment(_watch_class, run_every=_follow_seconds())(opened, find, go)
-
-
-def _watch_class(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
-    """A follower's poll of the class (a fragment, see :func:`_watch`): one read of its change
-    counter; a change moves the page to the lecturer's step (when following) or reruns it (a
-    reveal, a close). Run at once when the server pokes it (:class:`_Pokes`)."""
+    """A follower's poll of the class: one read of its change counter; a change moves the page to
+    the lecturer's step (when following) or reruns it (a reveal, a close). The version is marked
+    seen by the page's run (:func:`panel`): Streamlit folds a rerun request that arrives while
+    ``st.switch_page``'s is queued into the newest one, page and query included, so a tick of this
+    timer at that moment can replace the move; the next tick then tries again."""
     code = st.session_state.get(_CODE)
     if not code or role() != "student":
         return
     store = class_store()
     version = store.version(code)
-    ctx = get_script_run_ctx()
-    fid = _Pokes.fragment_id()
-    if ctx is not None and fid and _Pokes.runtime() is not None:
-        _POKES.follow(store, code, ctx.session_id, fid, st.session_state.get(_SEEN, version))
-        # a poked timer (0.25 s) goes back to FOLLOW_SECONDS (the browser ignores an unchanged
-        # interval). Never stopped: a move whose page run was lost is tried again on the next
-        # tick (the page's run, not this fragment, marks the version seen: panel)
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        msg = ForwardMsg()
-        msg.auto_rerun.interval = FOLLOW_SECONDS
-        msg.auto_rerun.fragment_id = fid
-        ctx.enqueue(msg)
     if version != st.session_state.get(_SEEN):
         rec = store.get(code)
         lesson = find(rec.lesson)
@@ -503,7 +369,7 @@ def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
         if role() == "lecturer":
             _lecturer_head(rec)
         else:
-            if not st.session_state.get(_FOLLOW) or opened == (rec.lesson, rec.step):
+            if not st.session_state.get(_FOLLOW) or opened == (rec.lesson, rec.step) or find(rec.lesson) is None:
                 st.session_state[_SEEN] = rec.version   # this run shows the class as it is now
             _student_head(rec, opened, find, go)
 
