@@ -13,13 +13,13 @@ lecturer or as a student:
   and, only when it changed, moves the page to the lecturer's step (``st.switch_page``) or reruns
   it to show a reveal: an idle follower costs one primary-key read a second and no full rerun.
   The page's run, not the fragment, marks a change seen, so a move whose page run was lost (a
-  timer's tick folded into it by Streamlit, see :func:`_watch_class`) is tried again.
+  timer's tick folded into it by Streamlit, see :func:`_watch`) is tried again.
 - a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`) puts the student
   back on the same seat of the same class.
 
 The lecturer's id given to the store is derived from the lecturer token on the server; neither is
 ever written into a page, a link or the log. A student's answers are stored under a random seat
-token of the browser session.
+token of the browser session, kept in the seat cookie.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import secrets
 import time
 from collections.abc import Callable
 from functools import partial
-
 from pathlib import Path
 
 import streamlit as st
@@ -46,7 +45,8 @@ from workbench.state import LECTURER_ENV, is_lecturer
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
-           "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line", "poll_question", "practice_step", "distribution_markdown", "is_polling"]
+           "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line",
+           "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
 #: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
 FOLLOW_SECONDS = 1.0
