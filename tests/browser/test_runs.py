@@ -9,6 +9,7 @@ import os
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from engine.runs import registry
 from engine.runs.execute import execute, execute_sweep
@@ -36,11 +37,22 @@ def runs_app(chromium, tmp_path_factory):
 
 
 def choose(page, label: str) -> None:
-    """Add an option to the 'Runs to show and compare' multiselect."""
+    """Add an option to the 'Runs to show and compare' multiselect, once the page is idle, and wait
+    for its chip (a choice made while the page reran can be lost on a loaded machine: try again)."""
     box = page.locator("[data-testid='stMultiSelect']").filter(has_text="Runs to show and compare")
-    box.locator("input").click()
-    page.get_by_role("option", name=label).click()
-    page.keyboard.press("Escape")
+    chip = box.locator("[data-tag]", has_text=label.split(" · ")[0])
+    for attempt in range(3):
+        wait_for_app(page)
+        box.locator("input").click()
+        page.get_by_role("option", name=label).click()
+        page.keyboard.press("Escape")
+        wait_for_app(page)
+        try:
+            chip.first.wait_for(timeout=15_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
 
 
 def test_runs_page_overlay_launch_delete(page, runs_app):
@@ -53,7 +65,7 @@ def test_runs_page_overlay_launch_delete(page, runs_app):
 
     choose(page, "#3 treeflip · flip=0.1")
     choose(page, "#2 treeflip · flip 0.35")
-    page.get_by_text("3 runs compared").wait_for(timeout=30_000)
+    page.get_by_text("3 runs compared", exact=True).wait_for(timeout=30_000)
     wait_for_app(page)
     plot = page.locator(".js-plotly-plot").first
     plot.wait_for(timeout=30_000)
