@@ -300,6 +300,9 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
         return
     store = class_store()
     version = store.version(code)
+    if version is None:
+        _forget("The class was deleted by the lecturer.")
+        st.rerun(scope="app")
     if version != st.session_state.get(_SEEN):
         rec = store.get(code)
         lesson = find(rec.lesson)
