@@ -1,9 +1,10 @@
 """The class scenario of ``python -m benchmarks.bench_app``: one lecturer and N students (30 by
 default) on websockets, as browsers.
 
-Each tab (:class:`Tab`) speaks Streamlit's websocket protocol and, like a browser, keeps listening
-and reruns its fragments on their own timers (``auto_rerun``), so a follower's polling fragment
-runs as it does in Chromium. The lecturer opens the app with the lecturer token, leads a class on
+Each tab (:class:`Tab`) speaks Streamlit's websocket protocol and, like a browser, keeps listening,
+reruns its fragments on their own timers (``auto_rerun``) and does what the follower's script
+(``workbench/assets/class_follow.js``) does in Chromium: it long-polls the server's follow route
+and reruns the follower's fragment when the class changed (and for the heartbeat). The lecturer opens the app with the lecturer token, leads a class on
 the lesson "Belief propagation by hand" and goes to its step 2; the students join with the join
 link (``?class=CODE``). The lecturer then presses Next five times (steps 3 to 7, five number
 questions, five polls); after each move every student answers once the page shows the step.
@@ -23,6 +24,7 @@ Measured (the JSON's ``class``):
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -58,6 +60,9 @@ class Tab:
         self._tasks: list[asyncio.Task] = []
         self.running = False
         self._awaited = "FINISHED_SUCCESSFULLY"   # the end of the run the tab waits for
+        self.follow: dict | None = None                   # the follower component's data
+        self._follow_ids: tuple[str, str] = ("", "")      # its trigger widget id, its fragment
+        self._following = False
 
     async def connect(self) -> None:
         from tornado.httpclient import HTTPRequest
@@ -69,18 +74,19 @@ class Tab:
 
     def close(self) -> None:
         self.timers.clear()   # no timer writes to a closed connection
+        self.follow = None
         for t in self._tasks:
             t.cancel()
         if self._conn is not None:
             self._conn.close()
 
     async def rerun(self, states=(), *, fragment: str = "", query: str = "", page_name: str = "",
-                    auto: bool = False) -> None:
+                    auto: bool = False, wait: bool = True) -> None:
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ClientState_pb2 import ClientState
         from streamlit.proto.WidgetStates_pb2 import WidgetStates
 
-        if not auto:   # a run the tab waits for (a timer's run is not waited for)
+        if not auto and wait:   # a run the tab waits for (a timer's or a script's run is not)
             self.finished.clear()
             self.running = True
             self._awaited = "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" if fragment else "FINISHED_SUCCESSFULLY"
@@ -113,6 +119,45 @@ class Tab:
         wid, _ = self.widgets[key]
         return WidgetState(id=wid, string_value=value)
 
+    async def _follow(self) -> None:
+        """What ``class_follow.js`` does: a long poll of the follow route; a rerun of the follower's
+        fragment when the class differs from what the page shows, again after ``retryMs``, and
+        about every ``beatMs`` for the heartbeat; without the route, a rerun every ``fallbackMs``."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+        from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+        client = AsyncHTTPClient()
+        base = self.ws_url[: -len("/_stcore/stream")].replace("ws://", "http://", 1)
+        latest, fired_for, sent, n = None, object(), time.perf_counter(), 0
+
+        async def fire(value: dict) -> None:
+            nonlocal sent, n
+            sent, n = time.perf_counter(), n + 1
+            wid, fragment = self._follow_ids
+            state = WidgetState(id=wid, json_trigger_value=json.dumps([{"event": "tick", "value": {**value, "n": n}}]))
+            await self.rerun([state], fragment=fragment, wait=False)
+
+        while self.follow is not None:
+            d = self.follow
+            seen = latest if latest is not None else d.get("seen")
+            try:
+                r = await client.fetch(f"{base}{d['url']}?seen={'' if seen is None else seen}", request_timeout=30)
+                v = json.loads(r.body)["v"]
+            except (HTTPClientError, OSError, ValueError, KeyError):
+                if time.perf_counter() - sent >= d["fallbackMs"] / 1000:
+                    await fire({"fallback": True})
+                await asyncio.sleep(d["fallbackMs"] / 1000)
+                continue
+            if self.follow is None:
+                break
+            latest, now = v, time.perf_counter()
+            if v != self.follow.get("seen"):
+                if fired_for != v or now - sent >= self.follow["retryMs"] / 1000:
+                    fired_for = v
+                    await fire({"v": v})
+            elif now - sent >= 0.8 * self.follow["beatMs"] / 1000:
+                await fire({"beat": True})
+
     async def _timer(self, fragment: str, generation: int) -> None:
         while self.timers.get(fragment, (0, -1))[1] == generation:
             await asyncio.sleep(self.timers[fragment][0])
@@ -139,7 +184,7 @@ class Tab:
                     self.timers.clear()
             elif kind == "auto_rerun":
                 # as the browser does: a timer per fragment, replaced when its interval changes
-                # (the server pokes a follower with a short one: workbench.classroom._Pokes)
+                # (a fragment's run_every, e.g. the lecturer's counts)
                 fid = fm.auto_rerun.fragment_id
                 if self.timers.get(fid, (None,))[0] != fm.auto_rerun.interval:
                     self._generation += 1
@@ -167,6 +212,14 @@ class Tab:
         if kind == "exception":
             self.errors.append(f"{body.type}: {body.message}"[:300])
             return
+        if kind == "bidi_component" and body.component_name.endswith("class_follow") and body.json:
+            from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+            self.follow = json.loads(body.json)
+            self._follow_ids = (_make_trigger_id(body.id, "events"), d.fragment_id)
+            if not self._following:
+                self._following = True
+                self._tasks.append(asyncio.ensure_future(self._follow()))
         text = ""
         if kind == "progress":
             text = body.text

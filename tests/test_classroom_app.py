@@ -188,7 +188,7 @@ def test_restart_keeps_the_class(classdb):
 def _store_cache_clear():
     from workbench import classroom
 
-    classroom._store.clear()
+    classroom._store.cache_clear()
 
 
 DRILL = """---

@@ -9,11 +9,15 @@ lecturer or as a student:
   step's question is a live poll whose count and distribution the lecturer's panel shows (a small
   fragment re-read every :data:`LECTURER_SECONDS`), until "Reveal";
 - a student joins with the code (the box on the Lessons page) or the join link ``?class=CODE``;
-  a small fragment (:func:`_watch`) reads the class's change counter every :data:`FOLLOW_SECONDS`
-  and, only when it changed, moves the page to the lecturer's step (``st.switch_page``) or reruns
-  it to show a reveal: an idle follower costs one primary-key read a second and no full rerun.
-  The page's run, not the fragment, marks a change seen, so a move whose page run was lost (a
-  timer's tick folded into it by Streamlit, see :func:`_watch`) is tried again.
+  the follower's browser (``assets/class_follow.js``) long-polls the server's follow route
+  (:mod:`workbench.follow`: answered when the class's change counter moves, one reader per
+  process, no script run) and only then reruns a small fragment (:func:`_watch`) that moves the
+  page to the lecturer's step (``st.switch_page``) or reruns it to show a reveal. An idle
+  follower costs one answered request and one fragment run (its heartbeat) every
+  :data:`HEARTBEAT_SECONDS`. The page's run, not the fragment, marks a change seen, so a move
+  whose page run was lost (folded away by Streamlit, see :func:`_watch`) is asked for again.
+  Served without the route (plain ``streamlit run app.py``), the browser reruns the fragment
+  every :data:`FOLLOW_SECONDS` instead, as a timer would.
 - a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`) puts the student
   back on the same seat of the same class.
 
@@ -41,15 +45,19 @@ from engine.errors import ClassError
 from engine.lessons import Lesson
 from engine.runs.store import DB_ENV, URL_ENV, default_db_target
 from workbench import links
+from workbench.follow import route_path
 from workbench.state import LECTURER_ENV, is_lecturer
 
-__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE",
+__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
            "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line",
            "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
-#: How often a follower reads the class's change counter (the follow delay is at most this plus a rerun).
+#: How often a follower's browser asks for the class's change counter when the server has no follow
+#: route (with one, it asks once and is answered when the class changes: :mod:`workbench.follow`).
 FOLLOW_SECONDS = 1.0
+#: A follower's browser asks again for a move its page has not shown after this long.
+RETRY_SECONDS = 3.0
 #: How often the lecturer's panel reads the counts.
 LECTURER_SECONDS = 1.0
 #: How often a student tells the store it is still connected.
@@ -63,16 +71,19 @@ SEAT_COOKIE = "tree_workbench_seat"
 _SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})\.([A-Za-z0-9_-]{{16,64}})$")
 _SEAT_TRIED, _SEAT_CLEAR = "class_seat_tried", "class_seat_clear"
 
+_ASSETS = Path(__file__).resolve().parent / "assets"
 _SEAT_COMPONENT = st.components.v2.component(
-    "tree_workbench.class_seat", html="",
-    js=(Path(__file__).resolve().parent / "assets" / "class_seat.js").read_text(encoding="utf-8"))
+    "tree_workbench.class_seat", html="", js=(_ASSETS / "class_seat.js").read_text(encoding="utf-8"))
+_FOLLOW_COMPONENT = st.components.v2.component(
+    "tree_workbench.class_follow", html="", js=(_ASSETS / "class_follow.js").read_text(encoding="utf-8"))
 
 Go = Callable[[Lesson, int], None]
 Find = Callable[[str], "Lesson | None"]
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@functools.lru_cache(maxsize=4)
 def _store(path: str) -> ClassStore:
+    """One store per database per process (the pages' sessions and the follow route share it)."""
     return ClassStore(path)
 
 
@@ -85,6 +96,13 @@ def class_store() -> ClassStore:
     """The class store of this server (the run history's database, opened once per server). Every
     follower's poll calls this: the database's address is worked out once per setting."""
     return _store(_target(*map(os.environ.get, (URL_ENV, DB_ENV, "HOME", "XDG_DATA_HOME"))))
+
+
+def read_versions(codes) -> dict[str, int | None]:
+    """The change counters of classes ``codes`` (None: gone), for the follow route
+    (:mod:`workbench.follow`; not a Streamlit call)."""
+    store = class_store()
+    return {code: store.version(code) for code in codes}
 
 
 def lecturer_id() -> str | None:
@@ -288,16 +306,29 @@ def _explore() -> None:
     st.session_state[_BEAT] = 0.0
 
 
-@st.fragment(run_every=FOLLOW_SECONDS)
+def follow_url(code: str) -> str:
+    """The path a follower's browser asks for class ``code``'s change counter (the server's base
+    path included)."""
+    from streamlit import config
+
+    return route_path(config.get_option("server.baseUrlPath") or "").format(code=code)
+
+
+@st.fragment
 def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
-    """A follower's poll of the class: one read of its change counter; a change moves the page to
-    the lecturer's step (when following) or reruns it (a reveal, a close). The version is marked
-    seen by the page's run (:func:`panel`): Streamlit folds a rerun request that arrives while
-    ``st.switch_page``'s is queued into the newest one, page and query included, so a tick of this
-    timer at that moment can replace the move; the next tick then tries again."""
+    """A follower's view of the class. Its browser (``assets/class_follow.js``) reruns this fragment
+    when the class's change counter differs from the one the page shows, and every
+    :data:`HEARTBEAT_SECONDS` for the heartbeat: a change moves the page to the lecturer's step
+    (when following) or reruns it (a reveal, a close). The version is marked seen by the page's run
+    (:func:`panel`): Streamlit folds a rerun request that arrives while ``st.switch_page``'s is
+    queued into the newest one, page and query included, so a request at that moment can replace
+    the move; the browser then asks again after :data:`RETRY_SECONDS`."""
     code = st.session_state.get(_CODE)
     if not code or role() != "student":
         return
+    _FOLLOW_COMPONENT(key="class_follow", on_tick_change=lambda: None, data={
+        "url": follow_url(code), "seen": st.session_state.get(_SEEN), "retryMs": int(RETRY_SECONDS * 1000),
+        "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)})
     store = class_store()
     version = store.version(code)
     if version is None:
@@ -311,7 +342,7 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
             go(lesson, min(rec.step, len(lesson.steps)))
         st.rerun(scope="app")
     rec_step = opened[1] if opened else None
-    if time.monotonic() - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS:
+    if time.monotonic() - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS * 0.8:
         st.session_state[_BEAT] = time.monotonic()
         try:
             store.heartbeat(code, _seat(), following=bool(st.session_state.get(_FOLLOW)), step=rec_step)

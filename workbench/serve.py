@@ -173,6 +173,29 @@ def lighter_runtime() -> None:
     config.on_config_parsed(memo.clear, force_connect=True)
 
 
+def follow_route() -> None:
+    """Add the live class's follow route (:mod:`workbench.follow`) to the server: a follower's
+    browser learns there, by a long poll answered from one reader per process, that the class
+    changed, and only then reruns its fragment."""
+    from streamlit.web.server.starlette import starlette_app
+
+    make = starlette_app.create_streamlit_routes
+    if getattr(make, "__wrapped__", None) is not None:
+        return
+
+    def routes(runtime) -> list:
+        from starlette.routing import Route
+        from streamlit import config
+
+        from workbench import classroom, follow
+
+        path = follow.route_path(config.get_option("server.baseUrlPath") or "")
+        return [Route(path, follow.endpoint(classroom.read_versions), methods=["GET"]), *make(runtime)]
+
+    routes.__wrapped__ = make
+    starlette_app.create_streamlit_routes = routes
+
+
 def _compile_online(names: list[str]) -> None:
     """The online model's walks (``engine.warmup.SOON`` stages ``names``) compiled in one process
     per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``)."""
@@ -282,6 +305,7 @@ def main(argv=None) -> int:
     # instead of 5, so that the loop waits less behind busy scripts.
     sys.setswitchinterval(0.001)
     lighter_runtime()
+    follow_route()
     from streamlit.web import cli
 
     if not args.no_warm_up:
