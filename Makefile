@@ -17,6 +17,13 @@ PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-versi
 TEST_WORKERS ?= auto
 PYTEST := $(VENV)/bin/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS)) --durations=10
 
+# Python keeps what it compiles (in .venv and the tree's __pycache__): with PYTHONDONTWRITEBYTECODE
+# set in the environment (this CI machine sets it) and pip's --no-compile, every process (each test
+# worker, each app server or CLI a test starts, each run worker) compiled streamlit, plotly, pandas
+# and numba from source again: 4-6 s of CPU each, and pytest rewrote every test module's asserts
+# again (collection 25 s instead of 9 s).
+unexport PYTHONDONTWRITEBYTECODE
+
 # numba's compiled kernels are cached here, not beside the sources (read-only installs, one cache
 # shared by the app, the tests and the CLI).
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
