@@ -5,7 +5,8 @@
 // when the counter differs from the one the page shows (data.seen), again after data.retryMs if the
 // page still does not show it, and about every data.beatMs for the student's heartbeat. Where the server
 // has no such route (plain `streamlit run app.py`), the fragment is rerun every data.fallbackMs, as
-// a timer would.
+// a timer would. A hidden tab holds no request open (a browser keeps about six connections per
+// server, and a student may have several tabs): it asks without waiting every data.fallbackMs * 2.
 //
 // data: {url, seen, retryMs, beatMs, fallbackMs}
 
@@ -17,12 +18,12 @@ function fire(S, value) {
   S.trigger("tick", { ...value, n: S.n });
 }
 
-async function ask(url, seen) {
+async function ask(url, seen, hold) {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 30000);
   try {
     const q = seen === null || seen === undefined ? "" : String(seen);
-    const r = await fetch(`${url}?seen=${encodeURIComponent(q)}`,
+    const r = await fetch(hold ? `${url}?seen=${encodeURIComponent(q)}` : url,
       { cache: "no-store", credentials: "same-origin", signal: stop.signal });
     if (r.status === 503) return { down: true };   // the database is down: ask again shortly
     const body = r.ok ? await r.json() : null;
@@ -37,9 +38,11 @@ async function follow(S, root) {
   while (root.isConnected && S.data) {
     const d = S.data;
     let got;
+    const hidden = document.visibilityState === "hidden";
+    if (hidden) await sleep(2 * d.fallbackMs);
     try {
-      // held by the server until the class differs from what we last heard of it
-      got = await ask(d.url, S.latest !== undefined ? S.latest : d.seen);
+      // held by the server until the class differs from what we last heard of it (a visible tab)
+      got = await ask(d.url, S.latest !== undefined ? S.latest : d.seen, !hidden);
     } catch (e) {   // no route here (or the connection failed): a timer's tick
       if (Date.now() - S.sent >= d.fallbackMs) fire(S, { fallback: true });
       await sleep(d.fallbackMs);
