@@ -456,6 +456,14 @@ def poll_question(lesson: Lesson, k: int) -> bool:
     st.markdown(f"**Poll.** {q.text}")
     if role() == "lecturer":
         _lecturer_poll(rec.code, lesson, k)
+        lid = lecturer_id()
+        if lid is not None:   # drawn by the page, not the counts' fragment: a button redrawn every
+            # second could be replaced under the lecturer's click (its data is read on the click)
+            st.download_button("This question's answers (CSV)", key="class_csv_step",
+                               data=partial(class_store().export_csv, rec.code, lecturer=lid, step=k,
+                                            questions={k: q.text}),
+                               file_name=f"class-{rec.code}-step-{k}.csv", mime="text/csv",
+                               icon=":material/download:", on_click="ignore")
     else:
         _student_poll(rec, lesson, k)
     return True
@@ -539,10 +547,6 @@ def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
     else:
         st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
                   icon=":material/visibility:", on_click=_reveal, args=(code, k))
-    st.download_button("This question's answers (CSV)", key="class_csv_step",
-                       data=partial(store.export_csv, code, lecturer=lid, step=k, questions={k: q.text}),
-                       file_name=f"class-{code}-step-{k}.csv", mime="text/csv", icon=":material/download:",
-                       on_click="ignore")
 
 
 # -- practice steps ---------------------------------------------------------------------------------
