@@ -99,6 +99,49 @@ def browser(chromium):
         b.close()
 
 
+@pytest.fixture(scope="session")
+def shared_context(browser):
+    """One browser context for the tests of this process (a person's browser between visits to the
+    app). It keeps its HTTP cache and the code V8 compiled of Streamlit's frontend (about 5 MB of
+    JavaScript): a page in a new context costs Chromium 3.5 s of CPU, a page in this one 1.6-1.9 s.
+    Each test gets its own page (tab), its own Streamlit session; :func:`open_page` leaves no
+    cookie, stored value or tab behind. Tests that need people apart (a lecturer and students,
+    a student opening a shared link) open contexts of their own."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    yield ctx
+    ctx.close()
+
+
+#: the window of a test's page unless it asks for another
+VIEWPORT = {"width": 1400, "height": 1000}
+
+#: what a page of the app kept in the browser, forgotten after each test (the HTTP cache stays)
+FORGET_JS = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
+
+
+@pytest.fixture
+def open_page(shared_context):
+    """``open_page(viewport=None, color_scheme=None)``: a new tab in the shared context, of that
+    window and colour scheme. After the test: the tabs closed, the app's cookies and stored values
+    forgotten."""
+    def make(viewport: dict | None = None, color_scheme: str | None = None):
+        pg = shared_context.new_page()
+        if viewport is not None and viewport != VIEWPORT:
+            pg.set_viewport_size(viewport)
+        if color_scheme is not None:
+            pg.emulate_media(color_scheme=color_scheme)
+        return pg
+
+    yield make
+    for pg in shared_context.pages:
+        with contextlib.suppress(Exception):
+            if pg.url.startswith("http"):
+                pg.evaluate(FORGET_JS)
+        with contextlib.suppress(Exception):
+            pg.close()
+    shared_context.clear_cookies()
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Keep each phase's report on the test, so ``page`` can tell at teardown that the test failed."""
@@ -108,9 +151,10 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
-def page(browser, request):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
+def page(open_page, request):
+    """A new tab (1400 x 1000) in the shared context; when the test fails, a screenshot and the
+    page's text go with the failure."""
+    pg = open_page()
     yield pg
     rep = getattr(request.node, "rep_call", None)
     if rep is not None and rep.failed:
@@ -120,7 +164,6 @@ def page(browser, request):
             pg.screenshot(path=str(SHOTS / f"failed-{request.node.name}.png"))
             text = pg.locator("[data-testid='stMain']").inner_text(timeout=5_000)
             rep.sections.append(("what the page showed", text[:3000]))   # printed with the failure
-    ctx.close()
 
 
 def shot(page, name: str, max_height: int = 6000) -> Path:

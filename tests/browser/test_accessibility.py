@@ -99,26 +99,17 @@ def _wait_for_figures(page) -> None:
     page.wait_for_timeout(500)
 
 
-@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.url_path for p in PAGES.values()])
-def test_axe_on_every_page(browser, app_url, axe_source, spec, mode):
-    scheme, presenter = MODES[mode]
-    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
-    page = ctx.new_page()
-    try:
-        _open(page, app_url, spec, presenter)
-        assert page.locator("[data-testid='stException']").count() == 0
-        found = axe_violations(page, axe_source)
-        SHOTS.mkdir(exist_ok=True)
-        (SHOTS / f"axe_{mode}_{spec.url_path}.json").write_text(json.dumps(found, indent=1))
-        shot(page, f"axe_{mode}_{spec.url_path}")
-        own = own_violations(page, found)
-        assert not own, own[:10]
-        # structure: the page's language, exactly one h1 (the page's title), headings in order (axe)
-        assert page.evaluate("() => document.documentElement.lang").startswith("en")
-        assert page.locator("h1").count() == 1, page.locator("h1").all_inner_texts()
-    finally:
-        ctx.close()
+def test_axe_on_every_page(open_page, app_url, axe_source, spec):
+    """Every page as it opens, in light, presenter and dark mode (switched in place, as a person
+    does: :func:`switch_mode`): no violation of the project's own, the page's language, one h1."""
+    page = open_page(viewport=WINDOW, color_scheme="light")
+    _open(page, app_url, spec, presenter=False)
+    assert page.locator("[data-testid='stException']").count() == 0
+    # structure: the page's language, exactly one h1 (the page's title), headings in order (axe)
+    assert page.evaluate("() => document.documentElement.lang").startswith("en")
+    own = axe_in_every_mode(page, axe_source, spec.url_path, prefix="axe")
+    assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}
 
 
 #: the link setting that is a page's main action where it has no run (a message sent, a round of
@@ -177,9 +168,9 @@ def switch_mode(page, mode: str) -> None:
     _wait_for_figures(page)
 
 
-def axe_in_every_mode(page, axe_source: str, name: str) -> dict[str, list]:
+def axe_in_every_mode(page, axe_source: str, name: str, prefix: str = "axe_after") -> dict[str, list]:
     """axe on the open page in light, presenter and dark mode, switched in place: each mode's
-    violations go to ``screenshots/axe_after_<mode>_<name>.json`` with one screenshot; returns the
+    violations go to ``screenshots/<prefix>_<mode>_<name>.json`` with one screenshot; returns the
     violations of the project's own by mode."""
     own = {}
     for mode in ("light", "presenter", "dark"):
@@ -187,41 +178,37 @@ def axe_in_every_mode(page, axe_source: str, name: str) -> dict[str, list]:
         assert page.locator("[data-testid='stException']").count() == 0, mode
         found = axe_violations(page, axe_source)
         SHOTS.mkdir(exist_ok=True)
-        (SHOTS / f"axe_after_{mode}_{name}.json").write_text(json.dumps(found, indent=1))
-        shot(page, f"axe_after_{mode}_{name}")
+        (SHOTS / f"{prefix}_{mode}_{name}.json").write_text(json.dumps(found, indent=1))
+        shot(page, f"{prefix}_{mode}_{name}")
         own[mode] = own_violations(page, found)
         assert page.locator("h1").count() == 1, (mode, page.locator("h1").all_inner_texts())
     return own
 
 
-def _page(browser):
-    return browser.new_context(viewport={"width": 1600, "height": 1000}, color_scheme="light")
+#: the window the pages are checked in
+WINDOW = {"width": 1600, "height": 1000}
 
 
 @pytest.mark.parametrize("case", ACTED, ids=[c[0] for c in ACTED])
-def test_axe_after_the_main_action_in_lesson_mode(browser, app_url, axe_source, case):
+def test_axe_after_the_main_action_in_lesson_mode(open_page, app_url, axe_source, case):
     """Each page a lesson visits, opened from the lesson step that runs its main action (a run, a
     step of the schedule, a round of the cover), with the lesson panel open in the sidebar, in
     light, presenter and dark mode (switched in place): no violation of the project's own, one h1,
     headings in order (the panel's step title comes before the page's h1)."""
     page_path, lesson, k, url, runs = case
-    ctx = _page(browser)
-    page = ctx.new_page()
-    try:
-        page.goto(f"{app_url}{url}{'&' if '?' in url else '?'}lesson={lesson}&step={k}")
-        # a run keeps the script running (Streamlit's "Running" sign) until it is done or failed
-        wait_for_app(page, timeout=300_000 if runs else 120_000)
-        page.locator(".st-key-lesson_panel").wait_for(timeout=30_000)
-        if runs:
-            page.wait_for_function(
-                """() => /: (done in|failed|cancelled)/.test(document.querySelector('[data-testid="stMain"]').innerText)""",
-                timeout=300_000, polling=500)
-            wait_for_app(page)
-        _wait_for_figures(page)
-        own = axe_in_every_mode(page, axe_source, page_path)
-        assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}
-    finally:
-        ctx.close()
+    page = open_page(viewport=WINDOW, color_scheme="light")
+    page.goto(f"{app_url}{url}{'&' if '?' in url else '?'}lesson={lesson}&step={k}")
+    # a run keeps the script running (Streamlit's "Running" sign) until it is done or failed
+    wait_for_app(page, timeout=300_000 if runs else 120_000)
+    page.locator(".st-key-lesson_panel").wait_for(timeout=30_000)
+    if runs:
+        page.wait_for_function(
+            """() => /: (done in|failed|cancelled)/.test(document.querySelector('[data-testid="stMain"]').innerText)""",
+            timeout=300_000, polling=500)
+        wait_for_app(page)
+    _wait_for_figures(page)
+    own = axe_in_every_mode(page, axe_source, page_path)
+    assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}
 
 
 def _answer_an_exercise(page, app_url: str) -> None:
@@ -257,17 +244,13 @@ ACTIONS = {"practice": _answer_an_exercise, "runs": _launch_a_run, "reproduce": 
 
 
 @pytest.mark.parametrize("name", list(ACTIONS))
-def test_axe_after_the_main_action(browser, app_url, axe_source, name):
+def test_axe_after_the_main_action(open_page, app_url, axe_source, name):
     """Practice (an answer checked), Runs (a run launched, its record shown) and Reproduce (a
     report), after their main action, in light, presenter and dark mode (switched in place): no
     violation of the project's own, one h1."""
-    ctx = _page(browser)
-    page = ctx.new_page()
-    try:
-        ACTIONS[name](page, app_url)
-        wait_for_app(page, timeout=120_000)
-        _wait_for_figures(page)
-        own = axe_in_every_mode(page, axe_source, name)
-        assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}
-    finally:
-        ctx.close()
+    page = open_page(viewport=WINDOW, color_scheme="light")
+    ACTIONS[name](page, app_url)
+    wait_for_app(page, timeout=120_000)
+    _wait_for_figures(page)
+    own = axe_in_every_mode(page, axe_source, name)
+    assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}

@@ -45,14 +45,12 @@ def _rgb(hex_colour: str) -> str:
 
 
 @pytest.fixture
-def themed_page(browser, request):
+def themed_page(open_page, request):
     scheme = request.param
-    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
-    pg = ctx.new_page()
+    pg = open_page(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
     outside: list[str] = []
     pg.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
-    yield scheme, pg, outside
-    ctx.close()
+    return scheme, pg, outside
 
 
 @pytest.mark.parametrize("themed_page", ["light", "dark"], indirect=True)
@@ -130,7 +128,7 @@ def test_presenter_mode_keeps_the_whole_tree_in_view(themed_page, app_url):
     assert sorted(nm for _, nm, _, _ in view_points(page, "studio_tree")) == ["1", "2", "3", "4", "5"]
 
 
-def test_figure_downloads_from_the_buttons(browser, app_url, tmp_path):
+def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
     """The "SVG" and "PDF" buttons under a figure give a valid SVG and a valid one-page PDF,
     drawn on the server (no request outside 127.0.0.1)."""
     import io
@@ -138,28 +136,24 @@ def test_figure_downloads_from_the_buttons(browser, app_url, tmp_path):
     import pypdf
     from defusedxml import ElementTree
 
-    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
-    page = ctx.new_page()
+    page = open_page(viewport={"width": 1600, "height": 1000})   # (a context accepts downloads by default)
     outside: list[str] = []
     page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
-    try:
-        page.goto(f"{app_url}/belief_propagation")
-        wait_for_app(page)
-        exports = page.locator(".st-key-bp_tree__exports")
-        exports.wait_for(timeout=30_000)
-        got = {}
-        for fmt in ("SVG", "PDF"):
-            with page.expect_download(timeout=60_000) as dl:
-                exports.get_by_role("button", name=fmt).click()
-            path = tmp_path / dl.value.suggested_filename
-            dl.value.save_as(path)
-            got[fmt] = path
-        assert got["SVG"].name == "bp_sequential.svg" and got["PDF"].name == "bp_sequential.pdf"
-        root = ElementTree.fromstring(got["SVG"].read_bytes())
-        assert root.tag.endswith("svg") and "Step 0 of 8" in " ".join(root.itertext())
-        pdf = pypdf.PdfReader(io.BytesIO(got["PDF"].read_bytes()))
-        assert len(pdf.pages) == 1 and "Step 0 of 8" in pdf.pages[0].extract_text()
-        assert page.locator("[data-testid='stException']").count() == 0
-        assert not outside, outside
-    finally:
-        ctx.close()
+    page.goto(f"{app_url}/belief_propagation")
+    wait_for_app(page)
+    exports = page.locator(".st-key-bp_tree__exports")
+    exports.wait_for(timeout=30_000)
+    got = {}
+    for fmt in ("SVG", "PDF"):
+        with page.expect_download(timeout=60_000) as dl:
+            exports.get_by_role("button", name=fmt).click()
+        path = tmp_path / dl.value.suggested_filename
+        dl.value.save_as(path)
+        got[fmt] = path
+    assert got["SVG"].name == "bp_sequential.svg" and got["PDF"].name == "bp_sequential.pdf"
+    root = ElementTree.fromstring(got["SVG"].read_bytes())
+    assert root.tag.endswith("svg") and "Step 0 of 8" in " ".join(root.itertext())
+    pdf = pypdf.PdfReader(io.BytesIO(got["PDF"].read_bytes()))
+    assert len(pdf.pages) == 1 and "Step 0 of 8" in pdf.pages[0].extract_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert not outside, outside
