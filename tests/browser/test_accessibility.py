@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from engine.lessons import load_lessons
 from engine.pagespecs import PAGES
@@ -226,8 +227,18 @@ def _launch_a_run(page, app_url: str) -> None:
     page.goto(f"{app_url}/runs")
     wait_for_app(page)
     page.get_by_text("Launch a config or a sweep").click()
-    page.get_by_role("button", name="Run config").click()
-    page.get_by_text("run recorded as run #").wait_for(timeout=240_000)
+    recorded = page.get_by_text("run recorded as run #")
+    for attempt in range(2):
+        # one click in about fifty did not start a run in a loop of this action (not reproduced in
+        # 30 more, the click's message then left the browser every time): a person clicks again,
+        # and so does this test (a slow run clicked twice only records one more)
+        page.get_by_role("button", name="Run config").click()
+        try:
+            recorded.wait_for(timeout=120_000 if attempt == 0 else 240_000)
+            break
+        except PlaywrightTimeout:
+            if attempt:
+                raise
     page.locator("h2", has_text="Run #").wait_for(timeout=30_000)
 
 

@@ -109,8 +109,11 @@ def test_reload_and_a_shared_link_keep_the_view(page, browser, app_url):
     url = page.url
     query = parse_qs(urlsplit(url).query)
     assert query["tree"] == ["random:40:3"] and query["k"] == ["3"] and query["vertex"] == [name]
-    chosen = _view(page)
-    assert subscript("x", query["vertex"][0]) == chosen
+    chosen = subscript("x", query["vertex"][0])
+    # the address can change a moment before the page's text (on a loaded machine): wait for both
+    page.wait_for_function("t => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
+                           arg=f"P({chosen}) =", timeout=30_000)
+    assert _view(page) == chosen
     wait_for_selected(page, "om_tree", name)
     page.reload()                                   # F5
     wait_for_app(page)
