@@ -3,20 +3,24 @@ and valid PDF (parsed with pypdf), with the figure's words in them."""
 
 from __future__ import annotations
 
+import functools
 import io
 
 import plotly.graph_objects as go
 import pytest
 from defusedxml import ElementTree
 
-from tests.figure_gallery import gallery
+from tests.figure_gallery import NAMES, figure_makers
 from workbench.figures.export import figure_pdf, figure_svg, to_mathtext
 from workbench.figures.style import Style, plain_text
 
 pypdf = pytest.importorskip("pypdf")
 
-LIGHT = gallery(Style("light"))
-DARK = gallery(Style("dark"))
+
+@functools.cache
+def _figure(scheme: str, name: str):
+    """The gallery's figure ``name`` in the light or dark style, drawn once per test process."""
+    return figure_makers(Style(scheme))[name]()
 
 
 def _words(fig) -> list[str]:
@@ -29,31 +33,31 @@ def _words(fig) -> list[str]:
             and plain_text(c).split()[0].isalpha()][:1]
 
 
-@pytest.mark.parametrize("name", sorted(LIGHT))
+@pytest.mark.parametrize("name", NAMES)
 def test_svg_export_is_valid_svg(name):
-    svg = figure_svg(LIGHT[name])
+    svg = figure_svg(_figure("light", name))
     root = ElementTree.fromstring(svg)
     assert root.tag.endswith("svg")
     assert float(root.get("width").removesuffix("pt")) > 100
     text = " ".join(t for t in root.itertext())
-    for w in _words(LIGHT[name]):
+    for w in _words(_figure("light", name)):
         assert w in text, (name, w)
 
 
-@pytest.mark.parametrize("name", sorted(DARK))
+@pytest.mark.parametrize("name", NAMES)
 def test_pdf_export_is_valid_pdf(name):
-    pdf = figure_pdf(DARK[name])
+    pdf = figure_pdf(_figure("dark", name))
     reader = pypdf.PdfReader(io.BytesIO(pdf))
     assert len(reader.pages) == 1
     page = reader.pages[0]
     assert float(page.mediabox.width) > 100
     text = page.extract_text()
-    for w in _words(DARK[name]):
+    for w in _words(_figure("dark", name)):
         assert w in text, (name, w)
 
 
 def test_primates_export_keeps_every_name():
-    fig = LIGHT["tree_primates"]
+    fig = _figure("light", "tree_primates")
     names = [str(t) for t in fig.data[1].text]
     svg_text = " ".join(ElementTree.fromstring(figure_svg(fig)).itertext())
     pdf_text = pypdf.PdfReader(io.BytesIO(figure_pdf(fig))).pages[0].extract_text()

@@ -3,6 +3,8 @@ Pasteris & Vitale; section 4) checked after every operation against full belief 
 and brute-force enumeration, relative 1e-9; zeros, asymmetric potentials, both covers, atomic
 failure, extreme potentials on long paths, the pure-Python reference."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -375,26 +377,37 @@ def test_batch_verbs_on_tiny_trees_and_the_pure_python_build():
     assert a.last_op.work == b.last_op.work
 
 
+@functools.cache
+def _compiled_views():
+    """``c_view`` and ``c_view_i32`` called from compiled code, the shape passed in: compiled once
+    per dtype and number of dimensions, not once per example (a closure over the shape made each
+    example a new function: 11 s of compiling for the two tests below)."""
+    from numba import njit
+
+    from engine.inference._extended import c_view, c_view_i32
+
+    @njit
+    def viewed(a, s, shape):
+        return c_view(a, s, shape)
+
+    @njit
+    def viewed_i32(a, s, shape):
+        return c_view_i32(a, s, shape).copy()
+
+    return viewed, viewed_i32
+
+
 @given(st.integers(0, 40), st.lists(st.integers(1, 5), min_size=1, max_size=3), st.sampled_from([np.float64, np.int64]))
 def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
     """``c_view``, which the compiled verbs use for their thirteen arrays instead of reshape (its
     checks were a quarter of a call's set-up), gives the very view reshape gives: same values,
     shape and strides, and writes reaching the buffer. (The view is borrowed — it does not keep
     the buffer alive — so this test keeps ``buf`` alive while it looks.)"""
-    from numba import njit
-
-    from engine.inference._extended import c_view
-
     shape = tuple(shape)
     size = int(np.prod(shape))
     buf = np.arange(start + size + 3).astype(dtype)
     want = buf[start:start + size].reshape(shape)
-
-    @njit
-    def viewed(a, s):
-        return c_view(a, s, shape)
-
-    got = viewed(buf, start)
+    got = _compiled_views()[0](buf, start, shape)
     assert got.shape == want.shape and got.strides == want.strides and (got == want).all()
     got[(0,) * len(shape)] = -1
     assert buf[start] == -1 and want[(0,) * len(shape)] == -1     # the same memory
@@ -404,20 +417,13 @@ def test_the_unchecked_view_is_the_reshaped_slice(start, shape, dtype):
 def test_the_int32_view_is_numpys(start, shape):
     """``c_view_i32`` (an int64 buffer seen as int32, for the vertices' D paths) gives the view
     NumPy's ``view(np.int32)`` gives, in the compiled and the plain-Python build."""
-    from numba import njit
-
     from engine.inference import _extended
 
     shape = tuple(shape)
     size = int(np.prod(shape))
     buf = np.arange(start + size + 3, dtype=np.int64) * 7 - 5
     want = buf[start:].view(np.int32)[:size].reshape(shape)
-
-    @njit
-    def viewed(a, s):
-        return _extended.c_view_i32(a, s, shape).copy()
-
-    for got in (viewed(buf, start), _extended.pure_module().c_view_i32(buf, start, shape)):
+    for got in (_compiled_views()[1](buf, start, shape), _extended.pure_module().c_view_i32(buf, start, shape)):
         assert got.dtype == np.int32 and got.shape == shape and (got == want).all()
 
 
