@@ -82,13 +82,13 @@ def axe_violations(page, axe_source: str) -> list[dict]:
     return page.evaluate(RUN_AXE)
 
 
-def _open(page, app_url: str, spec, presenter: bool) -> None:
+#: the window the pages are checked in
+WINDOW = {"width": 1600, "height": 1000}
+
+
+def _open(page, app_url: str, spec) -> None:
     page.goto(f"{app_url}{PAGES.address(spec)}")
     wait_for_app(page)
-    if presenter:
-        page.get_by_text("Presenter mode").click()
-        wait_for_app(page)
-        page.wait_for_timeout(500)
     _wait_for_figures(page)
 
 
@@ -105,7 +105,7 @@ def test_axe_on_every_page(open_page, app_url, axe_source, spec):
     """Every page as it opens, in light, presenter and dark mode (switched in place, as a person
     does: :func:`switch_mode`): no violation of the project's own, the page's language, one h1."""
     page = open_page(viewport=WINDOW, color_scheme="light")
-    _open(page, app_url, spec, presenter=False)
+    _open(page, app_url, spec)
     assert page.locator("[data-testid='stException']").count() == 0
     # structure: the page's language, exactly one h1 (the page's title), headings in order (axe)
     assert page.evaluate("() => document.documentElement.lang").startswith("en")
@@ -184,10 +184,6 @@ def axe_in_every_mode(page, axe_source: str, name: str, prefix: str = "axe_after
         own[mode] = own_violations(page, found)
         assert page.locator("h1").count() == 1, (mode, page.locator("h1").all_inner_texts())
     return own
-
-
-#: the window the pages are checked in
-WINDOW = {"width": 1600, "height": 1000}
 
 
 @pytest.mark.parametrize("case", ACTED, ids=[c[0] for c in ACTED])
