@@ -458,7 +458,10 @@ def poll_question(lesson: Lesson, k: int) -> bool:
         _lecturer_poll(rec.code, lesson, k)
         lid = lecturer_id()
         if lid is not None:   # drawn by the page, not the counts' fragment: a button redrawn every
-            # second could be replaced under the lecturer's click (its data is read on the click)
+            # second could be replaced under the lecturer's click (a lost Reveal, a lost download)
+            if not class_store().poll(rec.code, k).revealed:
+                st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
+                          icon=":material/visibility:", on_click=_reveal, args=(rec.code, k))
             st.download_button("This question's answers (CSV)", key="class_csv_step",
                                data=partial(class_store().export_csv, rec.code, lecturer=lid, step=k,
                                             questions={k: q.text}),
@@ -544,9 +547,6 @@ def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
     q = lesson.steps[k - 1].question
     if poll.revealed:
         st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
-    else:
-        st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
-                  icon=":material/visibility:", on_click=_reveal, args=(code, k))
 
 
 # -- practice steps ---------------------------------------------------------------------------------
