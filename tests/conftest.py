@@ -99,7 +99,8 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
 @pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups (its hook is registered last)
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,
-    so ``-m "not data"`` (``make test-fast``) leaves it out.
+    so ``-m "not data"`` (``make test-fast``) leaves it out. A browser test gets one rerun after
+    a timeout (:func:`_browser_rerun`).
 
     The browser tests form no group: pytest-xdist hands them out one at a time like the others,
     and every test process that gets one serves its own app and drives its own Chromium for the
@@ -110,6 +111,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.data)
+        if item.get_closest_marker("browser") is not None and item.get_closest_marker("flaky") is None:
+            item.add_marker(_BROWSER_RERUN)
+
+
+def _browser_rerun():
+    """A browser test whose wait for the page timed out runs once more (pytest-rerunfailures; the
+    summary lists it as RERUN, and a second timeout fails it). On a loaded machine (two cores,
+    Chromium and an app per test process) about one run in ten of the whole suite lost a click or
+    a key to a page that never answered it; the failure's report shows what the page showed, its
+    console and the app's log (tests/browser/conftest.py). Any other failure fails at once."""
+    try:
+        from playwright.sync_api import TimeoutError as PageTimeout
+    except ImportError:   # no Playwright: the browser tests are skipped anyway
+        return pytest.mark.flaky(reruns=0)
+    return pytest.mark.flaky(reruns=1, only_rerun=[PageTimeout])
+
+
+_BROWSER_RERUN = _browser_rerun()
 
 
 class _XdistGroupsOnPytest9:
@@ -214,6 +233,22 @@ def db(tmp_path, monkeypatch):
     registry.register_family(*runs_family.FAMILY)
     yield path
     registry.unregister_family("treeflip")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """For each test run again (:func:`_browser_rerun`): why its first run failed, and what its page
+    said in its console, so a flaky wait is seen in CI's printout, not only counted."""
+    reruns = terminalreporter.stats.get("rerun", [])
+    if not reruns:
+        return
+    terminalreporter.section("why each rerun test failed the first time")
+    for rep in reruns:
+        crash = getattr(rep.longrepr, "reprcrash", None)
+        terminalreporter.write_line(f"{rep.nodeid}: {crash.message.splitlines()[0] if crash else rep.longrepr}")
+        for title, text in rep.sections:
+            if title == "the page's console and socket":
+                for line in text.splitlines()[-8:]:
+                    terminalreporter.write_line(f"    {line}")
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -5,11 +5,13 @@ Playwright page. Without Chromium the browser tests skip, except under CI, where
 Screenshots go to ``tests/browser/screenshots/``.
 """
 
+import collections
 import contextlib
 import fcntl
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,10 @@ def chromium():
     return path
 
 
+#: the log of each app this process started, by URL (its end goes with a failed test's report)
+SERVER_LOGS: dict[str, Path] = {}
+
+
 @contextlib.contextmanager
 def serve_app(env: dict, log_dir: Path):
     """Run the app (through its warm-up launcher) on a free port with ``env``; yield its URL."""
@@ -47,6 +53,7 @@ def serve_app(env: dict, log_dir: Path):
 
     try:
         with serve(ROOT, env=env, log_path=log_dir / "streamlit.log", start_timeout=240) as (url, _):
+            SERVER_LOGS[url] = log_dir / "streamlit.log"
             yield url
     except RuntimeError as exc:
         pytest.fail(str(exc))
@@ -115,6 +122,13 @@ def shared_context(browser):
 #: the window of a test's page unless it asks for another
 VIEWPORT = {"width": 1400, "height": 1000}
 
+def _console(pg, msg) -> None:
+    url = (msg.location or {}).get("url", "")
+    if "/_stcore/" in url and "404" in msg.text:
+        return   # Streamlit's frontend looking for the app's root from a page's address: not a fault
+    pg.events.append(f"{time.strftime('%H:%M:%S')} console.{msg.type}: {msg.text[:300]} {url}".rstrip())
+
+
 #: what a page of the app kept in the browser, forgotten after each test (the HTTP cache stays)
 FORGET_JS = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
 
@@ -126,6 +140,12 @@ def open_page(shared_context):
     forgotten."""
     def make(viewport: dict | None = None, color_scheme: str | None = None):
         pg = shared_context.new_page()
+        # what the page said in its console, and when its connection to the server closed: the
+        # end of it goes with a failed test's report (a lost click: was the socket down?)
+        pg.events = collections.deque(maxlen=30)
+        pg.on("console", lambda m: _console(pg, m))
+        pg.on("websocket", lambda ws: ws.on("close", lambda _: pg.events.append(
+            f"{time.strftime('%H:%M:%S')} websocket closed: {ws.url}")))
         if viewport is not None and viewport != VIEWPORT:
             pg.set_viewport_size(viewport)
         if color_scheme is not None:
@@ -144,26 +164,30 @@ def open_page(shared_context):
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    """Keep each phase's report on the test, so ``page`` can tell at teardown that the test failed."""
+    """A failed browser test's report carries what its page showed: a screenshot (saved), the
+    page's text, its console and socket events, and the end of the app's log. They are added here,
+    before the report goes to the pytest-xdist controller (a section added later is not sent)."""
     rep = yield
-    setattr(item, f"rep_{rep.when}", rep)
+    pg = item.funcargs.get("page") if rep.when == "call" and rep.failed else None
+    if pg is not None:
+        with contextlib.suppress(Exception):
+            SHOTS.mkdir(exist_ok=True)
+            pg.screenshot(path=str(SHOTS / f"failed-{item.name}.png"))
+            rep.sections.append(("what the page showed",
+                                 pg.locator("[data-testid='stMain']").inner_text(timeout=5_000)[:3000]))
+        rep.sections.append(("the page's console and socket", "\n".join(getattr(pg, "events", ())) or "(nothing)"))
+        log = next((p for url, p in SERVER_LOGS.items() if pg.url.startswith(url)), None)
+        if log is not None and log.exists():
+            rep.sections.append(("the app's log, last 40 lines",
+                                 "\n".join(log.read_text(errors="replace").splitlines()[-40:]) or "(empty)"))
     return rep
 
 
 @pytest.fixture
-def page(open_page, request):
-    """A new tab (1400 x 1000) in the shared context; when the test fails, a screenshot and the
-    page's text go with the failure."""
-    pg = open_page()
-    yield pg
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
-        # what the page showed when the test failed: a screenshot, and its text in the failure's printout
-        with contextlib.suppress(Exception):
-            SHOTS.mkdir(exist_ok=True)
-            pg.screenshot(path=str(SHOTS / f"failed-{request.node.name}.png"))
-            text = pg.locator("[data-testid='stMain']").inner_text(timeout=5_000)
-            rep.sections.append(("what the page showed", text[:3000]))   # printed with the failure
+def page(open_page):
+    """A new tab (1400 x 1000) in the shared context; when the test fails, a screenshot, the page's
+    text, its console and the app's log go with the failure (``pytest_runtest_makereport``)."""
+    return open_page()
 
 
 def shot(page, name: str, max_height: int = 6000) -> Path:
@@ -186,18 +210,24 @@ def shot(page, name: str, max_height: int = 6000) -> Path:
 
 
 def wait_for_app(page, timeout: float = 60_000) -> None:
-    """Wait until Streamlit has finished running the script (no 'Running...' indicator)."""
+    """Wait until Streamlit has finished running the script: its app element says it is connected
+    and not running (``data-test-script-state``, set for every run, however short: the 'Running...'
+    indicator shows only for long ones), with no skeleton placeholder, four polls in a row 100 ms
+    apart. The count starts afresh at every call: a click's rerun starts 0.1-0.3 s after the click."""
     page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout)
-    # idle: no running-script indicator and no skeleton placeholders, twice in a row
+    page.evaluate("window.__idle = 0")
     page.wait_for_function(
         """() => {
-            const busy = document.querySelector('[data-testid="stStatusWidget"]')
+            const app = document.querySelector('[data-testid="stApp"]');
+            const busy = !app || app.dataset.testScriptState === 'running'
+                || app.dataset.testConnectionState !== 'CONNECTED'
+                || document.querySelector('[data-testid="stStatusWidget"]')
                 || document.querySelector('[data-testid="stSkeleton"]');
             if (busy) { window.__idle = 0; return false; }
             window.__idle = (window.__idle || 0) + 1;
             return window.__idle > 3;
-        }""", timeout=timeout, polling=250)
+        }""", timeout=timeout, polling=100)
 
 
 # screen position of the point whose customdata is ``v`` in the first figure with a "vertices" trace

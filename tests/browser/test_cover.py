@@ -86,6 +86,7 @@ def test_cover_inspector_preset_draws_its_tree(page, app_url):
 def test_cover_inspector_large_tree(page, app_url):
     open_preset(page, app_url, "Random 20,000", timeout=120_000)
     page.wait_for_selector("text=20,000 vertices", timeout=60_000)
+    wait_for_app(page, timeout=120_000)   # the text comes before the views: the run goes on after it
     slider = page.get_by_role("slider").first
     for r in range(1, 5):  # one step at a time: a key pressed while the page reruns can be lost
         slider.focus()
