@@ -303,3 +303,28 @@ def test_bp_pause_clicked_as_the_schedule_ends_does_not_play_again():
     _button(at, "bp_play").click().run()          # the button still says Pause
     assert not at.session_state["bp_playing"]
     assert at.slider(key="bp_step").value == total
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", load_lessons()[0], ids=lambda x: x.id)
+def test_every_step_opens_from_its_link(lesson):
+    """Each step's link (the page's address with ``lesson=`` and ``step=``) opens its page with the
+    panel at that step and the link's settings in the address. (The browser test walks the same
+    steps with the panel's Next button.)"""
+    at = _app()
+    n = len(lesson.steps)
+    for k, step in enumerate(lesson.steps, 1):
+        link = parse_link(step.url)
+        at.switch_page(script(link.page))
+        at.query_params.clear()
+        for name, text in {**link.raw, "lesson": lesson.id, "step": str(k)}.items():
+            at.query_params[name] = text
+        at.run()
+        assert not at.exception, (lesson.id, k, at.exception)
+        assert _progress(at).startswith(f"Step {k} of {n}"), (lesson.id, k, _progress(at))
+        assert f"## {step.title}" in _sidebar_text(at)
+        got = _address(at)
+        assert got.get("lesson") == lesson.id and got.get("step") == str(k), (lesson.id, k, got)
+        for name, text in link.raw.items():
+            if name != "tree" and link.values.get(name) != link.page.setting(name).default:
+                assert got.get(name) == text, (lesson.id, k, name, got.get(name), text)

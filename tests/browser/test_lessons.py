@@ -1,5 +1,5 @@
-"""Browser: every step of every lesson opens from its link (the page, the panel beside it, no
-exception), with a screenshot of its first and last step; the landing page's Start, Reveal and Next; a reload (F5)
+"""Browser: every step of every lesson opens (the first from its link, the others by Next: the page,
+the panel beside it, no exception), with a screenshot of its first and last step; the landing page's Start, Reveal and Next; a reload (F5)
 and a link opened in another browser keep the view. Screenshots in tests/browser/screenshots/."""
 
 import re
@@ -29,38 +29,40 @@ def _panel_says(page, text: str, timeout: float = 30_000) -> None:
 
 
 def _wait_for_runs(page, timeout: float = 300_000) -> None:
-    """A step with ``run=1`` starts the page's run (workbench.runner): wait until its status says
-    it is done, and check that it did not fail."""
-    page.wait_for_function(
-        """() => /: (done in|failed|cancelled)/.test(document.querySelector('[data-testid="stMain"]').innerText)""",
-        timeout=timeout, polling=500)
-    wait_for_app(page)
+    """A step with ``run=1`` starts the page's run (workbench.runner), or shows the one this
+    session already ran with those settings: the page's script draws the run's status until the run
+    ends, so the run is over when the script is. Check that it did not fail."""
+    wait_for_app(page, timeout=timeout)
     text = page.locator("[data-testid='stMain']").inner_text()
     assert ": failed" not in text and ": cancelled" not in text, text[:2000]
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[x.id for x in LESSONS])
 def test_every_step_of_the_lesson_opens(page, app_url, lesson):
+    """The lesson's first step from its link, then every step by the panel's Next, as a class
+    follows it (in the app: no page load after the first; each step's own link is opened by the
+    AppTest ``test_every_step_opens_from_its_link``)."""
     n = len(lesson.steps)
+    first = lesson.steps[0].url
+    page.goto(f"{app_url}{first}{'&' if '?' in first else '?'}lesson={lesson.id}&step=1")
     for k, step in enumerate(lesson.steps, 1):
         link = PAGES.parse_link(step.url)
-        sep = "&" if "?" in step.url else "?"
-        page.goto(f"{app_url}{step.url}{sep}lesson={lesson.id}&step={k}")
+        if k > 1:
+            _panel(page).get_by_role("button", name="Next").click()
+        _panel_says(page, f"Step {k} of {n}", timeout=120_000)
         wait_for_app(page, timeout=120_000)
         if "run" in link.raw:
             _wait_for_runs(page)
         errors = page.locator("[data-testid='stException']")
         assert errors.count() == 0, (lesson.id, k, errors.first.inner_text()[:1000])
-        assert urlsplit(page.url).path.rstrip("/").endswith("/" + link.page.url_path), (page.url, step.url)
-        panel = _panel(page)
-        panel.wait_for(timeout=30_000)
-        text = panel.inner_text()
-        assert f"Step {k} of {n}" in text, (lesson.id, k, text[:200])
+        page.wait_for_function("p => location.pathname.replace(/\\/$/, '').endsWith('/' + p)",
+                               arg=link.page.url_path, timeout=30_000)
+        text = _panel(page).inner_text()
         assert step.title in text
         assert "This step is on another page" not in text
         # the address keeps the step's settings (the page may add its own, never drop the link's)
         query = {q: v[-1] for q, v in parse_qs(urlsplit(page.url).query).items()}
-        assert query.get("lesson") == lesson.id and query.get("step") == str(k)
+        assert query.get("lesson") == lesson.id and query.get("step") == str(k), (lesson.id, k, page.url)
         for name, value in link.raw.items():
             if name != "tree" and name in query:
                 assert query[name] == value, (lesson.id, k, name, query[name], value)
