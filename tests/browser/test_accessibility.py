@@ -160,6 +160,8 @@ def switch_mode(page, mode: str) -> None:
     presenter -> dark, the order :func:`axe_in_every_mode` uses)."""
     scheme, presenter = MODES[mode]
     page.emulate_media(color_scheme=scheme)
+    if page.evaluate(IN_MODE_JS, [BACKGROUND[scheme], scheme == "dark", presenter]):
+        return   # already in that mode (light, as a page opens): nothing to rerun or redraw
     big = page.evaluate("() => getComputedStyle(document.documentElement).fontSize === '20px'")
     if big != presenter:
         page.get_by_text("Presenter mode", exact=True).click()
