@@ -137,3 +137,30 @@ def test_online_loaded_scenario_keeps_its_starting_point():
     assert at.session_state["om_session"] is session
     saved = session.to_scenario()
     assert saved["root"] == sc.root and saved["node_data"] and saved["edge_potentials"]
+
+
+def test_bp_parallel_figures_are_shared_and_a_presenter_gets_a_taller_copy():
+    """The parallel tab's figures are drawn once per model, iteration and style and shared by the
+    sessions (a class on that step): a second session gets the same figure, and a presenter's
+    taller copy leaves the shared one as it was."""
+    import json
+
+    from workbench.figures.style import PRESENTER_HEIGHT
+    from workbench.state import PRESENTER
+
+    def parallel_chart(at) -> dict:
+        open_tab(at, "bp_tab", "Parallel schedule")
+        assert not at.exception, at.exception
+        return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+    first = parallel_chart(open_page(BP))
+    big = []
+    for _ in range(2):   # the second presenter gets the shared figure as it was, enlarged once
+        presenter = open_page(BP)
+        presenter.session_state[PRESENTER] = True
+        presenter.run()
+        big.append(parallel_chart(presenter))
+    again = parallel_chart(open_page(BP))
+    assert again == first
+    h = first["layout"]["height"]
+    assert big[0] == big[1] and big[0]["layout"]["height"] == round(h * PRESENTER_HEIGHT) and h == 480

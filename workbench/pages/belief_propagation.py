@@ -27,11 +27,14 @@ from engine.inference.models import BPModel
 from engine.links.evidence import evidence_vectors, format_evidence
 from engine.networks import network_sample_names, read_network_bytes, read_sample_network
 from engine.pagespecs import PAGES
+from engine.trees import Tree
 from engine.trees.generators import star_tree
 from workbench import links
-from workbench.components import chart, marginal_panel, selected_vertex, selection_key
+from workbench.components import Spec, as_spec, chart, marginal_panel, selected_vertex, selection_key, tree_hash
 from workbench.figures.arrows import message_text
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
+from workbench.figures.style import Style
+from workbench.figures.style import current as current_style
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
@@ -490,33 +493,58 @@ def controls(total: int) -> None:
     widget(SPEC, "speed", where=c2, options=SPEEDS)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs={Tree: tree_hash})
+def _flooded(tree: Tree, node_potentials, edge_potentials, k: int):
+    """The parallel schedule's trace of a model, shared by every session on that model (a class
+    following a lesson: one computation, not one per student)."""
+    return flooding(tree, node_potentials, edge_potentials, k=k)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs={Tree: tree_hash})
+def _parallel_figures(tree: Tree, node_potentials, edge_potentials, k: int, exact_marginals, it: int,
+                      style: Style) -> tuple[Spec, Spec]:
+    """The parallel tab's message and convergence figures at iteration ``it``, drawn once per model,
+    iteration and style and shared by the sessions as finished dicts (:class:`Spec`, never changed
+    after: :func:`~workbench.components.as_shown` copies one to enlarge it). With a class on this
+    step, building them was the page's largest cost, 30 times over (docs/benchmarks.md)."""
+    trace = _flooded(tree, node_potentials, edge_potentials, k)
+    ch = tree.order[1:]
+    msgs = [(int(c), int(tree.parent[c]), trace.upward[it][c]) for c in ch] + \
+           [(int(tree.parent[c]), int(c), trace.downward[it][c]) for c in ch]
+    fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0), width=800,
+                         title=f"Parallel schedule, iteration {it}: every message recomputed from "
+                               "iteration t−1 (colour: belief P(label 0))", style=style)
+    conv = convergence_figure(_errors(trace, exact_marginals), current=it, converged_at=trace.converged_at,
+                              style=style)
+    return Spec(as_spec(fig)), Spec(as_spec(conv))
+
+
+def _errors(trace, exact_marginals) -> list[float]:
+    """The largest |belief − exact| after each iteration of the parallel schedule."""
+    return [float(np.nanmax(np.abs(np.nan_to_num(m, nan=1.0) - exact_marginals))) for m in trace.marginals]
+
+
 def parallel(model: BPModel, exact) -> None:
     """The parallel schedule, iteration by iteration (the slider reruns only this)."""
     links.write_query("belief_propagation")
     tree = model.tree
-    trace = flooding(tree, model.node_potentials, model.edge_potentials, k=model.k)
+    trace = _flooded(tree, model.node_potentials, model.edge_potentials, model.k)
     last = len(trace.upward) - 1
     if S.iteration > last:
         S.iteration = last
     it = widget(SPEC, "iteration", hi=last, value=min(1, last))
-    ch = tree.order[1:]
-    msgs = [(int(c), int(tree.parent[c]), trace.upward[it][c]) for c in ch] + \
-           [(int(tree.parent[c]), int(c), trace.downward[it][c]) for c in ch]
-    err = np.nanmax(np.abs(np.nan_to_num(trace.marginals[it], nan=1.0) - exact.marginals), axis=1)
-    fig = message_figure(tree, msgs, beliefs=np.nan_to_num(trace.marginals[it], nan=0.0), width=800,
-                         title=f"Parallel schedule, iteration {it}: every message recomputed from "
-                               "iteration t−1 (colour: belief P(label 0))")
+    errs = _errors(trace, exact.marginals)
+    fig, conv = _parallel_figures(tree, model.node_potentials, model.edge_potentials, model.k, exact.marginals,
+                                  it, current_style())
     chart(fig, key="bp_par_fig", name="bp_parallel",
-          describe=f"Parallel schedule on {tree.n:,} vertices, iteration {it} of {last}: {len(msgs):,} messages "
-                   f"recomputed at once; largest |belief − exact| {err.max():.2e}; exact from iteration "
-                   f"{trace.converged_at}.")
+          describe=f"Parallel schedule on {tree.n:,} vertices, iteration {it} of {last}: {2 * (tree.n - 1):,} "
+                   f"messages recomputed at once; largest |belief − exact| {errs[it]:.2e}; exact from "
+                   f"iteration {trace.converged_at}.")
     m1, m2, m3 = st.columns(3)
-    m1.metric("Largest |belief − exact| now", f"{err.max():.2e}")
+    m1.metric("Largest |belief − exact| now", f"{errs[it]:.2e}")
     m2.metric("Exact from iteration", trace.converged_at)
     m3.metric("Messages per iteration", 2 * (tree.n - 1))
-    errs = [float(np.nanmax(np.abs(np.nan_to_num(m, nan=1.0) - exact.marginals))) for m in trace.marginals]
-    chart(convergence_figure(errs, current=it, converged_at=trace.converged_at), key="bp_conv_fig",
-          name="bp_convergence",
+    chart(conv, key="bp_conv_fig", name="bp_convergence",
           describe=f"Largest |belief − exact| after each of {len(errs)} iterations, from {errs[0]:.2e} to "
                    f"{errs[-1]:.2e}; zero from iteration {trace.converged_at}; iteration {it} marked.")
     st.caption("Section 8.3: the parallel schedule is exact after at most diameter-many iterations. "
