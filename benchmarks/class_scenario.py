@@ -12,6 +12,7 @@ questions, five polls); after each move every student answers once the page show
 Measured (the JSON's ``class``):
 
 - ``follow_ms_p50`` / ``_p95``: the lecturer's press on Next → a student's page shows "Step k";
+  ``follow_ms_p95_by_step``: the p95 of each step's move (``{"3": ms, ...}``);
 - ``answer_to_count_ms_p95``: a student sends an answer → the lecturer's panel shows a count that
   includes it (answers ranked by the end of their own script run, the r-th counted once the panel
   shows r or more);
@@ -294,6 +295,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
     follow: list[float] = []
     to_count: list[float] = []
     sent = 0
+    by_step: dict[int, float | None] = {}   # step -> follow p95 (ms)
     for k in range(FIRST_POLL, FIRST_POLL + POLLS):
         q = lesson.steps[k - 1].question
         assert q is not None and q.kind == "number", (k, q)
@@ -302,7 +304,9 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
         end = t0 + 120
         while time.perf_counter() < end and not all(k in t.steps for t in tabs):
             await asyncio.sleep(0.05)
-        follow += [(t.steps[k] - t0) * 1000 for t in tabs if k in t.steps]
+        step_follow = [(t.steps[k] - t0) * 1000 for t in tabs if k in t.steps]
+        follow += step_follow
+        by_step[k] = _round(_pct(step_follow, 95))
         # every student answers (once its page is the step's: its widgets are there)
         lect.counts.clear()
         sends: list[float] = []
@@ -322,7 +326,8 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
         failed = [r for r in await asyncio.gather(*(answer(t, i) for i, t in enumerate(tabs)), return_exceptions=True)
                   if isinstance(r, BaseException)]
         sent += len(sends)
-        print(f"class scenario: step {k}: {sum(k in t.steps for t in tabs)} of {students} followed, "
+        print(f"class scenario: step {k}: {sum(k in t.steps for t in tabs)} of {students} followed "
+              f"(p95 {by_step[k]} ms), "
               f"{len(sends)} answered, {len(failed)} failed ({', '.join(sorted({type(r).__name__ for r in failed}))})",
               file=sys.stderr, flush=True)
         end = time.perf_counter() + 30
@@ -347,6 +352,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
         t.close()
     store.close()
     return {"students": students, "follow_ms_p50": _round(_pct(follow, 50)), "follow_ms_p95": _round(_pct(follow, 95)),
+            "follow_ms_p95_by_step": {str(k): v for k, v in by_step.items()},
             "follows_seen": len(follow), "answer_to_count_ms_p95": _round(_pct(to_count, 95)),
             "answers_sent": POLLS * students, "answers_acknowledged": sent,
             "lost_answers": POLLS * students - stored, "idle_server_cpu_pct": _round(idle, 1),
