@@ -164,3 +164,16 @@ def test_bp_parallel_figures_are_shared_and_a_presenter_gets_a_taller_copy():
     assert again == first
     h = first["layout"]["height"]
     assert big[0] == big[1] and big[0]["layout"]["height"] == round(h * PRESENTER_HEIGHT) and h == 480
+
+
+def test_an_array_cache_key_sees_one_cell_of_a_large_array():
+    """The parallel tab's caches key ψ by every cell: Streamlit's own hashing samples a large array
+    (500,000 cells or more), so an edit of one of an imported network's tables could be missed."""
+    from workbench.components import array_key
+
+    psi = np.ones((40, 120, 120))            # 576,000 cells: Streamlit would sample them
+    edited = psi.copy()
+    edited[17, 3, 5] = 2.0
+    assert array_key(psi) != array_key(edited)
+    assert array_key(psi) == array_key(psi.copy())
+    assert array_key(psi) != array_key(psi.reshape(40, 14400))   # the shape counts too

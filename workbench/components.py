@@ -34,6 +34,7 @@ data, and a "Describe" expander with the description as text.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,13 @@ _MD_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+!|$~]")   # shown as they are in a 
 def tree_hash(tree: Tree) -> str:
     """``hash_funcs`` entry for caches keyed by a tree: its content key."""
     return tree.content_key
+
+
+def array_key(a: np.ndarray) -> str:
+    """``hash_funcs`` entry for caches keyed by arrays: every cell counts. Streamlit's own hashing
+    samples 100,000 cells of an array of 500,000 or more (an imported network's ψ, padded to its
+    largest variable, can be that large) and could miss an edit of one table."""
+    return f"{a.dtype}{a.shape}" + hashlib.blake2b(np.ascontiguousarray(a).tobytes(), digest_size=16).hexdigest()
 
 
 class Spec(go.Figure):

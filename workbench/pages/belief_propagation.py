@@ -30,7 +30,8 @@ from engine.pagespecs import PAGES
 from engine.trees import Tree
 from engine.trees.generators import star_tree
 from workbench import links
-from workbench.components import Spec, as_spec, chart, marginal_panel, selected_vertex, selection_key, tree_hash
+from workbench.components import (Spec, array_key, as_spec, chart, marginal_panel, selected_vertex, selection_key,
+                                  tree_hash)
 from workbench.figures.arrows import message_text
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.figures.style import Style
@@ -493,14 +494,17 @@ def controls(total: int) -> None:
     widget(SPEC, "speed", where=c2, options=SPEEDS)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs={Tree: tree_hash})
+_KEYS = {Tree: tree_hash, np.ndarray: array_key}
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def _flooded(tree: Tree, node_potentials, edge_potentials, k: int):
     """The parallel schedule's trace of a model, shared by every session on that model (a class
     following a lesson: one computation, not one per student)."""
     return flooding(tree, node_potentials, edge_potentials, k=k)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs={Tree: tree_hash})
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def _parallel_figures(tree: Tree, node_potentials, edge_potentials, k: int, exact_marginals, it: int,
                       style: Style) -> tuple[Spec, Spec]:
     """The parallel tab's message and convergence figures at iteration ``it``, drawn once per model,
