@@ -118,8 +118,8 @@ def pytest_collection_modifyitems(config, items):
 def _browser_rerun():
     """A browser test whose wait for the page timed out runs once more (pytest-rerunfailures; the
     summary lists it as RERUN, and a second timeout fails it). On a loaded machine (two cores,
-    Chromium and an app per test process) about one run in ten of the whole suite lost a click or
-    a key to a page that never answered it; the failure's report shows what the page showed, its
+    Chromium and an app per test process) a run of the whole suite now and then lost a click or
+    a key to a page that never answered it (cause not found); the failure's report shows what the page showed, its
     console and the app's log (tests/browser/conftest.py). Any other failure fails at once."""
     try:
         from playwright.sync_api import TimeoutError as PageTimeout
