@@ -124,10 +124,20 @@ class Tab:
         """What ``class_follow.js`` does: a long poll of the follow route; a rerun of the follower's
         fragment when the class differs from what the page shows, again after ``retryMs``, and
         about every ``beatMs`` for the heartbeat; without the route, a rerun every ``fallbackMs``."""
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-        from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+        from tornado.httpclient import AsyncHTTPClient
 
-        client = AsyncHTTPClient()
+        # a client of its own, as each student's browser has: tornado's shared client sends at most
+        # 10 requests at once, so the 30 students' long polls were queued in three batches
+        client = AsyncHTTPClient(force_instance=True)
+        try:
+            await self._poll_follow(client)
+        finally:
+            client.close()
+
+    async def _poll_follow(self, client) -> None:
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+        from tornado.httpclient import HTTPClientError
+
         base = self.ws_url[: -len("/_stcore/stream")].replace("ws://", "http://", 1)
         latest, fired_for, sent, n = None, object(), time.perf_counter(), 0
 
@@ -314,7 +324,9 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
 
         async def answer(t: Tab, i: int) -> None:
             for _ in range(600):   # at most a minute: a loaded server may be slow to draw the step
-                if f"class_q_{code}_{k}" in t.widgets and not t.running:
+                # the answer box and the button under it (the page may be drawn in part: a run the
+                # server starts, the follower's move, is not one the tab waits for)
+                if f"class_q_{code}_{k}" in t.widgets and "class_send" in t.widgets and not t.running:
                     break
                 await asyncio.sleep(0.1)
             value = q.answer if i % 3 else str(float(q.value) * 1.5)
