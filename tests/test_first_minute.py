@@ -254,6 +254,7 @@ def test_a_served_app_reads_the_theme_sections_once_and_polls_its_files_less(mon
     from workbench.serve import lighter_runtime
 
     monkeypatch.setattr(config, "get_options_for_section", config.get_options_for_section)
+    monkeypatch.setattr(config, "get_option", config.get_option)
     monkeypatch.setattr(polling_path_watcher, "_POLLING_PERIOD_SECS", polling_path_watcher._POLLING_PERIOD_SECS)
     walks = []
     read = config.get_options_for_section
@@ -268,3 +269,93 @@ def test_a_served_app_reads_the_theme_sections_once_and_polls_its_files_less(mon
     config.get_options_for_section("theme")
     assert walks == ["theme", "theme"]
     assert polling_path_watcher._POLLING_PERIOD_SECS == 2.0
+
+
+def test_a_served_app_reads_an_option_without_the_configuration_lock(monkeypatch):
+    """workbench.serve.lighter_runtime: every element a script sends reads an option; the served
+    app reads the parsed options without the configuration's lock (a script thread that lost the
+    interpreter while holding it made every other script wait). Every option reads as before; a
+    value set later, and the options parsed again, are seen; an unknown key still raises."""
+    from streamlit import config
+
+    from workbench.serve import lighter_runtime
+
+    monkeypatch.setattr(config, "get_options_for_section", config.get_options_for_section)
+    monkeypatch.setattr(config, "get_option", config.get_option)
+    before = config.get_option
+    lighter_runtime()
+    assert config.get_option is not before and config.get_option.__wrapped__ is before
+    keys = list(config.get_config_options())
+    assert len(keys) > 50
+    for key in keys:
+        assert config.get_option(key) == before(key), key
+    old = config.get_option("global.minCachedMessageSize")
+    try:
+        config.set_option("global.minCachedMessageSize", old + 1)
+        assert config.get_option("global.minCachedMessageSize") == old + 1
+    finally:
+        config.set_option("global.minCachedMessageSize", old)
+    config.get_config_options(force_reparse=True)
+    assert config.get_option("global.minCachedMessageSize") == before("global.minCachedMessageSize")
+    with pytest.raises(RuntimeError, match="not defined"):
+        config.get_option("no.suchOption")
+
+
+def test_script_runs_take_turns_and_a_long_wait_ends(monkeypatch):
+    """workbench.serve.scripts_in_turn: at most two script runs at once, the others wait their
+    turn; a run that waits longer than the wait runs anyway; installing it twice adds one layer."""
+    import threading
+    import time
+
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    from workbench.serve import scripts_in_turn
+
+    lock = threading.Lock()
+    now, most, started = [0], [0], []
+
+    def fake_run(self, gate):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+            started.append(gate)
+        gate.wait(30)
+        with lock:
+            now[0] -= 1
+
+    def started_count(n: int) -> bool:   # wait (at most 10 s) until n runs have started
+        end = time.monotonic() + 10
+        while len(started) < n and time.monotonic() < end:
+            time.sleep(0.01)
+        return len(started) >= n
+
+    monkeypatch.setattr(ScriptRunner, "_run_script", fake_run)
+    scripts_in_turn(turns=2, wait=30.0)
+    scripts_in_turn(turns=2, wait=30.0)
+    assert ScriptRunner._run_script.__wrapped__ is fake_run
+    gate = threading.Event()
+    threads = [threading.Thread(target=ScriptRunner._run_script, args=(None, gate)) for _ in range(6)]
+    for t in threads:
+        t.start()
+    assert started_count(2)
+    time.sleep(0.3)
+    assert len(started) == 2 and now[0] == 2   # the four others wait their turn
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert len(started) == 6 and most[0] == 2
+
+    monkeypatch.setattr(ScriptRunner, "_run_script", fake_run)
+    scripts_in_turn(turns=1, wait=0.2)
+    started.clear()
+    now[0] = most[0] = 0
+    held = threading.Event()
+    long = threading.Thread(target=ScriptRunner._run_script, args=(None, held))
+    long.start()
+    assert started_count(1)
+    done = threading.Event()
+    done.set()
+    ScriptRunner._run_script(None, done)   # waited 0.2 s for the held turn, then ran beside it
+    assert most[0] == 2
+    held.set()
+    long.join(10)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tests.conftest import open_tab
+from tests.conftest import ROOT, open_tab
 from tests.test_app_pages import open_page
 
 ONLINE = "workbench/pages/online_marginals.py"
@@ -177,3 +177,24 @@ def test_an_array_cache_key_sees_one_cell_of_a_large_array():
     assert array_key(psi) != array_key(edited)
     assert array_key(psi) == array_key(psi.copy())
     assert array_key(psi) != array_key(psi.reshape(40, 14400))   # the shape counts too
+
+
+def test_bp_message_table_adds_up():
+    """The sequential tab's table of eq. 5 for m_{2→5} after eight messages of the lecture's tree:
+    the product is φ times the incoming messages, each ψ column's sum is the unnormalised message
+    and the last row is those sums normalised (checked from the table's own numbers, 4 decimals)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update(dict(tree="lecture_5_vertices", vertex="1", messages="8"))
+    at.switch_page(str(ROOT / "workbench" / "pages" / "belief_propagation.py"))
+    at.run()
+    assert not at.exception, at.exception
+    df = at.table[0].value
+    assert list(df.index) == ["x_2 = 0", "x_2 = 1", "Σ over x_2", "m_2→5 (normalised)"]
+    assert list(df.columns) == ["φ_2", "m_1→2", "m_4→2", "product", "× ψ(·, x_5=0)", "× ψ(·, x_5=1)"]
+    num = df.map(lambda x: float(x) if x else np.nan).to_numpy()
+    assert np.isnan(num[2:, :4]).all() and not np.isnan(num[:2]).any()
+    np.testing.assert_allclose(num[:2, 0] * num[:2, 1] * num[:2, 2], num[:2, 3], atol=2e-4)
+    np.testing.assert_allclose(num[:2, 4:].sum(axis=0), num[2, 4:], atol=2e-4)
+    np.testing.assert_allclose(num[2, 4:] / num[2, 4:].sum(), num[3, 4:], atol=2e-4)

@@ -139,6 +139,27 @@ def test_a_bad_lesson_file_gives_one_line_naming_file_and_line_and_the_others_lo
     assert len(at.header) == len(load_lessons()[0])
 
 
+def test_the_lesson_files_are_looked_at_once_a_second_and_a_change_is_read(tmp_path, monkeypatch):
+    """workbench.lesson_panel.all_lessons: a page asks for the lessons up to three times a run; the
+    files' sizes and times are looked at once per STAMP_SECONDS, and a changed file is read again
+    after that."""
+    from workbench import lesson_panel
+
+    src = next((ROOT / "lessons").glob("*.md"))
+    (tmp_path / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("TREE_WORKBENCH_LESSONS", str(tmp_path))
+    looks = []
+    real = lesson_panel.lesson_files
+    monkeypatch.setattr(lesson_panel, "lesson_files", lambda folder: looks.append(folder) or real(folder))
+    first = lesson_panel.all_lessons()[0]
+    assert lesson_panel.all_lessons()[0] is first and len(looks) == 1
+    text = (tmp_path / src.name).read_text(encoding="utf-8")
+    (tmp_path / src.name).write_text(text.replace("title: ", "title: Changed: ", 1), encoding="utf-8")
+    monkeypatch.setattr(lesson_panel, "STAMP_SECONDS", 0.0)
+    again = lesson_panel.all_lessons()[0]
+    assert len(looks) == 2 and again[0].title.startswith("Changed: ") and not first[0].title.startswith("Changed")
+
+
 def test_a_link_to_an_unknown_lesson_is_one_warning(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["lesson"] = "no_such_lesson"

@@ -90,3 +90,26 @@ def test_the_svg_download_draws_the_messages_and_the_title():
     assert "Step 3 of 8" in text
     for _, _, label in arrows:
         assert label in text
+
+
+def test_placed_arrows_are_kept_per_view_arrows_and_style():
+    """workbench.treeview._arrows keeps its answer (the sessions of a class on one step share it):
+    the same view, arrows and style give the kept answer, equal to placing them afresh; another
+    current arrow, another style or another view is placed anew."""
+    from workbench import treeview
+
+    tree = load_sample("lecture_5_vertices")
+    arrows = _schedule(tree)
+    drawing = drawing_of(tree, "tidy")
+    vp = drawing.overview(560, 480)
+    marks = drawing.marks(Viewport(vp.x0, vp.x1, vp.y0, vp.y1), 560, 480)
+    first = treeview._arrows(tree, drawing, marks, arrows, 3, Style())
+    assert treeview._arrows(tree, drawing, marks, list(arrows), 3, Style()) is first
+    assert first == treeview._place(drawing, marks, tuple(arrows), 3, Style())
+    other = treeview._arrows(tree, drawing, marks, arrows, 2, Style())
+    assert other != first and [a[6] for a in other if a[7]] == [arrows[2][2]]
+    big = treeview._arrows(tree, drawing, marks, arrows, 3, Style(presenter=True))
+    assert big == treeview._place(drawing, marks, tuple(arrows), 3, Style(presenter=True))
+    wide = drawing.marks(Viewport(vp.x0, vp.x1, vp.y0, vp.y1), 900, 480)
+    assert treeview._arrows(tree, drawing, wide, arrows, 3, Style()) == treeview._place(drawing, wide, tuple(arrows), 3,
+                                                                                         Style())

@@ -57,7 +57,7 @@ __all__ = ["Spec", "as_shown", "FigureText", "as_spec", "keep_colours", "chart",
            "selected_vertex",
            "select_vertex",
            "vertex_box", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key", "page_cache", "array_key"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
@@ -80,6 +80,29 @@ def array_key(a: np.ndarray) -> str:
     samples 100,000 cells of an array of 500,000 or more (an imported network's ψ, padded to its
     largest variable, can be that large) and could miss an edit of one table."""
     return f"{a.dtype}{a.shape}" + hashlib.blake2b(np.ascontiguousarray(a).tobytes(), digest_size=16).hexdigest()
+
+
+_PAGE_CACHES: dict[tuple[str, str], tuple] = {}
+
+
+def page_cache(cache: Callable, **options) -> Callable:
+    """``@cache(**options)`` (``st.cache_resource`` or ``st.cache_data``) for a function defined in a
+    page's script, with the wrapper made once per process. A page's script runs anew on every
+    rerun, so a plain decorator there makes Streamlit's wrapper anew too, which reads and tokenizes
+    the function's source for the cache's name: about half a millisecond per function per run, 30
+    times over when a class follows a step (docs/benchmarks.md). The wrapper is kept by the
+    function's file and name and used again while its code is the same (a changed file makes a new
+    one). It calls the function of the run that made it: a cached function depends on its
+    arguments only, never on the values of a later run's globals."""
+    def decorate(func: Callable) -> Callable:
+        name = (func.__code__.co_filename, func.__qualname__)
+        kept = _PAGE_CACHES.get(name)
+        if kept is not None and kept[0] == func.__code__:
+            return kept[1]
+        wrapper = cache(**options)(func)
+        _PAGE_CACHES[name] = (func.__code__, wrapper)
+        return wrapper
+    return decorate
 
 
 class Spec(go.Figure):

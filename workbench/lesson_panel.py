@@ -14,6 +14,7 @@ query). The lesson stays open while the user wanders to other pages, until it is
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -46,15 +47,26 @@ def _load(folder: str, stamp: tuple) -> tuple[list[Lesson], list[LessonError]]:
     return load_lessons(Path(folder))
 
 
+_STAMPS: dict[str, tuple[float, tuple]] = {}   # folder -> (when its files were looked at, their stamp)
+#: How long a look at the lesson files' sizes and times serves (a page asks up to three times a run).
+STAMP_SECONDS = 1.0
+
+
 def all_lessons() -> tuple[list[Lesson], list[LessonError]]:
     """Every lesson that reads, and one error per file that does not (read again when a file
-    changes)."""
+    changes; the files are looked at once a second at most)."""
     folder = lessons_folder()
+    now = time.monotonic()
+    seen = _STAMPS.get(str(folder))
+    if seen is not None and now - seen[0] < STAMP_SECONDS:
+        return _load(str(folder), seen[1])
     try:
         files = lesson_files(folder)
         stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
     except (LessonError, OSError) as exc:
+        _STAMPS.pop(str(folder), None)
         return [], [exc if isinstance(exc, LessonError) else LessonError(f"{folder}: {exc}", str(folder), 0)]
+    _STAMPS[str(folder)] = (now, stamp)
     return _load(str(folder), stamp)
 
 

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import copy
+
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.links.pages import PageSpec, PageTable
 from engine.pagespecs import PAGES
@@ -31,6 +34,20 @@ def menu(pages: PageTable = PAGES) -> dict[str, list[dict]]:
     return sections
 
 
+_MADE: dict[str, dict] = {}   # the app's folder -> its menu of st.Page objects, made once
+
+
 def build_navigation(pages: PageTable = PAGES):
-    return st.navigation({section: [st.Page(**entry) for entry in entries]
-                          for section, entries in menu(pages).items()})
+    """The navigation of ``pages``. The app's own menu is made of ``st.Page`` objects made once
+    per process (one resolves and checks its script file: a dozen file checks on every run) and
+    copied for each run (``st.navigation`` marks the copy of the page it runs)."""
+    ctx = get_script_run_ctx()
+    if pages is not PAGES or ctx is None:
+        return st.navigation({section: [st.Page(**entry) for entry in entries]
+                              for section, entries in menu(pages).items()})
+    folder = str(ctx.pages_manager.main_script_parent)
+    made = _MADE.get(folder)
+    if made is None:
+        made = _MADE[folder] = {section: [st.Page(**entry) for entry in entries]
+                                for section, entries in menu(pages).items()}
+    return st.navigation({section: [copy.copy(page) for page in entries] for section, entries in made.items()})

@@ -434,11 +434,33 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     return data, pic
 
 
+_PLACED: dict[tuple, tuple] = {}   # _arrows' answers, shared by the sessions (a class on one step)
+_PLACED_MAX = 256
+
+
 def _arrows(tree: Tree, drawing: TreeDrawing, marks: Marks, arrows, current, style) -> tuple:
     """``arrows`` placed on this view's canvas: ``(tail x, tail y, head x, head y, label x, label y,
-    text, strong)`` in its px (y down), the strong one (``current``) last, so it is drawn on top."""
+    text, strong)`` in its px (y down), the strong one (``current``) last, so it is drawn on top.
+    Kept per view, arrows and style (a class following a step of eight messages placed them
+    30 times over: a tenth of each page's run)."""
     if not len(arrows):
         return ()
+    arrows = tuple((int(s), int(r), str(t)) for s, r, t in arrows)
+    key = (tree.content_key, drawing.layout, marks.viewport, marks.width, marks.height, marks.marker, marks.stride,
+           hash(np.ascontiguousarray(marks.vertices).tobytes()), arrows, current, style.font("label"), style.scale)
+    got = _PLACED.get(key)
+    if got is None:
+        got = _place(drawing, marks, arrows, current, style)
+        while len(_PLACED) >= _PLACED_MAX:   # the oldest out (another session may be at it too)
+            try:
+                _PLACED.pop(next(iter(_PLACED)), None)
+            except (RuntimeError, StopIteration):
+                break
+        _PLACED[key] = got
+    return got
+
+
+def _place(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
     # every drawn vertex is a disc the labels keep off, and each arrow's two ends
     ends = np.union1d(marks.vertices, [int(a) for s, r, _ in arrows for a in (s, r)]).astype(np.int64).tolist()
     at = {v: i for i, v in enumerate(ends)}

@@ -30,7 +30,7 @@ from engine.pagespecs import PAGES
 from engine.trees import Tree
 from engine.trees.generators import star_tree
 from workbench import links
-from workbench.components import (Spec, array_key, as_spec, chart, marginal_panel, selected_vertex, selection_key,
+from workbench.components import (Spec, array_key, as_spec, chart, marginal_panel, page_cache, selected_vertex, selection_key,
                                   tree_hash)
 from workbench.figures.arrows import message_text
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
@@ -94,7 +94,7 @@ def _samples() -> list[str]:
     return [n.rsplit(".", 1)[0] for n in network_sample_names()]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@page_cache(st.cache_resource, max_entries=8, show_spinner=False)
 def _sample_network(name: str):
     return read_sample_network(name)
 
@@ -352,26 +352,23 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
 
 
 def _message_table(model: BPModel, w) -> pd.DataFrame:
-    """How m_{s→r} is made (eq. 5): one row per label of the sender, then the sums."""
+    """How m_{s→r} is made (eq. 5): one row per label of the sender, then the sums; the numbers as
+    text (4 decimals, a blank where a row has none). Built in one go: a row added with ``.loc``
+    copied the frame, a sixth of this page's run when a class follows a step of many messages."""
     tree = model.tree
     s, r = tree.name(w.sender), tree.name(w.receiver)
     ls, lr = _labels(model, w.sender), _labels(model, w.receiver)
     cs, cr = len(ls), len(lr)
-    cols: dict[str, list] = {f"φ_{s}": list(w.phi[:cs])}
-    for u, m in w.incoming:
-        cols[f"m_{tree.name(u)}→{s}"] = list(m[:cs])
-    cols["product"] = list(w.product[:cs])
-    for b in range(cr):
-        cols[f"× ψ(·, x_{r}={lr[b]})"] = list(w.terms[:cs, b])
-    df = pd.DataFrame(cols, index=pd.Index([f"x_{s} = {a}" for a in ls], name="term"), dtype=float)
-    sums = {c: np.nan for c in df.columns}
-    norm = dict(sums)
-    for b in range(cr):
-        sums[f"× ψ(·, x_{r}={lr[b]})"] = float(w.unnormalised[b])
-        norm[f"× ψ(·, x_{r}={lr[b]})"] = float(w.message[b])
-    df.loc["Σ over x_" + s] = sums
-    df.loc[f"m_{s}→{r} (normalised)"] = norm
-    return df
+    columns = [f"φ_{s}"] + [f"m_{tree.name(u)}→{s}" for u, _ in w.incoming] + ["product"] + \
+        [f"× ψ(·, x_{r}={lr[b]})" for b in range(cr)]
+    body = np.column_stack([np.asarray(w.phi[:cs], float)] + [np.asarray(m[:cs], float) for _, m in w.incoming]
+                           + [np.asarray(w.product[:cs], float), np.asarray(w.terms[:cs, :cr], float).reshape(cs, cr)])
+    blank = [""] * (len(columns) - cr)
+    rows = [[f"{x:.4f}" for x in row] for row in body.tolist()]
+    rows.append(blank + [f"{float(w.unnormalised[b]):.4f}" for b in range(cr)])
+    rows.append(blank + [f"{float(w.message[b]):.4f}" for b in range(cr)])
+    index = [f"x_{s} = {a}" for a in ls] + ["Σ over x_" + s, f"m_{s}→{r} (normalised)"]
+    return pd.DataFrame(rows, columns=columns, index=pd.Index(index, name="term"))
 
 
 def _sent_text(tree, sent) -> str:
@@ -440,7 +437,7 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
         ts, tr = _tex(s), _tex(r)
         st.latex(rf"m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}})\,"
                  rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf"\, m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others))
-        st.table(_message_table(model, w).map(lambda x: "" if pd.isna(x) else f"{x:.4f}"))
+        st.table(_message_table(model, w))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
                    f"{exact.log_partition:.6f}")
@@ -497,14 +494,14 @@ def controls(total: int) -> None:
 _KEYS = {Tree: tree_hash, np.ndarray: array_key}
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+@page_cache(st.cache_resource, max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def _flooded(tree: Tree, node_potentials, edge_potentials, k: int):
     """The parallel schedule's trace of a model, shared by every session on that model (a class
     following a lesson: one computation, not one per student)."""
     return flooding(tree, node_potentials, edge_potentials, k=k)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+@page_cache(st.cache_resource, max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def _parallel_figures(tree: Tree, node_potentials, edge_potentials, k: int, exact_marginals, it: int,
                       style: Style) -> tuple[Spec, Spec]:
     """The parallel tab's message and convergence figures at iteration ``it``, drawn once per model,

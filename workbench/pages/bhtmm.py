@@ -13,7 +13,7 @@ from engine.files import public_message
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
 from engine.pagespecs import PAGES
 from workbench import links
-from workbench.components import chart
+from workbench.components import chart, page_cache
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
                                             loglik_figure)
 from workbench.runner import launch
@@ -81,7 +81,7 @@ def _range_bind(end: int) -> links.Bind:
 BINDS = {"lmin": _range_bind(0), "lmax": _range_bind(1), "run": links.run_bind("bhtmm", _shown)}
 
 
-@st.cache_resource(show_spinner="Loading test trees")
+@page_cache(st.cache_resource, show_spinner="Loading test trees")
 def test_trees(spec: str, n_per_class: int):
     return load_data(spec, test=True, n_per_class=n_per_class)
 

@@ -35,7 +35,7 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
-from workbench.components import chart, tree_hash
+from workbench.components import chart, page_cache, tree_hash
 from workbench import links
 from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
@@ -74,18 +74,18 @@ S = CoverState()
 
 # ---------------------------------------------------------------- cached engine calls
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Building the cover…")
+@page_cache(st.cache_resource, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner="Building the cover…")
 def cached_cover(tree: Tree, root: int, rake_only: bool) -> HierarchicalCover:
     return (rake_only_cover if rake_only else optimal_cover)(tree, root)
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_resource, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_rooted(tree: Tree, root: int) -> Tree:
     """T re-rooted at the cover's root s (vertex numbers unchanged), as the cover orients it."""
     return tree if tree.root == root else tree.rerooted(root)
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_data, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def round_counts(tree: Tree, root: int, rake_only: bool) -> pd.DataFrame:
     """Per round t: the vertices of T_t, how many are merged (rakes, compresses), and D's nodes
     formed in it (O(n + m), no T_t is built)."""
@@ -126,17 +126,17 @@ def _round_tables(tree, cover, t: int, sel_vertex, chain) -> None:
                        "rounds.")
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_data, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_info(tree: Tree):
     return tree_info(tree)
 
 
-@st.cache_data(max_entries=32, hash_funcs={Tree: tree_hash}, show_spinner="Enumerating covers…")
+@page_cache(st.cache_data, max_entries=32, hash_funcs={Tree: tree_hash}, show_spinner="Enumerating covers…")
 def cached_brute(tree: Tree, root: int):
     return brute_force_optima(tree, root)
 
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_data, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_table(tree: Tree, root: int, rake_only: bool):
     """The components table (largest first) and the D node of each row."""
     cover = cached_cover(tree, root, rake_only)
@@ -157,12 +157,12 @@ def cached_table(tree: Tree, root: int, rake_only: bool):
     return ids, table
 
 
-@st.cache_resource(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_resource, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def cached_icicle(tree: Tree, root: int, rake_only: bool, style: Style):
     return icicle_figure(cached_cover(tree, root, rake_only), style=style)
 
 
-@st.cache_data(show_spinner="Building covers of three families…")
+@page_cache(st.cache_data, show_spinner="Building covers of three families…")
 def growth_rows() -> list[dict]:
     rows = []
     for e in range(3, 15):
@@ -344,7 +344,7 @@ if got is not None:
 keep(SPEC, "t")   # the round slider, while another tab is open
 tab_rounds, tab_table, tab_opt, tab_icicle, tab_growth = widget(SPEC, "tab", on_change="rerun")
 
-@st.cache_data(max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_data, max_entries=12, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def pick_options(tree: Tree, root: int, rake_only: bool) -> list[str]:
     """The pick list of the Rounds tab: every component of D, then every vertex."""
     cover = cached_cover(tree, root, rake_only)

@@ -30,6 +30,7 @@ from engine.pagespecs import PAGES
 from engine.trees import Tree
 from workbench import links
 from workbench.components import (
+    page_cache,
     tree_hash,
     Spec,
     as_spec,
@@ -81,7 +82,7 @@ class OnlineState(PageState, page="online_marginals"):
 S = OnlineState()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@page_cache(st.cache_resource, max_entries=8, show_spinner=False)
 def _network(name: str):
     return read_sample_network(name)
 
@@ -136,7 +137,7 @@ def _model_key(tree, config: PairwiseConfig) -> tuple:
     return (tree.content_key, config.k, tuple(map(tuple, config.edge_potential().tolist())), config.cover)
 
 
-@st.cache_resource(max_entries=6, show_spinner="Building the cover (once per tree)…", hash_funcs={Tree: tree_hash})
+@page_cache(st.cache_resource, max_entries=6, show_spinner="Building the cover (once per tree)…", hash_funcs={Tree: tree_hash})
 def _shared_cover(tree: Tree, cover: str):
     """The cover every session of this tree uses (read only; at 10^6 vertices, seconds a session saves)."""
     from engine.cover import default_root, optimal_cover, rake_only_cover
@@ -144,7 +145,7 @@ def _shared_cover(tree: Tree, cover: str):
     return (rake_only_cover if cover == "rake-only" else optimal_cover)(tree, default_root(tree))
 
 
-@st.cache_resource(max_entries=12, show_spinner=False, hash_funcs={Tree: tree_hash})
+@page_cache(st.cache_resource, max_entries=12, show_spinner=False, hash_funcs={Tree: tree_hash})
 def _shared_prior(tree: Tree, k: int, matrix: tuple) -> np.ndarray:
     """The marginals before any evidence for these settings, the same for every session."""
     from engine.inference.belief_propagation import belief_propagation
@@ -340,7 +341,7 @@ def _work_bars(online: int, bp: int, ops: int) -> None:
 
 # the Plotly figure of the work bars, drawn only for their SVG/PDF downloads (the marginal's:
 # workbench.components.marginal_spec)
-@st.cache_resource(max_entries=4, show_spinner=False)
+@page_cache(st.cache_resource, max_entries=4, show_spinner=False)
 def _work_base(style) -> dict:
     return as_spec(work_bars(1, 1, 1, style=style))
 

@@ -18,7 +18,7 @@ from engine.multilabel.evaluation import PAPER_C_GRID
 from engine.multilabel.run import run
 from engine.pagespecs import PAGES
 from workbench import links
-from workbench.components import chart
+from workbench.components import chart, page_cache
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
 from workbench.runner import launch
@@ -63,7 +63,7 @@ BINDS = {
 }
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@page_cache(st.cache_data, show_spinner=False, max_entries=16)
 def _summary(data, labels) -> dict:
     return load_multilabel(data, labels).summary()
 

@@ -20,7 +20,7 @@ from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, forma
 from engine.trees.metrics import tree_info
 from engine.trees.spec import generator_link
 from workbench import links
-from workbench.components import select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
+from workbench.components import page_cache, select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
 from workbench.session import PageState
 from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
                              tree_version, undo)
@@ -92,7 +92,7 @@ def show_error(where: str) -> None:
         st.error(public_message(err[1]), icon=":material/error:")
 
 
-@st.cache_data(max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
+@page_cache(st.cache_data, max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def tree_text(tree: Tree, kind: str) -> str:
     """The tree as Newick, a TikZ picture or a standalone LaTeX document (``EngineError`` when the
     format refuses it, e.g. TikZ above its size limit)."""
