@@ -206,8 +206,9 @@ def scripts_in_turn(turns: int = SCRIPT_TURNS, wait: float = TURN_WAIT_SECONDS) 
     move, 30 runs shared the interpreter at once: each one finished near the end of all of them,
     and the loop had a 31st of the interpreter to send what they drew (the health check waited up
     to 1.3 s). Two at a time, the runs finish one after the other, and the loop gets a third of
-    the interpreter: the slowest health check of a class went from 0.4-1.3 s to 0.11 s, with the
-    same follow times (docs/benchmarks.md, "Classroom speed"). A lone user never waits."""
+    the interpreter: the slowest health check of a class went from 0.3-1.3 s to 0.1-0.3 s and
+    answer -> count from 0.9-1.2 s to 0.6-1.0 s, the follow times within their spread
+    (docs/benchmarks.md, "Classroom speed"). A lone user never waits."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
     run = ScriptRunner._run_script
