@@ -273,15 +273,22 @@ def test_a_served_app_reads_the_theme_sections_once_and_polls_its_files_less(mon
 
 def test_a_served_app_reads_an_option_without_the_configuration_lock(monkeypatch):
     """workbench.serve.lighter_runtime: every element a script sends reads an option; the served
-    app reads the parsed options without the configuration's lock (a script thread that lost the
-    interpreter while holding it made every other script wait). Every option reads as before; a
-    value set later, and the options parsed again, are seen; an unknown key still raises."""
+    app reads it without the configuration's lock (a script thread that lost the interpreter while
+    holding it made every other script wait), from the options of the last whole parse: every
+    option reads as before, a read does not wait for a thread holding the lock, a value set later
+    is seen, a parse in progress is not read half done, a finished one is; an unknown key still
+    raises."""
+    import copy
+    import threading
+
     from streamlit import config
+    from streamlit.watcher import polling_path_watcher
 
     from workbench.serve import lighter_runtime
 
     monkeypatch.setattr(config, "get_options_for_section", config.get_options_for_section)
     monkeypatch.setattr(config, "get_option", config.get_option)
+    monkeypatch.setattr(polling_path_watcher, "_POLLING_PERIOD_SECS", polling_path_watcher._POLLING_PERIOD_SECS)
     before = config.get_option
     lighter_runtime()
     assert config.get_option is not before and config.get_option.__wrapped__ is before
@@ -289,27 +296,53 @@ def test_a_served_app_reads_an_option_without_the_configuration_lock(monkeypatch
     assert len(keys) > 50
     for key in keys:
         assert config.get_option(key) == before(key), key
-    old = config.get_option("global.minCachedMessageSize")
+
+    key = "global.minCachedMessageSize"
+    expected = before(key)   # (the original read takes the lock: not while another thread holds it)
+    held, release, got = threading.Event(), threading.Event(), []
+
+    def hold_the_lock():
+        with config._config_lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
     try:
-        config.set_option("global.minCachedMessageSize", old + 1)
-        assert config.get_option("global.minCachedMessageSize") == old + 1
+        assert held.wait(10)
+        reader = threading.Thread(target=lambda: got.append(config.get_option(key)))
+        reader.start()
+        reader.join(20)                   # the lock stays held all along: a read that took it would hang
+        assert got == [expected]
     finally:
-        config.set_option("global.minCachedMessageSize", old)
+        release.set()
+        holder.join(10)
+
+    default = config._config_options_template[key].value
+    config.set_option(key, default + 1)
+    try:
+        assert config.get_option(key) == default + 1                # a value set later is seen
+        whole = config._config_options
+        monkeypatch.setattr(config, "_config_options", copy.deepcopy(config._config_options_template))
+        assert config.get_option(key) == default + 1                # a parse half done is not read
+        monkeypatch.setattr(config, "_config_options", whole)
+    finally:
+        config.set_option(key, default)
     config.get_config_options(force_reparse=True)
-    assert config.get_option("global.minCachedMessageSize") == before("global.minCachedMessageSize")
+    assert config.get_option(key) == before(key)                    # a parse done is read
     with pytest.raises(RuntimeError, match="not defined"):
         config.get_option("no.suchOption")
 
 
 def test_script_runs_take_turns_and_a_long_wait_ends(monkeypatch):
-    """workbench.serve.scripts_in_turn: at most two script runs at once, the others wait their
+    """workbench.turns.scripts_in_turn: at most two script runs at once, the others wait for a
     turn; a run that waits longer than the wait runs anyway; installing it twice adds one layer."""
     import threading
     import time
 
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
-    from workbench.serve import scripts_in_turn
+    from workbench.turns import scripts_in_turn
 
     lock = threading.Lock()
     now, most, started = [0], [0], []
@@ -359,3 +392,43 @@ def test_script_runs_take_turns_and_a_long_wait_ends(monkeypatch):
     assert most[0] == 2
     held.set()
     long.join(10)
+
+
+def test_a_run_waiting_out_of_turn_lets_another_run(monkeypatch):
+    """workbench.turns.out_of_turn: a page that waits on a learning run's progress gives its turn
+    back meanwhile (one turn: another run goes on while it waits, not 30 s later), takes one again
+    after, and outside a served app it does nothing."""
+    import threading
+
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    from workbench.turns import out_of_turn, scripts_in_turn
+
+    with out_of_turn():   # no turn held (not a served app's run): nothing to give back
+        pass
+    progress, waiting, seen = threading.Event(), threading.Event(), []
+
+    def fake_run(self, what):
+        if what == "watch":
+            with out_of_turn():
+                waiting.set()
+                progress.wait(30)
+        else:
+            seen.append(progress.is_set())
+
+    monkeypatch.setattr(ScriptRunner, "_run_script", fake_run)
+    scripts_in_turn(turns=1, wait=30.0)
+    watchdog = threading.Timer(20.0, progress.set)   # the test cannot hang: the job "ends" after 20 s
+    watchdog.start()
+    watcher = threading.Thread(target=ScriptRunner._run_script, args=(None, "watch"))
+    watcher.start()
+    try:
+        assert waiting.wait(10)
+        ScriptRunner._run_script(None, "click")   # the only turn was given back: it runs now
+        assert seen == [False]                     # (after a 30-s wait the watchdog would have fired)
+    finally:
+        progress.set()
+        watcher.join(10)
+        watchdog.cancel()
+    ScriptRunner._run_script(None, "click")       # the watcher took its turn again and gave it back
+    assert seen == [False, True]

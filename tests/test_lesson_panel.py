@@ -151,6 +151,7 @@ def test_the_lesson_files_are_looked_at_once_a_second_and_a_change_is_read(tmp_p
     looks = []
     real = lesson_panel.lesson_files
     monkeypatch.setattr(lesson_panel, "lesson_files", lambda folder: looks.append(folder) or real(folder))
+    monkeypatch.setattr(lesson_panel, "STAMP_SECONDS", 3600.0)   # the two calls within it, however slow
     first = lesson_panel.all_lessons()[0]
     assert lesson_panel.all_lessons()[0] is first and len(looks) == 1
     text = (tmp_path / src.name).read_text(encoding="utf-8")

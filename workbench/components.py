@@ -82,7 +82,7 @@ def array_key(a: np.ndarray) -> str:
     return f"{a.dtype}{a.shape}" + hashlib.blake2b(np.ascontiguousarray(a).tobytes(), digest_size=16).hexdigest()
 
 
-_PAGE_CACHES: dict[tuple[str, str], tuple] = {}
+_PAGE_CACHES: dict[tuple, tuple] = {}
 
 
 def page_cache(cache: Callable, **options) -> Callable:
@@ -91,16 +91,25 @@ def page_cache(cache: Callable, **options) -> Callable:
     rerun, so a plain decorator there makes Streamlit's wrapper anew too, which reads and tokenizes
     the function's source for the cache's name: about half a millisecond per function per run, 30
     times over when a class follows a step (docs/benchmarks.md). The wrapper is kept by the
-    function's file and name and used again while its code is the same (a changed file makes a new
-    one). It calls the function of the run that made it: a cached function depends on its
-    arguments only, never on the values of a later run's globals."""
+    function's file, name and options, and used again while its code is the same (a changed file
+    makes a new one). It calls the function of the latest run (its helpers and globals, not the
+    first run's); its values are cached, as before, by the function's source and arguments."""
+    import functools
+
     def decorate(func: Callable) -> Callable:
-        name = (func.__code__.co_filename, func.__qualname__)
+        name = (func.__code__.co_filename, func.__qualname__, repr(sorted(options.items(), key=lambda kv: kv[0])))
         kept = _PAGE_CACHES.get(name)
         if kept is not None and kept[0] == func.__code__:
+            kept[2][0] = func
             return kept[1]
-        wrapper = cache(**options)(func)
-        _PAGE_CACHES[name] = (func.__code__, wrapper)
+        latest = [func]
+
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            return latest[0](*args, **kwargs)
+
+        wrapper = cache(**options)(call)
+        _PAGE_CACHES[name] = (func.__code__, wrapper, latest)
         return wrapper
     return decorate
 

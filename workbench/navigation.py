@@ -37,17 +37,19 @@ def menu(pages: PageTable = PAGES) -> dict[str, list[dict]]:
 _MADE: dict[str, dict] = {}   # the app's folder -> its menu of st.Page objects, made once
 
 
+def _made(pages: PageTable) -> dict[str, list]:
+    return {section: [st.Page(**entry) for entry in entries] for section, entries in menu(pages).items()}
+
+
 def build_navigation(pages: PageTable = PAGES):
     """The navigation of ``pages``. The app's own menu is made of ``st.Page`` objects made once
     per process (one resolves and checks its script file: a dozen file checks on every run) and
     copied for each run (``st.navigation`` marks the copy of the page it runs)."""
     ctx = get_script_run_ctx()
     if pages is not PAGES or ctx is None:
-        return st.navigation({section: [st.Page(**entry) for entry in entries]
-                              for section, entries in menu(pages).items()})
+        return st.navigation(_made(pages))
     folder = str(ctx.pages_manager.main_script_parent)
     made = _MADE.get(folder)
     if made is None:
-        made = _MADE[folder] = {section: [st.Page(**entry) for entry in entries]
-                                for section, entries in menu(pages).items()}
+        made = _MADE[folder] = _made(pages)
     return st.navigation({section: [copy.copy(page) for page in entries] for section, entries in made.items()})

@@ -43,6 +43,7 @@ from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_target
 from workbench.state import session_owner
+from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
            "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
@@ -548,15 +549,17 @@ def _watch(job: Job, label: str):
             status.update(label=f"{label}: preparing", state="running", expanded=True)
         elif queued:
             status.update(label=f"{label}: queued (the server is busy)", state="running", expanded=True)
-        while not job.done.wait(_POLL):
-            if preparing and job.preparing is None:
-                preparing = False
-                if job.started_at is None:
-                    status.update(label=f"{label}: queued (the server is busy)", state="running", expanded=True)
-            if queued and job.started_at is not None:
-                queued = preparing = False
-                status.update(label=label, state="running", expanded=True)
-            bar.progress(job.fraction, text=job.text())
+        with out_of_turn():   # a run of minutes must not hold one of the server's script turns
+            while not job.done.wait(_POLL):
+                if preparing and job.preparing is None:
+                    preparing = False
+                    if job.started_at is None:
+                        status.update(label=f"{label}: queued (the server is busy)", state="running",
+                                      expanded=True)
+                if queued and job.started_at is not None:
+                    queued = preparing = False
+                    status.update(label=label, state="running", expanded=True)
+                bar.progress(job.fraction, text=job.text())
         _jobs().pop(job.key, None)
         if isinstance(job.error, RunCancelled):
             bar.progress(job.fraction, text=f"cancelled after {job.elapsed:.1f} s")
@@ -571,7 +574,8 @@ def _watch(job: Job, label: str):
 
 def _cancel(job: Job) -> None:
     job.cancel()
-    job.done.wait(3.0)  # most runs report often: let the history say "cancelled" before the page redraws
+    with out_of_turn():
+        job.done.wait(3.0)  # most runs report often: let the history say "cancelled" before the page redraws
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 

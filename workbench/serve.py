@@ -14,7 +14,7 @@ Before the server accepts its first session (its health check answers only then)
 3. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
    full collection while serving walks only what the sessions made;
 4. lightens what Streamlit does on every run (:func:`lighter_runtime`) and lets two script runs go
-   on at once, the others waiting their turn (:func:`scripts_in_turn`).
+   on at once, the others waiting for a turn (:mod:`workbench.turns`).
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
 caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
@@ -156,9 +156,9 @@ def lighter_runtime() -> None:
     - every element a script sends reads one option (``global.minCachedMessageSize``) under the
       configuration's lock. A script thread that loses the interpreter while it holds that lock
       makes every other script that sends an element wait for it: with 30 students following a
-      move, a fifth of the script threads' samples were waits on it (docs/benchmarks.md). An
-      option of the parsed configuration is read here without the lock: a value set later is
-      seen, and parsing the configuration again replaces the parsed options whole;
+      move, a fifth of the script threads' samples were waits on it (docs/benchmarks.md). Here an
+      option is read without the lock from the options of the last whole parse (a parse in
+      progress fills a new set, which is read once it is done; a value set later is seen);
     - the configuration and secrets files are polled for changes every 0.2 s (a class server reads
       them at start; ``runOnSave`` is off): every 2 s here."""
     from streamlit import config
@@ -169,14 +169,18 @@ def lighter_runtime() -> None:
     if getattr(read, "__wrapped__", None) is not None:
         return
     get_option = config.get_option
+    parsed = [config._config_options]   # the options of the last whole parse
+
+    def reparsed() -> None:   # called at the end of a parse (under the lock)
+        parsed[0] = config._config_options
 
     def option(key: str):
-        parsed = config._config_options
-        found = parsed.get(key) if parsed is not None else None
+        found = parsed[0].get(key) if parsed[0] is not None else None
         return found.value if found is not None else get_option(key)
 
     option.__wrapped__ = get_option
     config.get_option = option
+    config.on_config_parsed(reparsed, force_connect=True)
     memo: dict[str, dict] = {}
 
     def options_for_section(section: str) -> dict:
@@ -188,44 +192,6 @@ def lighter_runtime() -> None:
     options_for_section.__wrapped__ = read
     config.get_options_for_section = options_for_section
     config.on_config_parsed(memo.clear, force_connect=True)
-
-
-#: Script runs that go on at once in a served app; more wait their turn, each at most
-#: :data:`TURN_WAIT_SECONDS`.
-SCRIPT_TURNS = 2
-TURN_WAIT_SECONDS = 2.0
-
-
-def scripts_in_turn(turns: int = SCRIPT_TURNS, wait: float = TURN_WAIT_SECONDS) -> None:
-    """At most ``turns`` script runs of the app's sessions at once; the others wait in line (first
-    come, first served), each at most ``wait`` seconds, then run anyway (a long run, a layout of
-    10^6 vertices, delays the others by ``wait`` at most).
-
-    Every session's script runs in a thread of this one process and one interpreter, and so does
-    the event loop that sends the pages and answers the health check. When 30 students follow a
-    move, 30 runs shared the interpreter at once: each one finished near the end of all of them,
-    and the loop had a 31st of the interpreter to send what they drew (the health check waited up
-    to 1.3 s). Two at a time, the runs finish one after the other, and the loop gets a third of
-    the interpreter: the slowest health check of a class went from 0.3-1.3 s to 0.1-0.3 s and
-    answer -> count from 0.9-1.2 s to 0.6-1.0 s, the follow times within their spread
-    (docs/benchmarks.md, "Classroom speed"). A lone user never waits."""
-    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
-
-    run = ScriptRunner._run_script
-    if getattr(run, "__wrapped__", None) is not None:
-        return
-    line = threading.BoundedSemaphore(turns)
-
-    def run_in_turn(self, rerun_data) -> None:
-        mine = line.acquire(timeout=wait)
-        try:
-            return run(self, rerun_data)
-        finally:
-            if mine:
-                line.release()
-
-    run_in_turn.__wrapped__ = run
-    ScriptRunner._run_script = run_in_turn
 
 
 def follow_route() -> None:
@@ -360,7 +326,9 @@ def main(argv=None) -> int:
     # instead of 5, so that the loop waits less behind busy scripts.
     sys.setswitchinterval(0.001)
     lighter_runtime()
-    scripts_in_turn()
+    from workbench.turns import scripts_in_turn
+
+    scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)
     follow_route()
     from streamlit.web import cli
 

@@ -354,7 +354,7 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
 def _message_table(model: BPModel, w) -> pd.DataFrame:
     """How m_{s→r} is made (eq. 5): one row per label of the sender, then the sums; the numbers as
     text (4 decimals, a blank where a row has none). Built in one go: a row added with ``.loc``
-    copied the frame, a sixth of this page's run when a class follows a step of many messages."""
+    copied the frame, 8 % of this page's run when a class follows a step of eight messages."""
     tree = model.tree
     s, r = tree.name(w.sender), tree.name(w.receiver)
     ls, lr = _labels(model, w.sender), _labels(model, w.receiver)
@@ -363,10 +363,14 @@ def _message_table(model: BPModel, w) -> pd.DataFrame:
         [f"× ψ(·, x_{r}={lr[b]})" for b in range(cr)]
     body = np.column_stack([np.asarray(w.phi[:cs], float)] + [np.asarray(m[:cs], float) for _, m in w.incoming]
                            + [np.asarray(w.product[:cs], float), np.asarray(w.terms[:cs, :cr], float).reshape(cs, cr)])
+    def text(x) -> str:   # a blank for a number that is not one (a message of impossible evidence)
+        x = float(x)
+        return "" if x != x else f"{x:.4f}"
+
     blank = [""] * (len(columns) - cr)
-    rows = [[f"{x:.4f}" for x in row] for row in body.tolist()]
-    rows.append(blank + [f"{float(w.unnormalised[b]):.4f}" for b in range(cr)])
-    rows.append(blank + [f"{float(w.message[b]):.4f}" for b in range(cr)])
+    rows = [[text(x) for x in row] for row in body.tolist()]
+    rows.append(blank + [text(w.unnormalised[b]) for b in range(cr)])
+    rows.append(blank + [text(w.message[b]) for b in range(cr)])
     index = [f"x_{s} = {a}" for a in ls] + ["Σ over x_" + s, f"m_{s}→{r} (normalised)"]
     return pd.DataFrame(rows, columns=columns, index=pd.Index(index, name="term"))
 
