@@ -22,7 +22,6 @@ keeps its selection with :func:`workbench.components.selected_vertex`, as before
 from __future__ import annotations
 
 import base64
-import hashlib
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,7 +33,7 @@ import streamlit as st
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
 from workbench import links
-from workbench.components import FigureText, export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.components import FigureText, array_key, export_buttons, select_vertex, selected_vertex, tree_hash
 from workbench.figures.arrows import place_arrows
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
@@ -63,8 +62,15 @@ def drawing_of(tree: Tree, layout: str = "auto") -> TreeDrawing:
     return TreeDrawing(tree, layout)
 
 
-@st.cache_resource(max_entries=96, hash_funcs={TreeDrawing: lambda d: (d.tree.content_key, d.layout)},
-                   show_spinner=False)
+def _drawing_key(d: TreeDrawing) -> tuple:
+    return d.tree.content_key, d.layout
+
+
+def _marks_key(m: Marks) -> tuple:
+    return m.viewport, m.width, m.height, m.marker, m.stride, array_key(m.vertices)
+
+
+@st.cache_resource(max_entries=96, hash_funcs={TreeDrawing: _drawing_key}, show_spinner=False)
 def _marks(drawing: TreeDrawing, vp: tuple, width: int, height: int, marker: float, budget: int) -> Marks:
     return drawing.marks(Viewport(*vp), width, height, marker=marker, budget=budget)
 
@@ -435,31 +441,19 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     return data, pic
 
 
-_PLACED: dict[tuple, tuple] = {}   # _arrows' answers, shared by the sessions (a class on one step)
-_PLACED_MAX = 256
-
-
 def _arrows(tree: Tree, drawing: TreeDrawing, marks: Marks, arrows, current, style) -> tuple:
     """``arrows`` placed on this view's canvas: ``(tail x, tail y, head x, head y, label x, label y,
     text, strong)`` in its px (y down), the strong one (``current``) last, so it is drawn on top.
-    Kept per view, arrows and style (a class following a step of eight messages placed them
-    30 times over: 7 % of each page's run)."""
+    Kept per view, arrows and style, and shared by the sessions (a class following a step of eight
+    messages placed them 30 times over: 7 % of each page's run)."""
     if not len(arrows):
         return ()
-    arrows = tuple((int(s), int(r), str(t)) for s, r, t in arrows)
-    drawn = hashlib.blake2b(np.ascontiguousarray(marks.vertices).tobytes(), digest_size=16).digest()
-    key = (drawing.tree.content_key, drawing.layout, marks.viewport, marks.width, marks.height, marks.marker,
-           marks.stride, drawn, arrows, current, style.font("label"), style.scale)
-    got = _PLACED.get(key)
-    if got is None:
-        got = _place(drawing, marks, arrows, current, style)
-        while len(_PLACED) >= _PLACED_MAX:   # the oldest out (another session may be at it too)
-            try:
-                _PLACED.pop(next(iter(_PLACED)), None)
-            except (RuntimeError, StopIteration):
-                break
-        _PLACED[key] = got
-    return got
+    return _placed(drawing, marks, tuple((int(s), int(r), str(t)) for s, r, t in arrows), current, style)
+
+
+@st.cache_resource(max_entries=256, hash_funcs={TreeDrawing: _drawing_key, Marks: _marks_key}, show_spinner=False)
+def _placed(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
+    return _place(drawing, marks, arrows, current, style)
 
 
 def _place(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
