@@ -23,6 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from engine.lessons import load_lessons
 from engine.pagespecs import PAGES
 from tests.browser.conftest import SHOTS, shot, wait_for_app, wait_for_view
+from tests.browser.test_presentation import check_page_in_scheme, watch_requests
 
 pytestmark = pytest.mark.browser
 
@@ -102,11 +103,14 @@ def _wait_for_figures(page) -> None:
 
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.url_path for p in PAGES.values()])
 def test_axe_on_every_page(open_page, app_url, axe_source, spec):
-    """Every page as it opens, in light, presenter and dark mode (switched in place, as a person
-    does: :func:`switch_mode`): no violation of the project's own, the page's language, one h1."""
+    """Every page as it opens in a light browser (its theme, fonts and requests:
+    :func:`check_page_in_scheme`), then in light, presenter and dark mode (switched in place, as a
+    person does: :func:`switch_mode`): no violation of the project's own, the page's language, one h1."""
     page = open_page(viewport=WINDOW, color_scheme="light")
+    outside = watch_requests(page)
     _open(page, app_url, spec)
-    assert page.locator("[data-testid='stException']").count() == 0
+    # the page follows the light browser (as test_presentation checks every page in a dark one)
+    check_page_in_scheme(page, "light", spec.url_path, outside)
     # structure: the page's language, exactly one h1 (the page's title), headings in order (axe)
     assert page.evaluate("() => document.documentElement.lang").startswith("en")
     own = axe_in_every_mode(page, axe_source, spec.url_path, prefix="axe")
@@ -220,23 +224,28 @@ def _answer_an_exercise(page, app_url: str) -> None:
 
 
 def _launch_a_run(page, app_url: str) -> None:
-    """Runs: launch the config the page offers (TREE-HEDGE on 31 vertices, 2,000 trials: seconds);
-    the page then shows its record, with its curve."""
+    """Runs: launch the config the page offers (TREE-HEDGE, ``hedge``, on 31 vertices, 2,000 trials:
+    seconds); the page then shows its record, with its curve."""
     page.goto(f"{app_url}/runs")
     wait_for_app(page)
     page.get_by_text("Launch a config or a sweep").click()
     recorded = page.get_by_text("run recorded as run #")
-    for attempt in range(2):
+    # the click reached the server: the run's status box (running, queued behind another session's
+    # run, or preparing) or already its record
+    started = page.get_by_text("Running hedge").or_(recorded)
+    for attempt in range(3):
         # one click in about fifty did not start a run in a loop of this action (not reproduced in
-        # 30 more, the click's message then left the browser every time): a person clicks again,
-        # and so does this test (a slow run clicked twice only records one more)
+        # 30 more; the click's message then left the browser every time): a person who sees no
+        # status box after a while clicks again, and so does this test
+        wait_for_app(page)
         page.get_by_role("button", name="Run config").click()
         try:
-            recorded.wait_for(timeout=120_000 if attempt == 0 else 240_000)
+            started.first.wait_for(timeout=20_000)
             break
         except PlaywrightTimeout:
-            if attempt:
+            if attempt == 2:
                 raise
+    recorded.wait_for(timeout=240_000)
     page.locator("h2", has_text="Run #").wait_for(timeout=30_000)
 
 

@@ -1,19 +1,12 @@
-"""The real browser opens every page of the navigation and saves a screenshot of each."""
+"""A click on Tree Studio's tree in the real browser. Every page of the navigation is opened (no
+exception, a screenshot) in a light and a dark browser by ``test_presentation`` and checked with
+axe-core in three modes by ``test_accessibility``."""
 
 import pytest
 
-from engine.pagespecs import PAGES
 from tests.browser.conftest import click_view_vertex, show_view, shot, wait_for_app, wait_for_selected
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
-def test_every_page_opens(page, app_url, spec):
-    page.goto(f"{app_url}{PAGES.address(spec)}")
-    wait_for_app(page)
-    assert page.locator("[data-testid='stException']").count() == 0
-    shot(page, f"page_{spec.url_path}")
 
 
 def test_tree_studio_click_selects_vertex(page, app_url):

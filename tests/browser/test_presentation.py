@@ -1,5 +1,7 @@
 """Every page in a light and a dark browser: the app follows the browser's theme, no request
-leaves 127.0.0.1, no figure text is under 12 px, no Deploy button; presenter mode enlarges figures.
+leaves 127.0.0.1, no figure text is under 12 px, no Deploy button (:func:`check_page_in_scheme`;
+the light browser's pages are checked by ``test_accessibility.test_axe_on_every_page``, which opens
+each in one anyway); presenter mode enlarges figures.
 Screenshots: tests/browser/screenshots/theme_<scheme>_<page>.png."""
 
 from __future__ import annotations
@@ -48,18 +50,22 @@ def _rgb(hex_colour: str) -> str:
 def themed_page(open_page, request):
     scheme = request.param
     pg = open_page(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
+    return scheme, pg, watch_requests(pg)
+
+
+def watch_requests(page) -> list[str]:
+    """From now on, the addresses the page asks for outside 127.0.0.1 (the list fills as it goes);
+    and what each tree view draws as text is kept (``record_view_text``, from the next navigation)."""
     outside: list[str] = []
-    pg.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
-    return scheme, pg, outside
-
-
-@pytest.mark.parametrize("themed_page", ["light", "dark"], indirect=True)
-@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
-def test_page_in_light_and_dark(themed_page, app_url, spec):
-    scheme, page, outside = themed_page
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
     record_view_text(page)
-    page.goto(f"{app_url}{PAGES.address(spec)}")
-    wait_for_app(page)
+    return outside
+
+
+def check_page_in_scheme(page, scheme: str, name: str, outside: list[str]) -> None:
+    """The open page follows the browser's ``scheme``: no exception, the app's and every figure's
+    background, no figure text under 12 px (tree views' names and controls included), no Deploy
+    button, no request outside 127.0.0.1; a screenshot ``theme_<scheme>_<name>.png``."""
     if page.locator(".js-plotly-plot:visible").count():   # (a figure in a tab not shown stays hidden)
         page.locator(".js-plotly-plot:visible .main-svg").first.wait_for(timeout=30_000)
         page.wait_for_timeout(500)
@@ -81,14 +87,25 @@ def test_page_in_light_and_dark(themed_page, app_url, spec):
                 [(s, t) for s, t in tree_view(page, key).evaluate(VIEW_BAR_FONTS) if s < FONT_MIN]
         assert not small, (key, small[:10])
     assert page.locator("[data-testid='stAppDeployButton']").count() == 0
-    shot(page, f"theme_{scheme}_{spec.url_path}")
+    shot(page, f"theme_{scheme}_{name}")
     assert not outside, outside
+
+
+@pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
+@pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
+def test_page_in_dark(themed_page, app_url, spec):
+    """Every page opened in a dark browser is dark from its first run (the light one is checked,
+    with the same :func:`check_page_in_scheme`, by ``test_accessibility.test_axe_on_every_page``,
+    which opens every page in a light browser anyway)."""
+    scheme, page, outside = themed_page
+    page.goto(f"{app_url}{PAGES.address(spec)}")
+    wait_for_app(page)
+    check_page_in_scheme(page, scheme, spec.url_path, outside)
 
 
 @pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
 def test_presenter_mode_enlarges_the_figures(themed_page, app_url):
     _, page, outside = themed_page
-    record_view_text(page)
     page.goto(f"{app_url}/tree_studio")   # "/" is the Lessons landing page
     wait_for_app(page)
     wait_for_view(page, "studio_tree")
@@ -137,8 +154,7 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
     from defusedxml import ElementTree
 
     page = open_page(viewport={"width": 1600, "height": 1000})   # (a context accepts downloads by default)
-    outside: list[str] = []
-    page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
+    outside = watch_requests(page)
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
     exports = page.locator(".st-key-bp_tree__exports")
