@@ -394,12 +394,17 @@ CANVAS_TEXT_JS = """(() => {
     const P = CanvasRenderingContext2D.prototype, fillRect = P.fillRect, fillText = P.fillText;
     P.fillRect = function (x, y, w, h) {
         const c = this.canvas;
-        if (x === 0 && y === 0 && w === parseFloat(c.style.width) && h === parseFloat(c.style.height)) c.__texts = [];
+        if (x === 0 && y === 0 && w === parseFloat(c.style.width) && h === parseFloat(c.style.height)) {
+            c.__texts = []; c.__boxes = [];
+        }
         return fillRect.apply(this, arguments);
     };
-    P.fillText = function (text) {
+    P.fillText = function (text, x, y) {
         const c = this.canvas;
         (c.__texts = c.__texts || []).push([String(text), parseFloat(this.font)]);
+        const w = this.measureText(String(text)).width, h = parseFloat(this.font);
+        const left = this.textAlign === "center" ? x - w / 2 : this.textAlign === "right" || this.textAlign === "end" ? x - w : x;
+        (c.__boxes = c.__boxes || []).push([String(text), this.textAlign, left, y - h / 2, left + w, y + h / 2]);
         return fillText.apply(this, arguments);
     };
 })();"""
@@ -440,6 +445,12 @@ def view_texts(page, key: str) -> list:
     """The texts (names, counts) the tree view ``key`` drew in its last frame: ``[[text, font px], ...]``
     (after ``record_view_text``)."""
     return tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.canvas.__texts || []")
+
+
+def view_text_boxes(page, key: str) -> list:
+    """Where the tree view ``key`` drew each text in its last frame, in canvas px: ``[[text, align,
+    x0, y0, x1, y1], ...]`` (after ``record_view_text``)."""
+    return tree_view(page, key).evaluate("(wrap) => wrap.parentNode.__treeview.canvas.__boxes || []")
 
 
 def view_fills(page, key: str) -> list:

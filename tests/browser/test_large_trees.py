@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import (click_view_vertex, shot, tree_view, view_mark_spots, view_marks, view_points,
-                                    wait_for_app, wait_for_view)
+from tests.browser.conftest import (click_view_vertex, record_view_text, shot, tree_view, view_data, view_mark_spots,
+                                    view_marks, view_points, view_text_boxes, wait_for_app, wait_for_view)
 from workbench.text import subscript
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -122,6 +122,7 @@ def _wide_tree_file(tmp_path: Path) -> Path:
 
 def test_a_wide_real_tree_is_readable_on_three_pages(page, app_url, tmp_path):
     src = _wide_tree_file(tmp_path)
+    record_view_text(page)
     page.goto(f"{app_url}/tree_studio")
     wait_for_app(page)
     page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(src))
@@ -130,6 +131,14 @@ def test_a_wide_real_tree_is_readable_on_three_pages(page, app_url, tmp_path):
     wait_for_app(page)
     pts, marks = view_points(page, "studio_tree"), view_marks(page, "studio_tree")
     assert pts and len(marks) >= 10, (len(pts), len(marks))
+    # the collapsed marks' counts (centred; the names are drawn beside their vertices) are shown
+    # for many of the groups, and no two of them overlap, not even near the radial overview's centre
+    counts = set(view_data(page, "studio_tree", "gtext"))
+    boxes = [b for b in view_text_boxes(page, "studio_tree") if b[1] == "center" and b[0] in counts]
+    assert len(boxes) >= 10, len(boxes)
+    clash = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+             if a[2] < b[4] and b[2] < a[4] and a[3] < b[5] and b[3] < a[5]]
+    assert not clash, clash[:10]
     shot(page, "wide_tree_studio")
     # a group of siblings opens into named vertices
     big = max(view_mark_spots(page, "studio_tree"), key=lambda m: m[0])

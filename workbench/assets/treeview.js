@@ -470,17 +470,23 @@ function draw(S) {
     ctx.globalAlpha = 1;
   }
 
-  // collapsed marks' counts, where they fit
-  ctx.fillStyle = th.text;
-  for (let g = 0; g < ng; g++) {
-    if (!d.glabel || !d.glabel[g]) continue;
+  // collapsed marks' counts, where they fit in their mark and clear of each other (the largest
+  // subtrees first: in a radial overview many thin wedges meet near the centre)
+  const boxes = [];
+  const overlaps = (bx) => boxes.some((o) => bx[0] < o[2] && o[0] < bx[2] && bx[1] < o[3] && o[1] < bx[3]);
+  if (d.glabel && !m.gorder) m.gorder = Array.from(m.gcount.keys()).sort((a, b) => m.gcount[b] - m.gcount[a]);
+  for (const g of d.glabel ? m.gorder : []) {
+    if (!d.glabel[g]) continue;
     const [lx, ly, lw] = d.glabel[g];
     const x = X(lx), y = Y(ly);
     if (x < 0 || x > S.width || y < 0 || y > S.h) continue;
-    if (lw * Math.min(t.ax, 4) < ctx.measureText(d.gtext[g]).width + 4) continue;
-    ctx.fillStyle = th.label_bg;
     const tw = ctx.measureText(d.gtext[g]).width;
-    ctx.fillRect(x - tw / 2 - 2, y - font / 2 - 1, tw + 4, font + 2);
+    if (lw * Math.min(t.ax, 4) < tw + 4) continue;
+    const bx = [x - tw / 2 - 2, y - font / 2 - 1, x + tw / 2 + 2, y + font / 2 + 1];
+    if (overlaps(bx)) continue;
+    boxes.push(bx);
+    ctx.fillStyle = th.label_bg;
+    ctx.fillRect(bx[0], bx[1], bx[2] - bx[0], bx[3] - bx[1]);
     ctx.fillStyle = th.text;
     ctx.fillText(d.gtext[g], x, y);
   }
@@ -526,7 +532,6 @@ function draw(S) {
 
   // messages along their edges (arrows and labels placed by the server, workbench/figures/arrows.py):
   // the arrow moves with the view, its label keeps its offset in screen px from the arrow's tail
-  const boxes = [];
   for (const [tx0, ty0, hx0, hy0, lx0, ly0, text, strong] of d.arrows || []) {
     const tx = X(tx0), ty = Y(ty0), hx = X(hx0), hy = Y(hy0);
     const lx = tx + (lx0 - tx0), ly = ty + (ly0 - ty0);
@@ -557,9 +562,9 @@ function draw(S) {
     boxes.push(bx);
   }
 
-  // names beside the vertices, where they do not run into each other (nor into a message's label)
+  // names beside the vertices, where they do not run into each other (nor into a message's label
+  // or a collapsed mark's count)
   if (d.vname && d.labels !== false) {
-    const fits = (bx) => !boxes.some((o) => bx[0] < o[2] && o[0] < bx[2] && bx[1] < o[3] && o[1] < bx[3]);
     const order = d.labelOrder || [];
     let shown = 0;
     ctx.textAlign = "left";
@@ -572,7 +577,7 @@ function draw(S) {
       for (const [ox, oy] of [[r + 3, 0], [-r - 3 - w, 0], [-w / 2, r + font / 2 + 2], [-w / 2, -r - font / 2 - 2]]) {
         const bx = [x + ox - 1, y + oy - font / 2, x + ox + w + 1, y + oy + font / 2];
         if (bx[0] < 0 || bx[2] > S.width || bx[1] < 0 || bx[3] > S.h) continue;
-        if (!fits(bx)) continue;
+        if (overlaps(bx)) continue;
         boxes.push(bx);
         ctx.fillStyle = th.label_bg;
         ctx.fillRect(bx[0], bx[1], bx[2] - bx[0], bx[3] - bx[1]);
