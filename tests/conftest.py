@@ -281,7 +281,7 @@ def view_data(at, key: str) -> dict:
              "gfill": np.uint8, "gstat": np.float32, "gflag": np.int32, "path": np.float32, "hxy": np.float32}
     for el in tree_views(at):
         if el.key == key:
-            data = json.loads(el.proto.json)
+            data = json.loads(el.proto.bytes or el.proto.json)   # the JSON text's bytes (treeview.py)
             for name, dtype in types.items():
                 data[name] = np.frombuffer(base64.b64decode(data.get(name) or ""), dtype=dtype)
             return data

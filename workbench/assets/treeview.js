@@ -615,7 +615,10 @@ function legend(S, L) {
 }
 
 export default function (component) {
-  const { data, setStateValue, setTriggerValue, parentElement } = component;
+  const { setStateValue, setTriggerValue, parentElement } = component;
+  // the server sends the JSON text's bytes (workbench/treeview.py): decoded here
+  let data = component.data;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = JSON.parse(new TextDecoder().decode(data));
   let S = parentElement.__treeview;
   if (!S) {
     S = parentElement.__treeview = init(parentElement, { setStateValue, setTriggerValue });
