@@ -90,6 +90,25 @@ async def _ws_open(url: str, page: str) -> float:
     return out.seconds
 
 
+async def _online_marginals_ready(url: str, limit: float = 180.0) -> None:
+    """Open Online Marginals until it draws its tree view: a server just started loads the online
+    model's walks beside it (or compiles them, on a new clone) and says "preparing" until then;
+    students started earlier would count those pages as errors."""
+    t0 = time.perf_counter()
+    while True:
+        s = Student(url, timeout=PAGE_TIMEOUT)
+        await s.connect()
+        try:
+            await s.open("online_marginals")
+            if "om_tree" in s.widgets:
+                return
+        finally:
+            s.close()
+        if time.perf_counter() - t0 > limit:
+            raise RuntimeError(f"Online Marginals was still preparing after {limit:.0f} s")
+        await asyncio.sleep(1.0)
+
+
 async def _student(url: str, i: int, rounds: int, n: int, results: list, errors: list) -> None:
     s = Student(url, timeout=60.0)
     try:
@@ -338,7 +357,7 @@ def run(app_dir: Path, *, students=(1, 10, 30), clicks: int = 50, rounds: int = 
     res["tree_size"] = class_tree["n"]
     env["TREE_WORKBENCH_TREE"] = json.dumps(class_tree)
     with serve(app_dir, env=env, log_path=log_dir / "server_class.log") as (url, _):
-        asyncio.run(_ws_open(url, "online_marginals"))
+        asyncio.run(_online_marginals_ready(url))
         res[f"first_render_ws_s_n{class_tree['n']}"] = {
             "Online Marginals": round(asyncio.run(_ws_open(url, "online_marginals")), 2)}
         obs_b = None
@@ -383,8 +402,8 @@ def run_processes(app_dir: Path, processes: int, *, students=(30, 60), rounds: i
              else serve(app_dir, env=env, log_path=log_dir / "server_class.log"))
     with start as (url, ready):
         res["server_ready_s"] = round(ready, 2)
-        for _ in range(2 * processes):   # each process has run the page once (spread by nginx)
-            asyncio.run(_ws_open(url, "online_marginals"))
+        for _ in range(2 * processes):   # each process draws the page (spread by nginx)
+            asyncio.run(_online_marginals_ready(url))
         res["sessions"] = [_class_run(url, c, rounds, class_tree["n"]) for c in students]
     if class_students:
         res["class"] = run_class(app_dir, log_dir, class_students, processes=processes)
