@@ -23,7 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from engine.lessons import load_lessons
 from engine.pagespecs import PAGES
 from tests.browser.conftest import SHOTS, shot, wait_for_app, wait_for_view
-from tests.browser.test_presentation import check_page_in_scheme, watch_requests
+from tests.browser.test_presentation import check_page_in_scheme
 
 pytestmark = pytest.mark.browser
 
@@ -87,12 +87,6 @@ def axe_violations(page, axe_source: str) -> list[dict]:
 WINDOW = {"width": 1600, "height": 1000}
 
 
-def _open(page, app_url: str, spec) -> None:
-    page.goto(f"{app_url}{PAGES.address(spec)}")
-    wait_for_app(page)
-    _wait_for_figures(page)
-
-
 def _wait_for_figures(page) -> None:
     if page.locator(".js-plotly-plot:visible").count():
         page.locator(".js-plotly-plot:visible .main-svg").first.wait_for(timeout=30_000)
@@ -102,15 +96,15 @@ def _wait_for_figures(page) -> None:
 
 
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.url_path for p in PAGES.values()])
-def test_axe_on_every_page(open_page, app_url, axe_source, spec):
-    """Every page as it opens in a light browser (its theme, fonts and requests:
-    :func:`check_page_in_scheme`), then in light, presenter and dark mode (switched in place, as a
+def test_axe_on_every_page(tour, axe_source, spec):
+    """Every page in a light browser, reached as a person goes from page to page (one tab, the
+    sidebar's menu: :class:`tests.browser.conftest.Tour`): its theme, fonts and requests
+    (:func:`check_page_in_scheme`), then in light, presenter and dark mode (switched in place, as a
     person does: :func:`switch_mode`): no violation of the project's own, the page's language, one h1."""
-    page = open_page(viewport=WINDOW, color_scheme="light")
-    outside = watch_requests(page)
-    _open(page, app_url, spec)
-    # the page follows the light browser (as test_presentation checks every page in a dark one)
-    check_page_in_scheme(page, "light", spec.url_path, outside)
+    page = tour.visit(spec, "light")
+    switch_mode(page, "light")   # the page before left the tab in dark presenter mode
+    _wait_for_figures(page)
+    check_page_in_scheme(page, "light", spec.url_path, page.outside)
     # structure: the page's language, exactly one h1 (the page's title), headings in order (axe)
     assert page.evaluate("() => document.documentElement.lang").startswith("en")
     own = axe_in_every_mode(page, axe_source, spec.url_path, prefix="axe")

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import (record_view_text, shot, tree_view, view_data, view_points, view_texts, wait_for_app,
+from tests.browser.conftest import (LOCAL, record_view_text, shot, tree_view, view_data, view_points, view_texts, wait_for_app,
                                     wait_for_view)
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
 from engine.pagespecs import PAGES
 
 pytestmark = pytest.mark.browser
 
-LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 
 FIGURE_FONTS = """() => [...document.querySelectorAll('.js-plotly-plot svg text')]
     .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
@@ -91,16 +90,14 @@ def check_page_in_scheme(page, scheme: str, name: str, outside: list[str]) -> No
     assert not outside, outside
 
 
-@pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
-def test_page_in_dark(themed_page, app_url, spec):
-    """Every page opened in a dark browser is dark from its first run (the light one is checked,
-    with the same :func:`check_page_in_scheme`, by ``test_accessibility.test_axe_on_every_page``,
-    which opens every page in a light browser anyway)."""
-    scheme, page, outside = themed_page
-    page.goto(f"{app_url}{PAGES.address(spec)}")
-    wait_for_app(page)
-    check_page_in_scheme(page, scheme, spec.url_path, outside)
+def test_page_in_dark(tour, spec):
+    """Every page in a dark browser is dark, reached as a person goes from page to page (one tab,
+    the sidebar's menu: :class:`tests.browser.conftest.Tour`; the first page loaded dark from its
+    first run). The light browser's pages are checked, with the same :func:`check_page_in_scheme`,
+    by ``test_accessibility.test_axe_on_every_page``."""
+    page = tour.visit(spec, "dark")
+    check_page_in_scheme(page, "dark", spec.url_path, page.outside)
 
 
 @pytest.mark.parametrize("themed_page", ["dark"], indirect=True)
