@@ -223,6 +223,13 @@ def _on_open(tree: Tree, key: str) -> None:
 
 
 # ------------------------------------------------------------------ colours
+def _plain(x):
+    """A NumPy number in the payload as the Python number it is (json.dumps knows only those)."""
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"the tree view cannot send a {type(x).__name__}")
+
+
 def _b64(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
 
@@ -353,7 +360,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     text.before()
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time)
-    _COMPONENT(key=key, data=json.dumps(data, separators=(",", ":")).encode(), height="content",
+    _COMPONENT(key=key, data=json.dumps(data, separators=(",", ":"), default=_plain).encode(), height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
                on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key))

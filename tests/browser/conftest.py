@@ -168,7 +168,8 @@ def pytest_runtest_makereport(item, call):
     page's text, its console and socket events, and the end of the app's log. They are added here,
     before the report goes to the pytest-xdist controller (a section added later is not sent)."""
     rep = yield
-    pg = item.funcargs.get("page") if rep.when == "call" and rep.failed else None
+    tour = item.funcargs.get("tour")
+    pg = (item.funcargs.get("page") or getattr(tour, "current", None)) if rep.when == "call" and rep.failed else None
     if pg is not None:
         with contextlib.suppress(Exception):
             SHOTS.mkdir(exist_ok=True)
@@ -180,6 +181,8 @@ def pytest_runtest_makereport(item, call):
         if log is not None and log.exists():
             rep.sections.append(("the app's log, last 40 lines",
                                  "\n".join(log.read_text(errors="replace").splitlines()[-40:]) or "(empty)"))
+        if tour is not None and pg is tour.current:
+            tour.forget(pg)   # the next page starts in a new tab, not in this one's trouble
     return rep
 
 
@@ -188,11 +191,14 @@ class Tour:
     does, for the tests that look at every page in turn: a page reached in the app costs Chromium
     0.1-0.5 s of CPU, a page loaded in a new tab 2.4-2.9 s (its frontend's JavaScript run afresh).
     The first page of each tab is loaded by its address. ``visit(spec, scheme)`` returns the tab
-    once the page has run; ``tab.outside`` lists what it asked for outside 127.0.0.1, and what its
-    tree views draw as text is kept (``record_view_text``)."""
+    once the page has run; ``tab.outside`` lists what that page asked for outside 127.0.0.1, and
+    what its tree views draw as text is kept (``record_view_text``). A failed test's tab is closed
+    (``pytest_runtest_makereport``), so the next page starts afresh. The menu lists all 12 pages
+    (Streamlit folds a longer menu behind "View more": a 13th page needs a click there)."""
 
     def __init__(self, browser, url: str, viewport: dict):
         self.browser, self.url, self.viewport, self.tabs = browser, url, viewport, {}
+        self.current = None   # the tab of the last visit (a failed test's report shows it)
 
     def visit(self, spec, scheme: str = "light"):
         from engine.pagespecs import PAGES
@@ -202,22 +208,34 @@ class Tour:
         if tab is None:
             tab = self.browser.new_context(viewport=self.viewport, color_scheme=scheme).new_page()
             tab.outside = []
+            tab.events = collections.deque(maxlen=30)
             tab.on("request", lambda r: None if r.url.startswith(LOCAL) else tab.outside.append(r.url))
+            tab.on("console", lambda m: _console(tab, m))
             record_view_text(tab)
+            self.tabs[scheme] = self.current = tab
             tab.goto(f"{self.url}{address}")
-            self.tabs[scheme] = tab
         else:
+            self.current = tab
+            tab.outside.clear()   # what this page asks for, from its navigation on
             tab.emulate_media(color_scheme=scheme)
-            tab.locator("[data-testid='stSidebarNav']").get_by_role("link", name=spec.title).click()
+            tab.locator("[data-testid='stSidebarNav']").get_by_role("link", name=spec.title, exact=True).click()
             tab.wait_for_function("a => location.pathname.replace(/\\/$/, '') === a.replace(/\\/$/, '')",
                                   arg=address, timeout=60_000)
         wait_for_app(tab)
         return tab
 
+    def forget(self, tab) -> None:
+        """Close ``tab`` (after a failed test): the next visit in its scheme starts a new one, so
+        one page's failure is not carried to the pages after it."""
+        for scheme, t in list(self.tabs.items()):
+            if t is tab:
+                del self.tabs[scheme]
+        with contextlib.suppress(Exception):
+            tab.context.close()
+
     def close(self) -> None:
-        for tab in self.tabs.values():
-            with contextlib.suppress(Exception):
-                tab.context.close()
+        for tab in list(self.tabs.values()):
+            self.forget(tab)
 
 
 #: the addresses a page may ask for (nothing leaves this machine)
