@@ -13,10 +13,12 @@ WORKERS ?= 1
 # Quiet and quick: errors only (pip's warnings about this machine's own index settings are not
 # the project's), no byte-compiling of every installed file (Python compiles what it imports, once)
 PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-version-check
-# Test processes (pytest-xdist): one more than the cores, as a browser test spends part of its time
-# waiting on Chromium and on the app, which are other processes (2 cores: pytest took 11.0 min with
-# 3 processes, 13.5 with 2); `make test TEST_WORKERS=0` runs them in this process
-TEST_WORKERS ?= $(shell expr $$(nproc 2>/dev/null || echo 1) + 1)
+# Test processes (pytest-xdist): one per core. One more than the cores (3 on 2) ran pytest in
+# 11.0-12.4 min instead of 13.5, as a browser test spends part of its time waiting on Chromium and
+# the app, but under that load two races showed (the lecturer's CSV download cancelled, a
+# "Cached ForwardMsg MISS" in Streamlit's frontend): `make test TEST_WORKERS=3` to try it;
+# `make test TEST_WORKERS=0` runs the tests in this process
+TEST_WORKERS ?= auto
 PYTEST := $(VENV)/bin/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS)) --durations=10
 
 # Python keeps what it compiles (in .venv and the tree's __pycache__): with PYTHONDONTWRITEBYTECODE

@@ -95,6 +95,7 @@ def _wait_for_figures(page) -> None:
     page.wait_for_timeout(500)
 
 
+@pytest.mark.xdist_group("tour_light")   # one test process takes every page: one tab goes through them
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.url_path for p in PAGES.values()])
 def test_axe_on_every_page(tour, axe_source, spec):
     """Every page in a light browser, reached as a person goes from page to page (one tab, the

@@ -90,6 +90,7 @@ def check_page_in_scheme(page, scheme: str, name: str, outside: list[str]) -> No
     assert not outside, outside
 
 
+@pytest.mark.xdist_group("tour_dark")   # one test process takes every page: one tab goes through them
 @pytest.mark.parametrize("spec", list(PAGES.values()), ids=[p.title for p in PAGES.values()])
 def test_page_in_dark(tour, spec):
     """Every page in a dark browser is dark, reached as a person goes from page to page (one tab,
