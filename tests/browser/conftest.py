@@ -207,11 +207,9 @@ class Tour:
         address = PAGES.address(spec)
         if tab is None:
             tab = self.browser.new_context(viewport=self.viewport, color_scheme=scheme).new_page()
-            tab.outside = []
+            tab.outside = watch_requests(tab)
             tab.events = collections.deque(maxlen=30)
-            tab.on("request", lambda r: None if r.url.startswith(LOCAL) else tab.outside.append(r.url))
             tab.on("console", lambda m: _console(tab, m))
-            record_view_text(tab)
             self.tabs[scheme] = self.current = tab
             tab.goto(f"{self.url}{address}")
         else:
@@ -240,6 +238,15 @@ class Tour:
 
 #: the addresses a page may ask for (nothing leaves this machine)
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+
+
+def watch_requests(page) -> list[str]:
+    """From now on, the addresses the page asks for outside 127.0.0.1 (the list fills as it goes);
+    and what each tree view draws as text is kept (``record_view_text``, from the next navigation)."""
+    outside: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
+    record_view_text(page)
+    return outside
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import (LOCAL, record_view_text, shot, tree_view, view_data, view_points, view_texts, wait_for_app,
-                                    wait_for_view)
+from tests.browser.conftest import (shot, tree_view, view_data, view_points, view_texts, wait_for_app,
+                                    wait_for_view, watch_requests)
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
 from engine.pagespecs import PAGES
 
@@ -50,15 +50,6 @@ def themed_page(open_page, request):
     scheme = request.param
     pg = open_page(viewport={"width": 1600, "height": 1000}, color_scheme=scheme)
     return scheme, pg, watch_requests(pg)
-
-
-def watch_requests(page) -> list[str]:
-    """From now on, the addresses the page asks for outside 127.0.0.1 (the list fills as it goes);
-    and what each tree view draws as text is kept (``record_view_text``, from the next navigation)."""
-    outside: list[str] = []
-    page.on("request", lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url))
-    record_view_text(page)
-    return outside
 
 
 def check_page_in_scheme(page, scheme: str, name: str, outside: list[str]) -> None:
