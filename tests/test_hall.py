@@ -101,6 +101,29 @@ def _page(url: str) -> list[str]:
     return run_async(go, timeout=240)
 
 
+def _websockets_by_process(url: str, n: int) -> dict[str, int]:
+    """Open ``n`` Streamlit websockets through nginx one after another, each kept open (a student
+    at the page) until all are: how many each process took."""
+    from tornado.websocket import websocket_connect
+
+    async def go():
+        conns = []
+        try:
+            for _ in range(n):
+                conns.append(await websocket_connect(url.replace("http://", "ws://") + "/_stcore/stream",
+                                                     subprotocols=["streamlit"]))
+            got: dict[str, int] = {}
+            for c in conns:
+                who = c.headers.get("X-Workbench-Process")
+                got[who] = got.get(who, 0) + 1
+            return got
+        finally:
+            for c in conns:
+                c.close()
+
+    return run_async(go, timeout=60)
+
+
 def test_two_processes_behind_nginx_sticky_and_surviving_a_kill(hall):
     url, port, proc, log = hall
     text = log.read_text()
@@ -111,6 +134,10 @@ def test_two_processes_behind_nginx_sticky_and_surviving_a_kill(hall):
     assert {_get(url + "/_stcore/health", sticky)[1] for _ in range(10)} == {first}
     seen = {_get(url + "/_stcore/health", f"student{i}")[1] for i in range(40)}
     assert seen == {f"127.0.0.1:{port + 1}", f"127.0.0.1:{port + 2}"}
+    assert re.fullmatch(r"p[01]", sticky), cookie   # the process's name in the hall, not its address
+    # a new browser goes to the process with the fewest students: ten websockets kept open split 5/5
+    # (a hash of a random id, nginx's earlier rule, split them evenly one time in four)
+    assert _websockets_by_process(url, 10) == {f"127.0.0.1:{port + 1}": 5, f"127.0.0.1:{port + 2}": 5}
     # the page itself, over the websocket through nginx
     assert _page(url)
     # kill the process this browser was on: it goes on on the other, and the hall starts it again

@@ -5,9 +5,9 @@
 One Streamlit server is one Python process: about one core, however many the machine has. This
 starts N app processes (:mod:`workbench.serve`, each warmed up) on 127.0.0.1 at ports ``port+1`` ...
 ``port+N`` and nginx on ``address:port`` in front of them, from ``workbench/assets/nginx.conf.template``
-(written, filled in, to a temporary folder whose path the log gives). Each browser stays with one
-process (a cookie hashed by nginx, see the template); a process that stops is started again, and its
-students reconnect to another one meanwhile.
+(written, filled in, to a temporary folder whose path the log gives). A new browser goes to the
+process with the fewest students and stays there (a cookie naming it, see the template); a process
+that stops is started again, and its students reconnect to another one meanwhile.
 
 The processes share one database: ``TREE_WORKBENCH_DB_URL=postgresql://...`` (a PostgreSQL server:
 needed when processes run on several machines, or behind the department's own proxy), else the
@@ -44,9 +44,19 @@ def _say(msg: str) -> None:
 
 def render_config(*, port: int, address: str, backends: list[int], folder: Path) -> str:
     """The nginx configuration: ``address:port`` in front of the app processes on ``backends``."""
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in backends)
+    def server(p: int, backup: bool = False) -> str:
+        return f"        server 127.0.0.1:{p}" + (" backup;" if backup else " max_fails=1 fail_timeout=5s;")
+
+    # each process is also a group of its own (p0, p1, ...), the others its backups: a browser's
+    # cookie names its group
+    pinned = "\n".join(f"    upstream wb_p{i} {{\n" + "\n".join(server(q, q != p) for q in [p] + [q for q in backends if q != p])
+                       + "\n    }" for i, p in enumerate(backends))
+    fill = {"dir": str(folder), "address": address, "port": str(port),
+            "servers": "\n".join(server(p) for p in backends), "pinned": pinned,
+            "pinned_names": "\n".join(f"        p{i} wb_p{i};" for i in range(len(backends))),
+            "answered_names": "\n".join(f'        "~(^|\\s)127\\.0\\.0\\.1:{p}$" p{i};' for i, p in enumerate(backends))}
     text = TEMPLATE.read_text()
-    for key, value in (("dir", str(folder)), ("address", address), ("port", str(port)), ("servers", servers)):
+    for key, value in fill.items():
         text = text.replace("{{" + key + "}}", value)
     return text
 

@@ -259,10 +259,16 @@ def _geometry(tree: Tree, marks: Marks) -> dict:
     """Positions, names and collapsed marks (with their counts and where those go) of ``marks`` as
     the browser is sent them; made once per marks and tree (the same marks on a renamed tree are
     named afresh). Read only: the payloads of several sessions share it."""
+    return _geometry_and_json(tree, marks)[0]
+
+
+def _geometry_and_json(tree: Tree, marks: Marks) -> tuple[dict, bytes]:
+    """:func:`_geometry` and its JSON (without the braces), encoded once too: most of a view's
+    payload, which a click does not change."""
     with _GEOMETRY_LOCK:
         got = _GEOMETRY.get(marks)
     if got is not None and got[0] == tree.content_key:
-        return got[1]
+        return got[1], got[2]
     ids = marks.vertices
     geo = {"vxy": _b64(marks.vertex_xy), "vid": _b64(ids.astype(np.int32)),
            "vname": [tree.name(v) for v in ids.tolist()],
@@ -270,9 +276,19 @@ def _geometry(tree: Tree, marks: Marks) -> dict:
            "gp": _b64(marks.outline_points), "go": _b64(marks.outline_offsets.astype(np.int32)),
            "gcount": _b64(marks.counts.astype(np.int32)), "gname": _mark_names(tree, marks)}
     geo["glabel"], geo["gtext"] = _label_spots(marks)
+    text = json.dumps(geo, separators=(",", ":"), default=_plain).encode()[1:-1]
     with _GEOMETRY_LOCK:
-        _GEOMETRY[marks] = (tree.content_key, geo)
-    return geo
+        _GEOMETRY[marks] = (tree.content_key, geo, text)
+    return geo, text
+
+
+def _encode(tree: Tree, marks: Marks, data: dict) -> bytes:
+    """``data`` (a :func:`view_payload`) as the JSON text's bytes, its geometry spliced in as
+    encoded once per marks."""
+    geo, text = _geometry_and_json(tree, marks)
+    rest = json.dumps({k: v for k, v in data.items() if k not in geo}, separators=(",", ":"),
+                      default=_plain).encode()
+    return b"{" + text + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
 def _mark_names(tree: Tree, marks: Marks) -> list[str]:
@@ -360,7 +376,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     text.before()
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time)
-    _COMPONENT(key=key, data=json.dumps(data, separators=(",", ":"), default=_plain).encode(), height="content",
+    _COMPONENT(key=key, data=_encode(tree, marks, data), height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
                on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key))
@@ -453,8 +469,7 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
     if ring_set.size:
         first += [int(i) for i in np.flatnonzero(np.isin(ids, ring_set))[:200]]
     first = list(dict.fromkeys(first))
-    seen = set(first)
-    data["labelOrder"] = first + [i for i in range(min(k, 1500)) if i not in seen]
+    data["labelFirst"] = first   # then the first 1,500 drawn, in order (treeview.js)
     lead = " ".join(x for x in (describe, title + "." if title else "") if x)   # the page's sentence first
     data["desc"] = _describe(tree, drawing, marks, lead, data.get("selName"), value_title, values, selected,
                              len(ring_set), ring_name)

@@ -565,7 +565,10 @@ function draw(S) {
   // names beside the vertices, where they do not run into each other (nor into a message's label
   // or a collapsed mark's count)
   if (d.vname && d.labels !== false) {
-    const order = d.labelOrder || [];
+    // the selected and ringed vertices first, then the first 1,500 drawn
+    const first = d.labelFirst || [];
+    const seen = new Set(first);
+    const order = first.concat([...Array(Math.min(d.vname.length, 1500)).keys()].filter(i => !seen.has(i)));
     let shown = 0;
     ctx.textAlign = "left";
     for (const i of order) {

@@ -70,6 +70,7 @@ class OnlineState(PageState, page="online_marginals"):
     session: OnlineSession | None = None    # the lesson: the model, its evidence and its operation log
     session_key: tuple | None = None        # the model settings the session was built for
     evidence_link: dict | None = None       # a link's evidence, applied to the next session
+    evidence_said: tuple | None = None      # (session, its version, the evidence as a link gives it)
     label: int = 0                          # the label to observe
     soft: None = None                       # om_soft_A: the weight of label A in soft evidence
     error: str | None = None                # the last evidence error, shown once
@@ -208,6 +209,9 @@ def _evidence_now() -> dict | None:
     s: OnlineSession | None = S.session
     if s is None or not s.evidence:
         return None
+    said = S.evidence_said   # the address is written on every click: the evidence is read once per change
+    if said is not None and said[0] is s and said[1] == s.version:
+        return said[2]
     states = _states(s)
     out = {}
     for v, data in sorted(s.evidence.items()):
@@ -222,6 +226,7 @@ def _evidence_now() -> dict | None:
             out[s.tree.name(v)] = states[v][int(nz[0])] if states is not None else int(nz[0])
         else:
             out[s.tree.name(v)] = tuple(float(x) for x in w)
+    S.evidence_said = (s, s.version, out or None)
     return out or None
 
 
@@ -361,7 +366,7 @@ def _work_spec(online: int, bp: int, ops: int) -> Spec:
 # ------------------------------------------------------------------ the lesson (one fragment)
 @st.fragment
 def lesson(tree) -> None:
-    links.write_query("online_marginals")   # a click or evidence reruns only this: the address follows
+    # a click or evidence reruns only this: the address follows (written by the tree view, page=)
     s: OnlineSession = S.session
     k = s.k
     sel = selected_vertex(tree, KEY, tree.root)
