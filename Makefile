@@ -14,10 +14,12 @@ WORKERS ?= 1
 # the project's), no byte-compiling of every installed file (Python compiles what it imports, once)
 PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-version-check
 # The dependencies go in with uv (a Rust installer from the package index, put into .venv by pip
-# first: 1 s; then 7-9 s where pip alone took 23 s, the same packages and versions), and with pip
-# when uv cannot be had or fails (uv does not read pip's configuration: a private index in pip.conf,
-# say); uv compiles no bytecode either
-install = { $(PIP) uv 2>/dev/null && $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(1) 2>/dev/null; } || $(PIP) $(1)
+# first: 1 s; then 5-9 s where pip alone took 23 s, the same packages and versions), and with pip
+# where pip is told of an index of its own (uv does not read pip's configuration) or when uv cannot
+# be had or fails (then said); uv compiles no bytecode either
+install = if $(VENV)/bin/python -m pip config list 2>/dev/null | grep -q '\.index-url='; then $(PIP) $(1); \
+	elif { $(PIP) uv 2>/dev/null && $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(1); }; then :; \
+	else echo "make: uv could not install them; pip does (about 30 s)"; $(PIP) $(1); fi
 # Test processes (pytest-xdist): one per core. One more than the cores (3 on 2) ran pytest in
 # 11.0-12.4 min instead of 13.5, as a browser test spends part of its time waiting on Chromium and
 # the app, but under that load two races showed (the lecturer's CSV download cancelled, a

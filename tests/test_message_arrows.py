@@ -113,3 +113,25 @@ def test_placed_arrows_are_kept_per_view_arrows_and_style():
     wide = drawing.marks(Viewport(vp.x0, vp.x1, vp.y0, vp.y1), 900, 480)
     assert treeview._arrows(tree, drawing, wide, arrows, 3, Style()) == treeview._place(drawing, wide, tuple(arrows), 3,
                                                                                          Style())
+
+
+def test_the_bytes_sent_are_the_payload_made():
+    """The browser is sent the payload's JSON with its geometry spliced in as encoded once per marks
+    (workbench.treeview._encode): the same object as the payload, on a second click too, with
+    names in any script and quotes, values, rings, a selection and a path."""
+    import json
+
+    from engine.trees.model import Tree
+    from workbench.treeview import _encode, _plain
+
+    names = ["racine", "ünï", 'a "quoted" name', "名前", "x\\y", "e"]
+    tree = Tree.from_parent([-1, 0, 0, 1, 1, 2], names=names)
+    drawing = drawing_of(tree, "tidy")
+    vp = drawing.overview(560, 480)
+    marks = drawing.marks(Viewport(vp.x0, vp.x1, vp.y0, vp.y1), 560, 480)
+    for selected in (3, 5):   # the second encodes only what a click changes
+        data, _ = view_payload(tree, "om_tree", drawing, marks, values=np.linspace(0, 1, tree.n), rings=[4],
+                               selected=selected, style=Style())
+        sent = json.loads(_encode(tree, marks, data).decode())
+        assert sent == json.loads(json.dumps(data, default=_plain))
+        assert sent["vname"] == names and sent["labelFirst"][0] == list(marks.vertices).index(selected)

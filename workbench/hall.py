@@ -5,9 +5,10 @@
 One Streamlit server is one Python process: about one core, however many the machine has. This
 starts N app processes (:mod:`workbench.serve`, each warmed up) on 127.0.0.1 at ports ``port+1`` ...
 ``port+N`` and nginx on ``address:port`` in front of them, from ``workbench/assets/nginx.conf.template``
-(written, filled in, to a temporary folder whose path the log gives). A new browser goes to the
-process with the fewest students and stays there (a cookie naming it, see the template); a process
-that stops is started again, and its students reconnect to another one meanwhile.
+(written, filled in, to a temporary folder whose path the log gives). A browser's session goes to
+the process with the fewest students and stays there (a cookie naming it, set with its first
+websocket; see the template); a process that stops is started again, and its students reconnect to
+another one meanwhile.
 
 The processes share one database: ``TREE_WORKBENCH_DB_URL=postgresql://...`` (a PostgreSQL server:
 needed when processes run on several machines, or behind the department's own proxy), else the

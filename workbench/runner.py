@@ -107,13 +107,26 @@ _worker_cancelled = None  # a manager dict: job id -> True once cancel is asked
 RUN_NICENESS = 10
 
 
+def _lower_priority(by: int) -> None:
+    """This process at ``by`` more niceness, every thread of it (on Linux a thread has its own:
+    the BLAS threads NumPy started at import would keep the old one)."""
+    try:
+        tasks = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:   # no /proc: the process, which its later threads inherit
+        tasks = []
+    try:
+        if not tasks:
+            os.nice(by)
+        for tid in tasks:
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
+    except OSError:   # not allowed here: the runs share the cores at the server's priority
+        pass
+
+
 def _worker_init(reports, cancelled) -> None:
     global _worker_reports, _worker_cancelled
     _worker_reports, _worker_cancelled = reports, cancelled
-    try:
-        os.nice(RUN_NICENESS)
-    except OSError:   # not allowed here: the runs share the cores at the server's priority
-        pass
+    _lower_priority(RUN_NICENESS)
     from engine.jitcache import guard_cache
 
     guard_cache()   # the workers, the server and the warm-up share one kernel cache

@@ -208,6 +208,7 @@ def _evidence_now() -> dict | None:
     """The session's evidence as a link gives it (label, state name or weights; φ divided out)."""
     s: OnlineSession | None = S.session
     if s is None or not s.evidence:
+        S.evidence_said = None   # (not an old session's model kept alive by the memo)
         return None
     said = S.evidence_said   # the address is written on every click: the evidence is read once per change
     if said is not None and said[0] is s and said[1] == s.version:
