@@ -21,7 +21,7 @@ install = if $(VENV)/bin/python -m pip config list 2>/dev/null | grep -q '\.inde
 	elif { $(PIP) uv 2>/dev/null && $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(1); }; then :; \
 	else echo "make: uv could not install them; pip does (about 30 s)"; $(PIP) $(1); fi
 # Test processes (pytest-xdist): one per core. One more than the cores (3 on 2) ran pytest in
-# 11.0-12.4 min against 11.6-13.5 with two (27 November; two took 10.2-10.6 min on 28 November),
+# 11.0-12.4 min against 11.6-13.5 with two (27 November; two took 10.2-11.7 min on 28 November),
 # as a browser test spends part of its time waiting on Chromium and the app, but under that load
 # two races showed (the lecturer's CSV download cancelled, a
 # "Cached ForwardMsg MISS" in Streamlit's frontend): `make test TEST_WORKERS=3` to try it;

@@ -402,8 +402,8 @@ def run_processes(app_dir: Path, processes: int, *, students=(30, 60), rounds: i
              else serve(app_dir, env=env, log_path=log_dir / "server_class.log"))
     with start as (url, ready):
         res["server_ready_s"] = round(ready, 2)
-        # each app process draws the page, asked directly (nginx spreads new clients at random, so
-        # asking it would stop at the first process ready); the hall's processes listen on the
+        # each app process draws the page, asked directly (nginx picks the process for a new client,
+        # so asking it could reach one process every time); the hall's processes listen on the
         # ports after nginx's (workbench.hall, benchmarks.app_client.serve_hall)
         port = int(url.rsplit(":", 1)[1])
         for app in ([url] if processes == 1 else [f"http://127.0.0.1:{port + 1 + i}" for i in range(processes)]):
