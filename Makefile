@@ -20,13 +20,12 @@ PIP    := $(VENV)/bin/python -m pip install -qq --no-compile --disable-pip-versi
 install = if $(VENV)/bin/python -m pip config list 2>/dev/null | grep -q '\.index-url='; then $(PIP) $(1); \
 	elif { $(PIP) uv 2>/dev/null && $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(1); }; then :; \
 	else echo "make: uv could not install them; pip does (about 30 s)"; $(PIP) $(1); fi
-# Test processes (pytest-xdist): one per core. One more than the cores (3 on 2) ran pytest in
-# 11.0-12.4 min against 11.6-13.5 with two (27 November; two took 10.2-11.7 min on 28 November),
-# as a browser test spends part of its time waiting on Chromium and the app, but under that load
-# two races showed (the lecturer's CSV download cancelled, a
-# "Cached ForwardMsg MISS" in Streamlit's frontend): `make test TEST_WORKERS=3` to try it;
-# `make test TEST_WORKERS=0` runs the tests in this process
-TEST_WORKERS ?= auto
+# Test processes (pytest-xdist): one more than the cores (3 here), as a browser test spends part
+# of its time waiting on Chromium and the app, and the tests marked `waits` on timers (spread
+# among the browser tests, tests/conftest.py): pytest in 8.9 min with 3 on 2 cores against 10.0
+# with 2 (28 November, the same checkout, one after the other).
+# `make test TEST_WORKERS=2` sets another count; `make test TEST_WORKERS=0` runs the tests in this process
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST := $(VENV)/bin/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS)) --durations=10
 
 # Python keeps what it compiles (in .venv and the tree's __pycache__): with PYTHONDONTWRITEBYTECODE

@@ -113,6 +113,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.data)
         if item.get_closest_marker("browser") is not None and item.get_closest_marker("flaky") is None:
             item.add_marker(_BROWSER_RERUN)
+    items[:] = spread_waiting(items)
+
+
+def spread_waiting(items: list) -> list:
+    """The tests marked ``waits`` (a dask cluster's faults, a database server stopped and started:
+    seconds of timers, with the cores idle) spread evenly among the browser tests, which come
+    first, rather than in their files' places. Collected side by side, the two dask tests and the
+    database restart ran at the same time on both test processes: 30 s with the machine 15 % busy.
+    Among the browser tests, each waits while the other processes keep the cores busy."""
+    waiting = [it for it in items if it.get_closest_marker("waits") is not None]
+    if not waiting:
+        return items
+    rest = [it for it in items if it.get_closest_marker("waits") is None]
+    browser = sum(1 for it in rest if it.get_closest_marker("browser") is not None)
+    step = max(1, browser // (len(waiting) + 1))
+    out = []
+    for k, item in enumerate(rest):
+        if k and k % step == 0 and len(out) - k < len(waiting):
+            out.append(waiting[len(out) - k])
+        out.append(item)
+    return out + waiting[len(out) - len(rest):]
 
 
 def _browser_rerun():

@@ -27,14 +27,15 @@ from engine.runs.store import RunStore
 from tests import runs_family
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 DASK = Path(sys.executable).with_name("dask")
 if not DASK.exists():
     DASK = Path(shutil.which("dask") or DASK)
 
-# slow on purpose (delay per progress report), so that a fault lands in the middle of the sweep
-SLOW = {"algorithm": "treeflip", "tree": {"generate": "path", "n": 40}, "steps": 10, "delay": 0.25}
+# slow on purpose (delay per progress report: a point takes about 1 s), so that a fault lands in
+# the middle of the sweep
+SLOW = {"algorithm": "treeflip", "tree": {"generate": "path", "n": 40}, "steps": 10, "delay": 0.1}
 
 
 def _env(db: Path) -> dict:

@@ -115,6 +115,7 @@ def test_writers_take_turns(pg_url):
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_the_server_restarting_costs_one_log_line(pg_server, pg_url, caplog):
     with RunStore(pg_url) as s:
         first = s.start({"algorithm": "treeflip", "seed": 0})
@@ -165,6 +166,7 @@ def test_engine_errors_for_the_store_are_one_line(pg_server):
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_the_app_says_one_line_while_the_server_is_away_and_recovers(pg_server, pg_url, monkeypatch):
     """The Runs page on a PostgreSQL history; the server stops: one error line, no exception; it
     starts again: the next rerun shows the runs, with no restart of the app."""

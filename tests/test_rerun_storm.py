@@ -63,6 +63,7 @@ async def _hold_key(url: str, i: int) -> dict:
         s.close()
 
 
+@pytest.mark.waits
 def test_the_server_keeps_answering_during_a_rerun_storm(app):
     async def storm():
         return await asyncio.gather(*(_hold_key(app, i) for i in range(SESSIONS)))
