@@ -459,3 +459,41 @@ def test_a_freed_turn_goes_to_the_run_that_waited_longest():
     line.release()
     assert line.acquire(timeout=0.0)        # free again once the waiter gave it back
     line.release()
+
+
+def test_a_file_made_on_a_download_click_outlives_other_sessions_runs(monkeypatch):
+    """workbench.serve.lasting_downloads: Streamlit deletes a file a deferred download made (the
+    class's answers as CSV, made on the lecturer's click) once two script runs end anywhere; on a
+    class server that could come before the browser asked for it. Served, the file stays until its
+    session's next whole run (Streamlit's own bookkeeping, driven as its script runner does)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.media_file_storage import MediaFileStorageError
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    from workbench.serve import lasting_downloads
+
+    def click_then_two_runs_elsewhere(mgr) -> str:
+        placeholder = mgr.add_deferred(lambda: "step,answer\n3,1\n", "text/csv", "1.2", "answers.csv")
+        made = mgr.execute_deferred(placeholder).rsplit("/", 1)[-1].split(".")[0]
+        mgr.remove_orphaned_files()   # another session's fragment ended ...
+        mgr.remove_orphaned_files()   # ... and another
+        return made
+
+    streamlit_own = MediaFileManager(MemoryMediaFileStorage("/media"))
+    made = click_then_two_runs_elsewhere(streamlit_own)
+    with pytest.raises(MediaFileStorageError):   # Streamlit alone: gone
+        streamlit_own._storage.get_file(made)
+
+    monkeypatch.setattr(MediaFileManager, "execute_deferred", MediaFileManager.execute_deferred)
+    lasting_downloads()
+    lasting_downloads()   # twice: still one layer
+    assert MediaFileManager.execute_deferred.__wrapped__.__name__ == "execute_deferred"
+    served = MediaFileManager(MemoryMediaFileStorage("/media"))
+    made = click_then_two_runs_elsewhere(served)
+    assert served._storage.get_file(made).content == b"step,answer\n3,1\n"
+    # the session's next whole run lets it go: gone after the next two
+    served.clear_session_refs()
+    served.remove_orphaned_files()
+    served.remove_orphaned_files()
+    with pytest.raises(MediaFileStorageError):
+        served._storage.get_file(made)

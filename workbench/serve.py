@@ -14,7 +14,8 @@ Before the server accepts its first session (its health check answers only then)
 3. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
    full collection while serving walks only what the sessions made;
 4. lightens what Streamlit does on every run (:func:`lighter_runtime`) and lets two script runs go
-   on at once, the others waiting for a turn (:mod:`workbench.turns`).
+   on at once, the others waiting for a turn (:mod:`workbench.turns`); keeps a file a download
+   button made on its click until the browser has had it (:func:`lasting_downloads`).
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
 caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
@@ -217,6 +218,34 @@ def follow_route() -> None:
     starlette_app.create_streamlit_routes = routes
 
 
+def lasting_downloads() -> None:
+    """A file made by a deferred download (a button whose data is made on its click: a class's
+    answers as CSV) stays served until its session's next whole run, or its end. Streamlit leaves
+    such a file referenced by no session, so the next two script runs to end, in any session,
+    delete it: on a class server, where the lecturer's and the followers' fragments end several
+    times a second, the browser's request for the file could come after that, and the download
+    was cancelled (seen in the class test with three test processes on two cores)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    make = MediaFileManager.execute_deferred
+    if getattr(make, "__wrapped__", None) is not None:
+        return
+
+    def execute_deferred(self, file_id: str) -> str:
+        entry = getattr(self, "_deferred_callables", {}).get(file_id)
+        url = make(self, file_id)
+        made = url.rsplit("/", 1)[-1].split(".", 1)[0]
+        refs = getattr(self, "_files_by_session_and_coord", None)
+        if entry is not None and refs is not None:
+            with self._lock:
+                if made in self._file_metadata:   # held like a file the session's last run drew
+                    refs.setdefault(entry["session_id"], {})[f"deferred {file_id}"] = made
+        return url
+
+    execute_deferred.__wrapped__ = make
+    MediaFileManager.execute_deferred = execute_deferred
+
+
 def _compile_online(names: list[str]) -> None:
     """The online model's walks (``engine.warmup.SOON`` stages ``names``) compiled in one process
     per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``)."""
@@ -330,6 +359,7 @@ def main(argv=None) -> int:
 
     scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)
     follow_route()
+    lasting_downloads()
     from streamlit.web import cli
 
     if not args.no_warm_up:
