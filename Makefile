@@ -21,9 +21,9 @@ install = if $(VENV)/bin/python -m pip config list 2>/dev/null | grep -q '\.inde
 	elif { $(PIP) uv 2>/dev/null && $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(1); }; then :; \
 	else echo "make: uv could not install them; pip does (about 30 s)"; $(PIP) $(1); fi
 # Test processes (pytest-xdist): one more than the cores (3 here), as a browser test spends part
-# of its time waiting on Chromium and the app, and the tests marked `waits` on timers (spread
-# among the browser tests, tests/conftest.py): pytest in 8.9 min with 3 on 2 cores against 10.0
-# with 2 (28 November, the same checkout, one after the other).
+# of its time waiting on its page and its app; the tests marked `waits` (timers, other processes)
+# run among the browser tests (tests/conftest.py). On the same warm checkout pytest took 10.0 min
+# with 2, 8.9 with 3, 8.8-8.9 with the waiting tests spread (28 November; docs/benchmarks.md).
 # `make test TEST_WORKERS=2` sets another count; `make test TEST_WORKERS=0` runs the tests in this process
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST := $(VENV)/bin/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS)) --durations=10
