@@ -223,8 +223,9 @@ def lasting_downloads() -> None:
     answers as CSV) stays served until its session's next whole run, or its end. Streamlit leaves
     such a file referenced by no session, so the next two script runs to end, in any session,
     delete it: on a class server, where the lecturer's and the followers' fragments end several
-    times a second, the browser's request for the file could come after that, and the download
-    was cancelled (seen in the class test with three test processes on two cores)."""
+    times a second, the browser's request for the file can come after that (a cancelled download;
+    the class test saw one with three test processes on two cores). Should a later Streamlit keep
+    its files elsewhere, downloads go on as Streamlit makes them."""
     from streamlit.runtime.media_file_manager import MediaFileManager
 
     make = MediaFileManager.execute_deferred
@@ -234,11 +235,12 @@ def lasting_downloads() -> None:
     def execute_deferred(self, file_id: str) -> str:
         entry = getattr(self, "_deferred_callables", {}).get(file_id)
         url = make(self, file_id)
-        made = url.rsplit("/", 1)[-1].split(".", 1)[0]
-        refs = getattr(self, "_files_by_session_and_coord", None)
-        if entry is not None and refs is not None:
-            with self._lock:
-                if made in self._file_metadata:   # held like a file the session's last run drew
+        refs, files = getattr(self, "_files_by_session_and_coord", None), getattr(self, "_file_metadata", None)
+        lock = getattr(self, "_lock", None)
+        if entry is not None and refs is not None and files is not None and lock is not None:
+            made = url.rsplit("/", 1)[-1].split(".", 1)[0]
+            with lock:
+                if made in files:   # held like a file the session's last run drew
                     refs.setdefault(entry["session_id"], {})[f"deferred {file_id}"] = made
         return url
 
