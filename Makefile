@@ -62,7 +62,7 @@ run: $(VENV)/.installed-run
 	@$(VENV)/bin/python -m workbench.$(if $(filter-out 1,$(WORKERS)),hall --workers $(WORKERS),serve) --port $(PORT) --address $(ADDRESS) $(if $(TREE),--tree '$(TREE)')
 
 # Every kernel compiled once, in parallel, before the test processes share the cache; then every
-# test, in one process per core, with the ten slowest listed.
+# test, in one process more than the cores (TEST_WORKERS), with the ten slowest listed.
 test: $(VENV)/.installed-test
 	@$(VENV)/bin/python -m engine.warmup --all
 	$(PYTEST)

@@ -106,7 +106,7 @@ def pytest_collection_modifyitems(config, items):
     and every test process that gets one serves its own app and drives its own Chromium for the
     rest of its session (``app_url`` and ``browser`` in tests/browser/conftest.py are session
     fixtures: one app per process, shared by all its browser tests). They are collected first, so
-    both processes start on them. As one group they ran one after another on one process, the
+    every process starts on them, and the tests marked ``waits`` go among them (:func:`spread_waiting`). As one group they ran one after another on one process, the
     run's longest chain (docs/benchmarks.md, "The test suite's time")."""
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):

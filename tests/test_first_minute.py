@@ -497,3 +497,11 @@ def test_a_file_made_on_a_download_click_outlives_other_sessions_runs(monkeypatc
     served.remove_orphaned_files()
     with pytest.raises(MediaFileStorageError):
         served._storage.get_file(made)
+
+    def session_ends():   # the browser closed while its file was being made
+        served.clear_session_refs()
+        served.remove_orphaned_files()
+        return "late"
+
+    served.execute_deferred(served.add_deferred(session_ends, "text/csv", "1.2", "late.csv"))
+    assert not served._files_by_session_and_coord, "a file held for a session that has ended"

@@ -15,7 +15,7 @@ Before the server accepts its first session (its health check answers only then)
    full collection while serving walks only what the sessions made;
 4. lightens what Streamlit does on every run (:func:`lighter_runtime`) and lets two script runs go
    on at once, the others waiting for a turn (:mod:`workbench.turns`); keeps a file a download
-   button made on its click until the browser has had it (:func:`lasting_downloads`).
+   button made on its click until its session's next whole run (:func:`lasting_downloads`).
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
 caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
@@ -29,6 +29,7 @@ time and an estimate of what is left. ``make run`` and the container use it.
 from __future__ import annotations
 
 import argparse
+import collections
 import gc
 import logging
 import os
@@ -224,8 +225,10 @@ def lasting_downloads() -> None:
     such a file referenced by no session, so the next two script runs to end, in any session,
     delete it: on a class server, where the lecturer's and the followers' fragments end several
     times a second, the browser's request for the file can come after that (a cancelled download;
-    the class test saw one with three test processes on two cores). Should a later Streamlit keep
-    its files elsewhere, downloads go on as Streamlit makes them."""
+    the class test saw one with three test processes on two cores). A click that reruns the page
+    (Streamlit's default) ends that hold at once: the app's download buttons do not rerun
+    (``on_click="ignore"``). Should a later Streamlit keep its files elsewhere, downloads go on as
+    Streamlit makes them."""
     from streamlit.runtime.media_file_manager import MediaFileManager
 
     make = MediaFileManager.execute_deferred
@@ -237,11 +240,13 @@ def lasting_downloads() -> None:
         url = make(self, file_id)
         refs, files = getattr(self, "_files_by_session_and_coord", None), getattr(self, "_file_metadata", None)
         lock = getattr(self, "_lock", None)
-        if entry is not None and refs is not None and files is not None and lock is not None:
+        if entry is not None and isinstance(refs, collections.defaultdict) and files is not None and lock is not None:
             made = url.rsplit("/", 1)[-1].split(".", 1)[0]
             with lock:
-                if made in files:   # held like a file the session's last run drew
-                    refs.setdefault(entry["session_id"], {})[f"deferred {file_id}"] = made
+                # held like a file the session's last run drew, one per button; not for a session
+                # that ended while its file was being made (its callable is gone with it)
+                if made in files and file_id in self._deferred_callables:
+                    refs[entry["session_id"]][f"deferred {entry['coordinates']}"] = made
         return url
 
     execute_deferred.__wrapped__ = make

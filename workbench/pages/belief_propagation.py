@@ -707,10 +707,10 @@ if seq_tab.open:
             model, exact, work, S.rev)
         d1, d2, _ = st.columns([1, 1, 3])
         d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv",
-                           mime="text/csv", key="bp_dl_messages", icon=":material/download:")
+                           mime="text/csv", key="bp_dl_messages", icon=":material/download:", on_click="ignore")
         d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals),
                            file_name="marginals.csv", mime="text/csv", key="bp_dl_marginals",
-                           icon=":material/download:")
+                           icon=":material/download:", on_click="ignore")
 if par_tab.open:
     with par_tab:
         st.fragment(parallel)(model, exact)

@@ -502,5 +502,5 @@ with r2:
               help="One belief-propagation pass under the current evidence, compared with every online marginal.")
 with r3:
     st.download_button("Save scenario", lambda: json.dumps(S.session.to_scenario(), indent=1),
-                       file_name="scenario.json", mime="application/json", key="om_save")
+                       file_name="scenario.json", mime="application/json", key="om_save", on_click="ignore")
     st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)

@@ -299,9 +299,9 @@ a1, a2, a3, a4 = st.columns(4)
 stem = f"run_{chosen[0]}" if len(chosen) == 1 else f"runs_{'_'.join(map(str, chosen[:6]))}"
 # the files are built only when a button is pressed (curves can be long)
 a1.download_button("Export JSON", lambda: export_runs(selected, "json"), file_name=f"{stem}.json",
-                   mime="application/json", icon=":material/download:", key="runs_export_json")
+                   mime="application/json", icon=":material/download:", key="runs_export_json", on_click="ignore")
 a2.download_button("Export CSV", lambda: export_runs(selected, "csv"), file_name=f"{stem}.csv",
-                   mime="text/csv", icon=":material/download:", key="runs_export_csv")
+                   mime="text/csv", icon=":material/download:", key="runs_export_csv", on_click="ignore")
 rerun = a3.button("Re-run this config", icon=":material/replay:", key="runs_rerun", disabled=len(selected) != 1,
                   help="Run the same config again (a new record); pick exactly one run")
 if a4.button("Delete…", icon=":material/delete:", key="runs_delete"):

@@ -326,7 +326,8 @@ with tab_down:
     fname = f"tree{WRITE_EXTENSIONS[fmt]}" + (".gz" if gz else "")
     # the file is written when the button is clicked (every format can write every tree)
     st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
-                       key="studio_download", icon=":material/download:", mime="application/octet-stream")
+                       key="studio_download", icon=":material/download:", mime="application/octet-stream",
+                       on_click="ignore")
 with tab_copy:
     kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key="studio_copy_as",
                                 help="TikZ: a tikzpicture for slides and papers (plain TikZ, compiles with "
