@@ -501,6 +501,9 @@ with r2:
     st.button("Check against BP", key="om_check", on_click=_check,
               help="One belief-propagation pass under the current evidence, compared with every online marginal.")
 with r3:
-    st.download_button("Save scenario", lambda: json.dumps(S.session.to_scenario(), indent=1),
+    # the file is made on the click, outside any script run (no session state there): the
+    # session object is taken now
+    session = S.session
+    st.download_button("Save scenario", lambda: json.dumps(session.to_scenario(), indent=1),
                        file_name="scenario.json", mime="application/json", key="om_save", on_click="ignore")
     st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)
