@@ -162,7 +162,7 @@ def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
     _worker_reports.put((job_id, 0.0, "starting"))
     try:
         if kind == "run":
-            config, run_fn, store_path, label = payload
+            config, run_fn, (store_path, owner), label = payload
             out: dict[str, Any] = {}
 
             def capture(cfg, prog):  # keep the run's own result (numpy arrays and all)
@@ -173,11 +173,12 @@ def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
                 capture(config, progress)
             else:
                 with RunStore(store_path) as store:
-                    out["run_id"] = execute(config, progress, store, run_fn=capture, label=label).id
+                    out["run_id"] = execute(config, progress, store.for_owner(owner), run_fn=capture,
+                                            label=label).id
             return ("ok", out)
-        spec, store_path, label, n_jobs = payload
+        spec, (store_path, owner), label, n_jobs = payload
         with RunStore(store_path) as store:
-            return ("ok", execute_sweep(spec, progress, store, n_jobs=n_jobs, label=label))
+            return ("ok", execute_sweep(spec, progress, store.for_owner(owner), n_jobs=n_jobs, label=label))
     except BaseException as exc:  # described for the server, which shows or raises it
         what = ("cancelled" if isinstance(exc, RunCancelled) else "engine" if isinstance(exc, EngineError)
                 else "bug")
@@ -636,6 +637,12 @@ def _succeeded(job: Job) -> bool:
     return True
 
 
+def _where(store: RunStore | None) -> tuple[str | None, str | None]:
+    """What a worker process needs to record a run as this session would: the history's target
+    (``None``: not recorded) and the view's owner (a classroom student's; ``None``: nobody's)."""
+    return (None, None) if store is None else (store.target, store.owner)
+
+
 def last_run() -> int | None:
     """The id of the last run :func:`launch` recorded in this session (None: none yet)."""
     return st.session_state.get(_LAST_RUN)
@@ -646,7 +653,6 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
     from engine.runs.execute import execute
 
     store = history()
-    store_path = None if store is None else store.target
 
     def work(progress):   # thread mode: the same steps as a worker's
         out: dict[str, Any] = {}
@@ -662,7 +668,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return out
 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
-    job = _start(key, "run", (config, run_fn, store_path, label), work)
+    job = _start(key, "run", (config, run_fn, _where(store), label), work)
     if job is None:
         return None
     _watch(job, label)
@@ -683,7 +689,7 @@ def launch_sweep(spec: dict, *, label: str = "Sweep", n_jobs: int | None = None)
     if store is None:
         return None
     job = _start(f"sweep|{label}|{json.dumps(spec, sort_keys=True, default=str)}", "sweep",
-                 (spec, store.target, "", n_jobs),
+                 (spec, _where(store), "", n_jobs),
                  lambda progress: execute_sweep(spec, progress, store, n_jobs=n_jobs, label=""))
     if job is None:
         return None
