@@ -181,11 +181,11 @@ def test_a_run_launched_while_the_workers_prepare_waits_and_says_so(db):
         pool.prepared.clear()                      # as while the workers compile their kernels
         pool.prepare_ends = time.perf_counter() + 30
         cfg = load_config({"algorithm": "treeflip", "seed": 3})
-        job = runner.Job(key="prep").submit(pool, "run", (cfg, runs_family.run, str(db), "prep"))
+        job = runner.Job(key="prep").submit(pool, "run", (cfg, runs_family.run, (str(db), None), "prep"))
         time.sleep(1.0)
         assert job.future is None and job.started_at is None
         assert job.text().startswith("preparing (") and " s)" in job.text()
-        cancelled = runner.Job(key="prep2").submit(pool, "run", (cfg, runs_family.run, str(db), "prep2"))
+        cancelled = runner.Job(key="prep2").submit(pool, "run", (cfg, runs_family.run, (str(db), None), "prep2"))
         cancelled.cancel()                         # cancel while it waits: never handed over
         assert cancelled.done.wait(5) and cancelled.future is None
         pool.prepared.set()

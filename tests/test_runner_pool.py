@@ -26,7 +26,7 @@ def pool():
 
 def _submit(pool, db, **settings):
     cfg = load_config({"algorithm": "treeflip", **settings})
-    return runner.Job(key=str(settings)).submit(pool, "run", (cfg, runs_family.run, str(db), "pool test"))
+    return runner.Job(key=str(settings)).submit(pool, "run", (cfg, runs_family.run, (str(db), None), "pool test"))
 
 
 def test_queue_cancel_and_results(db, pool):
@@ -57,9 +57,23 @@ def test_queue_cancel_and_results(db, pool):
 
 def test_engine_errors_come_back_as_engine_errors(db, pool):
     cfg = runs_family.TreeFlipConfig(flip=0.5, tree={"generate": "nope", "n": 3})
-    job = runner.Job(key="bad").submit(pool, "run", (cfg, runs_family.run, str(db), "bad"))
+    job = runner.Job(key="bad").submit(pool, "run", (cfg, runs_family.run, (str(db), None), "bad"))
     assert job.done.wait(60)
     assert isinstance(job.error, EngineError) and "nope" in str(job.error)
+
+
+def test_a_run_in_a_worker_keeps_its_owner(db, pool):
+    """A classroom student's run goes through a worker process and is recorded as hers: her view of
+    the history lists it, another student's does not, the lecturer's (every run) does."""
+    cfg = load_config({"algorithm": "treeflip", "seed": 3})
+    job = runner.Job(key="ana").submit(pool, "run", (cfg, runs_family.run, (str(db), "ana-token"), "ana's"))
+    assert job.done.wait(60) and job.error is None
+    rid = job.value["run_id"]
+    with RunStore(db) as s:
+        assert s.get(rid).owner == "ana-token"
+        assert [r.id for r in s.for_owner("ana-token").list()] == [rid]
+        assert s.for_owner("ben-token").list() == []
+        assert rid in [r.id for r in s.list()]
 
 
 def _two_runs():
