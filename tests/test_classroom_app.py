@@ -37,6 +37,16 @@ def _app(**query) -> AppTest:
     return _run(at)
 
 
+def _lecturer(**state) -> AppTest:
+    """The lecturer's browser: the app opened, the token typed into the Lessons page's sign-in form."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in state.items():
+        at.session_state[k] = v
+    _run(at)
+    at.text_input(key="lecturer_token").input(SECRET)
+    return _run(_button(at, "lecturer_sign_in_button").click())
+
+
 def _button(at, key):
     return next(b for b in at.button if b.key == key)
 
@@ -57,7 +67,7 @@ def _progress(at) -> str:
 
 
 def _lead(classdb):
-    lect = _app(lecturer=SECRET)
+    lect = _lecturer()
     assert "lesson_lead_first_class" in _keys(lect)
     _run(_button(lect, "lesson_lead_first_class").click())
     store = ClassStore(classdb)
@@ -75,8 +85,40 @@ def _lecturer_id():
 def test_no_lead_button_without_the_token(classdb):
     at = _app()
     assert not any(k.startswith("lesson_lead_") for k in _keys(at))
-    at = _app(lecturer="wrong")
+    at.text_input(key="lecturer_token").input("wrong")
+    _run(_button(at, "lecturer_sign_in_button").click())
     assert not any(k.startswith("lesson_lead_") for k in _keys(at))
+    assert [e.value for e in at.error] == ["That is not the lecturer's token: check it and type it again."]
+
+
+def test_an_old_lecturer_link_signs_nobody_in_and_leaves_the_address(classdb):
+    at = _app(lecturer=SECRET)
+    assert "lecturer" not in at.query_params
+    assert not any(k.startswith("lesson_lead_") for k in _keys(at))
+    (warning,) = [w.value for w in at.warning if "Lecturer links" in w.value]
+    assert "\n" not in warning and "sign in with the lecturer's form" in warning
+    assert SECRET not in _text(at) + warning
+
+
+def test_the_sign_in_lasts_for_this_browser_until_sign_out(classdb):
+    lect = _lecturer()
+    assert "lesson_lead_first_class" in _keys(lect) and "lecturer_sign_out" in _keys(lect)
+    browser = lect.session_state["run_owner"]   # the owner cookie's token (a reload sends it again)
+    assert SECRET not in _text(lect) and SECRET not in browser
+    again = _app_with(run_owner=browser)        # a reload: a new session of the same browser
+    assert "lesson_lead_first_class" in _keys(again)
+    other = _app()                              # another browser (a student's)
+    assert not any(k.startswith("lesson_lead_") for k in _keys(other))
+    _run(_button(again, "lecturer_sign_out").click())
+    assert not any(k.startswith("lesson_lead_") for k in _keys(again))
+    assert not any(k.startswith("lesson_lead_") for k in _keys(_app_with(run_owner=browser)))
+
+
+def _app_with(**state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return _run(at)
 
 
 def test_lead_join_follow_answer_reveal(classdb):
@@ -160,7 +202,7 @@ def test_wrong_and_closed_codes_are_one_line(classdb):
 
 def test_student_cannot_act_for_the_lecturer(classdb):
     lect, store, rec = _lead(classdb)
-    stu = _app(**{"class": rec.code, "lecturer": "guess"})
+    stu = _app(**{"class": rec.code, "lecturer": "guess"})   # an old link with a guess
     assert "class_reveal" not in _keys(stu) and "class_close" not in _keys(stu)
     assert not any(k.startswith("class_delete_") for k in _keys(stu))
 
@@ -174,21 +216,21 @@ def test_restart_keeps_the_class(classdb):
     _run(_button(stu, "class_send").click())
     # a new server over the same database: the lecturer leads the class again from the Lessons page
     _store_cache_clear()
-    lect2 = _app(lecturer=SECRET)
+    lect2 = _lecturer()
     assert f"class_resume_{rec.code}" in _keys(lect2)
     _run(_button(lect2, f"class_resume_{rec.code}").click())
     assert _progress(lect2).startswith("Step 2 of")
     assert "**1** answered" in _text(lect2)
     # and deletes it
-    lect3 = _app(lecturer=SECRET)
+    lect3 = _lecturer()
     _run(_button(lect3, f"class_delete_{rec.code}").click())
     assert ClassStore(classdb).classes(lecturer=_lecturer_id()) == []
 
 
 def _store_cache_clear():
-    from workbench import classroom
+    from workbench import identity
 
-    classroom._store.cache_clear()
+    identity._store.cache_clear()
 
 
 DRILL = """---
@@ -217,7 +259,7 @@ def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "drill.md").write_text(DRILL)
     monkeypatch.setenv("TREE_WORKBENCH_LESSONS", str(folder))
-    lect = _app(lecturer=SECRET)
+    lect = _lecturer()
     _run(_button(lect, "lesson_lead_drill").click())
     code = ClassStore(classdb).classes(lecturer=_lecturer_id())[0].code
     _run(_button(lect, "class_go").click())

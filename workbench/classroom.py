@@ -4,8 +4,7 @@ The shared state is the class store (:class:`engine.classroom.ClassStore`, in th
 database), read by every session of the server. A session is in at most one class, as its
 lecturer or as a student:
 
-- the lecturer (a session that opened the app with the lecturer token, :func:`workbench.state.
-  is_lecturer`) opens a class from the Lessons page; moving through the lesson moves the class; a
+- the lecturer (a browser signed in on the Lessons page, :func:`workbench.identity.is_lecturer`) opens a class from the Lessons page; moving through the lesson moves the class; a
   step's question is a live poll whose count and distribution the lecturer's panel shows (a small
   fragment re-read every :data:`LECTURER_SECONDS`), until "Reveal";
 - a student joins with the code (the box on the Lessons page) or the join link ``?class=CODE``;
@@ -28,9 +27,7 @@ token of the browser session, kept in the seat cookie.
 
 from __future__ import annotations
 
-import functools
 import io
-import os
 import re
 import secrets
 import time
@@ -40,13 +37,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, ClassStore, distribution, lecturer_key
+from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, distribution
 from engine.errors import ClassError
 from engine.lessons import Lesson
-from engine.runs.store import DB_ENV, URL_ENV, default_db_target
 from workbench import links
 from workbench.follow import route_path
-from workbench.state import LECTURER_ENV, is_lecturer
+from workbench.identity import class_store, is_lecturer, lecturer_id
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
@@ -81,36 +77,11 @@ Go = Callable[[Lesson, int], None]
 Find = Callable[[str], "Lesson | None"]
 
 
-@functools.lru_cache(maxsize=4)
-def _store(path: str) -> ClassStore:
-    """One store per database per process (the pages' sessions and the follow route share it)."""
-    return ClassStore(path)
-
-
-@functools.lru_cache(maxsize=8)
-def _target(*env: str | None) -> str:
-    return default_db_target()
-
-
-def class_store() -> ClassStore:
-    """The class store of this server (the run history's database, opened once per server). Every
-    follower's poll calls this: the database's address is worked out once per setting."""
-    return _store(_target(*map(os.environ.get, (URL_ENV, DB_ENV, "HOME", "XDG_DATA_HOME"))))
-
-
 def read_versions(codes) -> dict[str, int | None]:
     """The change counters of classes ``codes`` (None: gone), for the follow route
     (:mod:`workbench.follow`; not a Streamlit call)."""
     store = class_store()
     return {code: store.version(code) for code in codes}
-
-
-def lecturer_id() -> str | None:
-    """The lecturer's id for the store (derived from the token), or None for anyone else."""
-    token = os.environ.get(LECTURER_ENV, "")
-    if not token or not is_lecturer():
-        return None
-    return lecturer_key(token)
 
 
 def _seat() -> str:
@@ -220,8 +191,8 @@ def join(text: str, find: Find, go: Go) -> None:
 
 
 def join_from_query(find: Find, go: Go) -> None:
-    """A join link (``?class=CODE``): join, or one line saying why not. (Also reads the lecturer's
-    ``?lecturer=`` before a page rewrites the address.)"""
+    """A join link (``?class=CODE``): join, or one line saying why not. (An old ``?lecturer=`` link
+    is refused here, before a page rewrites the address: :func:`workbench.identity.is_lecturer`.)"""
     is_lecturer()
     code = st.query_params.get("class")
     if code is None:

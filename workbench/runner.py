@@ -42,7 +42,7 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_target
-from workbench.state import session_owner
+from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",

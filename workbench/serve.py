@@ -15,7 +15,8 @@ Before the server accepts its first session (its health check answers only then)
    full collection while serving walks only what the sessions made;
 4. lightens what Streamlit does on every run (:func:`lighter_runtime`) and lets two script runs go
    on at once, the others waiting for a turn (:mod:`workbench.turns`); keeps a file a download
-   button made on its click until its session's next whole run (:func:`lasting_downloads`).
+   button made on its click until its session's next whole run (:func:`lasting_downloads`); gives
+   every browser its owner cookie with its first websocket (:func:`owner_cookie`).
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
 caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
@@ -219,6 +220,25 @@ def follow_route() -> None:
     starlette_app.create_streamlit_routes = routes
 
 
+def owner_cookie() -> None:
+    """Put :class:`workbench.identity.OwnerCookie` in front of the server: every browser gets its
+    owner token as an ``HttpOnly`` cookie with its first websocket, so no token travels in an address."""
+    from starlette.middleware import Middleware
+    from streamlit.web.server.starlette import starlette_app
+
+    from workbench.identity import OwnerCookie
+
+    make = starlette_app.create_streamlit_middleware
+    if getattr(make, "__wrapped__", None) is not None:
+        return
+
+    def middleware() -> list:
+        return [Middleware(OwnerCookie), *make()]
+
+    middleware.__wrapped__ = make
+    starlette_app.create_streamlit_middleware = middleware
+
+
 def lasting_downloads() -> None:
     """A file made by a deferred download (a button whose data is made on its click: a class's
     answers as CSV) stays served until its session's next whole run, or its end. Streamlit leaves
@@ -366,6 +386,7 @@ def main(argv=None) -> int:
 
     scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)
     follow_route()
+    owner_cookie()
     lasting_downloads()
     from streamlit.web import cli
 

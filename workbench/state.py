@@ -14,10 +14,8 @@ its Newick text, or nothing when it is too large for a link.
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
-import secrets
 
 import streamlit as st
 
@@ -32,13 +30,7 @@ from workbench.text import md
 __all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
            "tree_version", "PRESENTER",
-           "TREE_LINK", "sample_link", "classroom_mode", "is_lecturer", "session_owner", "CLASSROOM_ENV",
-           "LECTURER_ENV"]
-
-#: ``1`` turns on classroom mode: each browser session sees and deletes only its own runs
-CLASSROOM_ENV = "TREE_WORKBENCH_CLASSROOM"
-#: the lecturer's secret: opening the app with ``?lecturer=SECRET`` shows every run (classroom mode)
-LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
+           "TREE_LINK", "sample_link"]
 
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
@@ -49,7 +41,6 @@ TREE_LINK = "tree_link"
 _TREE, _SOURCE, _UNDO, _VERSION = "tree", "tree_source", "tree_undo", "tree_version"
 #: the sidebar's presenter toggle (larger text, markers and lines)
 PRESENTER = "presenter"
-_LECTURER, _OWNER = "lecturer", "run_owner"
 
 
 def sample_link(name: str) -> str:
@@ -164,39 +155,3 @@ def render_sidebar() -> None:
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
         st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
-
-
-def classroom_mode() -> bool:
-    """Whether the server runs in classroom mode (``TREE_WORKBENCH_CLASSROOM=1``)."""
-    return os.environ.get(CLASSROOM_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def is_lecturer() -> bool:
-    """Whether this session is the lecturer's: it opened the app once with ``?lecturer=SECRET``,
-    ``SECRET`` being ``$TREE_WORKBENCH_LECTURER_TOKEN`` (compared in constant time; then removed
-    from the address bar so that it is not projected)."""
-    if st.session_state.get(_LECTURER):
-        return True
-    secret = os.environ.get(LECTURER_ENV, "")
-    given = st.query_params.get("lecturer")
-    if given is not None:
-        del st.query_params["lecturer"]
-        if secret and hmac.compare_digest(str(given), secret):
-            st.session_state[_LECTURER] = True
-            return True
-    return False
-
-
-def session_owner() -> str | None:
-    """The owner of this session's runs: ``None`` outside classroom mode and for the lecturer
-    (every run), else a random token kept in the session and in the address (``?session=``), so a
-    reload keeps a student's runs."""
-    if not classroom_mode() or is_lecturer():
-        return None
-    tok = st.session_state.get(_OWNER) or st.query_params.get("session")
-    if not tok or not isinstance(tok, str) or not 16 <= len(tok) <= 64 or not tok.replace("-", "").replace("_", "").isalnum():
-        tok = secrets.token_urlsafe(18)
-    st.session_state[_OWNER] = tok
-    if st.query_params.get("session") != tok:
-        st.query_params["session"] = tok
-    return tok

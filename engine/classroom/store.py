@@ -56,8 +56,8 @@ from engine.runs.store import default_db_target
 
 __all__ = ["ClassStore", "ClassRecord", "PollState", "Answer", "Presence", "PracticeResult", "MIGRATIONS",
            "SCHEMA_VERSION", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_HOURS", "MAX_ANSWER_CHARS",
-           "MAX_NICKNAME_CHARS", "RATE_BURST", "RATE_SECONDS", "PRESENCE_SECONDS", "normalise_code",
-           "lecturer_key"]
+           "MAX_NICKNAME_CHARS", "RATE_BURST", "RATE_SECONDS", "PRESENCE_SECONDS", "SIGN_IN_HOURS",
+           "normalise_code", "lecturer_key"]
 
 #: MIGRATIONS[i] takes the class tables from version i to i + 1 (``schema_version``, component ``classroom``).
 MIGRATIONS: list[list[str]] = [
@@ -104,6 +104,12 @@ MIGRATIONS: list[list[str]] = [
             total INTEGER NOT NULL,
             at REAL NOT NULL,
             PRIMARY KEY (code, step, session))"""],
+    # 2: the lecturer's sign-ins: a browser (the hash of its owner cookie) signed in as a lecturer (the
+    # hash of the lecturer's id) until ``expires``; a reload of that browser is the lecturer still
+    ["""CREATE TABLE lecturer_signins (
+            browser TEXT PRIMARY KEY,
+            lecturer TEXT NOT NULL,
+            expires REAL NOT NULL)"""],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -119,6 +125,8 @@ MAX_STEP = 10_000
 #: A session may answer RATE_BURST times in a row, then once every RATE_SECONDS.
 RATE_BURST = 5
 RATE_SECONDS = 1.0
+#: How long a lecturer's sign-in lasts (hours): a teaching day.
+SIGN_IN_HOURS = 12.0
 #: A follower whose last heartbeat is older than this is no longer counted as connected.
 PRESENCE_SECONDS = 15.0
 _BUCKETS_KEPT = 10_000
@@ -148,6 +156,10 @@ def lecturer_key(token: str) -> str:
 
 def _hash(lecturer: str) -> str:
     return hashlib.sha256(("tree-workbench-class:" + str(lecturer)).encode()).hexdigest()
+
+
+def _browser(token: str) -> str:
+    return hashlib.sha256(("tree-workbench-browser:" + str(token)).encode()).hexdigest()
 
 
 def _utc(t: float) -> str:
@@ -265,6 +277,37 @@ class ClassStore:
 
     def now(self) -> float:
         return float(self._clock())
+
+    # -- the lecturer's sign-in --------------------------------------------------------------------
+
+    def sign_in(self, browser: str, *, lecturer: str, hours: float = SIGN_IN_HOURS) -> None:
+        """Browser ``browser`` (its owner cookie's token) is signed in as ``lecturer`` for ``hours``;
+        only hashes of both are stored. Expired sign-ins are removed at the same time.
+
+        >>> s = ClassStore(":memory:")
+        >>> s.sign_in("browser-token", lecturer="L")
+        >>> s.signed_in("browser-token", lecturer="L"), s.signed_in("browser-token", lecturer="M")
+        (True, False)
+        >>> s.sign_out("browser-token"); s.signed_in("browser-token", lecturer="L")
+        False
+        """
+        if not str(browser) or not str(lecturer):
+            raise ClassError("a sign-in needs a browser token and the lecturer's id")
+        now, key = self.now(), _browser(browser)
+        with self._tx() as c:
+            c.execute("DELETE FROM lecturer_signins WHERE expires <= ? OR browser = ?", (now, key))
+            c.execute("INSERT INTO lecturer_signins (browser, lecturer, expires) VALUES (?, ?, ?)",
+                      (key, _hash(lecturer), now + float(hours) * 3600.0))
+
+    def signed_in(self, browser: str, *, lecturer: str) -> bool:
+        """Whether browser ``browser`` is signed in as ``lecturer`` now."""
+        rows = self._read("SELECT lecturer, expires FROM lecturer_signins WHERE browser = ?", (_browser(browser),))
+        return bool(rows) and float(rows[0][1]) > self.now() and hmac.compare_digest(str(rows[0][0]), _hash(lecturer))
+
+    def sign_out(self, browser: str) -> None:
+        """Browser ``browser`` is no longer signed in as anybody."""
+        with self._tx() as c:
+            c.execute("DELETE FROM lecturer_signins WHERE browser = ?", (_browser(browser),))
 
     # -- classes ----------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from engine.classroom import DEFAULT_HOURS
 from engine.errors import ClassError
 from engine.files import public_message
 from engine.pagespecs import PAGES
-from workbench import classroom, links
+from workbench import classroom, identity, links
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
 
@@ -110,6 +110,7 @@ def _my_classes(lid: str) -> None:
 
 
 _join_box()
+identity.sign_in_form()
 lecturer = classroom.lecturer_id()
 lead_options = None
 if lecturer is not None:
