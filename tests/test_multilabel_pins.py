@@ -88,5 +88,5 @@ def test_cli_jobs_give_the_same_json_and_bad_jobs_is_one_line():
         for f in j["per_fold"]:
             f.pop("seconds")
     assert ja == jb
-    bad = run("--jobs", "0")
+    bad = run("--jobs", "-1")
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "jobs" in bad.stderr

@@ -18,13 +18,15 @@ import importlib
 import importlib.abc
 import importlib.util
 import pkgutil
+import re
 import sys
 
+from engine import limits
 from engine.errors import EngineError
 from engine.jsonio import print_json  # re-exported: the commands print with it
 from engine.warmup import cold_seconds
 
-__all__ = ["main", "build_parser", "print_json", "COMPILING"]
+__all__ = ["main", "build_parser", "print_json", "jobs", "COMPILING"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,6 +46,30 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         importlib.import_module(f"{__name__}.{mod}").register(sub)
     return parser
+
+
+_JOBS = limits.flag("jobs")
+
+
+def jobs(text: str) -> int | None:
+    """The ``type=`` of every command's ``--jobs``: how many workers run at once, ``0`` meaning one
+    per core (as ``xz -T0``; returned as None, what each command runs for "one per core"). A
+    negative or fractional number is refused as the flag is parsed, in one line, and so is one past
+    the ``jobs`` limit.
+
+    >>> jobs("2"), jobs("0")
+    (2, None)
+    >>> jobs("-1")
+    Traceback (most recent call last):
+        ...
+    argparse.ArgumentTypeError: expected a whole number >= 0 (0: one per core), got '-1'
+    """
+    if not re.fullmatch(r"\+?[0-9]+", text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0: one per core), got {text[:40]!r}")
+    return _JOBS(text) or None
+
+
+jobs.limit = _JOBS.limit   # (read by the test that walks every flag)
 
 
 def _one_line(text: str, limit: int = 600) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import limits
-from engine.cli import print_json
+from engine.cli import jobs, print_json
 
 
 def register(sub) -> None:
@@ -25,8 +25,8 @@ def register(sub) -> None:
     p.add_argument("--passes", type=limits.flag("iterations"), default=30, help="passes over the training set (default 30)")
     p.add_argument("--kernel", choices=("linear", "rbf"), default="linear")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--jobs", type=limits.flag("jobs"), default=None,
-                   help="outer folds trained at once (default: the number of processors, at most the folds); "
+    p.add_argument("--jobs", type=jobs, default=None,
+                   help="outer folds trained at once (default and 0: one per core, at most the folds); "
                         "the results do not depend on it")
     p.add_argument("--baseline", choices=("svm",), default=None, help="also score one-vs-rest LinearSVC")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from engine import limits
-from engine.cli import print_json
+from engine.cli import jobs, print_json
 
 __all__ = ["register"]
 
@@ -33,8 +33,9 @@ def register(sub) -> None:
                    '"published", "ours", "spread", "difference"}], "settings"}')
     p.add_argument("--out", default="reproduce", help="folder of the reports (default: ./reproduce)")
     p.add_argument("--seeds", type=limits.flag("grid"), default=None, help="seeds of the protocols that have seeds (default: theirs)")
-    p.add_argument("--jobs", type=limits.flag("jobs"), default=1,
-                   help="points run at once (default 1: one after another in this process; loky processes above)")
+    p.add_argument("--jobs", type=jobs, default=1,
+                   help="points run at once (default 1: one after another in this process; loky processes above; "
+                   "0: one per core)")
     p.add_argument("--backend", choices=("loky", "threading", "dask"), default="loky",
                    help="how the points run: loky (processes), threading, or dask (--scheduler)")
     p.add_argument("--scheduler", default=None, help="dask scheduler address, e.g. tcp://host:8786")
@@ -59,8 +60,6 @@ def _reproduce(args) -> int:
     names = list(PAPERS) if args.paper == "all" else [args.paper]
     if args.sweep and len(names) > 1:
         raise InvalidParameterError("--sweep names one paper's sweep: give the paper, not all")
-    if args.jobs is not None and args.jobs < 1:
-        raise InvalidParameterError(f"--jobs must be an integer >= 1, got {args.jobs}")
     if args.seeds is not None and not 1 <= args.seeds <= 100:
         raise InvalidParameterError(f"--seeds must be an integer in 1..100, got {args.seeds}")
     if args.backend == "dask" and args.jobs == 1:

@@ -11,8 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine import limits
-from engine.cli import print_json
+from engine.cli import jobs, print_json
 
 __all__ = ["register"]
 
@@ -74,7 +73,7 @@ def register(sub) -> None:
 def _sweep_args(p) -> None:
     """The options of a command that runs sweep points: parallelism, backend, output, history."""
     p.add_argument("--json", action="store_true", help="print the run record (or sweep) as one JSON object")
-    p.add_argument("--jobs", type=limits.flag("jobs"), default=None, help="parallel runs of a sweep (default: one per core)")
+    p.add_argument("--jobs", type=jobs, default=None, help="parallel runs of a sweep (default and 0: one per core)")
     p.add_argument("--backend", choices=("loky", "threading", "dask"), default="loky",
                    help="how a sweep's points run: loky (processes), threading, or dask (a dask.distributed cluster)")
     p.add_argument("--scheduler", default=None, help="dask scheduler address, e.g. tcp://host:8786")
