@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from engine.errors import InvalidParameterError
 from engine.htmm.run import BhtmmConfig, run
 from engine.runs.protocol import RunCancelled
 from tests.conftest import ROOT, engine_cli
@@ -57,6 +58,29 @@ def test_cli_errors_are_one_line(args, msg):
     r = cli(*args, "--iterations", "1")
     assert r.returncode == 2
     assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1 and msg in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--lmin", "99"], "lmin=99 is out of range: lmin must be in 0..3 (at most lmax, by default min(L, 5) = 3 for "
+                       "the L = 3 child positions of the data)"),
+    (["--lmin", "4", "--lmax", "8"], "lmin=4 is out of range: lmin must be in 0..3 (at most the L = 3 child "
+                                     "positions of the data)"),
+])
+def test_an_impossible_lmin_is_refused_the_same_way_by_both_models(flags, words):
+    """TF-BHTMM refused ``--lmin 99``; SP-BHTMM (which does not read it) warned and ran. Both refuse
+    it in one line naming the setting and its range (the synthetic trees have L = 3 child positions)."""
+    said = []
+    for model in ("tf", "sp"):
+        r = cli("--train", "synthetic", "--test", "synthetic", "--model", model, "--states", "2",
+                "--iterations", "1", *flags, "--json")
+        assert r.returncode == 2 and r.stdout == "", (model, r.stdout, r.stderr)
+        said.append(r.stderr)
+    assert said[0] == said[1] == f"error: {words}\n", said
+    for model in ("tf", "sp"):   # the same refusal through the run protocol (the app, python -m engine run)
+        args = dict(zip((f.lstrip("-") for f in flags[::2]), map(int, flags[1::2])))
+        with pytest.raises(InvalidParameterError) as info:
+            run(BhtmmConfig(model=model, states=2, iterations=1, synthetic_trees=2, **args))
+        assert str(info.value) == words
 
 
 def test_cli_bad_file_names_line(tmp_path):

@@ -155,7 +155,7 @@ def test_labels_are_never_booleans(tmp_path, labels):
 # ---------------------------------------------------------------- 7. a setting the model ignores
 
 @pytest.mark.parametrize("model, settings, words", [
-    ("sp", {"lmin": 99}, "SP-BHTMM ignores lmin=99: a TF-BHTMM setting"),
+    ("sp", {"lmin": 2}, "SP-BHTMM ignores lmin=2: a TF-BHTMM setting"),
     ("sp", {"phi": 3.0, "sampler": "prior"}, "SP-BHTMM ignores phi=3.0, sampler='prior': TF-BHTMM settings"),
     ("tf", {"estep": "paper"}, "TF-BHTMM ignores estep='paper': a SP-BHTMM setting"),
 ])
@@ -185,10 +185,10 @@ def test_the_command_line_prints_the_warning(tmp_path, capsys):
     p = tmp_path / "t.jsonl"
     p.write_bytes(PROBE_TREES)
     with warnings.catch_warnings():
-        assert main(["bhtmm", "--train", str(p), "--test", str(p), "--model", "sp", "--lmin", "99", "--states", "2",
+        assert main(["bhtmm", "--train", str(p), "--test", str(p), "--model", "sp", "--lmin", "2", "--states", "2",
                      "--iterations", "1", "--json"]) == 0
     err = capsys.readouterr().err
-    assert err == "warning: SP-BHTMM ignores lmin=99: a TF-BHTMM setting (leave it out, or run TF-BHTMM)\n"
+    assert err == "warning: SP-BHTMM ignores lmin=2: a TF-BHTMM setting (leave it out, or run TF-BHTMM)\n"
 
 
 # ---------------------------------------------------------------- 8. lines a user sees

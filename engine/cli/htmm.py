@@ -18,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("--task", choices=("classify", "label"), default="label")
     p.add_argument("--states", type=limits.flag("states"), required=True, help="number of hidden states C")
     p.add_argument("--iterations", type=limits.flag("iterations"), default=100)
-    p.add_argument("--lmin", type=int, default=1)
+    p.add_argument("--lmin", type=int, default=1, help="TF: the fewest important child positions, 0..lmax (default 1)")
     p.add_argument("--lmax", type=int, default=None, help="default: min(L, 5), as the paper")
     p.add_argument("--phi", type=float, default=2.0)
     p.add_argument("--sampler", choices=("exact", "prior"), default="exact",

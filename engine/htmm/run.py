@@ -24,6 +24,7 @@ from engine.jsonio import to_jsonable
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
+from engine.htmm.tf import position_bounds
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
 
 __all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC", "MODEL_SETTINGS"]
@@ -110,8 +111,8 @@ class BhtmmConfig(RunConfig):
         """One line naming the settings given (away from their defaults) that the chosen model does
         not read, or None.
 
-        >>> BhtmmConfig(model="sp", lmin=99).ignored()
-        'SP-BHTMM ignores lmin=99: a TF-BHTMM setting (leave it out, or run TF-BHTMM)'
+        >>> BhtmmConfig(model="sp", lmin=2).ignored()
+        'SP-BHTMM ignores lmin=2: a TF-BHTMM setting (leave it out, or run TF-BHTMM)'
         """
         other = "sp" if self.model == "tf" else "tf"
         defaults = {f.name: f.default for f in dataclasses.fields(self)}
@@ -136,13 +137,14 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
     """Train and evaluate; see the module docstring for what is returned."""
     progress = progress or no_progress
     start = time.perf_counter()
-    if config.ignored():   # the same warning for both models (the command line prints it as one line)
-        warnings.warn(config.ignored(), stacklevel=2)
     progress(0.0, "loading data")
     train = load_data(config.train, test=False, n_per_class=config.synthetic_trees)
     test = load_data(config.test, test=True, n_per_class=config.synthetic_trees)
     train, test = shared_vocabulary(train, test)
     L = max(train.max_children, test.max_children)
+    position_bounds(config.lmin, config.lmax, L)   # both models: an impossible lmin or lmax is refused, not ignored
+    if config.ignored():   # the same warning for both models (the command line prints it as one line)
+        warnings.warn(config.ignored(), stacklevel=2)
     M = max(train.n_labels, test.n_labels)
     train, test = train.with_slots(L).with_n_labels(M), test.with_slots(L).with_n_labels(M)
     n_it = max(int(config.iterations), 1)

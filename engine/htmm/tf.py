@@ -36,7 +36,7 @@ from engine.htmm.common import annealing_temperature, dirichlet, evidence, norma
 from engine.htmm.data import PositionalTrees
 from engine.limits import check_seed
 
-__all__ = ["TFBHTMM"]
+__all__ = ["TFBHTMM", "position_bounds"]
 
 _CHUNK = 1 << 22  # entries of a node-by-configuration block in the downward pass
 
@@ -126,16 +126,7 @@ class TFBHTMM:
             raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
         if int(self.n_iter) < 0:
             raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
-        for name in ("lmin", "lmax"):
-            x = getattr(self, name)
-            if x is not None and (isinstance(x, bool) or not float(x).is_integer()):
-                raise InvalidParameterError(f"{name} must be a whole number, got {x!r}")
-        lmax = min(L, 5) if self.lmax is None else int(self.lmax)
-        lmin = int(self.lmin)
-        if lmin < 0 or lmax < 1 or lmin > lmax:
-            raise InvalidParameterError(f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={lmin}, lmax={lmax}")
-        if lmin > L:
-            raise InvalidParameterError(f"lmin={lmin} exceeds the {L} child positions of the data")
+        lmin, lmax = position_bounds(self.lmin, self.lmax, L)
         for name in ("alpha", "alpha0", "gamma", "beta"):
             if not 0 < getattr(self, name) < np.inf:
                 raise InvalidParameterError(f"{name} must be a finite number > 0, got {getattr(self, name)}")
@@ -147,7 +138,7 @@ class TFBHTMM:
             raise InvalidParameterError(f"init must be 'sp' or 'prior', got {self.init!r}")
         if self.sampler not in ("exact", "prior"):
             raise InvalidParameterError(f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
-        return lmin, min(lmax, L)
+        return lmin, lmax
 
     def init_params(self, L: int, M: int, rng) -> "TFBHTMM":
         """Draw ``k``, the clusterings and every distribution from the priors (as the authors)."""
@@ -523,6 +514,38 @@ class TFBHTMM:
         state's emission. 0-based, shape (N,)."""
         rng = np.random.default_rng(check_seed(seed))
         return sample_rows(rng, self.emit_[self._ancestral_given_x(data.without_labels(), rng)])
+
+
+def position_bounds(lmin, lmax, L: int) -> tuple[int, int]:
+    """The bounds ``(lmin, lmax)`` on how many of the ``L`` child positions of the data have
+    ``k_l > 1``, checked against the data (``lmax`` None: ``min(L, 5)``, the paper's setting). The
+    one check of these settings: :class:`TFBHTMM` makes it, and a run of either model
+    (:func:`engine.htmm.run.run`) makes it before training, so SP-BHTMM, which does not read them,
+    refuses an impossible value as TF-BHTMM does.
+
+    >>> position_bounds(1, None, 3)
+    (1, 3)
+    >>> position_bounds(99, None, 3)
+    Traceback (most recent call last):
+        ...
+    engine.errors.InvalidParameterError: lmin=99 is out of range: lmin must be in 0..3 (at most lmax, by default min(L, 5) = 3 for the L = 3 child positions of the data)
+    """
+    for name, x in (("lmin", lmin), ("lmax", lmax)):
+        if x is not None and (isinstance(x, bool) or not float(x).is_integer()):
+            raise InvalidParameterError(f"{name} must be a whole number, got {x!r}")
+    if L < 1:
+        raise InvalidParameterError("the trees have no child positions (every tree is a single node); a bottom-up "
+                                    "hidden tree Markov model needs trees with children")
+    lmin = int(lmin)
+    if lmax is not None and int(lmax) < 1:
+        raise InvalidParameterError(f"lmax={int(lmax)} is out of range: lmax must be at least 1 and at least lmin")
+    top = min(L, 5 if lmax is None else int(lmax))
+    if not 0 <= lmin <= top:
+        why = (f"at most lmax, by default min(L, 5) = {top} for the L = {L} child positions of the data"
+               if lmax is None else f"at most lmax = {top}" if top == int(lmax) else
+               f"at most the L = {L} child positions of the data")
+        raise InvalidParameterError(f"lmin={lmin} is out of range: lmin must be in 0..{top} ({why})")
+    return lmin, top
 
 
 def _random_clustering(rng, S: int, k: int) -> np.ndarray:
