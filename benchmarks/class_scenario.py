@@ -4,7 +4,7 @@ default) on websockets, as browsers.
 Each tab (:class:`Tab`) speaks Streamlit's websocket protocol and, like a browser, keeps listening,
 reruns its fragments on their own timers (``auto_rerun``) and does what the follower's script
 (``workbench/assets/class_follow.js``) does in Chromium: it long-polls the server's follow route
-and reruns the follower's fragment when the class changed (and for the heartbeat). The lecturer opens the app with the lecturer token, leads a class on
+and reruns the follower's fragment when the class changed (and for the heartbeat). The lecturer signs in with the lecturer token, leads a class on
 the lesson "Belief propagation by hand" and goes to its step 2; the students join with the join
 link (``?class=CODE``). The lecturer then presses Next five times (steps 3 to 7, five number
 questions, five polls); after each move every student answers once the page shows the step.
@@ -45,9 +45,10 @@ IDLE_SECONDS = 20.0
 class Tab:
     """A browser tab on one websocket: reads every message, runs its fragments' timers."""
 
-    def __init__(self, url: str, name: str):
+    def __init__(self, url: str, name: str, *, cookie: str = ""):
         self.ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
         self.name = name
+        self.cookie = cookie                               # sent with the websocket, as a browser does
         self.widgets: dict[str, tuple[str, str]] = {}     # key -> (widget id, fragment id)
         self.timers: dict[str, tuple[float, int]] = {}    # fragment id -> (interval, generation)
         self._generation = 0
@@ -69,7 +70,8 @@ class Tab:
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
-        req = HTTPRequest(self.ws_url, connect_timeout=60, request_timeout=60)
+        req = HTTPRequest(self.ws_url, connect_timeout=60, request_timeout=60,
+                          headers={"Cookie": self.cookie} if self.cookie else None)
         self._conn = await websocket_connect(req, subprotocols=["streamlit"], max_message_size=256 * 2**20)
         self._tasks.append(asyncio.ensure_future(self._reader()))
 
@@ -103,6 +105,12 @@ class Tab:
         fragment = frags.pop() if len(frags) == 1 and not query and not page_name else ""
         await self.rerun(states, fragment=fragment, query=query, page_name=page_name)
         await asyncio.wait_for(self.finished.wait(), timeout)
+
+    async def sign_in(self, token: str, timeout: float = 120) -> None:
+        """The lecturer's sign-in on the Lessons page (the page this tab shows): the token typed into
+        the form, the form sent."""
+        await self.run([self.text("lecturer_token", token), self.button("lecturer_sign_in_button")],
+                       timeout=timeout)
 
     def fragment_of(self, wid: str) -> str:
         """The fragment that drew the widget with id ``wid`` ("" for the page's own)."""
@@ -286,7 +294,8 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
     lesson = next(x for x in load_lessons()[0] if x.id == LESSON)
     lect = Tab(url, "lecturer")
     await lect.connect()
-    await lect.run(query=f"lecturer={TOKEN}")
+    await lect.run()
+    await lect.sign_in(TOKEN)
     await lect.run([lect.button(f"lesson_lead_{LESSON}")])
     store = ClassStore(db)
     code = store.classes(lecturer=lecturer_key(TOKEN))[0].code

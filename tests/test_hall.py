@@ -60,7 +60,7 @@ def hall(pg_url, tmp_path):
     from benchmarks.class_scenario import TOKEN
 
     env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_RUN_WORKERS="1", PYTHONPATH=str(ROOT),
-               TREE_WORKBENCH_LECTURER_TOKEN=TOKEN)
+               TREE_WORKBENCH_LECTURER_TOKEN=TOKEN, TREE_WORKBENCH_CLASSROOM="1")
     proc = subprocess.Popen([sys.executable, "-m", "workbench.hall", "--workers", "2", "--port", str(port),
                              "--no-warm-up"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -213,7 +213,8 @@ def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
         store = ClassStore(pg_url)
         lect = Tab(lecturer_url, "lecturer")
         await lect.connect()
-        await lect.run(query=f"lecturer={TOKEN}", timeout=240)
+        await lect.run(timeout=240)
+        await lect.sign_in(TOKEN, timeout=240)
         await lect.run([lect.button(f"lesson_lead_{LESSON}")], timeout=240)
         code = store.classes(lecturer=lecturer_key(TOKEN))[0].code
         assert "class_go" in lect.widgets, (lect.errors, lect.texts[-15:], sorted(lect.widgets))
@@ -259,13 +260,14 @@ def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
 def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_url):
     """A student's page on one app process starts a run (Reproduce, the optimal cover's quick
     protocol, by its link ``run=1``); the run is recorded once in PostgreSQL, and the Runs page of
-    the other process shows it to the same student (the address's ``session=`` token, as after a
-    reload through nginx) and to the lecturer, who sees every run."""
+    the other process shows it to the same student (the browser's owner cookie, as after a reload
+    through nginx) and to the lecturer, signed in there, who sees every run."""
     import asyncio
     import secrets
 
     from benchmarks.class_scenario import TOKEN, Tab
     from engine.runs.store import RunStore
+    from workbench.identity import OWNER_COOKIE
 
     url, port, proc, log = hall
     one, other = f"http://127.0.0.1:{port + 1}", f"http://127.0.0.1:{port + 2}"
@@ -275,9 +277,9 @@ def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_ur
         store = RunStore(pg_url)
         try:
             before = {r.id for r in store.list()}
-            a = Tab(one, "student on one")
+            a = Tab(one, "student on one", cookie=f"{OWNER_COOKIE}={owner}")
             await a.connect()
-            await a.run(query=f"session={owner}&run=1", page_name="reproduce", timeout=240)
+            await a.run(query="run=1", page_name="reproduce", timeout=240)
             end = time.monotonic() + 240
             new = []
             while time.monotonic() < end:
@@ -289,15 +291,31 @@ def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_ur
             run = new[0]
             assert run.status == "finished", (run.status, run.error)
             a.close()
-            for who, query in (("the student on the other", f"session={owner}"),
-                               ("the lecturer on the other", f"lecturer={TOKEN}")):
-                b = Tab(other, who)
+            # the lecturer signs in on one process; her browser (its owner cookie) is the lecturer's
+            # on the other process too
+            lecturer = f"{OWNER_COOKIE}={secrets.token_urlsafe(18)}"
+            signing = Tab(one, "the lecturer signing in", cookie=lecturer)
+            await signing.connect()
+            await signing.run(timeout=240)
+            await signing.sign_in(TOKEN, timeout=240)
+            signing.close()
+            for who, cookie in (("the student on the other", f"{OWNER_COOKIE}={owner}"),
+                                ("the lecturer on the other", lecturer)):
+                b = Tab(other, who, cookie=cookie)
                 await b.connect()
-                await b.run(query=query, page_name="runs", timeout=240)
+                await b.run(page_name="runs", timeout=240)
                 shown = "\n".join(b.texts)
                 assert f"Run #{run.id} · {run.algorithm}" in shown, (who, shown[-2000:], b.errors)
                 assert f"label {run.label}" in shown, (who, shown[-2000:])
                 assert not b.errors, b.errors
+            # another student (another browser) on either process does not see it (classroom mode)
+            for where in (one, other):
+                c = Tab(where, "another student", cookie=f"{OWNER_COOKIE}={secrets.token_urlsafe(18)}")
+                await c.connect()
+                await c.run(page_name="runs", timeout=240)
+                assert f"Run #{run.id} " not in "\n".join(c.texts), where
+                assert not c.errors, c.errors
+                c.close()
                 b.close()
         finally:
             store.close()
