@@ -98,8 +98,8 @@ with controls:
     params = (source, values)
     S.params_now = params
     scale_now = SPEC.setting("scale").config_value(values.get("scale", SPEC.setting("scale").default))
-    go_run = st.button("Run OFDE", type="primary", key="ofde_run", use_container_width=True)
-    go_trade = st.button("Compare perturbation scales", key="ofde_trade", use_container_width=True)
+    go_run = st.button("Run OFDE", type="primary", key="ofde_run", width="stretch")
+    go_trade = st.button("Compare perturbation scales", key="ofde_trade", width="stretch")
 
 
 def config_for(values: dict, scale: float | None = None) -> OfdeConfig | None:

@@ -164,7 +164,7 @@ with right:
         k3.metric("Certified exact", f"{100 * m['exact_fraction']:.1f} %", help="Test predictions certified by Lemma 7")
         k4.metric("Time", f"{m['seconds']:.1f} s", help=f"C per fold: {m['C']}")
         st.header("Results in the layout of the paper's Table 1")
-        st.dataframe(results_table(m), use_container_width=True)
+        st.dataframe(results_table(m), width="stretch")
         st.caption(f"{m['dataset']}: {m['folds']}-fold cross-validation, {m['n_trees']} trees, K up to {m['max_k']}. "
                    "Paper: \"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov "
                    "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014), Table 1, 5-fold CV, linear kernel.")
@@ -192,7 +192,7 @@ with right:
               describe=f"The {len(a['tree_parents'])} random spanning trees over the {len(a['label_names'])} labels, "
               f"each rooted at label 0 ({a['label_names'][0]}).")
         with st.expander("Per fold and training curve"):
-            st.dataframe(per_fold_table(m), use_container_width=True)
+            st.dataframe(per_fold_table(m), width="stretch")
             dual, gap = result.curves.get("dual_objective"), result.curves.get("duality_gap")
             chart(training_figure(dual, gap), key="rta_training_fig", name="rta_training", width="stretch",
                   describe=f"The first fold's training over {len(dual or gap or ()):,} passes: the dual objective "
