@@ -96,6 +96,22 @@ def _side(edges, n, i, j):
     return seen
 
 
+_ITEM = ("- ", "1. ", "2. ", "3. ", "4. ", "5. ", "6. ", "7. ", "8. ", "9. ")
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_a_worked_solution_keeps_each_line_its_own_block(name):
+    """In Markdown one newline is a space (or more of the list item above): a line of a worked solution
+    is its own paragraph (a blank line apart) unless it and the line above are both list items. The
+    page as drawn: tests/browser/test_practice.py."""
+    for seed in range(50):
+        text = make(name, seed).solution
+        for block in text.split("\n\n"):
+            lines = block.split("\n")
+            assert lines[0].strip() and (len(lines) == 1 or all(ln.startswith(_ITEM) for ln in lines)), \
+                (seed, block)
+
+
 def test_bp_message_is_the_sum_over_the_senders_side():
     for seed in SEEDS:
         ex = FAMILIES["bp_message"].make(seed)

@@ -29,6 +29,8 @@ and the page table and ``practice list`` read the families without computing one
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from engine.practice.exercise import Exercise, Part, format_part
@@ -55,6 +57,25 @@ def _num(x: float) -> str:
 
 def _vec(xs) -> str:
     return "(" + ", ".join(_num(x) for x in xs) + ")"
+
+
+_ITEM = re.compile(r"(- |\d+\. )")   # a Markdown list item
+
+
+def _solution(lines) -> str:
+    """A worked solution's lines as Markdown in which each stays its own line: a list item its own
+    item, any other line its own paragraph. (One newline would run a line into the one above it:
+    Markdown reads it as a space, or as more of the list item above.)
+
+    >>> _solution(["Heavier pairs:", "- none", "The next is **X1–X2**."])
+    'Heavier pairs:\\n\\n- none\\n\\nThe next is **X1–X2**.'
+    """
+    out: list[str] = []
+    for line in lines:
+        if out:
+            out.append("\n" if _ITEM.match(line) and _ITEM.match(out[-1]) else "\n\n")
+        out.append(line)
+    return "".join(out)
 
 
 def _edges_text(tree: Tree) -> str:
@@ -128,7 +149,7 @@ def bp_message(seed: int) -> Exercise:
         (Part("message", "vector", tuple(float(x) for x in w.message), PROBABILITY_TOLERANCE),),
         f"First compute the messages that {i} receives from its neighbours other than {j} (leaves first); "
         f"multiply them into φ_{i}, sum over x_{i} against ψ, and divide by the total.",
-        "\n".join(lines))
+        _solution(lines))
 
 
 def marginal_evidence(seed: int) -> Exercise:
@@ -159,7 +180,7 @@ def marginal_evidence(seed: int) -> Exercise:
         (Part("marginal", "vector", tuple(float(x) for x in bw.marginal), PROBABILITY_TOLERANCE),),
         f"Hard evidence is a node potential: multiply φ_{name_e} by the indicator of x_{name_e} = {a}. Then send "
         f"messages towards {name_v} from the leaves and multiply the ones {name_v} receives into φ_{name_v}.",
-        "\n".join(lines))
+        _solution(lines))
 
 
 # ---------------------------------------------------------------------- hierarchical cover (HPV, section 3)
@@ -194,8 +215,8 @@ def cover_round(seed: int) -> Exercise:
         "T_0 drops the leaves of T (except s). Decide mergeability bottom-up, children first: a leaf of T_t is "
         "mergeable; a vertex with exactly one child is mergeable when that child is not. Remove M_t, re-attach "
         "what is left to its nearest surviving ancestor, and count rounds until only s is left.",
-        "\n".join(lines) + f"\n\nRound {t} merges **{{{' '.join(sorted(names, key=int))}}}**; "
-        f"the cover has **height {cover.height}** (Theorem 6: no (2,s)-cover is lower).")
+        _solution([*lines, f"Round {t} merges **{{{' '.join(sorted(names, key=int))}}}**; the cover has "
+                   f"**height {cover.height}** (Theorem 6: no (2,s)-cover is lower)."]))
 
 
 def update_path(seed: int) -> Exercise:
@@ -221,7 +242,7 @@ def update_path(seed: int) -> Exercise:
         what = (f"the edge {cover.node_name(z)} (formed at initialisation)" if cover.round[z] < 0 else
                 f"S^{cover.node_name(z)}, formed in round {int(cover.round[z])}")
         lines.append(f"- {what}")
-    lines.append(f"\n**{' '.join(names)}**: {len(names)} of the {cover.m} components of D (the cover has height "
+    lines.append(f"**{' '.join(names)}**: {len(names)} of the {cover.m} components of D (the cover has height "
                  f"{cover.height}).")
     where = ("its edge (a leaf's data is summed into its edge's table)" if tree.degree[v] == 1 else
              f"S^{nv}, the component formed when {nv} was merged")
@@ -232,7 +253,7 @@ def update_path(seed: int) -> Exercise:
         f"Build the cover round by round first. The data of {nv} lives in {where}; an update walks from there to "
         "the root of D, so the components are those that contain "
         f"{nv} without having it on their boundary.",
-        "\n".join(lines))
+        _solution(lines))
 
 
 # ---------------------------------------------------------------------- TREE-HEDGE (HPV, section 5)
@@ -267,10 +288,10 @@ def hedge_weight(seed: int) -> Exercise:
         f"Only the data row of task {nv} changes: D({nv}) ← D({nv}) · e^(−η y). The allocation at {nu} is "
         f"the marginal of the tree model with node potentials D and edge potentials Θ; only the path from {nv} "
         f"to {nu} carries the change.",
-        f"- before the trial every allocation is uniform: p({nu}) = {_vec(before)}\n"
-        f"- the update: D({nv}) = e^(−{eta:g} · {_vec(y)}) = {_vec(row)}\n"
-        f"- the marginal at {nu} with the new D (sum-product, or the {k}^{tree.n} labellings weighted by "
-        f"Π Θ · Π D): **{_vec(after)}**")
+        _solution([f"- before the trial every allocation is uniform: p({nu}) = {_vec(before)}",
+                   f"- the update: D({nv}) = e^(−{eta:g} · {_vec(y)}) = {_vec(row)}",
+                   f"- the marginal at {nu} with the new D (sum-product, or the {k}^{tree.n} labellings weighted "
+                   f"by Π Θ · Π D): **{_vec(after)}**"]))
 
 
 # ---------------------------------------------------------------------- Chow-Liu (Koriche, section 2)
@@ -311,7 +332,7 @@ def chow_liu_next(seed: int) -> Exercise:
         (Part("edge", "edge", (name[a], name[b])),),
         "Sort the pairs by decreasing mutual information and walk down the list: a pair whose two variables are "
         "already connected by the chosen edges would close a cycle and is skipped.",
-        "\n".join(lines))
+        _solution(lines))
 
 
 # ---------------------------------------------------------------------- RTA (Marchand et al., section 4.1)
@@ -347,7 +368,7 @@ def rta_kbest(seed: int) -> Exercise:
              f"the root's lists give the K best labellings. With K = {len(top.scores)}:"]
     lines += [f"{i}. y = {' '.join(str(int(b)) for b in lab)}, score {sc:g}"
               for i, (lab, sc) in enumerate(zip(top.labels, top.scores), 1)]
-    lines.append(f"\nThe first is **{' '.join(str(int(b)) for b in best)}** with score **{top.scores[0]:g}**.")
+    lines.append(f"The first is **{' '.join(str(int(b)) for b in best)}** with score **{top.scores[0]:g}**.")
     return Exercise(
         "rta_kbest", seed, FAMILY_TITLES["rta_kbest"], prompt,
         {"labels": [f"y{i + 1}" for i in range(n_labels)],
@@ -358,7 +379,7 @@ def rta_kbest(seed: int) -> Exercise:
          Part("score", "vector", (float(top.scores[0]),), PROBABILITY_TOLERANCE)),
         "Work from the leaves of the spanning tree to its root: for each value of a label, keep the best score of "
         "its subtree; at the root take the best value and trace the choices back down.",
-        "\n".join(lines))
+        _solution(lines))
 
 
 # ---------------------------------------------------------------------- HTMM (Castellana & Bacciu, eq. 2)
@@ -399,12 +420,12 @@ def htmm_posterior(seed: int) -> Exercise:
               "Every node emits its label from its state.\n\n" + table +
               f"\nWe observe the root's label **{name[x[0]]}**, child 1's **{name[x[1]]}** and child 2's "
               f"**{name[x[2]]}**. Give the posterior **P(Q_root | x)**: (P(Q_root = 0 | x), P(Q_root = 1 | x)).")
-    solution = (f"The upward pass (bottom-up, as the model generates):\n"
-                f"- child 1: α₁ ∝ π¹ · b(x₁ = {name[x[1]]}) = {_vec(alpha[1])}\n"
-                f"- child 2: α₂ ∝ π² · b(x₂ = {name[x[2]]}) = {_vec(alpha[2])}\n"
-                "- root: h(j) = φ₁ Σ_k α₁(k) A¹(k, j) + φ₂ Σ_k α₂(k) A²(k, j), then α_root ∝ h · "
-                f"b(x_root = {name[x[0]]})\n"
-                f"- the root's upward message is its posterior (nothing lies above it): **{_vec(post)}**")
+    solution = _solution([
+        "The upward pass (bottom-up, as the model generates):",
+        f"- child 1: α₁ ∝ π¹ · b(x₁ = {name[x[1]]}) = {_vec(alpha[1])}",
+        f"- child 2: α₂ ∝ π² · b(x₂ = {name[x[2]]}) = {_vec(alpha[2])}",
+        f"- root: h(j) = φ₁ Σ_k α₁(k) A¹(k, j) + φ₂ Σ_k α₂(k) A²(k, j), then α_root ∝ h · b(x_root = {name[x[0]]})",
+        f"- the root's upward message is its posterior (nothing lies above it): **{_vec(post)}**"])
     return Exercise(
         "htmm_posterior", seed, FAMILY_TITLES["htmm_posterior"], prompt,
         {"vertices": ["root", "child 1", "child 2"], "edges": [["root", "child 1"], ["root", "child 2"]],
