@@ -60,6 +60,21 @@ def test_an_unreadable_answer_is_one_warning_and_not_counted():
     assert not at.error and not at.dataframe
 
 
+@pytest.mark.parametrize("first", ["wrong", "right"])
+def test_an_unreadable_answer_replaces_the_verdict_on_the_last_one(first):
+    """After "Not quite ... (attempt 1)" (or "Right: ..."), an answer that cannot be read is its
+    warning alone: the verdict on the earlier answer stood under it."""
+    ex = make("bp_message", 3)
+    m0, m1 = ex.parts[0].value
+    at = _open("bp_message", 3)
+    _answer(at, ex.answer_text if first == "right" else f"{m0 + 0.2:.4f} {m1 - 0.2:.4f}")
+    assert (at.success if first == "right" else at.error), first
+    _answer(at, "0.5 and a half")
+    assert len(at.warning) == 1 and "is not a number" in at.warning[0].value
+    assert not at.error and not at.success, ([e.value for e in at.error], [s.value for s in at.success])
+    assert [e.label for e in at.expander if e.label == "Worked solution"], "the solution stays offered"
+
+
 def test_new_exercise_draws_another_seed_and_the_link_follows():
     at = _open("chow_liu_next", 5)
     assert at.query_params.get("seed") == "5" and at.query_params.get("family") == "chow_liu_next"

@@ -81,16 +81,17 @@ with right:
         st.text_input("Your answer", key=_answer_key(ex), placeholder=ex.answer_format.split(";")[0])
         st.form_submit_button("Check", icon=":material/check:", on_click=_submit, args=(ex,))
     bad = S.pop("message")
-    if bad:
-        st.warning(bad, icon=":material/edit_note:")
     tries = (S.score or Score()).of(ex.family, ex.seed)
+    last = tries[-1] if tries else None
+    if bad:   # the answer just checked could not be read: its warning replaces the verdict on the last one
+        st.warning(bad, icon=":material/edit_note:")
+    elif last is not None and last.right:
+        st.success(f"Right: {last.answer} (attempt {len(tries)}).", icon=":material/check_circle:")
+    elif last is not None:
+        st.error(f"Not quite: {last.answer} (attempt {len(tries)}). Try again, or read the solution.",
+                 icon=":material/cancel:")
     if tries:
-        last = tries[-1]
-        if last.right:
-            st.success(f"Right: {last.answer} (attempt {len(tries)}).", icon=":material/check_circle:")
-        else:
-            st.error(f"Not quite: {last.answer} (attempt {len(tries)}). Try again, or read the solution.",
-                     icon=":material/cancel:")
+        if not last.right:
             st.info(f"**Hint.** {ex.hint}", icon=":material/lightbulb:")
         with st.expander("Worked solution", expanded=last.right or len(tries) >= 2):
             st.markdown(ex.solution)
