@@ -153,6 +153,25 @@ def test_a_reproduction_is_a_recorded_run(tmp_path):
     assert rec.metrics["rows"] == Report.from_dict(rec.artefacts["report"]).json_line()["rows"]
 
 
+def test_the_json_rows_tell_a_bound_from_a_failed_match(tmp_path, capsys):
+    """``--json`` kept the numbers and dropped the note: "published 2.0, ours 1.0" is a bound met
+    (chi^2_s <= 2 chi*), not a failed reproduction. A row has the note and the n of its spread too,
+    after the six keys it always had, unchanged."""
+    bound = Row("paths", "largest chi^2_s / chi*", 2.0, 1.0, note="published: the bound chi^2_s <= 2 chi*")
+    r = Report("cover", "T", "A", (bound, Row("set", "loss (%)", 10.0, 10.5, 0.25, 5, 1, "sd 0.3")))
+    rows = r.json_line()["rows"]
+    assert [list(row)[:6] for row in rows] == [["data", "metric", "published", "ours", "spread", "difference"]] * 2
+    assert rows[0] == {"data": "paths", "metric": "largest chi^2_s / chi*", "published": 2.0, "ours": 1.0,
+                       "spread": None, "difference": -1.0, "note": "published: the bound chi^2_s <= 2 chi*", "n": 1}
+    assert rows[1]["note"] == "sd 0.3" and rows[1]["n"] == 5 and rows[1]["difference"] == 0.5
+    # the command line prints them: cover's quick protocol has a row of each kind
+    out, _ = cli_in(capsys, "reproduce", "cover", "--quick", "--json", "--out", tmp_path / "rep",
+                    db=tmp_path / "runs.sqlite")
+    rows = json.loads(out)["rows"]
+    assert all(isinstance(row["note"], str) and isinstance(row["n"], int) for row in rows)
+    assert any("bound" in row["note"] and row["difference"] for row in rows), rows
+
+
 def test_cli_reproduce_json_files_and_history(tmp_path, capsys):
     db = tmp_path / "runs.sqlite"
     out, err = cli_in(capsys, "reproduce", "cover", "--quick", "--json", "--out", tmp_path / "rep", db=db)

@@ -30,7 +30,8 @@ def register(sub) -> None:
                    help="a reduced protocol (fewer seeds, folds, iterations; said in the report): every paper in minutes")
     p.add_argument("--json", action="store_true",
                    help='print one JSON object a paper, one a line: {"paper", "rows": [{"data", "metric", '
-                   '"published", "ours", "spread", "difference"}], "settings"}')
+                   '"published", "ours", "spread", "difference", "note", "n"}], "settings"}; the note tells a '
+                   'bound from a number to match')
     p.add_argument("--out", default="reproduce", help="folder of the reports (default: ./reproduce)")
     p.add_argument("--seeds", type=limits.flag("grid"), default=None, help="seeds of the protocols that have seeds (default: theirs)")
     p.add_argument("--jobs", type=jobs, default=1,

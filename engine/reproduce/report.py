@@ -9,12 +9,13 @@ history keeps it as a run's artefact), :meth:`Report.markdown` and :meth:`Report
 :meth:`Report.write` puts ``PAPER.md``, ``PAPER.html``, ``PAPER.json`` and ``figures/PAPER-*.svg`` in a
 folder.
 
->>> r = Report("demo", "A paper", "A. Author", rows=(Row("set", "loss (%)", 10.0, 10.5, 0.2, n=5),))
+>>> r = Report("demo", "A paper", "A. Author", rows=(Row("set", "loss (%)", 10.0, 10.5, 0.2, n=5, note="sd 0.3"),))
 >>> r.rows[0].difference
 0.5
->>> r.json_line()["rows"]
-[{'data': 'set', 'metric': 'loss (%)', 'published': 10.0, 'ours': 10.5, 'spread': 0.2, 'difference': 0.5}]
->>> "| set | loss (%) | 10.00 | 10.50 | 0.20 (n = 5) | +0.50 |" in r.markdown()
+>>> r.json_line()["rows"]  # doctest: +NORMALIZE_WHITESPACE
+[{'data': 'set', 'metric': 'loss (%)', 'published': 10.0, 'ours': 10.5, 'spread': 0.2, 'difference': 0.5,
+  'note': 'sd 0.3', 'n': 5}]
+>>> "| set | loss (%) | 10.00 | 10.50 | 0.20 (n = 5) | +0.50 | sd 0.3 |" in r.markdown()
 True
 """
 
@@ -35,8 +36,11 @@ from engine.svgplot import line_plot
 
 __all__ = ["Row", "Figure", "Missing", "Report", "spread_of", "ROW_KEYS"]
 
-#: The keys of a row in ``python -m engine reproduce --json`` (kept exactly: people script against them).
-ROW_KEYS = ("data", "metric", "published", "ours", "spread", "difference")
+#: The keys of a row in ``python -m engine reproduce --json``, in this order (people script against
+#: them: keys are only ever added, at the end). ``note`` tells a bound met from a failed match
+#: ("published 2.0, ours 1.0" under "published: the bound ...") as the report's table does; ``n`` is
+#: how many seeds or folds ``ours`` and ``spread`` are over.
+ROW_KEYS = ("data", "metric", "published", "ours", "spread", "difference", "note", "n")
 
 
 def _number(x) -> float | None:
@@ -96,7 +100,7 @@ class Row:
     def json_row(self) -> dict[str, Any]:
         """The row of ``--json``: exactly :data:`ROW_KEYS`."""
         return {"data": self.data, "metric": self.metric, "published": self.published, "ours": self.ours,
-                "spread": self.spread, "difference": self.difference}
+                "spread": self.spread, "difference": self.difference, "note": self.note, "n": int(self.n)}
 
     def cells(self) -> list[str]:
         """The row as text cells: data, metric, published, ours, spread, difference, note."""
