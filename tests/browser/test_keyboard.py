@@ -273,3 +273,56 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
     assert "Step 0 of 8" in label and "5 vertices" in label and "No message sent yet" in label, label
     assert label in text.replace("\n", " "), (label, text)
     assert presses <= 3 and skipped >= 5, (presses, skipped)
+
+
+#: every "Skip past this figure" link of the page (the figure's accessibility component draws it)
+SKIP_LINKS_JS = """() => { const out = [];
+    const walk = root => root.querySelectorAll('*').forEach(e => {
+        if (e.classList.contains('fig-skip')) out.push(e);
+        if (e.shadowRoot) walk(e.shadowRoot);
+    });
+    walk(document);
+    return out; }"""
+
+#: focus the i-th skip link; its box, and the boxes of the page's widget labels (pickers, sliders, ...)
+#: and of every other element drawn (each of Streamlit's element containers but the link's own)
+FOCUS_SKIP_JS = """(i) => {
+    const link = (""" + SKIP_LINKS_JS + """)()[i];
+    link.focus();
+    const box = r => ({x: r.left, y: r.top, right: r.right, bottom: r.bottom});
+    let own = link;   // the link's element container (the link may sit in a shadow root)
+    while (own && !(own.dataset && own.dataset.testid === 'stElementContainer'))
+        own = own.parentElement || (own.getRootNode() && own.getRootNode().host) || null;
+    const shown = sel => [...document.querySelectorAll(sel)]
+        .filter(e => e !== own && !e.contains(own) && e.getBoundingClientRect().width > 0
+                && e.getBoundingClientRect().height > 0)
+        .map(e => ({text: e.innerText.trim().slice(0, 60) || e.className, ...box(e.getBoundingClientRect())}));
+    const labels = shown('[data-testid="stWidgetLabel"]'), elements = shown('[data-testid="stElementContainer"]');
+    return {text: link.textContent, focused: link.matches(':focus'), ...box(link.getBoundingClientRect()), labels,
+            elements, width: innerWidth, height: innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("path, links", [("online_marginals", 3), ("belief_propagation", 2), ("cover_inspector", 2)])
+def test_a_focused_skip_link_fits_its_column(open_page, app_url, path, links):
+    """In a 1600 x 1000 window a focused "Skip past this figure: ..." link lies inside the window
+    and covers no widget's label and no other element: on Online Marginals the bar chart's link ran
+    to x = 1962 over the "Pick a vertex by name" label above it (taken out of the page's flow, it sat
+    at the top of its column at the width of the whole page, over whatever was there)."""
+    page = open_page(viewport={"width": 1600, "height": 1000})
+    page.goto(f"{app_url}/{path}")
+    wait_for_app(page)
+    page.wait_for_function(f"() => ({SKIP_LINKS_JS})().length >= {links}", timeout=60_000)
+    for i in range(links):
+        page.evaluate(FOCUS_SKIP_JS, i)
+        page.wait_for_timeout(300)   # (a focused link goes back into the page's flow: read it where it settles)
+        got = page.evaluate(FOCUS_SKIP_JS, i)
+        assert got["focused"] and got["text"].startswith("Skip past this figure"), got["text"]
+        if path == "online_marginals" and i == 1:
+            shot(page, "keyboard_skip_link_fits")
+        inside = 0 <= got["x"] and got["right"] <= got["width"] and 0 <= got["y"] and got["bottom"] <= got["height"]
+        assert inside, (got["text"][:60], [got[k] for k in ("x", "y", "right", "bottom")])
+        for kind in ("labels", "elements"):   # (1 px: boxes that touch)
+            over = [b for b in got[kind] if b["x"] < got["right"] - 1 and got["x"] < b["right"] - 1
+                    and b["y"] < got["bottom"] - 1 and got["y"] < b["bottom"] - 1]
+            assert not over, (got["text"][:60], f"covers the {kind}", over)

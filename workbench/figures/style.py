@@ -179,10 +179,13 @@ def page_css(style: "Style") -> str:
     at :data:`CAPTION_OPACITY`; on the dark theme, the text of the primary buttons and of a
     multiselect's chosen items in the background colour (Streamlit writes white, 2.3:1 on the dark
     theme's sky blue); the figures' skip links
-    out of the page's flow; the lesson panel's step title (an h2) at the size of a bold line."""
+    out of the page's flow until focused; the lesson panel's step title (an h2) at the size of a bold line."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
-    # a figure's skip link (workbench.components.FigureText) takes no room until it is focused
-    css += " [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; }"
+    # a figure's skip link (workbench.components.FigureText) takes no room until it is focused; then it
+    # is back in the flow, at its column's width, above its figure (out of the flow it sat at the top
+    # of its column, over the widget there, as wide as the whole page: x = 1962 in a 1600 px window)
+    css += (" [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; }"
+            " [data-testid='stElementContainer'][class*='-a11y ']:focus-within { position: static; }")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
