@@ -17,19 +17,20 @@ lecturer or as a student:
   whose page run was lost (folded away by Streamlit, see :func:`_watch`) is asked for again.
   Served without the route (plain ``streamlit run app.py``), the browser reruns the fragment
   every :data:`FOLLOW_SECONDS` instead, as a timer would.
-- a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`) puts the student
-  back on the same seat of the same class.
+- a reload opens a new Streamlit session: the seat cookie (:data:`SEAT_COOKIE`, the class's code)
+  puts the student back in the same class, on the same seat (derived from the browser's owner
+  cookie, :func:`_seat`).
 
 The lecturer's id given to the store is derived from the lecturer token on the server; neither is
-ever written into a page, a link or the log. A student's answers are stored under a random seat
-token of the browser session, kept in the seat cookie.
+ever written into a page, a link or the log. A student's answers are stored under the seat, a
+one-way hash of the browser's owner token.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
-import secrets
 import time
 from collections.abc import Callable
 from functools import partial
@@ -42,7 +43,7 @@ from engine.errors import ClassError
 from engine.lessons import Lesson
 from workbench import links
 from workbench.follow import route_path
-from workbench.identity import class_store, is_lecturer, lecturer_id
+from workbench.identity import browser_token, class_store, is_lecturer, lecturer_id
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
@@ -64,7 +65,8 @@ _CODE, _ROLE, _FOLLOW, _SEAT, _SEEN, _BEAT, _NICK = ("class_code", "class_role",
 _MESSAGE = "class_message"
 #: The cookie that keeps a student's seat across a reload (``CODE.seat``; see assets/class_seat.js).
 SEAT_COOKIE = "tree_workbench_seat"
-_SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})\.([A-Za-z0-9_-]{{16,64}})$")
+# the class's code (an older cookie also held a seat token after a dot: ignored)
+_SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})(?:\.[A-Za-z0-9_-]{{16,64}})?$")
 _SEAT_TRIED, _SEAT_CLEAR = "class_seat_tried", "class_seat_clear"
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
@@ -85,9 +87,13 @@ def read_versions(codes) -> dict[str, int | None]:
 
 
 def _seat() -> str:
+    """This browser's seat in a class: derived one way from its owner token
+    (:func:`workbench.identity.browser_token`), so a reload takes the same seat, the seat cookie
+    carries only the class's code, and no seat reveals the token."""
     seat = st.session_state.get(_SEAT)
     if not seat:
-        seat = st.session_state[_SEAT] = secrets.token_urlsafe(18)
+        seat = hashlib.sha256(("tree-workbench-seat:" + browser_token()).encode()).hexdigest()[:32]
+        st.session_state[_SEAT] = seat
     return seat
 
 
@@ -226,7 +232,7 @@ def rejoin_from_cookie() -> None:
     except ClassError:
         ss[_SEAT_CLEAR] = True
         return
-    ss.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: None, _BEAT: 0.0, _SEAT: m.group(2)})
+    ss.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: None, _BEAT: 0.0})
     _beat(rec, force=True)
 
 
@@ -246,7 +252,7 @@ def _seat_cookie(rec: ClassRecord | None) -> None:
     it leaves (nothing is drawn otherwise)."""
     if rec is not None and role() == "student" and rec.is_open():
         seconds = max(60, int(rec.closes_at - time.time()))
-        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": f"{rec.code}.{_seat()}",
+        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": rec.code,
                                                         "seconds": seconds})
     elif st.session_state.pop(_SEAT_CLEAR, False):
         _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": "", "seconds": 0})

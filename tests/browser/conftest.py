@@ -341,6 +341,17 @@ HOVER_JS = """(v) => Array.from(document.querySelectorAll('.js-plotly-plot')).so
     (gd._hoverdata || []).some(p => Number(Array.isArray(p.customdata) ? p.customdata[0] : p.customdata) === v))"""
 
 
+def sign_in_lecturer(page, secret: str) -> None:
+    """The lecturer's sign-in on the Lessons page (the page ``page`` shows), by the keyboard as a
+    lecturer would: the expander opened, the token typed, Enter."""
+    page.get_by_text("Lecturer: sign in").click()
+    field = page.get_by_label("The lecturer's token (set when the server was started)")
+    field.fill(secret)
+    field.press("Enter")
+    page.locator(".st-key-lecturer_sign_out").wait_for(timeout=60_000)
+    wait_for_app(page)
+
+
 def click_vertex(page, v: int) -> None:
     """Click the vertex with id ``v`` in the first clickable tree of the page (by its data
     coordinates, so it works for SVG and WebGL figures alike) as a person does: point at it, then

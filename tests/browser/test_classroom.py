@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.lessons import load_lessons
-from tests.browser.conftest import serve_app, shot, wait_for_app
+from tests.browser.conftest import serve_app, shot, sign_in_lecturer, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -53,9 +53,10 @@ def test_lecturer_and_three_students(browser, class_url):
         lect, *students = [c.new_page() for c in contexts]
 
         # the lecturer opens a class: code, join link and QR code
-        lect.goto(f"{class_url}/?lecturer={SECRET}")
+        lect.goto(f"{class_url}/")
         wait_for_app(lect, timeout=120_000)
-        assert SECRET not in lect.url  # taken out of the address bar at once
+        sign_in_lecturer(lect, SECRET)
+        assert SECRET not in lect.url and SECRET not in lect.content()
         lect.locator(".st-key-lesson_lead_first_class button").click()
         _says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
         wait_for_app(lect)
@@ -103,7 +104,7 @@ def test_lecturer_and_three_students(browser, class_url):
         # a reload is a new Streamlit session: the seat cookie puts the student back in the class,
         # following, on the same seat (the answer is still theirs, and counted once)
         seat = [c for c in contexts[1].cookies() if c["name"] == "tree_workbench_seat"]
-        assert len(seat) == 1 and seat[0]["value"].startswith(code + ".") and seat[0]["sameSite"] == "Strict", seat
+        assert len(seat) == 1 and seat[0]["value"] == code and seat[0]["sameSite"] == "Strict", seat
         assert SECRET not in seat[0]["value"]
         students[0].reload()
         _panel_says(students[0], f"Class {code} · following the lecturer", 60_000)

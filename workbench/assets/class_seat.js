@@ -1,8 +1,9 @@
-// A student's seat in a live class, kept in a cookie of this browser (a Streamlit v2 component
-// drawn in the class block of a student's sidebar, see workbench/classroom.py): a reload opens a
-// new Streamlit session, which reads the cookie (st.context.cookies) and takes the same seat in
-// the same class, so the student's answers stay theirs. The cookie never holds the lecturer's
-// token; it is SameSite=Strict and lives as long as the class may stay open.
+// The class a student is in, kept in a cookie of this browser (a Streamlit v2 component drawn in
+// the class block of a student's sidebar, see workbench/classroom.py): a reload opens a new
+// Streamlit session, which reads the cookie (st.context.cookies) and rejoins the same class; the
+// seat, derived on the server from the browser's HttpOnly owner cookie, is the same, so the
+// student's answers stay theirs. The cookie holds the class's code only, no token; it is
+// SameSite=Strict and lives as long as the class may stay open.
 //
 // data: {name, value, seconds}: value "" clears the cookie.
 
