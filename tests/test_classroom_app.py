@@ -281,3 +281,25 @@ def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
     _run(lect)
     assert "**The class:** 1 reported · 1 of 2 exercises solved · 1 attempts" in _text(lect)
 
+
+
+def test_the_join_link_is_an_address_students_reach(classdb, monkeypatch):
+    """On 127.0.0.1 only (this test's server) the dashboard says in one line that students cannot
+    reach it; with TREE_WORKBENCH_PUBLIC_URL the link and the QR code carry that address; a server
+    listening on every interface gives this machine's address, never a loopback one."""
+    from workbench.classroom import PUBLIC_URL_ENV, student_root
+
+    lect, store, rec = _lead(classdb)
+    (warning,) = [w.value for w in lect.warning if "Students cannot reach" in w.value]
+    assert "ADDRESS=0.0.0.0" in warning and PUBLIC_URL_ENV in warning and "\n" not in warning
+    monkeypatch.setenv(PUBLIC_URL_ENV, "https://workbench.uni.example/")
+    lect = _lecturer()
+    _run(_button(lect, f"class_resume_{rec.code}").click())
+    assert f"https://workbench.uni.example/?class={rec.code}" in _text(lect)
+    assert not [w for w in lect.warning if "Students cannot reach" in w.value]
+    assert student_root("0.0.0.0", 8501)[0] == "https://workbench.uni.example"
+    monkeypatch.delenv(PUBLIC_URL_ENV)
+    root, warn = student_root("0.0.0.0", 8501)
+    host = root.removeprefix("http://").rsplit(":", 1)[0]
+    assert warn is None and root.endswith(":8501") and not host.startswith(("127.", "localhost", "[::1]")), root
+    assert student_root("192.0.2.7", 8600) == ("http://192.0.2.7:8600", None)

@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
+import socket
+import struct
 import time
 from collections.abc import Callable
 from functools import partial
@@ -47,7 +50,7 @@ from workbench.identity import browser_token, class_store, is_lecturer, lecturer
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
-           "rejoin_from_cookie", "leave", "join_link", "qr_png", "moved", "panel", "presence_line",
+           "rejoin_from_cookie", "leave", "join_link", "student_root", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
            "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
 #: How often a follower's browser asks for the class's change counter when the server has no follow
@@ -329,9 +332,64 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
 
 # -- what the lecturer projects ---------------------------------------------------------------------
 
+#: The address students open (``https://workbench.uni.example``), when the server is reached through
+#: a proxy or a name of its own: the join link and QR code carry it.
+PUBLIC_URL_ENV = "TREE_WORKBENCH_PUBLIC_URL"
+_LOOPBACK = ("127.", "localhost", "::1")
+
+
+def _interface_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback: its name's addresses, else (Linux) each
+    network interface's, asked of the kernel; nothing is sent anywhere."""
+    found: list[str] = []
+    try:
+        found += [a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    except OSError:
+        pass
+    try:
+        import fcntl  # imported here: Linux and macOS only, and only when no name answered
+
+        for _, name in socket.if_nameindex():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                try:
+                    packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))  # SIOCGIFADDR
+                except OSError:
+                    continue
+                found.append(socket.inet_ntoa(packed[20:24]))
+    except (ImportError, OSError, AttributeError):
+        pass
+    return list(dict.fromkeys(a for a in found if not a.startswith(_LOOPBACK)))
+
+
+def student_root(listen: str | None = None, port: int | None = None) -> tuple[str, str | None]:
+    """The app's address as a student's device reaches it, and a one-line warning when none can.
+    ``$TREE_WORKBENCH_PUBLIC_URL`` when set; else, when the server listens on every interface
+    (``0.0.0.0``), this machine's first address other than loopback with the port; else the address
+    it listens on. A server on 127.0.0.1 only gets the lecturer's own address and the warning.
+
+    >>> student_root("192.0.2.7", 8501)
+    ('http://192.0.2.7:8501', None)
+    """
+    public = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    if public:
+        return public, None
+    listen = str(listen if listen is not None else st.get_option("server.address") or "127.0.0.1").strip()
+    port = int(port if port is not None else st.get_option("server.port") or 8501)
+    base = "/" + base if (base := str(st.get_option("server.baseUrlPath") or "").strip("/")) else ""
+    if listen.startswith(_LOOPBACK):
+        return (links.app_root("lessons"),
+                f"Students cannot reach this server: it listens on {listen} (this machine) only. Start it with "
+                f"`make run ADDRESS=0.0.0.0`, or set {PUBLIC_URL_ENV} to the address students open.")
+    if listen in ("0.0.0.0", "::", ""):
+        found = _interface_addresses()
+        listen = found[0] if found else socket.gethostname()
+    host = f"[{listen}]" if ":" in listen else listen
+    return f"http://{host}:{port}{base}", None
+
+
 def join_link(code: str) -> str:
-    """The link a student opens to join class ``code`` (the app's address in this browser)."""
-    return f"{links.app_root('lessons')}/?class={code}"
+    """The link a student opens to join class ``code`` (:func:`student_root`)."""
+    return f"{student_root()[0]}/?class={code}"
 
 
 def qr_png(text: str) -> bytes:

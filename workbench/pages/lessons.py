@@ -57,6 +57,9 @@ def _my_class(lid: str) -> None:
         with left:
             st.markdown(f"Students join with the code **{rec.code}** in the box above, or with the link:")
             st.code(link, language=None)
+            unreachable = classroom.student_root()[1]
+            if unreachable:
+                st.warning(unreachable, icon=":material/wifi_off:")
             state = "open until" if rec.is_open() else "closed at"
             st.caption(f"Lesson {rec.lesson} · step {rec.step} · {state} {rec.closes_at_text}"
                        + (" · nicknames asked" if rec.nicknames else " · anonymous answers"))
