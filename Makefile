@@ -2,6 +2,7 @@
 # `make run PORT=8080 TREE=sample_trees/random_200.csv` serves a class (see README, "Teaching with one server");
 # `make run WORKERS=4` serves it from 4 app processes behind nginx (workbench/hall.py, docs/runs.md).
 # `make test-fast` is the quick lane (no browser, no benchmark data, nothing marked slow);
+# `make test-generic-cpu` runs the pinned tests on another CPU's code paths (tests/test_generic_cpu.py);
 # `make lint` runs ruff with the rules in pyproject.toml.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -39,7 +40,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # shared by the app, the tests and the CLI).
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: run test test-fast lint bench clean
+.PHONY: run test test-fast test-generic-cpu lint bench clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -70,6 +71,12 @@ test: $(VENV)/.installed-test
 test-fast: $(VENV)/.installed-test
 	@$(VENV)/bin/python -m engine.warmup --all
 	$(PYTEST) -m "not browser and not data and not slow"
+
+# The tests that check numbers recorded on one machine, on another CPU's code paths: numba compiling
+# for a baseline CPU (into .numba_cache/generic-cpu: 85 s of CPU the first time, 10 s once cached),
+# NumPy without its SIMD loops, OpenBLAS on its oldest kernels; make test runs it too (a slow test)
+test-generic-cpu: $(VENV)/.installed-test
+	$(VENV)/bin/python -m tests.test_generic_cpu
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
