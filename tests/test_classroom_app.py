@@ -303,3 +303,18 @@ def test_the_join_link_is_an_address_students_reach(classdb, monkeypatch):
     host = root.removeprefix("http://").rsplit(":", 1)[0]
     assert warn is None and root.endswith(":8501") and not host.startswith(("127.", "localhost", "[::1]")), root
     assert student_root("192.0.2.7", 8600) == ("http://192.0.2.7:8600", None)
+
+
+def test_the_start_log_says_which_modes_are_on(monkeypatch):
+    from workbench.classroom import start_lines
+
+    monkeypatch.delenv("TREE_WORKBENCH_CLASSROOM", raising=False)
+    monkeypatch.delenv("TREE_WORKBENCH_LECTURER_TOKEN", raising=False)
+    monkeypatch.delenv("TREE_WORKBENCH_PUBLIC_URL", raising=False)
+    assert start_lines("127.0.0.1") == []
+    monkeypatch.setenv("TREE_WORKBENCH_CLASSROOM", "1")
+    monkeypatch.setenv("TREE_WORKBENCH_LECTURER_TOKEN", SECRET)
+    lines = start_lines("127.0.0.1")
+    assert [x.split(" (")[0] for x in lines] == ["classroom mode on", "lecturer mode on", "students cannot reach this server: it listens on 127.0.0.1 only"]
+    assert not any(SECRET in x for x in lines)
+    assert len(start_lines("0.0.0.0")) == 2

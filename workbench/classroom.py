@@ -46,11 +46,12 @@ from engine.errors import ClassError
 from engine.lessons import Lesson
 from workbench import links
 from workbench.follow import route_path
-from workbench.identity import browser_token, class_store, is_lecturer, lecturer_id
+from workbench.identity import (CLASSROOM_ENV, LECTURER_ENV, browser_token, class_store, classroom_mode,
+                                is_lecturer, lecturer_id)
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
-           "rejoin_from_cookie", "leave", "join_link", "student_root", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
+           "rejoin_from_cookie", "leave", "join_link", "student_root", "start_lines", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
            "poll_question", "practice_step", "distribution_markdown", "is_polling"]
 
 #: How often a follower's browser asks for the class's change counter when the server has no follow
@@ -385,6 +386,21 @@ def student_root(listen: str | None = None, port: int | None = None) -> tuple[st
         listen = found[0] if found else socket.gethostname()
     host = f"[{listen}]" if ":" in listen else listen
     return f"http://{host}:{port}{base}", None
+
+
+def start_lines(listen: str) -> list[str]:
+    """What the server's start log says of the class: classroom mode and the lecturer's sign-in when
+    they are on, and whether students can reach a server listening on ``listen``."""
+    out = []
+    if classroom_mode():
+        out.append(f"classroom mode on ({CLASSROOM_ENV}): each browser sees and deletes only its own runs, "
+                   "the lecturer every run")
+    if os.environ.get(LECTURER_ENV):
+        out.append(f"lecturer mode on ({LECTURER_ENV}): the lecturer signs in on the Lessons page to lead a class")
+        if listen.strip().startswith(_LOOPBACK) and not os.environ.get(PUBLIC_URL_ENV, "").strip():
+            out.append(f"students cannot reach this server: it listens on {listen} only (make run ADDRESS=0.0.0.0, "
+                       f"or set {PUBLIC_URL_ENV})")
+    return out
 
 
 def join_link(code: str) -> str:

@@ -351,6 +351,10 @@ def main(argv=None) -> int:
         return 2
     if where:
         print(f"[database] {where}: the run history and the live class are kept there", flush=True)
+    from workbench.classroom import start_lines
+
+    for line in start_lines(args.address):
+        print(f"[class] {line}", flush=True)
     os.environ.setdefault("NUMBA_CACHE_DIR", str(APP.parent / ".numba_cache"))
     if args.tree:
         os.environ["TREE_WORKBENCH_TREE"] = args.tree
