@@ -28,9 +28,10 @@ with st.sidebar:
     link_slot = st.empty()   # "Copy link": drawn now, drawn again once the page has run
 with link_slot.container():
     links.copy_link_button(schema.url_path)
-render_panel(schema)
+show = render_panel(schema)   # False: the lecturer's console, or a student waiting for the lecturer
 try:
-    page.run()
+    if show:
+        page.run()
 except DatabaseUnavailableError as exc:  # the shared database is away (restarting): one line, the next click retries
     st.error(f"{exc}. Try again in a moment.")
 links.write_query(schema.url_path)

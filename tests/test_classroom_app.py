@@ -3,6 +3,7 @@ see the reveal; wrong codes, rights, the lecturer token kept out of a student's 
 
 from __future__ import annotations
 
+import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -63,7 +64,17 @@ def _text(at) -> str:
 
 
 def _progress(at) -> str:
+    """The step counter on screen: the class's (above the page), else the lesson panel's."""
+    m = re.search(r"\*\*Step (\d+ of \d+)\*\*", _text(at))
+    if m:
+        return "Step " + m.group(1)
     return " ".join(p.proto.text for p in at.get("progress") if p.proto.text.startswith("Step "))
+
+
+def _counters(at) -> int:
+    """How many step counters the screen shows."""
+    return len(re.findall(r"Step \d+ of \d+", _text(at))) + sum(
+        p.proto.text.startswith("Step ") for p in at.get("progress"))
 
 
 def _lead(classdb):
@@ -132,22 +143,29 @@ def test_lead_join_follow_answer_reveal(classdb):
     ana.text_input(key="class_join_code").input(code.lower())
     _run(next(b for b in ana.button if b.label == "Join").click())
     ben = _app(**{"class": code})
-    for s in (ana, ben):
-        assert _progress(s).startswith(f"Step 1 of {n}"), _progress(s)
+    for s in (ana, ben):   # before the lecturer starts: a screen that says so, no step yet
+        assert s.title[0].value == "Waiting for the lecturer", [t.value for t in s.title]
         assert f"Class {code}" in _text(s) and "following the lecturer" in _text(s)
-        assert "class_reveal" not in _keys(s) and "lesson_next" in _keys(s)
+        assert "class_reveal" not in _keys(s) and "lesson_reveal" not in _keys(s)
     assert store.presence(code, window=3600).connected == 2   # an AppTest run may take 15 s on a busy machine
 
-    # the lecturer goes to the lesson and moves to step 2 (a number question): the followers move
+    # the lecturer starts the lesson: the console above the page, the students on step 1
     _run(_button(lect, "class_go").click())
-    assert _progress(lect).startswith(f"Step 1 of {n}")
+    assert _progress(lect).startswith(f"Step 1 of {n}") and _counters(lect) == 1
+    assert {"lesson_prev", "lesson_next", "class_reveal", "class_console_toggle"} <= _keys(lect)
+    assert store.get(code).started is not None
+    for s in (ana, ben):
+        _run(s)
+        assert _progress(s).startswith(f"Step 1 of {n}") and _counters(s) == 1, _text(s)
+        assert "class_reveal" not in _keys(s) and "lesson_reveal" not in _keys(s)   # no Reveal for students
+    # the lecturer moves to step 2 (a number question): the followers move
     _run(_button(lect, "lesson_next").click())
     assert _progress(lect).startswith(f"Step 2 of {n}")
     assert store.get(code).step == 2 and store.poll(code, 2).opened
     for s in (ana, ben):
         _run(s)
-        assert _progress(s).startswith(f"Step 2 of {n}"), _progress(s)
-        assert "Poll." in _text(s)
+        assert _progress(s).startswith(f"Step 2 of {n}") and _counters(s) == 1, _progress(s)
+        assert lesson.steps[1].question.text in _text(s) and "class_send" in _keys(s)
 
     # they answer; one changes its answer; the lecturer's count shows 2 without the answer marked
     q = lesson.steps[1].question
@@ -264,8 +282,12 @@ def test_practice_step_reaches_the_lecturer(classdb, tmp_path, monkeypatch):
     code = ClassStore(classdb).classes(lecturer=_lecturer_id())[0].code
     _run(_button(lect, "class_go").click())
     _run(_button(lect, "lesson_next").click())
-    assert lect.title[0].value == "Practice"
+    assert lect.title[0].value == "A drill in class"          # the console, for the projector
     assert "**The class:** 0 reported" in _text(lect)
+    _run(_button(lect, "class_console_toggle").click())        # one click to the step's page ...
+    assert lect.title[0].value == "Practice" and "lesson_next" in _keys(lect)
+    _run(_button(lect, "class_console_toggle").click())        # ... and one back
+    assert lect.title[0].value == "A drill in class"
 
     stu = _app(**{"class": code})
     assert stu.title[0].value == "Practice" and _progress(stu).startswith("Step 2 of 2")

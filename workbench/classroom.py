@@ -36,8 +36,9 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from functools import partial
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
@@ -51,8 +52,9 @@ from workbench.identity import (CLASSROOM_ENV, LECTURER_ENV, browser_token, clas
 
 __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
-           "rejoin_from_cookie", "leave", "join_link", "student_root", "start_lines", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
-           "poll_question", "practice_step", "distribution_markdown", "is_polling"]
+           "rejoin_from_cookie", "leave", "join_link", "student_root", "start_lines", "local_time", "browser_zone", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
+           "practice_step", "distribution_markdown", "is_polling", "start", "reveal",
+           "poll_distribution", "student_poll"]
 
 #: How often a follower's browser asks for the class's change counter when the server has no follow
 #: route (with one, it asks once and is answered when the class changes: :mod:`workbench.follow`).
@@ -167,6 +169,13 @@ def resume(code: str, find: Find, go: Go) -> None:
         raise ClassError(f"class {rec.code} is on the lesson {rec.lesson!r}, which is no longer among the lessons")
     st.session_state.update({_CODE: rec.code, _ROLE: "lecturer"})
     go(lesson, min(rec.step, len(lesson.steps)))
+
+
+def start(lesson: Lesson, k: int) -> None:
+    """The lecturer starts the lesson at step ``k`` (students who joined before were waiting)."""
+    rec, lid = current(), lecturer_id()
+    if rec is not None and lid is not None and role() == "lecturer" and rec.lesson == lesson.id and rec.is_open():
+        class_store().start(rec.code, k, lecturer=lid, poll=_poll_step(lesson, k))
 
 
 def moved(lesson: Lesson, k: int) -> None:
@@ -403,6 +412,22 @@ def start_lines(listen: str) -> list[str]:
     return out
 
 
+def browser_zone() -> tzinfo | None:
+    """The time zone of this session's browser (``st.context.timezone``), or ``None`` when it did not say."""
+    try:
+        return ZoneInfo(st.context.timezone) if st.context.timezone else None
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        return None
+
+
+def local_time(t: float) -> str:
+    """A time as the browser's clock shows it (its time zone; UTC, said so, when the browser did not
+    say which)."""
+    zone = browser_zone()
+    when = datetime.fromtimestamp(t, zone or timezone.utc)
+    return when.strftime("%H:%M") + ("" if zone is not None else " UTC")
+
+
 def join_link(code: str) -> str:
     """The link a student opens to join class ``code`` (:func:`student_root`)."""
     return f"{student_root()[0]}/?class={code}"
@@ -432,7 +457,8 @@ def distribution_markdown(rows: list[tuple[str, int, bool]], total: int, *, reve
     return "\n".join(lines)
 
 
-def _distribution(lesson: Lesson, k: int, answers: list[str], *, revealed: bool):
+def poll_distribution(lesson: Lesson, k: int, answers: list[str], *, revealed: bool):
+    """The distribution of step ``k``'s answers (the right rows marked once revealed)."""
     q = lesson.steps[k - 1].question
     target = q.value if (revealed and q.kind == "number") else None
     return distribution(q.kind, answers, choices=q.choices, check=q.check if revealed else None, target=target)
@@ -461,7 +487,7 @@ def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
 
 def _student_head(rec: ClassRecord, opened, find: Find, go: Go) -> None:
     if not rec.is_open():
-        st.markdown(f"**Class {rec.code}** closed at {rec.closes_at_text}.")
+        st.markdown(f"**Class {rec.code}** closed at {local_time(rec.closes_at)}.")
         st.button("Leave the class", key="class_leave", on_click=leave, type="tertiary", icon=":material/logout:")
         return
     following = bool(st.session_state.get(_FOLLOW))
@@ -479,14 +505,8 @@ def _student_head(rec: ClassRecord, opened, find: Find, go: Go) -> None:
 
 
 def _lecturer_head(rec: ClassRecord) -> None:
-    state = "open" if rec.is_open() else f"closed at {rec.closes_at_text}"
-    st.markdown(f"**You lead class {rec.code}** ({state})")
-    presence_line(rec.code)
-    with st.expander("Join code, link and QR code"):
-        st.markdown(f"## {rec.code}")
-        link = join_link(rec.code)
-        st.code(link, language=None)
-        st.image(qr_png(link), caption="Scan to join", width=220)
+    state = "open" if rec.is_open() else "closed"
+    st.markdown(f"**You lead class {rec.code}** ({state}): its controls and the join code are above the page.")
 
 
 @st.fragment(run_every=LECTURER_SECONDS)
@@ -495,32 +515,6 @@ def presence_line(code: str) -> None:
     p = class_store().presence(code)
     st.markdown(f"**{p.connected}** connected · **{p.following}** following", help="Students whose page "
                 "reported in the last 15 seconds; following: they move with you.")
-
-
-def poll_question(lesson: Lesson, k: int) -> bool:
-    """Draw step ``k``'s question as the class's poll; False when it is not one (the lesson panel
-    then draws its own question)."""
-    if not is_polling(lesson, k):
-        return False
-    rec = current()
-    q = lesson.steps[k - 1].question
-    st.markdown(f"**Poll.** {q.text}")
-    if role() == "lecturer":
-        _lecturer_poll(rec.code, lesson, k)
-        lid = lecturer_id()
-        if lid is not None:   # drawn by the page, not the counts' fragment: a button redrawn every
-            # second could be replaced under the lecturer's click (a lost Reveal, a lost download)
-            if not class_store().poll(rec.code, k).revealed:
-                st.button("Reveal to the class", key="class_reveal", type="primary", width="stretch",
-                          icon=":material/visibility:", on_click=_reveal, args=(rec.code, k))
-            st.download_button("This question's answers (CSV)", key="class_csv_step",
-                               data=partial(class_store().export_csv, rec.code, lecturer=lid, step=k,
-                                            questions={k: q.text}),
-                               file_name=f"class-{rec.code}-step-{k}.csv", mime="text/csv",
-                               icon=":material/download:", on_click="ignore")
-    else:
-        _student_poll(rec, lesson, k)
-    return True
 
 
 def _send(rec: ClassRecord, k: int, response) -> None:
@@ -534,7 +528,7 @@ def _send(rec: ClassRecord, k: int, response) -> None:
 
 
 @st.fragment
-def _student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
+def student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
     """A student's poll: sending an answer reruns only this (not the page under the lesson: 30
     students answering at once cost 30 small runs, not 30 page runs)."""
     store = class_store()
@@ -550,7 +544,7 @@ def _student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
                                                    icon=":material/check_circle:" if right else ":material/help:")
         st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
         answers = store.revealed_answers(rec.code, k)
-        d = _distribution(lesson, k, answers, revealed=True)
+        d = poll_distribution(lesson, k, answers, revealed=True)
         st.markdown(f"**The class:** {d.total} answered" + (f", {d.right} right" if d.right is not None else ""))
         st.markdown(distribution_markdown(d.rows(), d.total, revealed=True))
         return
@@ -576,28 +570,11 @@ def _student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
                + (", with your nickname." if rec.nicknames else "."))
 
 
-def _reveal(code: str, k: int) -> None:
+def reveal(code: str, k: int) -> None:
+    """The lecturer reveals step ``k``'s answer to the class."""
     lid = lecturer_id()
     if lid is not None:
         class_store().reveal(code, k, lecturer=lid)
-
-
-@st.fragment(run_every=LECTURER_SECONDS)
-def _lecturer_poll(code: str, lesson: Lesson, k: int) -> None:
-    store = class_store()
-    lid = lecturer_id()
-    if lid is None:
-        return
-    poll = store.poll(code, k)
-    p = store.presence(code)
-    answers = [a.answer for a in store.answers(code, lecturer=lid, step=k)]
-    d = _distribution(lesson, k, answers, revealed=poll.revealed)
-    st.markdown(f"**{poll.count}** answered · {p.connected} connected"
-                + (f" · {d.right} right" if d.right is not None else ""))
-    st.markdown(distribution_markdown(d.rows(), d.total, revealed=poll.revealed))
-    q = lesson.steps[k - 1].question
-    if poll.revealed:
-        st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
 
 
 # -- practice steps ---------------------------------------------------------------------------------

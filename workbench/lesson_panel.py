@@ -24,7 +24,7 @@ from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from engine.links.pages import PageSpec
 from engine.pagespecs import PAGES
 from engine.practice import FAMILIES
-from workbench import classroom, links
+from workbench import class_console, classroom, links
 from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
@@ -117,17 +117,23 @@ def _close() -> None:
     st.session_state.pop(_OPEN, None)
 
 
-def render_panel(page: PageSpec) -> None:
+def render_panel(page: PageSpec) -> bool:
     """The open lesson's step in the sidebar (nothing when no lesson is open), below the class's
-    block when the session is in a class (:mod:`workbench.classroom`)."""
+    block when the session is in a class (:mod:`workbench.classroom`); in a class, the class's
+    part of the main area above the page (:mod:`workbench.class_console`). ``False`` when the
+    page itself is not to be drawn (the lecturer's console, a student waiting for the lecturer)."""
     opened = st.session_state.get(_OPEN)
-    classroom.panel(tuple(opened) if opened else None, find_lesson, go_to_step)
-    if not opened:
-        return
-    lesson = find_lesson(opened[0])
-    if lesson is None:
+    opened = tuple(opened) if opened else None
+    classroom.panel(opened, find_lesson, go_to_step)
+    lesson = find_lesson(opened[0]) if opened else None
+    if opened and lesson is None:
         st.session_state.pop(_OPEN, None)
-        return
+        opened = None
+    show = class_console.main_area(opened, lesson, go_to_step)
+    if not opened:
+        return show
+    rec = classroom.current()
+    in_class = rec is not None and rec.lesson == lesson.id
     k = opened[1]
     n = len(lesson.steps)
     step = lesson.steps[k - 1]
@@ -136,7 +142,12 @@ def render_panel(page: PageSpec) -> None:
         st.divider()
         with st.container(key="lesson_panel"):
             st.markdown(f"**{lesson.title}**")
-            st.progress(k / n, text=f"Step {k} of {n}" + (f" · {step.minutes} min" if step.minutes else ""))
+            if in_class and classroom.role() == "lecturer":   # the console above the page has the controls
+                st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
+                          type="tertiary")
+                return show
+            if not in_class:   # in a class, the step counter is the one above the page
+                st.progress(k / n, text=f"Step {k} of {n}" + (f" · {step.minutes} min" if step.minutes else ""))
             # an h2, a section of the page like the page's own (an h5 came before the page's h1: a
             # screen reader's list of headings jumped from level 5 to 1), drawn small (page_css)
             st.markdown(f"## {step.title}")
@@ -145,7 +156,7 @@ def render_panel(page: PageSpec) -> None:
                 if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
                     go = k
             st.markdown(step.text)
-            if step.question is not None and not classroom.poll_question(lesson, k):
+            if step.question is not None and not in_class:   # a class's question is above the page
                 _question(lesson, k, step.question)
             if step.practice is not None:
                 _practice(lesson, k, *step.practice)
@@ -162,6 +173,7 @@ def render_panel(page: PageSpec) -> None:
         if go != k:
             classroom.moved(lesson, go)
         go_to_step(lesson, go)
+    return show
 
 
 def _practice(lesson: Lesson, k: int, n: int, family: str) -> None:

@@ -42,11 +42,12 @@ import hashlib
 import hmac
 import io
 import secrets
+import statistics
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -110,6 +111,8 @@ MIGRATIONS: list[list[str]] = [
             browser TEXT PRIMARY KEY,
             lecturer TEXT NOT NULL,
             expires REAL NOT NULL)"""],
+    # 3: when the lecturer started the class (students who join before wait for it)
+    ["ALTER TABLE classes ADD COLUMN started REAL"],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -171,8 +174,9 @@ class ClassRecord:
     """A class: its code, the lesson and the step the lecturer is on.
 
     ``version`` grows with every change a follower must see (a move, a reveal, closing), so a
-    follower compares one number. ``created``, ``closes_at`` and ``moved`` are Unix times (UTC).
-    ``revealed`` holds the steps whose poll is revealed.
+    follower compares one number. ``created``, ``closes_at`` and ``moved`` are Unix times (UTC);
+    ``started`` is when the lecturer started the lesson (``None``: students wait for it).
+    ``revealed`` holds the steps whose poll (or answer) is revealed.
     """
 
     code: str
@@ -184,6 +188,7 @@ class ClassRecord:
     version: int
     moved: float
     revealed: frozenset[int] = frozenset()
+    started: float | None = None
 
     def is_open(self, now: float | None = None) -> bool:
         return (time.time() if now is None else now) < self.closes_at
@@ -215,6 +220,7 @@ class Answer:
     answer: str
     nickname: str | None
     at: float
+    first_at: float = 0.0   # when this student first answered this step
 
 
 @dataclass(frozen=True)
@@ -344,7 +350,7 @@ class ClassStore:
         """The class with ``code`` (open or closed), or a one-line :class:`ClassError`."""
         code = normalise_code(code)
         with self._db.reading() as r:
-            row = r.execute("SELECT code, lesson, step, created, closes_at, nicknames, version, moved "
+            row = r.execute("SELECT code, lesson, step, created, closes_at, nicknames, version, moved, started "
                                      "FROM classes WHERE code = ?", (code,)).fetchone()
             if row is None:
                 raise ClassError(f"no class has the code {code}: check it with the lecturer")
@@ -352,7 +358,8 @@ class ClassStore:
                                           (code,)).fetchall()
         return ClassRecord(code=row[0], lesson=row[1], step=int(row[2]), created=float(row[3]),
                            closes_at=float(row[4]), nicknames=bool(row[5]), version=int(row[6]),
-                           moved=float(row[7]), revealed=frozenset(int(r[0]) for r in revealed))
+                           moved=float(row[7]), revealed=frozenset(int(r[0]) for r in revealed),
+                           started=None if row[8] is None else float(row[8]))
 
     def join(self, code: str) -> ClassRecord:
         """The class a student joins: open, else a one-line :class:`ClassError` (wrong or closed code)."""
@@ -395,6 +402,15 @@ class ClassStore:
                 c.execute("INSERT INTO class_polls (code, step, opened, revealed) VALUES (?, ?, ?, NULL)",
                           (code, step, now))
         return self.get(code)
+
+    def start(self, code: str, step: int, *, lecturer: str, poll: bool = False) -> ClassRecord:
+        """The lecturer starts the lesson at ``step`` (students who joined before were waiting); a
+        class started already just moves there."""
+        code = normalise_code(code)
+        with self._tx() as c:
+            self._own(c, code, lecturer)
+            c.execute("UPDATE classes SET started = ? WHERE code = ? AND started IS NULL", (self.now(), code))
+        return self.move(code, step, lecturer=lecturer, poll=poll)
 
     def open_poll(self, code: str, step: int, *, lecturer: str) -> None:
         """Open the poll of ``step`` (nothing when it is open or revealed already)."""
@@ -559,21 +575,48 @@ class ClassStore:
         for r in rows:
             first[r[1]] = min(first.get(r[1], float(r[4])), float(r[4]))
         order = {s: i for i, s in enumerate(sorted(first, key=lambda s: (first[s], s)), 1)}
-        out = [Answer(step=int(r[0]), student=order[r[1]], answer=r[2], nickname=r[3], at=float(r[5])) for r in rows]
+        out = [Answer(step=int(r[0]), student=order[r[1]], answer=r[2], nickname=r[3], at=float(r[5]),
+                      first_at=float(r[4])) for r in rows]
         return [a for a in out if step is None or a.step == int(step)]
 
     def export_csv(self, code: str, *, lecturer: str, step: int | None = None,
-                   questions: dict[int, str] | None = None) -> str:
-        """The answers of class ``code`` (or of one step) as CSV: ``class, step, question, student,
-        nickname, answer, answered_at`` (UTC); ``questions`` maps a step to its question text."""
+                   questions: dict[int, str] | None = None, checks: dict[int, Callable[[str], bool]] | None = None,
+                   tz: tzinfo | None = None) -> str:
+        """The answers of class ``code`` (or of one step) as CSV: ``class, lesson, step, question,
+        student, nickname, answer, answered_at, right``; ``questions`` maps a step to its question
+        text, ``checks`` to the function that tells a right answer (``right`` is ``yes``/``no``, empty
+        for a step without one); times in ``tz`` (default UTC)."""
         rec = self.get(code)
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(["class", "lesson", "step", "question", "student", "nickname", "answer", "answered_at"])
+        w.writerow(["class", "lesson", "step", "question", "student", "nickname", "answer", "answered_at", "right"])
         for a in self.answers(rec.code, lecturer=lecturer, step=step):
-            w.writerow([rec.code, rec.lesson, a.step, (questions or {}).get(a.step, ""), a.student,
-                        a.nickname or "", _csv_cell(a.answer),
-                        datetime.fromtimestamp(a.at, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")])
+            check = (checks or {}).get(a.step)
+            w.writerow([rec.code, rec.lesson, a.step, _csv_cell((questions or {}).get(a.step, "")), a.student,
+                        _csv_cell(a.nickname or ""), _csv_cell(a.answer), _stamp(a.at, tz),
+                        "" if check is None else ("yes" if _right(check, a.answer) else "no")])
+        return out.getvalue()
+
+    def summary_csv(self, code: str, *, lecturer: str, questions: dict[int, str],
+                    checks: dict[int, Callable[[str], bool]] | None = None) -> str:
+        """A class's results per question, to keep after the class: ``step, question, answered,
+        right, median_seconds`` (seconds from the poll's opening to each student's first answer)."""
+        rec = self.get(code)
+        by_step: dict[int, list[Answer]] = {}
+        for a in self.answers(rec.code, lecturer=lecturer):
+            by_step.setdefault(a.step, []).append(a)
+        with self._db.reading() as r:
+            opened = dict(r.execute("SELECT step, opened FROM class_polls WHERE code = ?", (rec.code,)).fetchall())
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["class", "lesson", "step", "question", "answered", "right", "median_seconds"])
+        for k in sorted(set(questions) | set(by_step)):
+            got = by_step.get(k, [])
+            check = (checks or {}).get(k)
+            right = "" if check is None else sum(_right(check, a.answer) for a in got)
+            waits = sorted(max(0.0, a.first_at - float(opened[k])) for a in got if k in opened)
+            median = "" if not waits else round(statistics.median(waits), 1)
+            w.writerow([rec.code, rec.lesson, k, _csv_cell(questions.get(k, "")), len(got), right, median])
         return out.getvalue()
 
     # -- practice steps ---------------------------------------------------------------------------
@@ -619,6 +662,17 @@ def _session(session) -> str:
     if not s or len(s) > MAX_SESSION_CHARS:
         raise ClassError(f"a session token has 1..{MAX_SESSION_CHARS} characters")
     return s
+
+
+def _stamp(t: float, tz: tzinfo | None) -> str:
+    return datetime.fromtimestamp(t, tz or timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _right(check: Callable[[str], bool], answer: str) -> bool:
+    try:
+        return bool(check(answer))
+    except (ValueError, TypeError, ArithmeticError):   # an answer the check cannot read is not right
+        return False
 
 
 def _csv_cell(text: str) -> str:

@@ -94,7 +94,7 @@ def test_pick_a_vertex_and_observe_it_by_keyboard(page, app_url, axe_source, box
 
 
 def figure_title(page) -> str:
-    """The title over Belief Propagation's tree view ("Step k of n — ..."), or "" before it is drawn."""
+    """The title over Belief Propagation's tree view ("Message k of n — ..."), or "" before it is drawn."""
     view = tree_view(page, "bp_tree")
     if not view.count():
         return ""
@@ -116,25 +116,25 @@ def test_step_belief_propagation_forward_and_back_by_keyboard(page, app_url):
     the figure says step 2, then step 1; then the "Messages sent" slider by the arrow keys."""
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
-    assert wait_for_title(page, "Step 0 of 8")
+    assert wait_for_title(page, "Message 0 of 8")
     page.locator("body").focus()
     tab_to(page, "BUTTON", "next ▶")
     assert page.evaluate(FOCUS_VISIBLE_JS), "the focused next button shows no focus ring"
     page.keyboard.press("Enter")
-    wait_for_title(page, "Step 1 of 8")
+    wait_for_title(page, "Message 1 of 8")
     assert page.evaluate(FOCUSED_JS) == ["BUTTON", "next ▶"]   # still there for the next press
     page.keyboard.press("Enter")
-    wait_for_title(page, "Step 2 of 8")
+    wait_for_title(page, "Message 2 of 8")
     page.keyboard.press("Shift+Tab")
     assert page.evaluate(FOCUSED_JS) == ["BUTTON", "◀ back"]
     page.keyboard.press("Enter")
-    wait_for_title(page, "Step 1 of 8")
+    wait_for_title(page, "Message 1 of 8")
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     assert page.evaluate(FOCUSED_JS) == ["INPUT", "Messages sent"]   # the slider, past "next ▶"
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    wait_for_title(page, "Step 3 of 8")
+    wait_for_title(page, "Message 3 of 8")
     shot(page, "keyboard_belief_propagation")
 
 
@@ -248,7 +248,7 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
     also the chart's accessible name (role=figure)."""
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
-    wait_for_title(page, "Step 0 of 8")
+    wait_for_title(page, "Message 0 of 8")
     page.locator("body").focus()
     tab_to(page, "BUTTON", "next ▶")
     # the link is named by the figure's description, which opens with the page's own sentence
@@ -270,7 +270,7 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
     canvas = tree_view(page, "bp_tree").locator("canvas")
     label = canvas.get_attribute("aria-label")
     assert canvas.get_attribute("role") == "img"
-    assert "Step 0 of 8" in label and "5 vertices" in label and "No message sent yet" in label, label
+    assert "Message 0 of 8" in label and "5 vertices" in label and "No message sent yet" in label, label
     assert label in text.replace("\n", " "), (label, text)
     assert presses <= 3 and skipped >= 5, (presses, skipped)
 

@@ -157,8 +157,8 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
         got[fmt] = path
     assert got["SVG"].name == "bp_sequential.svg" and got["PDF"].name == "bp_sequential.pdf"
     root = ElementTree.fromstring(got["SVG"].read_bytes())
-    assert root.tag.endswith("svg") and "Step 0 of 8" in " ".join(root.itertext())
+    assert root.tag.endswith("svg") and "Message 0 of 8" in " ".join(root.itertext())
     pdf = pypdf.PdfReader(io.BytesIO(got["PDF"].read_bytes()))
-    assert len(pdf.pages) == 1 and "Step 0 of 8" in pdf.pages[0].extract_text()
+    assert len(pdf.pages) == 1 and "Message 0 of 8" in pdf.pages[0].extract_text()
     assert page.locator("[data-testid='stException']").count() == 0
     assert not outside, outside

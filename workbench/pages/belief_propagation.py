@@ -415,7 +415,7 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
     with left:
         # the messages on the canvas tree view, as every tree of the workbench is drawn: a fresh
         # session needs no Plotly script for its first view (docs/benchmarks.md)
-        title = f"Step {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else "")
+        title = f"Message {step} of {total} — {phase}" + (" — colour: P(label 0)" if done else "")
         sent = [(int(w.sender), int(w.receiver), message_text(w.message[:len(_labels(model, w.receiver))]))
                 for w in work[:step]]
         tree_view(tree, KEY, page="belief_propagation", values=exact.marginals[:, 0] if done else None,

@@ -13,6 +13,8 @@ from engine.errors import ClassError
 from engine.files import public_message
 from engine.pagespecs import PAGES
 from workbench import classroom, identity, links
+from workbench.class_console import downloads
+from workbench.classroom import local_time
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
 
@@ -61,21 +63,22 @@ def _my_class(lid: str) -> None:
             if unreachable:
                 st.warning(unreachable, icon=":material/wifi_off:")
             state = "open until" if rec.is_open() else "closed at"
-            st.caption(f"Lesson {rec.lesson} · step {rec.step} · {state} {rec.closes_at_text}"
-                       + (" · nicknames asked" if rec.nicknames else " · anonymous answers"))
+            st.caption(f"Lesson {rec.lesson} · step {rec.step} · {state} {local_time(rec.closes_at)}"
+                       + (" · nicknames asked" if rec.nicknames else " · anonymous answers")
+                       + ("" if rec.started else " · students who join wait until you start"))
             classroom.presence_line(rec.code)
-            c1, c2 = st.columns(2)
-            c1.download_button("All answers (CSV)", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
-                               file_name=f"class-{rec.code}.csv", mime="text/csv", key="class_csv_all",
-                               icon=":material/download:", on_click="ignore", width="stretch")
-            if rec.is_open() and c2.button("Close the class now", key="class_close", icon=":material/lock:",
-                                           width="stretch"):
+            lesson = find_lesson(rec.lesson)
+            if lesson is not None:
+                downloads(rec, lesson, prefix="class")
+            if lesson is not None and st.button(("Start the lesson" if not rec.started else
+                                                 f"Go to step {rec.step} of the lesson"), key="class_go",
+                                                type="primary", icon=":material/play_arrow:"):
+                k = min(rec.step, len(lesson.steps))
+                classroom.start(lesson, k)
+                go_to_step(lesson, k)
+            if rec.is_open() and st.button("Close the class now", key="class_close", icon=":material/lock:"):
                 store.close_class(rec.code, lecturer=lid)
                 st.rerun()
-            lesson = find_lesson(rec.lesson)
-            if lesson is not None and st.button(f"Go to step {rec.step} of the lesson", key="class_go",
-                                                type="primary", icon=":material/play_arrow:"):
-                go_to_step(lesson, min(rec.step, len(lesson.steps)))
         right.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=240)
 
 
@@ -96,7 +99,7 @@ def _my_classes(lid: str) -> None:
             c1, c2, c3, c4 = st.columns([3, 1, 1, 1], vertical_alignment="center")
             n = len(store.answers(rec.code, lecturer=lid))
             c1.markdown(f"**{rec.code}** · {rec.lesson} · step {rec.step} · {n} answers · "
-                        + ("open" if rec.is_open() else f"closed {rec.closes_at_text}"))
+                        + ("open" if rec.is_open() else f"closed {local_time(rec.closes_at)}"))
             if c2.button("Lead", key=f"class_resume_{rec.code}", icon=":material/co_present:", width="stretch"):
                 try:
                     classroom.resume(rec.code, find_lesson, go_to_step)

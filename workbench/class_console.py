@@ -1,0 +1,210 @@
+"""The class in the room: the lecturer's console and the student's question, at the top of the main
+area of the step's page (the sidebar keeps only the lesson's title and text).
+
+- **The lecturer's console** (:func:`console`): one row that stays inside the first screen at
+  1280x720 in light, dark and Presenter mode -- Back, Next, Reveal, the step and a switch between
+  the console and the step's page (the algorithm's view, one click each way). The console itself:
+  the question and the class's answers as a projector-size chart (the engine's answer marked after
+  Reveal), how many are connected and answered, the step's text with its maths, and the join code
+  in large type with its QR code and the address students reach (:func:`workbench.classroom.
+  student_root`); the answers and a summary per question to download, times in the lecturer's own
+  time zone.
+- **The student's bar** (:func:`student_bar`): the class, the one step counter and the step's
+  question with its answer box and Send, at the top of whatever page the step opens, inside a
+  phone's first screen. No Reveal: the answer comes when the lecturer reveals it. A student who
+  joins before the lecturer starts sees a screen that says so, and the page moves by itself when
+  the lesson starts.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import partial
+
+import streamlit as st
+
+from engine.classroom import ClassRecord
+from engine.lessons import Lesson
+from workbench import classroom
+from workbench.figures.class_figures import poll_figure, poll_text
+from workbench.figures.style import current as current_style
+
+__all__ = ["console", "student_bar", "main_area", "downloads", "CONSOLE_MODE"]
+
+#: the lecturer's view: the console ("console") or the step's page under the controls ("page")
+CONSOLE_MODE = "class_console_mode"
+
+
+def main_area(opened: tuple[str, int] | None, lesson: Lesson | None, go) -> bool:
+    """The class's part of the main area above the page (nothing outside a class, or on another
+    lesson); ``False`` when the page itself is not to be drawn (the lecturer's console, a student
+    waiting for the lecturer)."""
+    rec = classroom.current()
+    if rec is None or lesson is None or opened is None or rec.lesson != lesson.id:
+        if rec is not None and classroom.role() == "student" and rec.started is None:
+            return _waiting(rec)
+        return True
+    k = opened[1]
+    if classroom.role() == "lecturer":
+        return console(rec, lesson, k, go)
+    if rec.started is None:
+        return _waiting(rec)
+    student_bar(rec, lesson, k)
+    return True
+
+
+def _move(lesson: Lesson, k: int, go) -> None:
+    classroom.moved(lesson, k)
+    go(lesson, k)
+
+
+def _toggle() -> None:
+    st.session_state[CONSOLE_MODE] = "console" if st.session_state.get(CONSOLE_MODE) == "page" else "page"
+
+
+def console(rec: ClassRecord, lesson: Lesson, k: int, go) -> bool:
+    """The lecturer's console for step ``k`` of ``lesson``; ``True`` when the step's page is drawn
+    below the controls instead of the console."""
+    n = len(lesson.steps)
+    step = lesson.steps[k - 1]
+    q = step.question
+    store = classroom.class_store()
+    on_page = st.session_state.get(CONSOLE_MODE) == "page"
+    revealed = q is not None and store.poll(rec.code, k).revealed
+    target = None
+    with st.container(key="class_console"):
+        c = st.columns([1, 1, 1.15, 1.5, 3.6], vertical_alignment="center")
+        if c[0].button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1, width="stretch"):
+            target = k - 1
+        if c[1].button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n, type="primary",
+                       width="stretch"):
+            target = k + 1
+        if q is not None and not revealed:
+            c[2].button("Reveal", key="class_reveal", icon=":material/visibility:", on_click=classroom.reveal,
+                        args=(rec.code, k), width="stretch",
+                        help="Show the class the engine's answer and everyone's answers")
+        elif q is not None:
+            c[2].markdown(":material/check_circle: revealed")
+        c[3].button("Show the page" if not on_page else "Show the console", key="class_console_toggle",
+                    icon=":material/web:" if not on_page else ":material/co_present:", on_click=_toggle,
+                    width="stretch", help="The step's page (the algorithm's view) or the console for the projector")
+        c[4].markdown(f"**{rec.code}** · **Step {k} of {n}**: {step.title}")
+        if not on_page:
+            _console_body(rec, lesson, k, revealed)
+    if target is not None:
+        _move(lesson, target, go)
+    return on_page
+
+
+def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> None:
+    step = lesson.steps[k - 1]
+    q = step.question
+    st.title(f"{lesson.title}", anchor=False)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.markdown(f"## {step.title}")
+        if q is not None:
+            st.markdown(f"### {q.text}")
+            if classroom.is_polling(lesson, k):
+                _poll(rec.code, lesson, k)
+            elif revealed:
+                st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+        elif step.practice is not None:
+            classroom.practice_step(lesson, k, step.practice[0], 0, 0)
+        else:
+            classroom.presence_line(rec.code)
+        with st.expander("The step's text", expanded=q is None):
+            st.markdown(step.text)
+    with right:
+        link = classroom.join_link(rec.code)
+        st.html(f"<p class='tw-class-code' aria-label='Class code {html.escape(' '.join(rec.code))}'>"
+                f"{html.escape(rec.code)}</p>")
+        st.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=220)
+        st.code(link, language=None)
+        unreachable = classroom.student_root()[1]
+        if unreachable:
+            st.warning(unreachable, icon=":material/wifi_off:")
+        state = "open until" if rec.is_open() else "closed at"
+        st.caption(f"{state} {classroom.local_time(rec.closes_at)}" + (" · nicknames asked" if rec.nicknames else
+                                                            " · anonymous answers"))
+        downloads(rec, lesson)
+
+
+def downloads(rec: ClassRecord, lesson: Lesson, *, prefix: str = "console") -> None:
+    """The class's answers (with right or wrong) and its summary per question, as CSV files (the
+    buttons' keys start with ``prefix``: the Lessons page draws them too)."""
+    lid = classroom.lecturer_id()
+    if lid is None:
+        return
+    store = classroom.class_store()
+    questions = {i: s.question.text for i, s in enumerate(lesson.steps, 1) if s.question is not None}
+    checks = {i: s.question.check for i, s in enumerate(lesson.steps, 1)
+              if s.question is not None and s.question.kind != "reveal"}
+    tz = classroom.browser_zone()
+    c1, c2 = st.columns(2)
+    c1.download_button("All answers (CSV)", key=f"{prefix}_csv_all",
+                       data=partial(store.export_csv, rec.code, lecturer=lid, questions=questions, checks=checks, tz=tz),
+                       file_name=f"class-{rec.code}.csv", mime="text/csv", icon=":material/download:",
+                       on_click="ignore", width="stretch")
+    c2.download_button("Summary (CSV)", key=f"{prefix}_csv_summary",
+                       data=partial(store.summary_csv, rec.code, lecturer=lid, questions=questions, checks=checks),
+                       file_name=f"class-{rec.code}-summary.csv", mime="text/csv", icon=":material/summarize:",
+                       on_click="ignore", width="stretch",
+                       help="Per question: how many answered, how many were right, the median seconds to answer")
+
+
+
+
+@st.fragment(run_every=classroom.LECTURER_SECONDS)
+def _poll(code: str, lesson: Lesson, k: int) -> None:
+    """The class's answers, read every second: counts and the chart (built again only when the
+    counts change)."""
+    lid = classroom.lecturer_id()
+    if lid is None:
+        return
+    store = classroom.class_store()
+    poll = store.poll(code, k)
+    p = store.presence(code)
+    answers = [a.answer for a in store.answers(code, lecturer=lid, step=k)]
+    d = classroom.poll_distribution(lesson, k, answers, revealed=poll.revealed)
+    st.markdown(f"**{poll.count}** answered · {p.connected} connected · {p.following} following"
+                + (f" · **{d.right}** right" if d.right is not None else ""))
+    rows = d.rows()
+    if rows:
+        style = current_style()
+        memo = st.session_state.get("class_poll_figure")
+        key = (code, k, tuple(rows), poll.revealed, style)
+        if memo is None or memo[0] != key:
+            memo = (key, poll_figure(rows, revealed=poll.revealed, style=style))
+            st.session_state["class_poll_figure"] = memo
+        st.plotly_chart(memo[1], key="class_poll_chart", config=style.plotly_config())
+    st.caption(poll_text(rows, d.total, revealed=poll.revealed))
+    q = lesson.steps[k - 1].question
+    if poll.revealed:
+        st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+
+
+def _waiting(rec: ClassRecord) -> bool:
+    st.title("Waiting for the lecturer", anchor=False)
+    st.info(f"You are in class **{rec.code}**. The lesson has not started yet: this page moves by itself "
+            "when the lecturer starts it.", icon=":material/hourglass_top:")
+    return False
+
+
+def student_bar(rec: ClassRecord, lesson: Lesson, k: int) -> None:
+    """The class, the step and its question at the top of the page (a student in a class)."""
+    n = len(lesson.steps)
+    step = lesson.steps[k - 1]
+    q = step.question
+    with st.container(key="class_student", border=True):
+        st.markdown(f"**Class {rec.code}** · **Step {k} of {n}**: {step.title}")
+        if q is None:
+            return
+        if classroom.is_polling(lesson, k):
+            st.markdown(f"**{q.text}**")
+            classroom.student_poll(rec, lesson, k)
+        elif k in rec.revealed:
+            st.markdown(f"**{q.text}**  \n**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
+        else:
+            st.markdown(f"**{q.text}**")
+            st.caption("Think about it: the lecturer reveals the answer.")
