@@ -117,8 +117,8 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
             st.markdown(step.text)
     with right:
         link = classroom.join_link(rec.code)
-        st.html(f"<p class='tw-class-code' aria-label='Class code {html.escape(' '.join(rec.code))}'>"
-                f"{html.escape(rec.code)}</p>")
+        st.html(f"<p style='font-size:4.5rem;font-weight:800;letter-spacing:0.2em;line-height:1.1;margin:0' "
+                f"aria-label='Class code {html.escape(' '.join(rec.code))}'>{html.escape(rec.code)}</p>")
         st.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=220)
         st.code(link, language=None)
         unreachable = classroom.student_root()[1]
