@@ -24,6 +24,14 @@ When a stage runs says who waits for it:
 A small stamp in the cache (:func:`stamp_path`) records the kernel sources the cache was built
 from and how long each stage took: a later start whose sources are the same only loads the
 kernels (:func:`is_warm`), and the log's estimates of what is left use the times measured here.
+An estimate is honest: the first one is scaled by the machine's load (:func:`busy_factor`), and what
+is shown of it counts down and never rises (:class:`Countdown`); once it has run out, the log says
+how long so far and the load instead of a number.
+
+Every process started here stops cleanly (:func:`start_processes`, :func:`stop_processes`): a
+Ctrl-C, which a terminal sends to its whole foreground group, is left to the process that started
+them (its children print no traceback), which ends them at once; a compile stopped keeps the
+stages done so far.
 :func:`uncompiled_kernels` lists the kernels still without a compiled version, so a test can
 check that the stages reach all of them.
 
@@ -31,28 +39,34 @@ check that the stages reach all of them.
 the library's too); the container build and ``make test`` run it.
 
 A command of ``python -m engine`` that meets a kernel missing from the cache says so before it
-compiles (:func:`cold_seconds` estimates how long, from :data:`COMPILE_SECONDS`);
+compiles, with a range (:func:`cold_range`, from :data:`COMPILE_SECONDS` and the machine's load);
 ``python -m engine.warmup --costs`` measures those costs again (run it with an empty
 ``NUMBA_CACHE_DIR``: a cached kernel costs nothing).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
 import pkgutil
+import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["Stage", "STAGES", "SERVE", "SOON", "BEHIND", "LIBRARY", "stage_names", "compile_stages", "load_stages",
            "compile_kernels", "uncompiled_kernels", "kernel_modules", "cache_dir", "stamp_path", "is_warm",
            "estimate_seconds", "expected_seconds", "speed", "core_count", "label", "remember", "remembered", "run_stage",
-           "compile_costs", "cold_seconds", "COMPILE_SECONDS"]
+           "compile_costs", "cold_seconds", "cold_range", "COMPILE_SECONDS", "Countdown", "machine_load", "busy_factor",
+           "busy_text", "start_processes", "stop_processes", "signals_held", "child_signals"]
 
 SERVE, SOON, BEHIND, LIBRARY = "serve", "soon", "behind", "library"
 
@@ -333,14 +347,18 @@ def _write_stamp(names: Iterable[str], seconds: dict) -> None:
     compiled |= set(names)
     times.update(seconds)
     path = stamp_path()
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"sources": sources, "compiled": sorted(compiled), "seconds": times}),
                        encoding="utf-8")
         os.replace(tmp, path)
     except OSError:   # a read-only cache still serves; the next start compiles again
         pass
+    except BaseException:   # stopped while writing: the stamp as it was, no half-written file left
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def remember(step: str, seconds: float) -> None:
@@ -392,6 +410,165 @@ def core_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# ------------------------------------------------------------------ honest estimates
+def machine_load() -> tuple[float, int]:
+    """The machine's load average over the last minute (processes running or wanting a core; 0.0
+    where the system keeps none) and the cores this process may use."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return load, core_count()
+
+
+def busy_factor(workers: int = 1, load: tuple[float, int] | None = None) -> float:
+    """How many times longer than on an idle machine work in ``workers`` processes takes now: the
+    processes that want a core (the load average, and these) over the cores, at least 1.
+
+    >>> busy_factor(2, load=(0.0, 2)), busy_factor(2, load=(3.0, 2))
+    (1.0, 2.5)
+    """
+    avg, cores = machine_load() if load is None else load
+    return max(1.0, (avg + max(workers, 0)) / max(cores, 1))
+
+
+def busy_text(load: tuple[float, int] | None = None) -> str:
+    """The machine's load as a log line or a page says it: "the machine is busy: load 3.2 on 2
+    cores" when more processes want a core than there are cores, else "load 0.4 on 2 cores"."""
+    avg, cores = machine_load() if load is None else load
+    said = f"load {avg:.1f} on {cores} core{'s' if cores != 1 else ''}"
+    return f"the machine is busy: {said}" if avg > cores else said
+
+
+class Countdown:
+    """The time left of some work, as a log line or a page says it: never more than it said before.
+
+    It starts from a first estimate (seconds); :meth:`update` takes a newer one (from the speed
+    measured so far) and keeps it only when it ends sooner than the one kept, so :meth:`left`
+    counts down with the clock and never rises. Once it has run out while the work goes on,
+    :meth:`text` says how long the work has taken so far and the machine's load instead of a number
+    (a busy machine compiles slower than any estimate made before it got busy).
+
+    >>> now = [0.0]
+    >>> c = Countdown(30, clock=lambda: now[0])
+    >>> c.update(50); c.left()      # a slower estimate does not raise what was said
+    30.0
+    >>> now[0] = 10.0; c.update(5); c.left()
+    5.0
+    >>> now[0] = 40.0; c.overdue
+    True
+    """
+
+    def __init__(self, seconds: float, *, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self.started = clock()
+        self.first = max(0.0, float(seconds))
+        self._ends = self.started + self.first
+
+    def update(self, seconds: float) -> None:
+        """A new estimate: ``seconds`` from now (kept only if it ends sooner)."""
+        self._ends = min(self._ends, self.clock() + max(0.0, float(seconds)))
+
+    def left(self) -> float:
+        """Seconds left: never more than at any earlier call."""
+        return max(0.0, self._ends - self.clock())
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    @property
+    def overdue(self) -> bool:
+        """Whether the estimate has run out (under a second left) while the work goes on."""
+        return self.left() < 1.0
+
+    def text(self, load: tuple[float, int] | None = None) -> str:
+        """"about N s left" (with the load when the machine is busy), or once the estimate has run
+        out "N s so far, longer than expected; <the load>"."""
+        left, busy = self.left(), busy_text(load)
+        if left >= 1.0:
+            return f"about {left:.0f} s left" + (f" ({busy})" if busy.startswith("the machine is busy") else "")
+        return f"{self.elapsed():.0f} s so far, longer than expected; {busy}"
+
+
+# ------------------------------------------------------------------ processes that stop cleanly
+@contextlib.contextmanager
+def signals_held():
+    """While processes are started from this thread: SIGINT (a Ctrl-C, which a terminal sends to
+    every process of its foreground group, ours and our children) held back in it (blocked, not
+    lost). A process started now begins with it held too, and drops it once it has said it leaves
+    a Ctrl-C to its parent (:func:`child_signals`): a Ctrl-C in its first second, while it imports,
+    is not a traceback. SIGTERM is not held: until a process says otherwise it ends it at once,
+    quietly (no Python handler runs)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # multiprocessing's resource tracker, started with the first process, lets SIGINT through in
+    # the thread that starts it: started first, it does so before SIGINT is held
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def child_signals(on_term=signal.SIG_DFL, *, ignore_term: bool = False) -> None:
+    """In a process this one started (under :func:`signals_held`): a Ctrl-C is left to the parent,
+    which stops its children in order (a Ctrl-C held meanwhile is dropped); SIGTERM ends this
+    process (``on_term``: its own handler; or ignored: the parent ends it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN if ignore_term else on_term)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _child_start(initializer, initargs) -> None:
+    child_signals()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def start_processes(n: int, *, initializer: Callable | None = None, initargs: tuple = ()) -> ProcessPoolExecutor:
+    """A pool of ``n`` spawned processes, every one started now (the executor would start them one
+    per submit, later), each leaving a Ctrl-C to this process and ended by SIGTERM
+    (:func:`child_signals`; ``initializer`` may set its own), then running ``initializer``.
+    :func:`stop_processes` ends them."""
+    # here, not at the top: ``python -m engine --help`` imports this module, not multiprocessing
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with signals_held():
+        executor = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"), initializer=_child_start,
+                                       initargs=(initializer, initargs))
+        for _ in range(n):
+            executor.submit(os.getpid)
+    return executor
+
+
+def stop_processes(executor: Executor, grace: float = 0.0) -> list:
+    """End the processes of ``executor`` (a :class:`ProcessPoolExecutor`) now: the work queued is
+    dropped, each process is sent SIGTERM, killed if still there after ``grace`` seconds, and waited
+    for (none is left behind, none left a zombie). Returns the processes. Other executors are shut
+    down without waiting."""
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    end = time.monotonic() + grace
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(max(0.0, end - time.monotonic()))
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            if proc.exitcode is None:
+                proc.kill()
+                proc.join(5.0)
+    return procs
+
+
 # ------------------------------------------------------------------ running stages
 def _compile_process_init() -> None:
     """A compile process: numba's cache made safe to share, numba imported once."""
@@ -429,17 +606,15 @@ def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = 
     of :data:`STAGES` (so the ``SOON`` stages go before the ``BEHIND`` ones whenever they can).
     ``on_done(name, seconds, left)`` is called as each stage ends, ``left`` naming the stages
     still to run. Returns wall seconds per stage. The kernels are compiled in the other processes:
-    this one has loaded none of them (:func:`load_stages` does).
+    this one has loaded none of them (:func:`load_stages` does). Stopped (an exception here, such as
+    a Ctrl-C), its own processes are ended at once, not waited for; the stages done so far stay
+    recorded as compiled.
     """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
     todo = _ordered(stage_names(SERVE, SOON, BEHIND) if names is None else names)
     slots = max(1, min(workers or core_count(), len(todo)))
     own = None
     if executor is None:
-        own = executor = ProcessPoolExecutor(slots, mp_context=mp.get_context("spawn"),
-                                             initializer=_compile_process_init)
+        own = executor = start_processes(slots, initializer=_compile_process_init)
     times: dict[str, float] = {}
     running: dict = {}
     try:
@@ -456,10 +631,17 @@ def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = 
                 times[name] = seconds
                 if on_done is not None:
                     on_done(name, seconds, todo + list(running.values()))
+    except BaseException:
+        # stopped (Ctrl-C, SIGTERM, a compile process gone): the stages running are not waited for
+        if own is not None:
+            stop_processes(own)
+            own = None
+        raise
     finally:
         if own is not None:
-            own.shutdown(wait=True, cancel_futures=True)
-    _write_stamp(times, times)
+            own.shutdown(wait=True)
+        if times:   # the stages done are in the cache: a later start does not compile them again
+            _write_stamp(times, times)
     return times
 
 
@@ -541,6 +723,10 @@ def uncompiled_kernels() -> list[str]:
     return sorted(missing)
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -559,17 +745,26 @@ def main(argv=None) -> int:
         print(f"warm-up: kernels in the cache ({cache_dir()}) are up to date", flush=True)
         return 0
     workers = min(args.workers or core_count(), len(names))
+    # the first estimate for this machine's load now; later ones from the speed measured, never higher
+    clock = Countdown(estimate_seconds(names, workers) * busy_factor(workers))
     print(f"warm-up: compiling {len(names)} stages in {workers} processes into {cache_dir()} "
-          f"(about {estimate_seconds(names, workers):.0f} s)", flush=True)
+          f"({clock.text()})", flush=True)
 
     times: dict = {}
 
     def done(name, seconds, left):
         times[name] = seconds
-        print(f"warm-up: {_BY_NAME[name].label}: {seconds:.1f} s"
-              + (f"; about {estimate_seconds(left, workers, speed(times)):.0f} s left" if left else ""), flush=True)
+        clock.update(estimate_seconds(left, workers, speed(times)))
+        print(f"warm-up: {_BY_NAME[name].label}: {seconds:.1f} s" + (f"; {clock.text()}" if left else ""),
+              flush=True)
 
-    compile_stages(names, workers=workers, on_done=done)
+    signal.signal(signal.SIGTERM, _interrupt)   # as a Ctrl-C: the compile processes ended, one line
+    try:
+        compile_stages(names, workers=workers, on_done=done)
+    except KeyboardInterrupt:   # Ctrl-C: the compile processes are ended; what is done stays cached
+        print(f"stopped after {time.perf_counter() - t0:.1f} s: {len(times)} of {len(names)} stages compiled "
+              "(kept in the cache)", file=sys.stderr, flush=True)
+        return 130
     print(f"warm-up: kernels ready in {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 
@@ -643,6 +838,27 @@ def cold_seconds() -> float:
         elif not _indexed(name):
             total += seconds
     return total
+
+
+def cold_range(module: str) -> tuple[float, float, set[str]]:
+    """Seconds a command that has begun compiling a kernel of ``module`` (a kernel module's name)
+    will spend compiling the kernels it has imported, on this machine at its load now: at least that
+    kernel (its module's share of :data:`COMPILE_SECONDS`), at most every kernel the on-disk cache
+    lacks in the kernel modules imported so far (it may call some of them only). Also the kernel
+    modules counted: a module imported later is not in the range.
+
+    >>> low, high, counted = cold_range("engine.trees._kernels"); 0 < low <= high
+    True
+    """
+    factor = busy_factor(1)
+    missing: dict[str, float] = {}
+    for name, seconds in COMPILE_SECONDS.items():
+        mod = sys.modules.get(name)
+        if mod is not None and (kernels := _dispatchers(mod)):
+            missing[name] = seconds * sum(not _on_disk(d) for d in kernels) / len(kernels)
+    mod = sys.modules.get(module)
+    one = COMPILE_SECONDS.get(module, 0.0) / max(len(_dispatchers(mod)) if mod is not None else 1, 1)
+    return one * factor, max(one, sum(missing.values())) * factor, set(missing) | {module}
 
 
 def _print_costs() -> None:

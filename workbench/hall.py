@@ -8,7 +8,8 @@ starts N app processes (:mod:`workbench.serve`, each warmed up) on 127.0.0.1 at 
 (written, filled in, to a temporary folder whose path the log gives). A browser's session goes to
 the process with the fewest students and stays there (a cookie naming it, set with its first
 websocket; see the template); a process that stops is started again, and its students reconnect to
-another one meanwhile.
+another one meanwhile. A Ctrl-C or a SIGTERM stops nginx and every app process (each stops its
+runs and compile processes, quietly) within 5 s, with one line.
 
 The processes share one database: ``TREE_WORKBENCH_DB_URL=postgresql://...`` (a PostgreSQL server:
 needed when processes run on several machines, or behind the department's own proxy), else the
@@ -37,6 +38,10 @@ TEMPLATE = Path(__file__).resolve().parent / "assets" / "nginx.conf.template"
 _RESTARTS = 5
 #: seconds the other processes wait for the first one's warm-up (a fresh install compiles for minutes)
 _FIRST_WAIT = 900.0
+#: seconds the app processes have to stop (each stops its runs and compile processes in under 4.5 s,
+#: workbench.serve) before what is left of them is killed: the hall has ended 5 s after a signal
+_STOP_WAIT = 4.6
+_SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
 
 def _say(msg: str) -> None:
@@ -154,16 +159,18 @@ def main(argv=None) -> int:
     extra = (["--tree", args.tree] if args.tree else []) + (["--no-warm-up"] if args.no_warm_up else [])
 
     def start_app(port: int) -> subprocess.Popen:
-        # its own process group: its run workers go with it (a killed server leaves them orphaned)
+        # its own process group: its run workers go with it (a killed server leaves them orphaned);
+        # a Ctrl-C reaches the hall only, which stops it: its stop is quiet (the hall's line says it)
         proc = subprocess.Popen([sys.executable, "-m", "workbench.serve", "--port", str(port),
-                                 "--address", "127.0.0.1", *extra], env=env, start_new_session=True)
+                                 "--address", "127.0.0.1", "--quiet-stop", *extra], env=env, start_new_session=True)
         _say(f"app process {proc.pid} on port {port}")
         return proc
 
-    stopping = []
+    stopping: list[tuple[int, float]] = []
 
     def stop(signum, frame):
-        stopping.append(signum)
+        if not stopping:
+            stopping.append((signum, time.monotonic()))
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -178,6 +185,8 @@ def main(argv=None) -> int:
         while not stopping and apps[backends[0]].poll() is None and not _healthy(backends[0]) \
                 and time.monotonic() < deadline:
             time.sleep(0.5)
+        if stopping:
+            return 0
         if apps[backends[0]].poll() is not None:
             print(f"error: the first app process stopped (exit {apps[backends[0]].returncode}) before it "
                   "served; see its lines above", file=sys.stderr)
@@ -188,6 +197,8 @@ def main(argv=None) -> int:
              f"{backends[-1]} (nginx configuration: {conf})")
         while not stopping:
             time.sleep(0.5)
+            if stopping:   # a Ctrl-C reaches nginx too (the hall's group): its end is no error then
+                break
             if proxy.poll() is not None:
                 err = (folder / "error.log").read_text(errors="replace").strip().splitlines()
                 print(f"error: nginx stopped: {err[-1] if err else proxy.returncode}", file=sys.stderr)
@@ -205,18 +216,23 @@ def main(argv=None) -> int:
                 apps[port] = start_app(port)
     finally:
         procs = [p for p in [proxy, *apps.values()] if p is not None]
-        for proc in procs:
+        for proc in procs:   # at once: each stops in parallel with the others
             if proc.poll() is None:
                 proc.terminate()
+        end = (stopping[0][1] if stopping else time.monotonic()) + _STOP_WAIT
         for proc in procs:
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=max(0.1, end - time.monotonic()))
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
         for proc in apps.values():
             _kill_group(proc.pid)
         shutil.rmtree(folder, ignore_errors=True)
+        if stopping:
+            print(f"stopped ({_SIGNAL_NAMES.get(stopping[0][0], stopping[0][0])}): the hall's {len(apps)} app "
+                  f"process{'es' if len(apps) != 1 else ''} and {'nginx' if proxy is not None else 'no proxy yet'} "
+                  f"ended in {time.monotonic() - stopping[0][1]:.1f} s", flush=True)
     return code
 
 

@@ -16,7 +16,12 @@ script only polls the job, so the page stays live: the bar and the ETA move, Can
 at its next progress report (or before it starts) and the run is recorded ``cancelled``. If the
 user leaves the page mid-run, the run goes on and is recorded; the Runs page shows it live and
 launching the same config again attaches to it. :func:`last_run` is the id of the last run
-recorded by :func:`launch` in this session.
+recorded by :func:`launch` in this session. When the server stops (:func:`shutdown_pool`), queued
+runs are dropped and a run in flight ends at once, recorded ``interrupted``; the workers and their
+manager leave a Ctrl-C to the server, which stops them in that order.
+
+Every time left it shows counts down from its first value and never rises
+(``engine.warmup.Countdown``): "preparing (N s)", and a run's time left once it has one.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 import time
@@ -33,6 +39,7 @@ import types
 import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.managers import SyncManager
 from typing import Any, Callable
 
 import streamlit as st
@@ -42,11 +49,12 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_target
+from engine.warmup import Countdown, busy_factor, child_signals, signals_held, start_processes
 from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
-__all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "pool_size",
-           "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
+__all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "shutdown_pool",
+           "pool_size", "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
 _JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
@@ -126,6 +134,7 @@ def _lower_priority(by: int) -> None:
 def _worker_init(reports, cancelled) -> None:
     global _worker_reports, _worker_cancelled
     _worker_reports, _worker_cancelled = reports, cancelled
+    signal.signal(signal.SIGTERM, _worker_stop)
     _lower_priority(RUN_NICENESS)
     from engine.jitcache import guard_cache
 
@@ -133,8 +142,33 @@ def _worker_init(reports, cancelled) -> None:
     import engine.runs.execute  # noqa: F401  (the run machinery, loaded once per worker)
 
 
+def _worker_start(reports, cancelled) -> None:
+    """A run worker's start: a Ctrl-C left to the server (``engine.warmup.child_signals``), SIGTERM
+    handled (:func:`_worker_stop`), then :func:`_worker_init`."""
+    child_signals()
+    _worker_init(reports, cancelled)
+
+
 def _worker_ready() -> int:
     return os.getpid()
+
+
+_worker_ended = None   # in a worker: the frame of the run SIGTERM has ended (being recorded)
+
+
+def _worker_stop(signum, frame) -> None:
+    """SIGTERM in a run worker (the server is stopping, :func:`shutdown_pool`): a run in flight ends
+    at once as ``interrupted``, recorded so in the run history as after a Ctrl-C
+    (``engine.runs.execute``), and a later SIGTERM while it is being recorded waits for the record;
+    a worker with no run (idle, or compiling kernels) ends now."""
+    global _worker_ended
+    while frame is not None and frame.f_code is not _worker_run.__code__:
+        frame = frame.f_back
+    if frame is None:
+        os._exit(0)
+    if frame is not _worker_ended:
+        _worker_ended = frame
+        raise KeyboardInterrupt("interrupted: the server stopped while it ran")
 
 
 def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
@@ -205,54 +239,69 @@ def _bare_main():
 def spawn_processes(n: int) -> ProcessPoolExecutor:
     """A pool of ``n`` spawned processes, every one started now under a bare ``__main__`` (see
     :func:`_bare_main`; the executor would start them one per submit, later, under whatever
-    ``__main__`` a script run has left then)."""
+    ``__main__`` a script run has left then); a Ctrl-C is left to this process, SIGTERM ends them
+    (``engine.warmup.start_processes``; ``engine.warmup.stop_processes`` stops them)."""
     with _bare_main():
-        executor = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
-        for _ in range(n):
-            executor.submit(os.getpid)
-    return executor
+        return start_processes(n)
+
+
+def _manager_start() -> None:
+    """The report queue's manager process: deaf to Ctrl-C and SIGTERM, so that it outlives the run
+    workers that report to it while they record their runs; its server stops it (``shutdown``)."""
+    child_signals(ignore_term=True)
+
+
+def _preparing(clock: Countdown | None) -> str:
+    """What "preparing (...)" says of a countdown: "N s" left, never more than it said before, or
+    once it has run out "N s so far, longer than expected; <the machine's load>"."""
+    if clock is None:
+        return "a moment"
+    left = clock.left()
+    return f"{left:.0f} s" if left >= 1.0 else clock.text()
 
 
 class _Kernels:
     """Kernels compiled for this server after it opened its port (``engine.warmup``'s ``SOON``
     stages, the online model's walks): until they are loaded, :meth:`left` is an estimate of the
     seconds still needed and the page that calls them (Online Marginals) says "preparing (N s)"
-    instead of compiling them itself. Ready unless :meth:`begin` was called (a script, a test)."""
+    instead of compiling them itself. The estimate counts down and never rises
+    (``engine.warmup.Countdown``): a newer, longer one is not shown; once it has run out the page
+    says how long it has taken so far and the machine's load. Ready unless :meth:`begin` was called
+    (a script, a test)."""
 
     def __init__(self) -> None:
         self.ready = threading.Event()
         self.ready.set()
-        self._ends: float | None = None
+        self.clock: Countdown | None = None
         self.started = 0.0
 
     def begin(self, seconds: float) -> None:
-        self.started = time.perf_counter()
-        self._ends = self.started + seconds
+        self.clock = Countdown(seconds, clock=time.perf_counter)
+        self.started = self.clock.started
         self.ready.clear()
 
     def expect(self, seconds: float) -> None:
-        """A new estimate: ``seconds`` from now."""
-        self._ends = time.perf_counter() + seconds
+        """A new estimate: ``seconds`` from now (shown only if it ends sooner than the last)."""
+        clock = self.clock
+        if clock is not None:
+            clock.update(seconds)
 
     def end(self) -> None:
-        self._ends = None
         self.ready.set()
 
     def left(self) -> float | None:
+        """Seconds left (at least 1), or ``None`` once ready."""
         if self.ready.is_set():
             return None
-        ends = self._ends
-        return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
+        clock = self.clock
+        return max(1.0, clock.left()) if clock is not None else 1.0
 
     def text(self, what: str) -> str | None:
         """"preparing (N s): ``what``" while not ready (how long it has taken so far once the
         estimate has run out: a busy machine compiles slower), else ``None``."""
-        left = self.left()
-        if left is None:
+        if self.ready.is_set():
             return None
-        if left > 1.0:
-            return f"preparing ({left:.0f} s): {what}"
-        return f"preparing ({time.perf_counter() - self.started:.0f} s so far, longer than expected on this busy machine): {what}"
+        return f"preparing ({_preparing(self.clock)}): {what}"
 
 
 #: the online model's kernels (``engine.warmup.SOON``), compiled by ``workbench.serve`` once it serves
@@ -264,22 +313,36 @@ class _Pool:
 
     def __init__(self, workers: int):
         ctx = mp.get_context("spawn")   # never fork a server that runs threads
-        with _bare_main():
-            self.manager = ctx.Manager()
+        # the manager and the workers leave a Ctrl-C to the server, which stops them in order
+        # (shutdown_pool): held from their start (engine.warmup.signals_held)
+        with _bare_main(), signals_held():
+            self.manager = SyncManager(ctx=ctx)
+            self.manager.start(_manager_start)
             self.reports = self.manager.Queue()
             self.cancelled = self.manager.dict()
             self.workers = workers
-            self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+            self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_start,
                                                 initargs=(self.reports, self.cancelled))
             # every worker spawned now, under the bare main (the executor spawns one per submit)
             self._ready = [self.executor.submit(_worker_ready) for _ in range(workers)]
         self.jobs: dict[str, "Job"] = {}
         self.order: list[str] = []    # queued or running, in submission order
         self.lock = threading.Lock()
+        self.stopping = False
         self.prepared = threading.Event()   # the workers' kernels are compiled (see prepare)
         self.prepared.set()
-        self.prepare_ends: float | None = None   # estimated perf_counter() time it is done
+        self.prepare_clock: Countdown | None = None   # the time left of the preparation
         threading.Thread(target=self._listen, name="run-reports", daemon=True).start()
+
+    @property
+    def prepare_ends(self) -> float | None:
+        """When the preparation is expected to end (a ``time.perf_counter()`` time), or ``None``."""
+        clock = self.prepare_clock
+        return None if clock is None else time.perf_counter() + clock.left()
+
+    @prepare_ends.setter
+    def prepare_ends(self, when: float | None) -> None:
+        self.prepare_clock = None if when is None else Countdown(when - time.perf_counter(), clock=time.perf_counter)
 
     def prepare(self, on_done: Callable[[float], None] | None = None) -> None:
         """Compile the learning kernels in the workers now (``engine.warmup``'s ``BEHIND`` stages,
@@ -288,10 +351,12 @@ class _Pool:
         from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names
 
         names = stage_names(BEHIND)
-        if is_warm(names):
+        if is_warm(names) or self.stopping:
             return
         self.prepared.clear()
-        self.prepare_ends = time.perf_counter() + estimate_seconds(names, self.workers)
+        # the first estimate for the machine's load now; later ones never longer (engine.warmup.Countdown)
+        self.prepare_clock = Countdown(estimate_seconds(names, self.workers) * busy_factor(self.workers),
+                                       clock=time.perf_counter)
 
         def target():
             from engine.warmup import compile_stages
@@ -306,11 +371,12 @@ class _Pool:
             try:
                 compile_stages(names, executor=self.executor, workers=self.workers, on_done=compiled)
             except Exception:  # noqa: BLE001 - a run compiles what it needs itself; say why the warm-up stopped
+                if self.stopping:   # the server stops: its workers were ended on purpose
+                    return
                 traceback.print_exc()
             finally:
-                self.prepare_ends = None
                 self.prepared.set()
-            if on_done is not None:
+            if on_done is not None and not self.stopping:
                 on_done(time.perf_counter() - t0)
 
         threading.Thread(target=target, name="run-workers-prepare", daemon=True).start()
@@ -318,14 +384,21 @@ class _Pool:
     def _estimate(self, left: list[str], done: dict) -> None:
         from engine.warmup import estimate_seconds, speed
 
-        self.prepare_ends = time.perf_counter() + (estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
+        clock = self.prepare_clock
+        if clock is not None:
+            clock.update(estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
 
     def preparing_left(self) -> float | None:
-        """Seconds the workers' preparation still needs (an estimate, at least 1), or ``None`` once ready."""
+        """Seconds the workers' preparation still needs (an estimate that never rises, at least 1),
+        or ``None`` once ready."""
         if self.prepared.is_set():
             return None
-        ends = self.prepare_ends
-        return max(1.0, ends - time.perf_counter()) if ends is not None else 1.0
+        clock = self.prepare_clock
+        return max(1.0, clock.left()) if clock is not None else 1.0
+
+    def preparing_text(self) -> str:
+        """How long the preparation has left, as "preparing (...)" says it."""
+        return _preparing(self.prepare_clock)
 
     def warm(self) -> None:
         """Wait until every worker has started (each imports the run machinery)."""
@@ -338,6 +411,10 @@ class _Pool:
                 job_id, fraction, message = self.reports.get()
             except (EOFError, OSError, BrokenPipeError):
                 return
+            except Exception:  # noqa: BLE001 - the manager stopped under it: the server stops
+                if self.stopping:
+                    return
+                raise
             job = self.jobs.get(job_id)
             if job is not None:
                 job.started_at = job.started_at or time.perf_counter()
@@ -359,8 +436,12 @@ class _Pool:
 
     def _submit_when_prepared(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
         self.prepared.wait()
-        if not job.done.is_set():   # not cancelled meanwhile
-            self._hand_over(job, kind, payload, families)
+        if not job.done.is_set() and not self.stopping:   # not cancelled meanwhile, the server not stopping
+            try:
+                self._hand_over(job, kind, payload, families)
+            except RuntimeError:   # the executor was shut down meanwhile (the server stops)
+                if not self.stopping:
+                    raise
 
     def _hand_over(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
         fut = self.executor.submit(_worker_run, job.id, kind, payload, families)
@@ -369,10 +450,16 @@ class _Pool:
 
     def _finished(self, job: "Job", fut: Future) -> None:
         self._forget(job)
-        self.cancelled.pop(job.id, None)
+        try:
+            self.cancelled.pop(job.id, None)
+        except Exception:  # noqa: BLE001 - the manager is gone: the server stops, nothing to forget
+            if not self.stopping:
+                raise
         if job.done.is_set():   # cancelled while queued: already told
             return
-        if fut.cancelled():
+        if self.stopping:       # the server stops: the page goes with it, nothing to show
+            job.error = RunCancelled("the server stopped")
+        elif fut.cancelled():
             job.error = RunCancelled("cancelled before it started")
         elif fut.exception() is not None:
             exc = fut.exception()
@@ -406,6 +493,40 @@ class _Pool:
             before = self.order[: self.order.index(job.id)]
         return sum(1 for j in before if self.jobs.get(j) is not None and self.jobs[j].started_at is None)
 
+    def stop(self, grace: float) -> int:
+        """Stop the workers now (the server stops): queued runs are dropped; each worker is sent
+        SIGTERM, again every 0.1 s, for at most ``grace`` seconds (a run in flight ends as
+        ``interrupted`` and is recorded so, :func:`_worker_stop`; then its worker ends), then killed;
+        every worker is waited for, then the manager stopped. The runs left ``running`` by a killed
+        worker are then marked ``interrupted`` in the history. Returns the runs that were in flight."""
+        self.stopping = True
+        with self.lock:
+            flying = sum(1 for j in self.jobs.values() if j.started_at is not None and not j.done.is_set())
+            handed = any(j.future is not None for j in self.jobs.values())
+        procs = list((getattr(self.executor, "_processes", None) or {}).values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        end = time.monotonic() + grace
+        while time.monotonic() < end and any(p.exitcode is None for p in procs):
+            for proc in procs:
+                if proc.exitcode is None:
+                    with contextlib.suppress(Exception):
+                        proc.terminate()
+            for proc in procs:
+                with contextlib.suppress(Exception):
+                    proc.join(0.1 / max(len(procs), 1))
+        for proc in procs:
+            with contextlib.suppress(Exception):
+                if proc.exitcode is None:
+                    proc.kill()
+                proc.join(5.0)
+        self.prepared.set()   # the runs waiting for the preparation: dropped (see _submit_when_prepared)
+        with contextlib.suppress(Exception):
+            self.manager.shutdown()
+        if handed:
+            with contextlib.suppress(Exception), RunStore(default_db_target(), check_interrupted=False) as store:
+                store.mark_interrupted()   # a run whose worker had to be killed: its process is gone
+        return flying
+
     def cancel(self, job: "Job") -> None:
         self.cancelled[job.id] = True   # seen by the worker at its next progress report
         if job.future is not None and job.future.cancel():
@@ -419,6 +540,7 @@ class _Pool:
 
 _pool_lock = threading.Lock()
 _pool: _Pool | None = None
+_stopping = False   # the server stops: no pool is started any more
 
 
 def _get_pool() -> _Pool | None:
@@ -426,23 +548,27 @@ def _get_pool() -> _Pool | None:
     if pool_size() == 0:
         return None
     with _pool_lock:
+        if _stopping:
+            raise EngineError("the server is stopping: no run starts now")
         if _pool is None:
             _pool = _Pool(pool_size())
+            # however the process ends (plain ``streamlit run`` too), its workers are stopped before
+            # the executor's own exit handler waits for a run in flight to finish
+            with contextlib.suppress(AttributeError, RuntimeError):
+                threading._register_atexit(shutdown_pool)
         return _pool
 
 
-def shutdown_pool() -> None:
-    """Stop the worker processes now (queued runs are dropped) so the process can exit: a worker
-    that does not exit would keep the pool's exit handler waiting."""
-    global _pool
-    with _pool_lock:
+def shutdown_pool(grace: float = 2.5) -> int:
+    """Stop the run workers now, so that the server can exit (a worker that does not exit would
+    keep the pool's exit handler waiting): queued runs are dropped, a run in flight is interrupted
+    and recorded ``interrupted`` (:meth:`_Pool.stop`, within ``grace`` seconds), no process is left.
+    No pool starts after it. Returns the runs that were in flight."""
+    global _pool, _stopping
+    with _pool_lock:   # a pool being started meanwhile is started first, then stopped here
+        _stopping = True
         pool, _pool = _pool, None
-    if pool is None:
-        return
-    for proc in list((getattr(pool.executor, "_processes", None) or {}).values()):
-        proc.terminate()
-    pool.executor.shutdown(wait=False, cancel_futures=True)
-    pool.manager.shutdown()
+    return 0 if pool is None else pool.stop(grace)
 
 
 def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
@@ -482,6 +608,7 @@ class Job:
         self.ended: float | None = None
         self.future: Future | None = None
         self.pool: _Pool | None = None
+        self._eta: Countdown | None = None   # the time left as shown: never more than shown before
 
     def start(self) -> "Job":
         """Run ``work`` in a background thread of this process."""
@@ -536,19 +663,31 @@ class Job:
         return self.pool.preparing_left()
 
     def text(self) -> str:
-        left = self.preparing
-        if left is not None:
-            return (f"preparing ({left:.0f} s): the server's run workers compile the learning algorithms, "
-                    "once after an install. Your run starts by itself; you may leave this page.")
+        if self.preparing is not None:
+            return (f"preparing ({self.pool.preparing_text()}): the server's run workers compile the learning "
+                    "algorithms, once after an install. Your run starts by itself; you may leave this page.")
         if self.started_at is None and not self.done.is_set():
             ahead = self.queued
             workers = self.pool.workers if self.pool else 1
             return (f"Busy: the server runs {workers} run{'s' if workers > 1 else ''} at a time; "
                     + (f"{ahead} run{'s' if ahead != 1 else ''} ahead of yours" if ahead else "yours is next")
                     + ". It starts by itself; you may leave this page.")
+        return f"{self.message} · {self.eta()}"
+
+    def eta(self) -> str:
+        """The time left as the bar says it: from the progress so far, never more than it said before
+        (a run that slows down runs out its estimate and says so, with the machine's load)."""
         f = self.fraction
-        eta = format_eta(self.elapsed * (1 - f) / f) if f > 0.02 else "estimating time left"
-        return f"{self.message} · {eta}"
+        if f <= 0.02:
+            return "estimating time left"
+        left = self.elapsed * (1 - f) / f
+        if self._eta is None:
+            self._eta = Countdown(left, clock=time.perf_counter)
+        else:
+            self._eta.update(left)
+        if f >= 1 or not self._eta.overdue:
+            return format_eta(self._eta.left())
+        return self._eta.text()
 
 
 def _jobs() -> dict[str, Job]:
@@ -618,7 +757,11 @@ def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
                    "or cancel it, then launch again. The Runs page shows it live.",
                    icon=":material/hourglass_top:")
         return None
-    pool = _get_pool()
+    try:
+        pool = _get_pool()
+    except EngineError as exc:   # the server is stopping
+        st.warning(public_message(exc))
+        return None
     job = Job(work, key).start() if pool is None else Job(key=key).submit(pool, kind, payload)
     jobs[key] = job
     return job

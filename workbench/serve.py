@@ -24,16 +24,25 @@ the online model's walks in one process per core (a fresh install: Online Margin
 "preparing (N s)" until they are loaded here), then starts the pool of run workers
 (:mod:`workbench.runner`), which compile the learning kernels (:data:`engine.warmup.BEHIND`): a run
 launched before they are done waits and says "preparing". The log has one line per step, with its
-time and an estimate of what is left. ``make run`` and the container use it.
+time and an estimate of what is left: the first for the machine's load, then never more than the
+last said (``engine.warmup.Countdown``). ``make run`` and the container use it.
+
+A Ctrl-C (the terminal sends SIGINT to ``make``, this process and its children) or a SIGTERM
+(systemd, docker) stops it at any moment within 5 s, with one line ("stopped (...) ..."), no
+traceback and no process left (:class:`_Stop`): during the warm-up its compile processes are ended;
+once it serves, the server stops as Streamlit stops it, the online model's compile processes are
+ended and the run workers stopped, a run in flight recorded ``interrupted``.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import gc
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -58,10 +67,6 @@ def _say(msg: str) -> None:
     print(f"[warm-up] {msg}", flush=True)
 
 
-def _left(seconds: float) -> str:
-    return f"about {seconds:.0f} s left" if seconds >= 1 else "almost done"
-
-
 def warm_up(*, pages: bool = True, say=_say) -> dict:
     """Compile (or load) the kernels of the first pages and render those pages once; seconds per
     step, and under ``"later"`` the ``SOON`` stages left to compile after the port opens."""
@@ -74,21 +79,30 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
     out: dict = {"later": later}
     t0 = time.perf_counter()
     pages_left = W.remembered("pages", _PAGES_COST) if pages else 0.0
+    # what is left, as the log says it: the first estimate for the machine's load now, then from the
+    # speed measured, never more than said before (engine.warmup.Countdown)
+    clock = None
     if not W.is_warm(names):
         workers = min(W.core_count(), len(names))
+        clock = W.Countdown((W.estimate_seconds(names, workers) + pages_left) * W.busy_factor(workers))
         say(f"first start after an install: compiling the kernels of the first pages in {workers} processes, "
-            f"{_left(W.estimate_seconds(names, workers) + pages_left)}")
+            f"{clock.text()}")
         done: dict = {}
 
         def compiled(name: str, seconds: float, left: list) -> None:
             done[name] = seconds
-            say(f"compiled {W.label(name)}: {seconds:.1f} s · "
-                f"{_left(W.estimate_seconds(left, workers, W.speed(done)) + pages_left)}")
+            clock.update(W.estimate_seconds(left, workers, W.speed(done)) + pages_left)
+            say(f"compiled {W.label(name)}: {seconds:.1f} s · {clock.text()}")
 
         W.compile_stages(names, workers=workers, on_done=compiled)
     W.load_stages(names)
     out["kernels_s"] = round(time.perf_counter() - t0, 2)
-    say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s · {_left(pages_left)}")
+    if clock is None:
+        clock = W.Countdown(pages_left * W.busy_factor(1))
+    else:
+        clock.update(pages_left)
+    say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s"
+        + (f" · {clock.text()}" if pages else ""))
     if pages:
         t0 = time.perf_counter()
         out["pages"] = _render_pages(skip=ONLINE_PAGES if later else ())
@@ -197,6 +211,29 @@ def lighter_runtime() -> None:
     config.on_config_parsed(memo.clear, force_connect=True)
 
 
+#: the follow route's endpoints this process serves (their long polls end when the server stops)
+_FOLLOW_ENDPOINTS: list = []
+
+
+def _end_long_polls() -> None:
+    """Answer the long polls of the follow route now, and any asked from now on at once (without
+    waiting for a change): the server stops, and it waits for every open request to be answered.
+    Called in the server's event loop."""
+    for answer in _FOLLOW_ENDPOINTS:
+        watcher = getattr(answer, "watcher", None)
+        wait = getattr(watcher, "wait", None)
+        if wait is None:
+            continue
+        if getattr(wait, "__wrapped__", None) is None:
+            def at_once(code, seen, hold, _wait=wait):
+                return _wait(code, seen, 0)
+
+            at_once.__wrapped__ = wait
+            watcher.wait = at_once
+        for event in list((getattr(watcher, "_events", None) or {}).values()):
+            event.set()
+
+
 def follow_route() -> None:
     """Add the live class's follow route (:mod:`workbench.follow`) to the server: a follower's
     browser learns there, by a long poll answered from one reader per process, that the class
@@ -214,7 +251,9 @@ def follow_route() -> None:
         from workbench import classroom, follow
 
         path = follow.route_path(config.get_option("server.baseUrlPath") or "")
-        return [Route(path, follow.endpoint(classroom.read_versions), methods=["GET"]), *make(runtime)]
+        answer = follow.endpoint(classroom.read_versions)
+        _FOLLOW_ENDPOINTS.append(answer)
+        return [Route(path, answer, methods=["GET"]), *make(runtime)]
 
     routes.__wrapped__ = make
     starlette_app.create_streamlit_routes = routes
@@ -275,7 +314,8 @@ def lasting_downloads() -> None:
 
 def _compile_online(names: list[str]) -> None:
     """The online model's walks (``engine.warmup.SOON`` stages ``names``) compiled in one process
-    per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``)."""
+    per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``).
+    A stop of the server ends the compile processes (:class:`_Stop`): nothing is said then."""
     from engine import warmup as W
     from workbench.runner import online_kernels, spawn_processes
 
@@ -288,20 +328,27 @@ def _compile_online(names: list[str]) -> None:
         online_kernels.expect(W.estimate_seconds(left, workers, W.speed(done)))
 
     try:
-        executor = spawn_processes(workers)
+        with STOP.lock:   # started, or not at all once the server stops (it ends them then)
+            if STOP.asked:
+                return
+            executor = STOP.compiling = spawn_processes(workers)
         try:
             W.compile_stages(names, executor=executor, workers=workers, on_done=compiled)
         finally:
+            with STOP.lock:
+                STOP.compiling = None
             executor.shutdown(wait=True, cancel_futures=True)
         W.load_stages(names)
         _say(f"online model ready (Online Marginals opens): its walks compiled in {time.perf_counter() - t0:.0f} s")
     except BrokenProcessPool:   # a compile process was stopped (the server stopping with it) or killed
-        _say("the online model's walks were not compiled: a compile process stopped; Online Marginals compiles "
-             "them on first use")
+        if not STOP.asked:
+            _say("the online model's walks were not compiled: a compile process stopped; Online Marginals "
+                 "compiles them on first use")
     except Exception:  # noqa: BLE001 - the page then compiles what it calls itself; say why, in full
-        traceback.print_exc()
-        _say("the online model's walks could not be compiled beside the server; Online Marginals compiles them "
-             "on first use")
+        if not STOP.asked:
+            traceback.print_exc()
+            _say("the online model's walks could not be compiled beside the server; Online Marginals compiles "
+                 "them on first use")
     finally:
         online_kernels.end()
 
@@ -313,6 +360,8 @@ def _start_run_workers(online: list[str] = ()) -> None:
 
     if online:
         _compile_online(list(online))
+    if STOP.asked:
+        return
 
     def prepared(seconds: float) -> None:
         _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
@@ -320,7 +369,219 @@ def _start_run_workers(online: list[str] = ()) -> None:
     try:
         start_pool(prepare=True, on_prepared=prepared)
     except Exception as exc:  # noqa: BLE001 - runs then start their pool on first use; say why
-        _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
+        if not STOP.asked:
+            _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
+
+
+class _Stopped(BaseException):
+    """A SIGINT or SIGTERM before the server serves: raised in the main thread, ends the warm-up."""
+
+
+#: what each stop signal is called in the stop line
+_SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM", getattr(signal, "SIGQUIT", -1): "SIGQUIT"}
+#: seconds after the signal by which this process has ended whatever happens (the promise is 5 s)
+_STOP_DEADLINE = 4.5
+#: seconds a run worker has to end its run and record it ``interrupted`` before it is killed
+_RUN_GRACE = 2.5
+
+
+class _Stop:
+    """How the server stops, at any moment: a SIGINT (Ctrl-C, which a terminal sends to every
+    process of its foreground group: ``make``, this process and its children) or a SIGTERM (systemd,
+    docker, ``kill``) ends it within :data:`_STOP_DEADLINE` seconds with one line, no traceback and
+    no process left.
+
+    - During the warm-up (before the port opens) the signal stops the main thread (:class:`_Stopped`):
+      the compile processes are ended (``engine.warmup.compile_stages``); the kernels compiled so far
+      stay in the cache.
+    - Once the server serves, Streamlit's own handler is replaced (:meth:`install`): the server is
+      stopped as Streamlit stops it, and beside it (:meth:`_beside`) the compile processes of the
+      online model's walks are ended and the run workers stopped (``runner.shutdown_pool``: a run in
+      flight is recorded ``interrupted``).
+
+    Every process this one starts leaves a Ctrl-C to it (``engine.warmup.child_signals``) so that
+    they stop in that order. A second signal while stopping changes nothing; should anything hang,
+    the process ends anyway at the deadline, its children killed. ``quiet`` (an app process of a
+    hall, whose own line says it) prints no line."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.signum: int | None = None
+        self.at = 0.0                 # time.monotonic() of the signal
+        self.serving_since: float | None = None
+        self.quiet = False
+        self.compiling = None         # the compile processes of the online model's walks, while they run
+        self.was_compiling = ""       # what was still compiling when the signal came
+        self.flying = 0               # runs in flight when the signal came
+        self.server = None
+        self.loop = None
+        self.beside: threading.Thread | None = None   # stops what runs beside the server (_beside)
+        self.said = False
+
+    @property
+    def asked(self) -> bool:
+        return self.signum is not None
+
+    def _ask(self, signum: int) -> bool:
+        """Note the first stop signal; False for a later one."""
+        with self.lock:
+            if self.signum is not None:
+                return False
+            self.signum, self.at = signum, time.monotonic()
+        threading.Thread(target=self._deadline, name="stop-deadline", daemon=True).start()
+        return True
+
+    def early(self, signum, frame) -> None:
+        """The handler during the warm-up: the main thread stops where it is."""
+        if self._ask(signum):
+            raise _Stopped()
+
+    def serving(self, signum, frame) -> None:
+        """The handler once the warm-up is over: the server stops, the processes beside it too."""
+        if not self._ask(signum):
+            return
+        self.beside = threading.Thread(target=self._beside, name="stop-beside", daemon=True)
+        self.beside.start()
+        self._stop_server()
+
+    def install(self, server) -> None:
+        """In place of Streamlit's ``_set_up_signal_handler`` (called in its event loop once the
+        server has started): the server and its loop noted, :meth:`serving` handles the signals."""
+        import asyncio
+
+        self.server, self.loop = server, asyncio.get_running_loop()
+        for sig in _SIGNAL_NAMES:
+            if sig > 0:
+                signal.signal(sig, self.serving)
+        if self.asked:   # a signal came while the server was starting
+            self._stop_server()
+
+    def _stop_server(self) -> None:
+        """Ask Streamlit's server to stop, as its own handler does, without its "Stopping..." line."""
+        server, loop = self.server, self.loop
+        if server is None or loop is None:
+            return   # not started yet: install() stops it
+
+        def stop() -> None:
+            # the server waits for every request still open to be answered: the followers' long
+            # polls are answered now, and any asked from now on at once
+            _end_long_polls()
+            starlette = getattr(server, "_starlette_server", None)
+            if starlette is not None and callable(getattr(starlette, "stop", None)):
+                starlette.stop()
+            else:
+                server.stop()
+
+        with contextlib.suppress(RuntimeError):   # the loop has ended already
+            loop.call_soon_threadsafe(stop)
+
+    def _beside(self) -> None:
+        """End what runs beside the server: the online model's compile processes, the run workers."""
+        from engine.warmup import stop_processes
+        from workbench import runner
+
+        with self.lock:
+            compiling, self.compiling = self.compiling, None
+        if compiling is not None:
+            self.was_compiling = "the online model's walks"
+            stop_processes(compiling)
+        pool = runner._pool
+        if pool is not None and not pool.prepared.is_set() and not self.was_compiling:
+            self.was_compiling = "the learning algorithms"
+        self.flying = runner.shutdown_pool(_RUN_GRACE)
+
+    def finish(self) -> None:
+        """After the warm-up was stopped, or the server's loop has ended (stopped, or failed to
+        start): what runs beside the server stopped too, then the stop line."""
+        if self.beside is not None:
+            self.beside.join(max(0.1, self.at + _STOP_DEADLINE - 0.3 - time.monotonic()))
+        elif self.serving_since is not None:
+            self._beside()   # Streamlit ended by itself (a port in use ...): no line then
+        if self.asked and not _children():
+            _end_resource_tracker()
+        self.say()
+
+    def line(self) -> str:
+        """The one line a stop prints."""
+        name = _SIGNAL_NAMES.get(self.signum, f"signal {self.signum}")
+        if self.serving_since is None:
+            return f"stopped ({name}) during the warm-up: nothing was served; the kernels compiled so far stay in the cache"
+        served = self.at - self.serving_since
+        parts = [f"stopped ({name}) after serving {served / 60:.0f} min" if served >= 90 else
+                 f"stopped ({name}) after serving {served:.0f} s"]
+        if self.flying:
+            parts.append(f"{self.flying} run{'s' if self.flying != 1 else ''} in flight recorded as interrupted")
+        if self.was_compiling:
+            parts.append(f"{self.was_compiling} were still compiling (the next start compiles the rest)")
+        return "; ".join(parts)
+
+    def say(self) -> None:
+        with self.lock:
+            if self.said or not self.asked or self.quiet:
+                return
+            self.said = True
+        with contextlib.suppress(Exception):
+            print(self.line(), flush=True)
+
+    def _deadline(self) -> None:
+        """Whatever still runs at the deadline: the children killed, the line said, the process ended."""
+        time.sleep(max(0.0, self.at + _STOP_DEADLINE - time.monotonic()))
+        with contextlib.suppress(Exception):
+            for pid in _children():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            self.say()
+            sys.stderr.flush()
+        os._exit(0)
+
+
+def _children() -> list[int]:
+    """This process's child processes but multiprocessing's resource tracker (it ends once every
+    process that holds its pipe has ended; killed early, its users would start another)."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    me, out = os.getpid(), []
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == me and pid != tracker:
+            out.append(pid)
+    return out
+
+
+def _end_resource_tracker() -> None:
+    """Once every child has ended: multiprocessing's exit clean-up done now (its semaphores
+    released) and its resource tracker ended and waited for. Left alone it ends after this process
+    and waits, a zombie, for the system's init to collect it."""
+    from multiprocessing import resource_tracker, util
+
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    if getattr(tracker, "_pid", None) is None or not callable(getattr(tracker, "_stop", None)):
+        return
+    with contextlib.suppress(Exception):
+        util._run_finalizers(0)   # what its exit function runs first: the semaphores' unlinking
+        tracker._stop()
+
+
+#: this process's stop (see :class:`_Stop`)
+STOP = _Stop()
+
+
+def _stop_in_place_of_streamlit() -> None:
+    """Streamlit's signal handler replaced by :meth:`_Stop.install` (left as it is should a later
+    Streamlit set its handlers elsewhere: its own stop then, and :meth:`_Stop.finish` after it)."""
+    from streamlit.web import bootstrap
+
+    if callable(getattr(bootstrap, "_set_up_signal_handler", None)):
+        bootstrap._set_up_signal_handler = STOP.install
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -333,6 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "generator spec such as '{\"generate\": \"random\", \"n\": 1000}' "
                                    "(sets TREE_WORKBENCH_TREE)")
     ap.add_argument("--no-warm-up", action="store_true", help="serve at once (first pages compile kernels)")
+    ap.add_argument("--quiet-stop", action="store_true", help=argparse.SUPPRESS)   # a hall's app process
     return ap
 
 
@@ -341,6 +603,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 1 <= args.port <= 65535:
         ap.error(f"--port must be 1..65535, got {args.port}")
+    STOP.quiet = args.quiet_stop
+    signal.signal(signal.SIGINT, STOP.early)   # a stop during the warm-up: one line (see _Stop)
+    signal.signal(signal.SIGTERM, STOP.early)
+    try:
+        return _main(args)
+    except _Stopped:
+        STOP.finish()
+        return 0
+
+
+def _main(args) -> int:
     from engine.db import check_url
     from engine.errors import EngineError
 
@@ -374,7 +647,8 @@ def main(argv=None) -> int:
     later = warm_up()["later"] if not args.no_warm_up else \
         ([] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON))
     if later:   # before the port opens: Online Marginals waits for them from its first session on
-        online_kernels.begin(W.estimate_seconds(later, min(W.core_count(), len(later))))
+        workers = min(W.core_count(), len(later))
+        online_kernels.begin(W.estimate_seconds(later, workers) * W.busy_factor(workers))
     # The warm-up leaves a heap of long-lived objects (numba, plotly, pandas, the shared caches):
     # Python's full collections walked all of it, 0.6-0.7 s with the interpreter held on this
     # loaded machine (every student and the health check waited). Frozen, they are never walked
@@ -392,6 +666,7 @@ def main(argv=None) -> int:
     follow_route()
     owner_cookie()
     lasting_downloads()
+    _stop_in_place_of_streamlit()
     from streamlit.web import cli
 
     if not args.no_warm_up:
@@ -399,11 +674,21 @@ def main(argv=None) -> int:
              + (f"the online model's walks compile beside the server (Online Marginals opens in about "
                 f"{online_kernels.left() or 0:.0f} s), then " if later else "")
              + "the learning pages' kernels compile in the run workers while the server serves")
-    threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
     sys.argv = ["streamlit", "run", str(APP)]
     for name, value in flags.items():
         sys.argv += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
-    return cli.main()
+    # from here a signal stops the server and what runs beside it (_Stop.serving), never the main
+    # thread where it is: the warm-up is over
+    signal.signal(signal.SIGINT, STOP.serving)
+    signal.signal(signal.SIGTERM, STOP.serving)
+    if STOP.asked:   # the signal came as the warm-up ended
+        raise _Stopped()
+    STOP.serving_since = time.monotonic()
+    threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
+    try:
+        return cli.main()
+    finally:
+        STOP.finish()
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@ import the heavy parts of the engine lazily so that ``--help`` answers at once.
 An :class:`~engine.errors.EngineError`, a file that cannot be read, or any other exception becomes
 one line on stderr, ``error: ...``, and exit status 2; never a traceback (``--debug`` shows it).
 
-A command that meets a compiled kernel missing from numba's on-disk cache (the first run on a fresh
-clone) says so on stderr before it compiles, once: :data:`COMPILING`.
+A command that meets one of the engine's compiled kernels missing from numba's on-disk cache (the
+first run on a fresh clone) says so on stderr before it compiles: :data:`COMPILING`, with a range of
+seconds (from the kernel it compiles to every missing kernel of the kernel modules it has imported,
+for the machine's load); a kernel module it imports later gets a line of its own
+(:data:`COMPILING_MORE`), and nothing else is said of compiling.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import importlib
 import importlib.abc
 import importlib.util
+import math
 import pkgutil
 import re
 import sys
@@ -24,7 +28,7 @@ import sys
 from engine import limits
 from engine.errors import EngineError
 from engine.jsonio import print_json  # re-exported: the commands print with it
-from engine.warmup import cold_seconds
+from engine.warmup import cold_range
 
 __all__ = ["main", "build_parser", "print_json", "jobs", "COMPILING"]
 
@@ -103,28 +107,62 @@ def _distinct(caught):
             yield w
 
 
-#: the line a command prints on stderr before it compiles kernels the on-disk cache lacks
+#: the line a command prints on stderr before it compiles kernels the on-disk cache lacks: a range,
+#: from the kernel it has begun compiling to every missing kernel of the kernel modules it has
+#: imported (``engine.warmup.cold_range``), for the machine's load
 COMPILING = "compiling kernels once, about {seconds} s; `python -m engine.warmup` does it ahead"
+#: the line of a kernel module imported after that range was said (a new range, for more work)
+COMPILING_MORE = "compiling more kernels ({module}), about {seconds} s"
 
 
 class _Compiling:
-    """Whether a command is running (only then is compiling announced) and whether it was said."""
+    """Whether a command is running (only then is compiling announced), whether it is not to be
+    said (``said``: the tests that run commands in their own process), and the kernel modules
+    whose compiling a line has counted."""
 
     running = False
     said = False
     watching = False
+    counted: set = set()
 
 
-def _announce(_event=None) -> None:
-    if _Compiling.running and not _Compiling.said:
-        _Compiling.said = True
-        try:
-            seconds = cold_seconds()
-        except Exception:  # noqa: BLE001 - an estimate must never stop a compilation
-            seconds = 0.0
-        text = COMPILING.format(seconds=f"{max(5, 5 * round(seconds / 5)):.0f}") if seconds >= 1 else \
+def seconds_range(low: float, high: float) -> str:
+    """A range of seconds as the compile notice says it: "2 to 40", or "5" when both ends agree
+    (whole seconds, the top rounded up to 5 s).
+
+    >>> seconds_range(1.6, 37.0), seconds_range(4.2, 4.9), seconds_range(0.2, 0.3)
+    ('2 to 40', '5', '1 to 5')
+    """
+    lo = max(1, round(low))
+    hi = max(5, 5 * math.ceil(max(high, low) / 5))
+    return f"{hi}" if hi <= lo + 1 else f"{lo} to {hi}"
+
+
+def _announce(event=None) -> None:
+    """The compile notice, when numba compiles one of the engine's kernels (one the command calls
+    and the cache lacks; numba's own helpers are not counted): once, with a range that counts every
+    kernel module imported so far; again only for a kernel module imported later (more work)."""
+    if not _Compiling.running or _Compiling.said:
+        return
+    dispatcher = (getattr(event, "data", None) or {}).get("dispatcher") if event is not None else None
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+    if (dispatcher is not None and not module.startswith("engine.")) or module in _Compiling.counted:
+        return
+    first = not _Compiling.counted
+    try:
+        low, high, counted = cold_range(module)
+    except Exception:  # noqa: BLE001 - an estimate must never stop a compilation
+        low = high = 0.0
+        counted = set()
+    _Compiling.counted = _Compiling.counted | counted | {module}
+    if first:
+        text = COMPILING.format(seconds=seconds_range(low, high)) if high >= 1 else \
             COMPILING.replace(", about {seconds} s", "")
-        print(text, file=sys.stderr, flush=True)
+    elif high >= 1:
+        text = COMPILING_MORE.format(module=module, seconds=seconds_range(low, high))
+    else:
+        return
+    print(text, file=sys.stderr, flush=True)
 
 
 def _listen() -> None:

@@ -192,7 +192,9 @@ def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
     except EngineError as exc:
         return ended("failed", str(exc), exc)
     except (KeyboardInterrupt, SystemExit) as exc:
-        return ended("interrupted", "interrupted by the user", exc)
+        # a Ctrl-C says nothing; a server that stops its run workers says so (workbench.runner)
+        why = str(exc) if isinstance(exc, KeyboardInterrupt) else ""
+        return ended("interrupted", why or "interrupted by the user", exc)
     except Exception as exc:  # a bug: recorded with its type, then raised again by the caller
         return ended("failed", f"{type(exc).__name__}: {exc}", exc)
 
