@@ -21,11 +21,6 @@ keeps its selection with :func:`workbench.components.selected_vertex`, as before
 
 from __future__ import annotations
 
-import base64
-import json
-import math
-import threading
-import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -34,13 +29,15 @@ import numpy as np
 import streamlit as st
 
 from engine.trees import Tree
-from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, BAND, RUN, Marks, TreeDrawing, Viewport
-from workbench import links
+from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, Marks, TreeDrawing, Viewport
+from workbench import links, treeview_data
 from workbench.components import FigureText, array_key, export_buttons, select_vertex, selected_vertex, tree_hash
-from workbench.figures.arrows import place_arrows
 from workbench.figures.describe import rows_csv, tree_rows
-from workbench.figures.view_export import ViewPicture, view_pdf, view_svg
-from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, colour_bytes, current
+from workbench.figures.style import PROBABILITY_SCALE, SELECT, current
+from workbench.figures.view_export import view_pdf, view_svg
+# the payload is made without Streamlit (shared with the notebook widget, workbench.notebook)
+from workbench.treeview_data import DEFAULT_WIDTH, EVIDENCE, HIGHLIGHT, SUGGESTIONS, _place, _plain  # noqa: F401
+from workbench.treeview_data import encode as _encode
 
 __all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
            "DEFAULT_WIDTH"]
@@ -49,12 +46,6 @@ _ASSETS = Path(__file__).resolve().parent / "assets"
 _COMPONENT = st.components.v2.component(
     "tree_workbench.treeview", html="", css=(_ASSETS / "treeview.css").read_text(encoding="utf-8"),
     js=(_ASSETS / "treeview.js").read_text(encoding="utf-8"))
-
-#: the canvas width (px) assumed until the browser says (a page column at 1,600 px)
-DEFAULT_WIDTH = 900
-EVIDENCE = "#E69F00"   # an orange ring: a vertex with evidence (Okabe-Ito orange)
-HIGHLIGHT = "#D55E00"  # a path or set the page points at (Okabe-Ito vermillion)
-SUGGESTIONS = 8
 
 
 # ------------------------------------------------------------------ shared, cached engine work
@@ -81,29 +72,13 @@ def _marks(drawing: TreeDrawing, vp: tuple, width: int, height: int, marker: flo
 @st.cache_resource(max_entries=8, hash_funcs={Tree: tree_hash}, show_spinner=False)
 def _name_index(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
     """The names lower-cased and sorted, with the vertex of each (for prefix search)."""
-    names = np.char.lower(np.asarray(tree.name_array(), dtype=str))
-    order = np.argsort(names, kind="stable")
-    return names[order], order
+    return treeview_data.name_index(tree)
 
 
 def suggest(tree: Tree, query: str, limit: int = SUGGESTIONS) -> list[tuple[int, str]]:
     """Up to ``limit`` vertices whose name starts with ``query`` (case ignored), an exact match
     first, then in name order: ``[(vertex, name)]``. O(log n) after a sort once per tree."""
-    q = (query or "").strip().lower()
-    if not q:
-        return []
-    out: list[tuple[int, str]] = []
-    exact = tree.find(query.strip())
-    if exact is not None:
-        out.append((int(exact), tree.name(int(exact))))
-    names, order = _name_index(tree)
-    i = int(np.searchsorted(names, q, side="left"))
-    while i < len(names) and len(out) < limit and names[i].startswith(q):
-        v = int(order[i])
-        if exact is None or v != exact:
-            out.append((v, tree.name(v)))
-        i += 1
-    return out
+    return treeview_data.suggest(tree, query, limit, index=_name_index(tree))
 
 
 # ------------------------------------------------------------------ per-session state of a view
@@ -222,88 +197,6 @@ def _on_open(tree: Tree, key: str) -> None:
         set_view(key, replace(vs, viewport=drawing.opening(marks, g), seq=seq if isinstance(seq, int) else vs.seq))
 
 
-# ------------------------------------------------------------------ colours
-def _plain(x):
-    """A NumPy number in the payload as the Python number it is (json.dumps knows only those)."""
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"the tree view cannot send a {type(x).__name__}")
-
-
-def _b64(a: np.ndarray) -> str:
-    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
-
-
-def _label_spots(marks: Marks) -> tuple[list, list]:
-    """Where each collapsed mark's count goes (its outline's middle, and the room there, px)."""
-    off = marks.outline_offsets
-    if len(off) < 2:
-        return [], []
-    pts = marks.outline_points.astype(float)
-    starts = off[:-1]
-    xs, ys = pts[:, 0], pts[:, 1]
-    x0, x1 = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts)
-    y0, y1 = np.minimum.reduceat(ys, starts), np.maximum.reduceat(ys, starts)
-    xm = np.add.reduceat(xs, starts) / np.diff(off)
-    spots = np.round(np.stack([xm, y0 + 0.62 * (y1 - y0), x1 - x0], axis=1), 1).tolist()
-    return spots, [f"{c:,}" for c in marks.counts.tolist()]
-
-
-#: the part of a view's payload that its marks fix, by marks (which st.cache_resource shares between
-#: the sessions showing the same view): made once, not on every click of every student
-_GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_GEOMETRY_LOCK = threading.Lock()
-
-
-def _geometry(tree: Tree, marks: Marks) -> dict:
-    """Positions, names and collapsed marks (with their counts and where those go) of ``marks`` as
-    the browser is sent them; made once per marks and tree (the same marks on a renamed tree are
-    named afresh). Read only: the payloads of several sessions share it."""
-    return _geometry_and_json(tree, marks)[0]
-
-
-def _geometry_and_json(tree: Tree, marks: Marks) -> tuple[dict, bytes]:
-    """:func:`_geometry` and its JSON (without the braces), encoded once too: most of a view's
-    payload, which a click does not change."""
-    with _GEOMETRY_LOCK:
-        got = _GEOMETRY.get(marks)
-    if got is not None and got[0] == tree.content_key:
-        return got[1], got[2]
-    ids = marks.vertices
-    geo = {"vxy": _b64(marks.vertex_xy), "vid": _b64(ids.astype(np.int32)),
-           "vname": [tree.name(v) for v in ids.tolist()],
-           "ep": _b64(marks.edge_points), "eo": _b64(marks.edge_offsets.astype(np.int32)),
-           "gp": _b64(marks.outline_points), "go": _b64(marks.outline_offsets.astype(np.int32)),
-           "gcount": _b64(marks.counts.astype(np.int32)), "gname": _mark_names(tree, marks)}
-    geo["glabel"], geo["gtext"] = _label_spots(marks)
-    text = json.dumps(geo, separators=(",", ":"), default=_plain).encode()[1:-1]
-    with _GEOMETRY_LOCK:
-        _GEOMETRY[marks] = (tree.content_key, geo, text)
-    return geo, text
-
-
-def _encode(tree: Tree, marks: Marks, data: dict) -> bytes:
-    """``data`` (a :func:`view_payload`) as the JSON text's bytes, its geometry spliced in as
-    encoded once per marks."""
-    geo, text = _geometry_and_json(tree, marks)
-    rest = json.dumps({k: v for k, v in data.items() if k not in geo}, separators=(",", ":"),
-                      default=_plain).encode()
-    return b"{" + text + (b"," + rest[1:] if len(rest) > 2 else b"}")
-
-
-def _mark_names(tree: Tree, marks: Marks) -> list[str]:
-    name = tree.name
-    out = []
-    for kind, a, b, c in zip(marks.kinds.tolist(), marks.first.tolist(), marks.last.tolist(), marks.counts.tolist()):
-        if kind == RUN:
-            out.append(f"{name(a)} … {name(b)} (siblings)")
-        elif kind == BAND:
-            out.append(f"below {name(a)}")
-        else:
-            out.append(f"subtree of {name(a)}" if c > 1 else name(a))
-    return out
-
-
 # ------------------------------------------------------------------ the view
 def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo: float = 0.0, hi: float = 1.0,
               value_title: str = "", categories=None, rings: Sequence[int] = (), ring_name: str = "evidence",
@@ -391,144 +284,35 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     return marks
 
 
+@st.cache_resource(max_entries=256, hash_funcs={TreeDrawing: _drawing_key, Marks: _marks_key}, show_spinner=False)
+def _placed(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
+    return _place(drawing, marks, arrows, current, style)
+
+
 def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, values=None, scale=PROBABILITY_SCALE,
                  lo: float = 0.0, hi: float = 1.0, value_title: str = "", categories=None, rings=(),
                  ring_name: str = "evidence", highlight=(), selected=None, path_of=None, hover=None,
                  describe: str = "", show_path: bool = True, style=None, query: str | None = None,
                  arrows: Sequence[tuple[int, int, str]] = (), current_arrow: int | None = None,
                  title: str = "") -> tuple:
-    """What the browser is sent for ``marks`` (a JSON-ready dict: positions and colours as base64
-    arrays) and the :class:`ViewPicture` its exports draw. No Streamlit call: the benchmark times
-    it as the server's work for one view."""
-    style = style or current()
-    ids = marks.vertices
-    k = len(ids)
-    data: dict = {"key": key, "vp": [marks.viewport.x0, marks.viewport.x1, marks.viewport.y0, marks.viewport.y1],
-                  "w": marks.width, "h": marks.height, "marker": marks.marker, "layout": drawing.layout,
-                  "count": tree.n, "font": style.font("label"), "edgeWidth": style.line(1.0),
-                  "theme": {"background": style.background, "text": style.text, "edge": style.edge,
-                            "vertex": style.vertex, "outline": style.outline, "label_bg": style.label_bg,
-                            "collapsed": style.faint, "muted": style.muted, "family": FONT_FAMILY},
-                  "select": SELECT, "highlight": HIGHLIGHT, "flagColour": EVIDENCE, "flagName": ring_name}
-    data.update(_geometry(tree, marks))
-    if hover is not None and k <= 5000:
-        data["vtext"] = [str(hover(int(v))) for v in ids]
-    fingerprint = [marks.viewport, marks.width, marks.height, marks.marker, drawing.layout]
-    vfill = gfill = hxy = path = None
-    if values is not None:
-        vals = np.asarray(values, float)
-        vfill = colour_bytes(vals[ids], scale, lo, hi)
-        data["vfill"] = _b64(vfill)
-        stats = drawing.stats(drawing.in_preorder(vals), marks)
-        gfill3 = colour_bytes(stats.reshape(-1), scale, lo, hi)
-        data["gfill"] = _b64(gfill3)
-        gfill = gfill3.reshape(-1, 3, 3)[:, 1]
-        data["gstat"] = _b64(stats.astype(np.float32))
-        data["value"] = value_title or "value"
-        data["legend"] = {"title": value_title, "lo": lo, "hi": hi, "scale": [[float(s), c] for s, c in scale]}
-        fingerprint.append(hash(vals.tobytes()))
-    elif categories is not None:
-        codes, colours = categories
-        codes = np.asarray(codes, np.int64)
-        table = colour_bytes(np.arange(len(colours)), [[i / max(len(colours) - 1, 1), c] for i, c in enumerate(colours)],
-                             0, max(len(colours) - 1, 1))
-        vfill = table[codes[ids] % len(colours)]
-        data["vfill"] = _b64(vfill)
-        fingerprint.append(hash(codes.tobytes()))
-    ring_set = np.asarray(sorted(int(v) for v in rings), np.int64)
-    if ring_set.size:
-        data["vflag"] = _b64(np.isin(ids, ring_set).astype(np.uint8))
-        data["gflag"] = _b64(drawing.count_inside(ring_set, marks).astype(np.int32))
-        fingerprint.append(hash(ring_set.tobytes()))
-    hl = np.asarray(sorted(int(v) for v in highlight), np.int64)
-    if hl.size:
-        hxy = drawing.to_px(hl[:5000], marks)
-        data["hxy"] = _b64(hxy)
-        if len(marks.edges):
-            data["ew"] = _b64((np.isin(marks.edges[:, 0], hl) & np.isin(marks.edges[:, 1], hl)).astype(np.uint8))
-        fingerprint.append(hash(hl.tobytes()))
-    if selected is not None and 0 <= int(selected) < tree.n:
-        sel = int(selected)
-        xy = drawing.to_px([sel], marks)[0]
-        data["sel"] = [float(xy[0]), float(xy[1])]
-        data["selName"] = tree.name(sel)
-        fingerprint.append(sel)
-    if show_path and path_of is not None and 0 <= int(path_of) < tree.n and int(path_of) != tree.root:
-        path = drawing.root_path(int(path_of), marks)
-        data["path"] = _b64(path)
-        fingerprint.append(("path", int(path_of)))
-    drawn_arrows = _arrows(tree, drawing, marks, arrows, current_arrow, style)
-    if drawn_arrows:
-        data["arrows"] = [list(a) for a in drawn_arrows]
-        fingerprint.append(("arrows", tuple(drawn_arrows)))
-    if title:
-        data["title"] = title
-        fingerprint.append(("title", title))
-    # the order names are tried in: the selected vertex, the ringed ones, then top down
-    first = [int(i) for i in np.flatnonzero(ids == selected)] if selected is not None else []
-    if ring_set.size:
-        first += [int(i) for i in np.flatnonzero(np.isin(ids, ring_set))[:200]]
-    first = list(dict.fromkeys(first))
-    data["labelFirst"] = first   # then the first 1,500 drawn, in order (treeview.js)
-    lead = " ".join(x for x in (describe, title + "." if title else "") if x)   # the page's sentence first
-    data["desc"] = _describe(tree, drawing, marks, lead, data.get("selName"), value_title, values, selected,
-                             len(ring_set), ring_name)
-    data["status"] = (f"{tree.n:,} vertices · {k:,} drawn · {len(marks.first):,} collapsed"
-                      + (f" · one level in {marks.stride}" if marks.stride > 1 else ""))
-    if query:
-        data["query"] = query
-        data["suggest"] = [{"id": v, "name": name} for v, name in suggest(tree, query)]
-    data["rev"] = abs(hash(tuple(fingerprint))) % (1 << 52)
-    pic = ViewPicture(marks.width, marks.height, marks.marker, marks.vertex_xy, vfill, data["vname"],
-                      marks.edge_points, marks.edge_offsets, marks.outline_points, marks.outline_offsets, gfill,
-                      marks.counts, path, tuple(data["sel"]) if "sel" in data else None, hxy, title, drawn_arrows)
-    return data, pic
+    """What the browser is sent for ``marks`` and the :class:`ViewPicture` its exports draw
+    (:func:`workbench.treeview_data.view_payload`), in the session's style, with the names index
+    and the arrows' places kept per tree and view. No Streamlit call: the benchmark times it as
+    the server's work for one view."""
+    return treeview_data.view_payload(
+        tree, key, drawing, marks, values=values, scale=scale, lo=lo, hi=hi, value_title=value_title,
+        categories=categories, rings=rings, ring_name=ring_name, highlight=highlight, selected=selected,
+        path_of=path_of, hover=hover, describe=describe, show_path=show_path, style=style or current(), query=query,
+        arrows=arrows, current_arrow=current_arrow, title=title, suggest_names=suggest, place=_placed)
 
 
 def _arrows(tree: Tree, drawing: TreeDrawing, marks: Marks, arrows, current, style) -> tuple:
-    """``arrows`` placed on this view's canvas: ``(tail x, tail y, head x, head y, label x, label y,
-    text, strong)`` in its px (y down), the strong one (``current``) last, so it is drawn on top.
-    Kept per view, arrows and style, and shared by the sessions (a class following a step of eight
-    messages placed them 30 times over: 7 % of each page's run)."""
-    if not len(arrows):
-        return ()
-    return _placed(drawing, marks, tuple((int(s), int(r), str(t)) for s, r, t in arrows), current, style)
+    """``arrows`` placed on this view's canvas (:func:`workbench.treeview_data._arrows`), kept per
+    view, arrows and style and shared by the sessions (a class following a step of eight messages
+    placed them 30 times over: 7 % of each page's run)."""
+    return treeview_data._arrows(tree, drawing, marks, arrows, current, style, place=_placed)
 
 
 @st.cache_resource(max_entries=256, hash_funcs={TreeDrawing: _drawing_key, Marks: _marks_key}, show_spinner=False)
 def _placed(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
     return _place(drawing, marks, arrows, current, style)
-
-
-def _place(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
-    # every drawn vertex is a disc the labels keep off, and each arrow's two ends
-    ends = np.union1d(marks.vertices, [int(a) for s, r, _ in arrows for a in (s, r)]).astype(np.int64).tolist()
-    at = {v: i for i, v in enumerate(ends)}
-    xy = drawing.to_px(ends, marks).astype(float)
-    placed = place_arrows(xy[:, 0], -xy[:, 1], [(at[int(s)], at[int(r)], str(t)) for s, r, t in arrows],
-                          current=current, font=style.font("label"), radius=0.5 * marks.marker + 2, scale=style.scale,
-                          bounds=(0.0, float(marks.width), -float(marks.height), 0.0))
-    out = []
-    for a in placed:   # a label that found no spot inside the canvas is moved back in
-        hw, hh = 0.5 * (a.box[1] - a.box[0]) + 2, 0.5 * (a.box[3] - a.box[2]) + 2
-        lx = min(max(a.tail[0] + a.offset[0], hw), max(hw, marks.width - hw))
-        ly = min(max(-a.tail[1] - a.offset[1], hh), max(hh, marks.height - hh))
-        out.append((round(a.tail[0], 1), round(-a.tail[1], 1), round(a.head[0], 1), round(-a.head[1], 1),
-                    round(lx, 1), round(ly, 1), a.text, a.index == current))
-    return tuple(sorted(out, key=lambda a: a[7]))
-
-
-def _describe(tree, drawing, marks, describe, sel_name, value_title, values, selected, n_rings, ring_name) -> str:
-    """The view in words (the figure's accessible name)."""
-    parts = [describe.strip()] if describe else []
-    parts.append(f"Tree of {tree.n:,} vertices, {drawing.layout} layout; this view draws {len(marks.vertices):,} "
-                 f"vertices and {len(marks.first):,} collapsed groups.")
-    if sel_name is not None:
-        s = f"Vertex {sel_name} selected"
-        if values is not None and value_title and selected is not None:
-            v = float(np.asarray(values, float)[int(selected)])
-            s += f", {value_title} = {v:.3g}" if math.isfinite(v) else ""
-        parts.append(s + ".")
-    if n_rings:
-        parts.append(f"{n_rings:,} vertices with {ring_name}.")
-    return " ".join(parts)

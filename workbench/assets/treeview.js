@@ -1,8 +1,13 @@
-// The tree view of the workbench (a Streamlit v2 component): draws the marks the engine chose for
-// one view (engine/trees/lod.py) on a canvas, and turns the user's gestures into requests for
-// another view. Python (workbench/treeview.py) sends the marks in pixels of the canvas they were
-// chosen for; while the next view is on its way the old marks are drawn moved and scaled to the
-// gesture, so zooming and panning answer at once and the detail follows.
+// The tree view of the workbench: draws the marks the engine chose for one view
+// (engine/trees/lod.py) on a canvas, and turns the user's gestures into requests for another view.
+// Python (workbench/treeview_data.py) sends the marks in pixels of the canvas they were chosen for;
+// while the next view is on its way the old marks are drawn moved and scaled to the gesture, so
+// zooming and panning answer at once and the detail follows.
+//
+// One module, two hosts: the app loads it as a Streamlit v2 component (workbench/treeview.py), which
+// calls the default export with the component's arguments; a notebook loads it as an anywidget
+// (workbench/notebook.py), which calls the default export with none and gets the widget's render.
+// Both drive the same view (init, show) through the same requests: setStateValue / setTriggerValue.
 //
 // Gestures: wheel or pinch zooms about the pointer; drag pans; shift-drag zooms to a box; a click
 // on a vertex picks it; a click on a collapsed mark zooms into it; the keyboard (the canvas takes
@@ -93,7 +98,7 @@ function init(root, api) {
   const canvas = el("canvas", { class: "tv-canvas", tabindex: "0", role: "img" }, stage);
   S.tip = el("div", { class: "tv-tip", role: "tooltip" }, stage);
   S.busy = el("div", { class: "tv-busy", text: "drawing…" }, stage);
-  S.wrap = wrap; S.canvas = canvas; S.input = input; S.list = list; S.stage = stage;
+  S.wrap = wrap; S.bar = bar; S.canvas = canvas; S.input = input; S.list = list; S.stage = stage;
 
   // ---------------------------------------------------------------- gestures
   canvas.addEventListener("wheel", (e) => {
@@ -617,18 +622,17 @@ function legend(S, L) {
   el("span", { text: num(L.hi) }, box);
 }
 
-export default function (component) {
-  const { setStateValue, setTriggerValue, parentElement } = component;
-  // the server sends the JSON text's bytes (workbench/treeview.py): decoded here
-  let data = component.data;
-  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = JSON.parse(new TextDecoder().decode(data));
-  let S = parentElement.__treeview;
-  if (!S) {
-    S = parentElement.__treeview = init(parentElement, { setStateValue, setTriggerValue });
-    S.root = parentElement;
+// The view's data (the JSON text's bytes the server sends, workbench/treeview_data.py: decoded here).
+function parse(data) {
+  if (data instanceof DataView) data = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) {
+    return data.byteLength ? JSON.parse(new TextDecoder().decode(data)) : null;
   }
-  S.api = { setStateValue, setTriggerValue };
-  if (!data) return undefined;
+  return typeof data === "string" ? (data ? JSON.parse(data) : null) : data;
+}
+
+// Show a view's data.
+function show(S, data) {
   // new marks, or the answer to a request (the same marks, drawn where the server says)
   const fresh = !S.data || S.data.rev !== data.rev || S.data.seq !== data.seq;
   S.h = data.h;
@@ -671,5 +675,66 @@ export default function (component) {
   }
   size(S);
   draw(S);
+}
+
+// ---------------------------------------------------------------- the notebook widget (anywidget)
+// The model holds the view's data (`_payload`, bytes) and carries each request to Python as an
+// `_event` ({name, value, n}); Python answers with new data. A cover's round is the `round` trait,
+// moved by a slider in the toolbar when the view has rounds (`rounds` > 0).
+function notebookWidget() {
+  return {
+    render({ model, el: host }) {
+      // the notebook's colours for the toolbar (the canvas takes the payload's theme)
+      for (const [k, v] of [["--st-text-color", "--jp-ui-font-color1"], ["--st-background-color", "--jp-layout-color0"],
+                            ["--st-secondary-background-color", "--jp-layout-color2"],
+                            ["--st-border-color", "--jp-border-color1"], ["--st-primary-color", "--jp-brand-color1"],
+                            ["--st-font", "--jp-ui-font-family"]]) {
+        host.style.setProperty(k, `var(${v})`);
+      }
+      const me = Math.random().toString(36).slice(2);
+      let n = 0;
+      const send = (name, value) => {
+        model.set("_event", { name, value, n: `${me}:${++n}` });
+        model.save_changes();
+      };
+      const S = host.__treeview = init(host, { setStateValue: send, setTriggerValue: send });
+      S.root = host;
+      const rounds = model.get("rounds") || 0;
+      if (rounds > 0) {
+        const box = el("label", { class: "tv-round" }, S.bar);
+        box.style.cssText = "display: inline-flex; align-items: center; gap: 5px; font-size: 14px; margin-right: 10px;";
+        box.append("Round ");
+        const slider = el("input", { type: "range", min: "0", max: String(rounds), step: "1",
+                                     value: String(model.get("round")), "aria-label": "Round of the cover" }, box);
+        const out = el("output", { text: String(model.get("round")) }, box);
+        slider.addEventListener("input", () => {
+          out.textContent = slider.value;
+          model.set("round", Number(slider.value));
+          model.save_changes();
+        });
+        model.on("change:round", () => { slider.value = String(model.get("round")); out.textContent = slider.value; });
+        S.bar.insertBefore(box, S.legend);
+      }
+      const update = () => { const d = parse(model.get("_payload")); if (d) show(S, d); };
+      model.on("change:_payload", update);
+      update();
+      return () => { S.ro.disconnect(); clearTimeout(S.timer); clearTimeout(S.qtimer); };
+    },
+  };
+}
+
+// The default export for both hosts: called with no argument (anywidget), it gives the widget; called
+// with a Streamlit component's arguments, it draws that component's data.
+export default function (component) {
+  if (component === undefined) return notebookWidget();
+  const { setStateValue, setTriggerValue, parentElement } = component;
+  let S = parentElement.__treeview;
+  if (!S) {
+    S = parentElement.__treeview = init(parentElement, { setStateValue, setTriggerValue });
+    S.root = parentElement;
+  }
+  S.api = { setStateValue, setTriggerValue };
+  const data = parse(component.data);
+  if (data) show(S, data);
   return undefined;
 }
