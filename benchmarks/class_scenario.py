@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import sys
 import time
@@ -39,6 +40,7 @@ LESSON = "belief_propagation"
 FIRST_POLL = 3
 POLLS = 5
 TOKEN = "bench-lecturer-token"
+_STEP = re.compile(r"\*\*Step (\d+) of \d+\*\*")
 IDLE_SECONDS = 20.0
 
 
@@ -247,8 +249,11 @@ class Tab:
                 self.steps.setdefault(k, now)
         elif kind in ("markdown", "heading"):
             text = body.body
-            if text.endswith(" connected") and " answered · " in text and text.startswith("**"):
+            if text.startswith("**") and " answered of " in text:   # the lecturer's console
                 self.counts.append((now, int(text[2:text.index("**", 2)])))
+            step = _STEP.search(text)   # the class's step counter above the page
+            if step:
+                self.steps.setdefault(int(step.group(1)), now)
         if text:
             self.texts.append(text)
         wid = getattr(body, "id", "")

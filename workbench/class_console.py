@@ -19,6 +19,7 @@ area of the step's page (the sidebar keeps only the lesson's title and text).
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from functools import partial
 
 import streamlit as st
@@ -58,6 +59,15 @@ def _move(lesson: Lesson, k: int, go) -> None:
     go(lesson, k)
 
 
+_TOP = st.components.v2.component("tree_workbench.class_top", html="",
+                                  js=(Path(__file__).resolve().parent / "assets" / "class_top.js").read_text(encoding="utf-8"))
+
+
+def _top(code: str, k: int) -> None:
+    """The page back at its top when the class's step changes (see ``assets/class_top.js``)."""
+    _TOP(key="class_top", data={"step": f"{code}/{k}"})
+
+
 def _toggle() -> None:
     st.session_state[CONSOLE_MODE] = "console" if st.session_state.get(CONSOLE_MODE) == "page" else "page"
 
@@ -73,22 +83,20 @@ def console(rec: ClassRecord, lesson: Lesson, k: int, go) -> bool:
     revealed = q is not None and store.poll(rec.code, k).revealed
     target = None
     with st.container(key="class_console"):
-        c = st.columns([1, 1, 1.15, 1.5, 3.6], vertical_alignment="center")
-        if c[0].button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1, width="stretch"):
-            target = k - 1
-        if c[1].button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n, type="primary",
-                       width="stretch"):
-            target = k + 1
-        if q is not None and not revealed:
-            c[2].button("Reveal", key="class_reveal", icon=":material/visibility:", on_click=classroom.reveal,
-                        args=(rec.code, k), width="stretch",
-                        help="Show the class the engine's answer and everyone's answers")
-        elif q is not None:
-            c[2].markdown(":material/check_circle: revealed")
-        c[3].button("Show the page" if not on_page else "Show the console", key="class_console_toggle",
-                    icon=":material/web:" if not on_page else ":material/co_present:", on_click=_toggle,
-                    width="stretch", help="The step's page (the algorithm's view) or the console for the projector")
-        c[4].markdown(f"**{rec.code}** · **Step {k} of {n}**: {step.title}")
+        _top(rec.code, k)
+        with st.container(horizontal=True, vertical_alignment="center", key="class_controls"):
+            if st.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1):
+                target = k - 1
+            if st.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n, type="primary"):
+                target = k + 1
+            if q is not None and not revealed:
+                st.button("Reveal", key="class_reveal", icon=":material/visibility:", on_click=classroom.reveal,
+                          args=(rec.code, k), help="Show the class the engine's answer and everyone's answers")
+            st.button("Show the page" if not on_page else "Show the console", key="class_console_toggle",
+                      icon=":material/web:" if not on_page else ":material/co_present:", on_click=_toggle,
+                      help="The step's page (the algorithm's view) or the console for the projector")
+            st.markdown(f"**{rec.code}** · **Step {k} of {n}**: {step.title}"
+                        + (" · :material/check_circle: revealed" if revealed else ""), width="content")
         if not on_page:
             _console_body(rec, lesson, k, revealed)
     if target is not None:
@@ -103,6 +111,7 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.markdown(f"## {step.title}")
+        classroom.presence_line(rec.code)
         if q is not None:
             st.markdown(f"### {q.text}")
             if classroom.is_polling(lesson, k):
@@ -111,13 +120,12 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
                 st.markdown(f"**Answer:** {q.answer}" + (f"  \n{q.why}" if q.why else ""))
         elif step.practice is not None:
             classroom.practice_step(lesson, k, step.practice[0], 0, 0)
-        else:
-            classroom.presence_line(rec.code)
         with st.expander("The step's text", expanded=q is None):
             st.markdown(step.text)
     with right:
         link = classroom.join_link(rec.code)
-        st.html(f"<p style='font-size:4.5rem;font-weight:800;letter-spacing:0.2em;line-height:1.1;margin:0' "
+        st.html(f"<p style='font-size:clamp(2.2rem, 4.5vw, 4rem);font-weight:800;letter-spacing:0.08em;"
+                f"line-height:1.1;margin:0;overflow-wrap:anywhere' "
                 f"aria-label='Class code {html.escape(' '.join(rec.code))}'>{html.escape(rec.code)}</p>")
         st.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=220)
         st.code(link, language=None)
@@ -167,7 +175,7 @@ def _poll(code: str, lesson: Lesson, k: int) -> None:
     p = store.presence(code)
     answers = [a.answer for a in store.answers(code, lecturer=lid, step=k)]
     d = classroom.poll_distribution(lesson, k, answers, revealed=poll.revealed)
-    st.markdown(f"**{poll.count}** answered · {p.connected} connected · {p.following} following"
+    st.markdown(f"**{poll.count}** answered of {p.connected} connected"
                 + (f" · **{d.right}** right" if d.right is not None else ""))
     rows = d.rows()
     if rows:
@@ -197,6 +205,7 @@ def student_bar(rec: ClassRecord, lesson: Lesson, k: int) -> None:
     step = lesson.steps[k - 1]
     q = step.question
     with st.container(key="class_student", border=True):
+        _top(rec.code, k)
         st.markdown(f"**Class {rec.code}** · **Step {k} of {n}**: {step.title}")
         if q is None:
             return

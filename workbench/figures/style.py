@@ -183,9 +183,12 @@ def page_css(style: "Style") -> str:
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
     # a figure's skip link (workbench.components.FigureText) takes no room until it is focused; then it
     # is back in the flow, at its column's width, above its figure (out of the flow it sat at the top
-    # of its column, over the widget there, as wide as the whole page: x = 1962 in a 1600 px window)
-    css += (" [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; }"
-            " [data-testid='stElementContainer'][class*='-a11y ']:focus-within { position: static; }")
+    # of its column, over the widget there, as wide as the whole page: x = 1962 in a 1600 px window);
+    # unfocused, its box is one pixel (as wide as the page, it made a phone's page scroll sideways)
+    css += (" [data-testid='stElementContainer'][class*='-a11y '] { position: absolute; z-index: 5; width: 1px;"
+            " height: 1px; overflow: hidden; }"
+            " [data-testid='stElementContainer'][class*='-a11y ']:focus-within { position: static; width: auto;"
+            " height: auto; overflow: visible; }")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
