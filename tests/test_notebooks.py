@@ -63,6 +63,12 @@ def array(data: dict, name: str, dtype) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the widget
+def test_the_module_example_runs():
+    import doctest
+
+    assert doctest.testmod(notebook, verbose=False).failed == 0
+
+
 def test_importing_the_notebook_widget_does_not_import_streamlit():
     code = "import sys, workbench.notebook; assert 'streamlit' not in sys.modules, 'streamlit imported'"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -132,6 +138,9 @@ def test_new_values_recolour_the_same_marks():
     assert second["vfill"] != first["vfill"] and second["rev"] != first["rev"] and second["seq"] == first["seq"]
     with pytest.raises(InvalidParameterError, match="3 values for a tree of 20,000 vertices"):
         view.values = [0.1, 0.2, 0.3]
+    view.set_values(np.full(tree.n, 5.0), lo=0.0, hi=10.0, value_title="score")
+    third = payload(view)
+    assert third["legend"]["hi"] == 10.0 and third["value"] == "score" and third["vxy"] == first["vxy"]
     view.rings = [5, 6]
     assert int(array(payload(view), "gflag", np.int32).sum() + array(payload(view), "vflag", np.uint8).sum()) == 2
 
@@ -195,6 +204,7 @@ def test_every_notebook_has_a_stated_headline():
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(HEADLINES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HEADLINES))
 def test_a_notebook_runs_and_reproduces_its_headline(name, data_dir):
     """Each notebook runs top to bottom (well under 30 s on a quiet machine: docs/notebooks.md), shows a

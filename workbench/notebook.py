@@ -69,7 +69,8 @@ class TreeView(anywidget.AnyWidget):
 
     Traits: ``selected`` (the vertex picked by a click or the search box, or None; settable),
     ``round`` (with a cover: the round shown, 0 to ``rounds``). Properties: ``values``, ``rings``,
-    ``highlight`` (setting one recolours the view on screen).
+    ``highlight`` (setting one recolours the view on screen; :meth:`set_values` changes the colour
+    scale too).
     """
 
     _esm = _ASSETS / "treeview.js"
@@ -138,7 +139,17 @@ class TreeView(anywidget.AnyWidget):
 
     @values.setter
     def values(self, values) -> None:
+        self.set_values(values)
+
+    def set_values(self, values, *, scale=None, lo: float | None = None, hi: float | None = None,
+                   value_title: str | None = None) -> None:
+        """New values (one per vertex, or None), and optionally a new colour scale, range or title;
+        ``view.values = ...`` keeps them. Recolours the view on screen."""
         self._values = self._checked_values(values)
+        self._scale = self._scale if scale is None else scale
+        self._lo = self._lo if lo is None else float(lo)
+        self._hi = self._hi if hi is None else float(hi)
+        self._value_title = self._value_title if value_title is None else value_title
         self._redraw()
 
     @property
