@@ -1,5 +1,6 @@
 """Browser: a lecturer and three students in separate browser contexts. The students join by code
-(two by the box, one by the join link), follow the lecturer over three steps, answer a poll; the
+(two by the box, one by the join link) and wait until the lecturer starts; they follow over three
+steps (the step counter and question above the page), answer a poll; the
 lecturer sees three answers and reveals; every student sees the answer and the class's distribution.
 A reload keeps a student's seat (the seat cookie); leaving the class clears it; the lecturer
 downloads the poll's answers as CSV.
@@ -75,21 +76,21 @@ def test_lecturer_and_three_students(browser, class_url):
                 s.locator(".st-key-class_join_code input").fill(code.lower())
                 s.get_by_role("button", name="Join").click()
             _panel_says(s, f"Class {code} · following the lecturer", 60_000)
-            _panel_says(s, f"Step 1 of {n}", 60_000)
+            _says(s, "[data-testid='stMain'] h1", "Waiting for the lecturer", 60_000)   # not started yet
             page_text = s.content()
             assert SECRET not in page_text and SECRET not in s.url
         shot(students[0], "class_student_joined")
 
         # the lecturer goes to the lesson, sees the followers, and moves three steps: they follow
         lect.locator(".st-key-class_go button").click()
-        _panel_says(lect, f"Step 1 of {n}", 60_000)
-        _panel_says(lect, "3 connected · 3 following", 30_000)
+        _says(lect, ".st-key-class_console", f"Step 1 of {n}", 60_000)
+        _says(lect, ".st-key-class_console", "3 connected · 3 following", 30_000)
         for k in range(2, POLL_STEP + 1):
             wait_for_app(lect, timeout=120_000)
-            lect.locator(".st-key-lesson_next button").click()
-            _panel_says(lect, f"Step {k} of {n}", 60_000)
+            lect.locator(".st-key-lesson_next button").first.click()
+            _says(lect, ".st-key-class_console", f"Step {k} of {n}", 60_000)
             for s in students:
-                _panel_says(s, f"Step {k} of {n}", 60_000)
+                _says(s, ".st-key-class_student", f"Step {k} of {n}", 60_000)
         shot(students[2], "class_student_followed")
 
         # the poll: each student answers (one of them wrong), the lecturer sees three answers
@@ -98,8 +99,8 @@ def test_lecturer_and_three_students(browser, class_url):
             wait_for_app(s, timeout=120_000)
             s.locator(f".st-key-class_q_{code}_{POLL_STEP} input").fill(a)
             s.locator(".st-key-class_send button").click()
-            _panel_says(s, "Your answer is in", 30_000)
-        _panel_says(lect, "3 answered", 30_000)
+            _says(s, ".st-key-class_student", "Your answer is in", 30_000)
+        _says(lect, ".st-key-class_console", "3 answered", 30_000)
 
         # a reload is a new Streamlit session: the seat cookie puts the student back in the class,
         # following, on the same seat (the answer is still theirs, and counted once)
@@ -108,28 +109,30 @@ def test_lecturer_and_three_students(browser, class_url):
         assert SECRET not in seat[0]["value"]
         students[0].reload()
         _panel_says(students[0], f"Class {code} · following the lecturer", 60_000)
-        _panel_says(students[0], f"Step {POLL_STEP} of {n}", 60_000)
-        _panel_says(students[0], f"Your answer is in: {answers[0]}", 60_000)
-        _panel_says(lect, "3 answered", 30_000)
-        sidebar = lect.locator("[data-testid='stSidebar']").inner_text()
-        assert "engine's answer" not in sidebar
+        _says(students[0], ".st-key-class_student", f"Step {POLL_STEP} of {n}", 60_000)
+        _says(students[0], ".st-key-class_student", f"Your answer is in: {answers[0]}", 60_000)
+        _says(lect, ".st-key-class_console", "3 answered", 30_000)
+        assert "engine's answer" not in lect.locator(".st-key-class_console").inner_text()
         shot(lect, "class_lecturer_three_answers")
 
         # reveal: every student sees the answer and the distribution
-        lect.locator(".st-key-class_reveal button").click()
-        _panel_says(lect, "engine's answer", 30_000)
+        wait_for_app(lect)
+        lect.locator(".st-key-class_reveal button").first.click()
+        _says(lect, ".st-key-class_console", "engine's answer", 30_000)
         for s, a in zip(students, answers):
-            _panel_says(s, f"Answer: {q.answer}", 30_000)
-            _panel_says(s, "3 answered, 2 right", 30_000)
-            _panel_says(s, "right." if a == q.answer else "not quite.", 30_000)
+            _says(s, ".st-key-class_student", f"Answer: {q.answer}", 30_000)
+            _says(s, ".st-key-class_student", "3 answered, 2 right", 30_000)
+            _says(s, ".st-key-class_student", "right." if a == q.answer else "not quite.", 30_000)
         shot(lect, "class_lecturer_revealed")
 
-        # the lecturer downloads this question's answers: one row per student, the answers as sent
+        # the lecturer downloads the answers: one row per student, the answers as sent, judged
+        wait_for_app(lect)
         with lect.expect_download(timeout=30_000) as dl:
-            lect.locator(".st-key-class_csv_step button").click()
+            lect.locator(".st-key-console_csv_all button").first.click()
         rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text(encoding="utf-8"))))
-        assert dl.value.suggested_filename == f"class-{code}-step-{POLL_STEP}.csv"
+        assert dl.value.suggested_filename == f"class-{code}.csv"
         assert sorted(r["answer"] for r in rows) == sorted(answers), rows
+        assert sorted(r["right"] for r in rows) == ["no", "yes", "yes"], rows
         assert {r["class"] for r in rows} == {code} and {r["step"] for r in rows} == {str(POLL_STEP)}
         assert all(SECRET not in str(r) for r in rows)
         shot(students[2], "class_student_revealed")
