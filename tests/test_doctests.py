@@ -1,7 +1,7 @@
 """The ``>>>`` examples of the front-door functions and classes run as tests, so they stay true.
 
 Every module listed here is searched for examples (its docstring and those of everything it
-defines); the ten front doors are the ones a newcomer calls first.
+defines); the front doors are the ones a newcomer calls first.
 """
 
 import doctest
@@ -22,13 +22,16 @@ FRONT_DOORS = {  # module -> the front-door names whose docstrings must carry an
     "engine.forests.chowliu": ["ChowLiu"],
     "engine.multilabel.learner": ["RTAClassifier"],
     "engine.htmm.sp": ["SPBHTMM"],
+    "engine.htmm.tf": ["TFBHTMM"],
+    "engine.htmm.classifier": ["BHTMMClassifier"],
 }
 OTHER_MODULES = ["engine.errors", "engine.shapes", "engine.datasets", "engine.jsonio", "engine.limits", "engine.trees.formats",
                  "engine.trees.formats.positional", "engine.inference.potentials", "engine.hedge.potentials",
                  "engine.inference.messages", "engine.svgplot", "engine.runs.execute", "engine.reproduce",
                  "engine.reproduce.report",
                  "engine.practice", "engine.practice.exercise", "engine.practice.score",
-                 "engine.classroom.store", "engine.classroom.polls", "engine.db"]
+                 "engine.classroom.store", "engine.classroom.polls", "engine.db", "engine.forests.validation",
+                 "engine.htmm.data"]
 SLOW = {"engine.multilabel.learner"}  # compiles and trains RTA
 
 

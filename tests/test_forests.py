@@ -333,7 +333,7 @@ def test_chow_liu_equals_exhaustive_search_on_5_variables():
     best = max(scores, key=scores.get)
     cl = ChowLiu(pseudocount=1e-12).fit(X)
     assert tuple(cl.ids_) == tuple(best)
-    assert math.isclose(cl.loglik(X).sum(), scores[best], rel_tol=1e-6)
+    assert math.isclose(cl.score_samples(X).sum(), scores[best], rel_tol=1e-6)
     # and the default smoothing (0.25) still finds it on this sample
     assert tuple(ChowLiu().fit(X).ids_) == tuple(best)
     assert N == 400
@@ -366,7 +366,7 @@ def test_ofde_structure_losses_are_the_log_bayes_factor(model):
     o.learn_many(X)
     assert np.allclose(o.leader_.W, -log_bayes_factor(o.counts_), rtol=1e-9, atol=1e-9)
     assert np.array_equal(o.counts_.pair, PairCounts.from_data(X).pair)
-    assert len(o.components_) <= o.k and math.isclose(sum(o.weights_), 1.0, rel_tol=REL)
+    assert len(o.components_) <= o.k_ and math.isclose(sum(o.weights_), 1.0, rel_tol=REL)
     for f in o.forests():
         assert len(f) <= 5 and (model == "forests" or len(f) == 5)
         ids = tuple(sorted(pair_id(f[:, 0], f[:, 1], 6).tolist()))
@@ -379,7 +379,7 @@ def test_ofde_mixture_likelihood_is_normalised(model):
     o = OFDE(5, model=model, mixture_size=3, seed=1)
     o.learn_many(X)
     assert len(o.components_) >= 2
-    assert math.isclose(np.exp(o.loglik(_enumerate(5, 2))).sum(), 1.0, rel_tol=REL)
+    assert math.isclose(np.exp(o.score_samples(_enumerate(5, 2))).sum(), 1.0, rel_tol=REL)
 
 
 def test_ofde_without_perturbation_follows_the_leader():
@@ -414,7 +414,8 @@ def test_ofde_round_t_leader_perturbs_the_cumulative_weights_by_n_sqrt_t_over_2(
     X = sample_markov_tree(random_markov_tree(n, seed=4), T, seed=5)
     u = np.random.default_rng(T).random(E)
     o = OFDE(n, mixture_size=3, seed=0)
-    o.rng = _FixedPerturbation(u)
+    o._start(n, 2)
+    o._rng = _FixedPerturbation(u)
     o.learn_many(X)
     W = -log_bayes_factor(PairCounts.from_data(X))
     leader = greedy_structure(W + u * n * math.sqrt(T / 2.0), n, "trees")
@@ -439,18 +440,25 @@ def test_ofde_approaches_chow_liu_on_synthetic_data():
 
 def test_ofde_defaults_and_errors():
     assert default_mixture_size(16) == 3 and default_mixture_size(64) == 4 and default_mixture_size(2) == 1
-    o = OFDE(4, seed=0)
+    o = OFDE(4, 2, seed=0)
     with pytest.raises(InvalidParameterError, match="4 values"):
         o.learn_one([0, 1])
     with pytest.raises(InvalidParameterError, match="variable 2"):
         o.learn_one([0, 1, 2, 0])
-    with pytest.raises(InvalidParameterError, match="model"):
-        OFDE(4, model="graphs")
-    with pytest.raises(InvalidParameterError, match="mixture size"):
-        OFDE(4, mixture_size=0)
-    with pytest.raises(InvalidParameterError, match="perturbation"):
-        OFDE(4, perturbation_scale=-1)
+    # scikit-learn's convention: parameters are checked when learning starts, not when they are set
+    for bad, match in (({"model": "graphs"}, "model"), ({"mixture_size": 0}, "mixture size"),
+                       ({"perturbation_scale": -1}, "perturbation"), ({"m": 1}, "alphabet size")):
+        with pytest.raises(InvalidParameterError, match=match):
+            OFDE(4, **bad).learn_one([0, 1, 0, 1])
     assert math.isclose(o.predict_one([0, 1, 0, 1]), 4 * math.log(0.5), rel_tol=REL)  # uniform before data
+    assert not hasattr(o, "t_")  # neither a refused sample nor a prediction starts the learner
+    # m=None: inferred from the first data, and a larger code later names the fix
+    inferred = OFDE(seed=0)
+    inferred.learn_one([0, 1, 0])
+    assert inferred.m_ == 2 and inferred.n_features_in_ == 3
+    with pytest.raises(InvalidParameterError, match=r"not a code 0..1 .*give OFDE\(m=...\)"):
+        inferred.learn_one([0, 2, 0])
+    assert OFDE(seed=0).fit([[0, 3, 1], [1, 0, 2]]).m_ == 4
 
 
 def test_log_spaced_rounds_and_hamming():

@@ -85,7 +85,7 @@ def random_tf(data, C, seed, k):
 def test_sp_upward_equals_enumeration(seed):
     data = from_lists(TINY)
     m = random_sp(data, 3, seed)
-    ll = m.loglik(data)
+    ll = m.score_samples(data)
     for t in range(data.n_trees):
         assert ll[t] == pytest.approx(np.log(brute_sp(m, data, t)), rel=1e-9)
 
@@ -94,7 +94,7 @@ def test_sp_upward_equals_enumeration(seed):
 def test_tf_upward_equals_enumeration(seed, k):
     data = from_lists(TINY)
     m = random_tf(data, 3, seed, k)
-    ll = m.loglik(data)
+    ll = m.score_samples(data)
     for t in range(data.n_trees):
         assert ll[t] == pytest.approx(np.log(brute_tf(m, data, t)[0]), rel=1e-9)
 
@@ -289,7 +289,7 @@ def test_sp_bottom_leaves_upward_equals_enumeration(seed):
     data = from_lists(TINY)
     m = SPBHTMM(3, seed=seed, bottom_leaves=True).init_params(data.max_children, data.n_labels)
     m.bottom_emit_ = dirichlet(np.random.default_rng(seed), np.ones(data.n_labels))
-    ll = m.loglik(data)
+    ll = m.score_samples(data)
     for t in range(data.n_trees):
         assert ll[t] == pytest.approx(np.log(brute_sp_bottom_leaves(m, data, t)), rel=1e-9)
     eps = m.posteriors(data)

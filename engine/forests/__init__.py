@@ -6,8 +6,10 @@ synthetic Markov-tree source), :mod:`~engine.forests.estimators` (Jeffreys count
 forest log-loss, eq. 1, and the mixture log-loss, eq. 5), :mod:`~engine.forests.structure` (greedy
 matroid / Kruskal), :mod:`~engine.forests.fpl` (Follow the Perturbed Leader),
 :mod:`~engine.forests.swap` (swap rounding), :mod:`~engine.forests.ofde` (Algorithm 1),
-:mod:`~engine.forests.chowliu` (CL and thresholded CL), :mod:`~engine.forests.evaluation` and
-:mod:`~engine.forests.run` (the run protocol).
+:mod:`~engine.forests.chowliu` (CL and thresholded CL), :mod:`~engine.forests.validation` (the one
+check of samples given to the estimators), :mod:`~engine.forests.evaluation` and
+:mod:`~engine.forests.run` (the run protocol). ``ChowLiu`` and ``OFDE`` are scikit-learn density
+estimators; ``OFDE`` also has river's verbs.
 """
 
 __all__: list[str] = []

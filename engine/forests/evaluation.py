@@ -61,12 +61,10 @@ def evaluate_online(learner, X_train: np.ndarray, X_test: np.ndarray, *, rounds:
 
     T = len(X_train) if rounds is None else limits.check_count("rounds", rounds, "rounds", minimum=1)
     limits.check_count("eval_points", points, "evaluation points", minimum=2)
-    X = np.asarray(X_train).astype(np.int64)
-    N = len(X)
-    if N == 0:
+    if len(X_train) == 0:
         raise InvalidParameterError("the training sample is empty")
-    if X.min() < 0 or X.max() >= learner.m or X.shape[1] != learner.n:
-        raise InvalidParameterError(f"training samples must be ({N}, {learner.n}) codes 0..{learner.m - 1}")
+    X = learner._prepare(X_train)  # (N, n) int64 codes, checked once; the learner started on them
+    N = len(X)
     evals = log_spaced_rounds(T, points)
     ref = None if reference_edges is None else np.asarray(reference_edges)
     times = np.empty(T)

@@ -134,7 +134,7 @@ def _baselines(tr: Dataset, va: Dataset | None, te: Dataset, pseudocount: float 
     from engine.forests.chowliu import ChowLiu, thresholded_chow_liu
 
     start = time.perf_counter()
-    cl = ChowLiu(pseudocount).fit(tr.X, tr.m)
+    cl = ChowLiu(pseudocount, m=tr.m).fit(tr.X)
     fit_seconds = time.perf_counter() - start
     clt = thresholded_chow_liu(tr.X, va.X, tr.m, pseudocount=pseudocount) if va is not None else None
     return cl, clt, fit_seconds
@@ -194,7 +194,7 @@ def _run_ofde(c: OfdeConfig, progress) -> RunResult:
         "curve": curve,
         "rounds": int(len(ms)),
         "model": c.model,
-        "mixture_size": learner.k,
+        "mixture_size": learner.k_,
         "perturbation_scale": c.perturbation_scale,
         "n_vars": tr.n_vars, "n_train": tr.n_samples, "n_test": te.n_samples,
         "per_round_ms_p90": float(np.percentile(ms, 90)),

@@ -10,8 +10,48 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.errors import InvalidParameterError
+from engine.htmm.data import PositionalTrees
+
 __all__ = ["dirichlet", "sample_rows", "evidence", "entropy_bits", "annealing_temperature",
-           "normalise_rows"]
+           "normalise_rows", "check_trees", "fitted_trees", "tree_tags"]
+
+
+def check_trees(X, who: str, y=None) -> PositionalTrees:
+    """The one check of what a model's ``fit`` is given: a non-empty :class:`PositionalTrees` batch
+    (``y``, ignored by the density models, must not be the old positional progress callback)."""
+    if callable(y):
+        raise TypeError(f"{who}.fit(trees, callback) is now {who}(callback=...).fit(trees): the progress "
+                        "callback is a parameter")
+    if not isinstance(X, PositionalTrees):
+        raise InvalidParameterError(f"{who} takes a batch of positional trees (engine.htmm.data.PositionalTrees: "
+                                    f"read_trees, synthetic_trees, from_lists), not {type(X).__name__}")
+    if X.n_trees == 0:
+        raise InvalidParameterError(f"{who}: the batch holds no tree to learn from")
+    return X
+
+
+def fitted_trees(X, L: int, M: int, who: str) -> PositionalTrees:
+    """Trees to score with a model fitted on ``L`` child slots and ``M`` labels: padded to ``L`` slots,
+    or refused, naming the slot or label the model has never seen."""
+    if not isinstance(X, PositionalTrees):
+        raise InvalidParameterError(f"{who} scores a batch of positional trees (engine.htmm.data.PositionalTrees), "
+                                    f"not {type(X).__name__}")
+    used = np.flatnonzero((X.children >= 0).any(axis=0))
+    if used.size and used[-1] >= L:
+        raise InvalidParameterError(f"{who} was fitted on trees with {L} child slots; these trees use slot "
+                                    f"{int(used[-1]) + 1} (pad the training trees with with_slots)")
+    if X.n_labels > M and X.labels.size and X.labels.max() >= M:
+        raise InvalidParameterError(f"{who} was fitted on {M} labels; these trees use label {int(X.labels.max()) + 1}")
+    return X.with_slots(L)
+
+
+def tree_tags(tags):
+    """scikit-learn's tags of a model whose input is a :class:`PositionalTrees` batch: not a 2-D
+    array, so ``check_estimator`` runs none of its data checks (tests/test_estimator_checks.py runs
+    the ones that need no data)."""
+    tags.input_tags.two_d_array = False
+    return tags
 
 
 def dirichlet(rng: np.random.Generator, a) -> np.ndarray:

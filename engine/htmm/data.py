@@ -92,6 +92,31 @@ class PositionalTrees:
     def __len__(self) -> int:
         return self.n_trees
 
+    @property
+    def shape(self) -> tuple[int]:
+        """``(n_trees,)``: a batch is indexed tree by tree like a 1-D array, which is how
+        scikit-learn's cross-validation and ``train_test_split`` count and split it."""
+        return (self.n_trees,)
+
+    def __getitem__(self, key) -> "PositionalTrees":
+        """The trees at ``key`` (an index, slice, index array or boolean mask; ``key, ...`` as
+        scikit-learn writes it), as a batch: :meth:`subset`.
+
+        >>> synthetic_trees(4, seed=0)[[0, 5]].n_trees
+        2
+        """
+        if isinstance(key, tuple) and len(key) == 2 and key[1] is Ellipsis:
+            key = key[0]
+        if isinstance(key, slice):
+            key = np.arange(self.n_trees)[key]
+        elif np.ndim(key) == 0:
+            key = [key]
+        return self.subset(key)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a PositionalTrees batch is not an array: index it by tree (trees[idx]) or read its arrays "
+                        "(labels, children, parent, position, tree_ptr, y)")
+
     def __repr__(self) -> str:
         return (f"PositionalTrees(trees={self.n_trees}, nodes={self.n_nodes}, L={self.max_children}, "
                 f"M={self.n_labels})")
@@ -99,7 +124,8 @@ class PositionalTrees:
     # ------------------------------------------------------------------ views
     def subset(self, trees) -> "PositionalTrees":
         """The trees whose indices (or boolean mask) are given, in that order."""
-        idx = np.arange(self.n_trees)[np.asarray(trees)]
+        key = np.asarray(trees)
+        idx = np.arange(self.n_trees)[key if key.dtype == bool else key.astype(np.intp)]
         rows = [(self.labels[a:b], self.children[a:b], a) for a, b in
                 zip(self.tree_ptr[idx], self.tree_ptr[idx + 1])]
         labels = [r[0] for r in rows]

@@ -21,6 +21,7 @@ import numpy as np
 from engine import limits
 from engine.errors import need_choice
 from engine.jsonio import to_jsonable
+from engine.htmm.classifier import BHTMMClassifier
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
@@ -171,8 +172,8 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
         def cb(it, ll):
             progress(0.95 * it / n_it, f"{name} iteration {it}/{config.iterations}: log-likelihood {ll:,.1f}")
 
-        model = _model(config.model, opts, int(seeds[0]))
-        res = label_nodes(train, test, model, seed=int(seeds[1]), callback=cb)
+        model = _model(config.model, opts, int(seeds[0]), callback=cb)
+        res = label_nodes(train, test, model, seed=int(seeds[1]))
         cm, gcm = res.confusion(), res.confusion(generated=True)
         metrics.update(
             accuracy=res.accuracy, generated_accuracy=res.generated_accuracy,
@@ -199,7 +200,9 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
             progress(0.95 * done["n"] / (nc * n_it),
                      f"{name} class {classes[ci]} ({ci + 1}/{nc}), iteration {it}/{config.iterations}")
 
-        res = classify(train, test, lambda c: _model(config.model, opts, int(seeds[int(c) % 64])), cb)
+        clf = BHTMMClassifier(_model(config.model, opts, None), callback=cb,
+                              class_seeds={c: int(seeds[int(c) % 64]) for c in classes.tolist()})
+        res = classify(train, test, clf)
         cm = res.confusion
         metrics.update(
             accuracy=res.accuracy, entropy=100 * res.entropy, confusion_entropy=100 * confusion_entropy(cm),
@@ -222,12 +225,12 @@ def run(config: BhtmmConfig, progress: ProgressCallback | None = None) -> RunRes
     return RunResult(metrics=metrics, curves=curves, artefacts=artefacts, seconds=seconds)
 
 
-def _model(kind, opts, seed):
+def _model(kind, opts, seed, callback=None):
     o = dict(opts)
     if kind == "sp":
         for k in ("lmin", "lmax", "phi", "sampler", "t0", "m0", "init"):
             o.pop(k, None)
-    return make_model(kind, seed=seed, **o)
+    return make_model(kind, seed=seed, callback=callback, **o)
 
 
 def _labelled(values, names=None) -> dict:

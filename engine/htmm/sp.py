@@ -34,9 +34,12 @@ synthetic labelling set (about 50 %, label 0 at about 55 %); the exact model giv
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.validation import check_is_fitted
 
 from engine.errors import InvalidParameterError
-from engine.htmm.common import dirichlet, evidence, normalise_rows, sample_rows
+from engine.htmm.common import (check_trees, dirichlet, evidence, fitted_trees, normalise_rows, sample_rows,
+                                tree_tags)
 from engine.htmm.data import PositionalTrees
 from engine.limits import check_seed
 
@@ -48,8 +51,13 @@ AUTHORS_CODE = {"estep": "paper", "bottom_leaves": True, "cumulative_counts": Tr
                 "pseudocount": float(np.finfo(float).eps)}
 
 
-class SPBHTMM:
-    """Switching-parent BHTMM (scikit-learn style: ``fit`` returns ``self``).
+class SPBHTMM(DensityMixin, BaseEstimator):
+    """Switching-parent BHTMM: a scikit-learn density estimator over positional trees.
+
+    ``fit(trees)`` runs EM on a :class:`~engine.htmm.data.PositionalTrees` batch (not a 2-D array),
+    ``score_samples(trees)`` is the log-likelihood ``log P(x)`` of every tree and ``score(trees)``
+    their mean per tree. :class:`~engine.htmm.classifier.BHTMMClassifier` makes a classifier of one
+    model per class (section IV-A).
 
     Parameters
     ----------
@@ -76,6 +84,9 @@ class SPBHTMM:
         E-steps, not EM). Off: each M-step uses its own E-step's counts.
     seed : int or numpy Generator
         Random initialisation of the parameters (uniform Dirichlet draws, as the authors' code).
+    callback : callable or None
+        Called as ``callback(iteration, loglik)`` after every EM iteration (it may raise to stop
+        training, e.g. ``RunCancelled``).
 
     Attributes (after ``fit``)
     --------------------------
@@ -93,11 +104,13 @@ class SPBHTMM:
     >>> model = SPBHTMM(n_states=3, n_iter=5, seed=0).fit(trees)
     >>> len(model.loglik_), bool(model.loglik_[-1] >= model.loglik_[0])  # EM never decreases it
     (5, True)
+    >>> model.score_samples(trees[:3]).round(2).tolist(), round(model.score(trees), 2)
+    ([-31.09, -24.33, -44.03], -73.65)
     """
 
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, pseudocount: float = 0.01,
                  estep: str = "exact", bottom_leaves: bool = False, cumulative_counts: bool = False,
-                 seed=None):
+                 seed=None, callback=None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.pseudocount = pseudocount
@@ -105,6 +118,7 @@ class SPBHTMM:
         self.bottom_leaves = bottom_leaves
         self.cumulative_counts = cumulative_counts
         self.seed = seed
+        self.callback = callback
 
     # ------------------------------------------------------------------ set-up
     def _check(self):
@@ -144,8 +158,9 @@ class SPBHTMM:
         """State arrays as returned to callers: without the ``⊥`` column unless ``bottom_leaves``."""
         return a if self.bottom_leaves else a[:, :-1]
 
-    def fit(self, data: PositionalTrees, callback=None) -> "SPBHTMM":
-        """EM on ``data``. ``callback(iteration, loglik)`` is called after every iteration."""
+    def fit(self, X: PositionalTrees, y=None) -> "SPBHTMM":
+        """EM on the trees ``X`` (``y`` is ignored); ``callback(iteration, loglik)`` after every iteration."""
+        data = check_trees(X, "SPBHTMM", y)
         self._check()
         rng = np.random.default_rng(check_seed(self.seed))
         self.init_params(data.max_children, data.n_labels, rng)
@@ -153,8 +168,8 @@ class SPBHTMM:
         for it in range(int(self.n_iter)):
             ll = self.em_step(data)
             self.loglik_.append(ll)
-            if callback is not None:
-                callback(it + 1, ll)
+            if self.callback is not None:
+                self.callback(it + 1, ll)
         return self
 
     # ------------------------------------------------------------------ passes
@@ -198,10 +213,19 @@ class SPBHTMM:
                 logc[iv] = lc + np.where(ch < 0, lp_bot[None, :], 0.0).sum(axis=1)
         return alpha, logc
 
-    def loglik(self, data: PositionalTrees) -> np.ndarray:
+    def score_samples(self, X: PositionalTrees) -> np.ndarray:
         """Log-likelihood ``log P(x)`` of every tree, shape (T,)."""
+        check_is_fitted(self, "emit_")
+        data = fitted_trees(X, self.prior_.shape[0], self.emit_.shape[1], "SPBHTMM")
         _, logc = self.upward(data)
         return np.bincount(data.tree, weights=logc, minlength=data.n_trees)
+
+    def score(self, X: PositionalTrees, y=None) -> float:
+        """Mean log-likelihood per tree."""
+        return float(self.score_samples(X).mean())
+
+    def __sklearn_tags__(self):
+        return tree_tags(super().__sklearn_tags__())
 
     def posteriors(self, data: PositionalTrees) -> np.ndarray:
         """``P(Q_u | x)`` of every node, (N, C) (the E-step's downward pass; nothing is updated)."""

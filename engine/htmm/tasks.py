@@ -2,7 +2,7 @@
 (Castellana & Bacciu, 2019) and their metrics.
 
 * Classification (IV-A): one model per class, trained on that class's trees; a test tree goes to
-  the class whose model gives it the highest likelihood.
+  the class whose model gives it the highest likelihood (:class:`~engine.htmm.classifier.BHTMMClassifier`).
 * Node labelling (IV-B): one model on every training tree; the test labels are removed and each
   node's label is predicted from the structure alone, both as the most probable label of the
   exact predictive distribution ``p(x_u | structure)`` and as labels *generated* by sampling the
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import logsumexp
 
 from engine.errors import InvalidParameterError
+from engine.htmm.classifier import BHTMMClassifier, class_posterior, fit_class_models
 from engine.htmm.common import entropy_bits
 from engine.htmm.data import PositionalTrees
 
@@ -53,7 +53,8 @@ def confusion_entropy(cm: np.ndarray) -> float:
 
 def make_model(kind: str, *, states: int, iterations: int, lmin: int = 1, lmax=None, phi: float = 2.0,
                sampler: str = "exact", seed=None, **extra):
-    """A fresh ``TFBHTMM`` (``kind="tf"``) or ``SPBHTMM`` (``kind="sp"``)."""
+    """A fresh ``TFBHTMM`` (``kind="tf"``) or ``SPBHTMM`` (``kind="sp"``); ``extra`` are the model's
+    other parameters (``callback`` among them)."""
     from engine.htmm.sp import SPBHTMM
     from engine.htmm.tf import TFBHTMM
 
@@ -103,27 +104,26 @@ class ClassificationResult(_Scored):
         return self.posterior
 
 
-def classify(train: PositionalTrees, test: PositionalTrees, factory, callback=None) -> ClassificationResult:
-    """Train ``factory(class)`` on each class's training trees; predict the test classes.
-
-    ``callback(class_index, n_classes, iteration, loglik)`` reports progress.
-    """
-    classes = np.unique(train.y)
-    if len(classes) < 2:
-        raise InvalidParameterError(f"classification needs at least two classes in the training data, "
-                                    f"found {len(classes)}")
+def classify(train: PositionalTrees, test: PositionalTrees, classifier, callback=None) -> ClassificationResult:
+    """Fit ``classifier`` (a :class:`~engine.htmm.classifier.BHTMMClassifier`) on the training trees
+    and their classes ``train.y``, both batches padded to one number of slots and labels; score the
+    test trees. ``classifier`` may also be, as before, ``factory(class)`` giving a fresh model per
+    class. ``callback(class_index, n_classes, iteration, loglik)``, if given, reports progress (it
+    becomes the classifier's ``callback``)."""
     L = max(train.max_children, test.max_children)
     M = max(train.n_labels, test.n_labels)
     train, test = train.with_slots(L).with_n_labels(M), test.with_slots(L).with_n_labels(M)
-    models, ll = [], np.empty((test.n_trees, len(classes)))
-    for i, c in enumerate(classes):
-        cb = None if callback is None else (lambda it, v, i=i: callback(i, len(classes), it, v))
-        m = factory(c).fit(train.subset(train.y == c), cb)
-        models.append(m)
-        ll[:, i] = m.loglik(test)
-    post = np.exp(ll - logsumexp(ll, axis=1, keepdims=True))
-    pred = classes[np.argmax(ll, axis=1)]
-    return ClassificationResult(classes, ll, pred, test.y.copy(), post, models)
+    if isinstance(classifier, BHTMMClassifier):
+        if callback is not None:
+            classifier.set_params(callback=callback)
+        classifier.fit(train, train.y)
+    else:   # factory(class) -> a fresh model
+        factory, classifier = classifier, BHTMMClassifier()
+        classifier.classes_, classifier.estimators_ = fit_class_models(train, train.y, factory, callback)
+    ll = classifier.class_log_likelihood(test)
+    pred = classifier.classes_[np.argmax(ll, axis=1)]
+    return ClassificationResult(classifier.classes_, ll, pred, test.y.copy(), class_posterior(ll),
+                                classifier.estimators_)
 
 
 @dataclass(frozen=True)
@@ -152,15 +152,14 @@ class LabellingResult(_Scored):
         return self.distribution
 
 
-def label_nodes(train: PositionalTrees, test: PositionalTrees, model, *, seed=None,
-                callback=None) -> LabellingResult:
+def label_nodes(train: PositionalTrees, test: PositionalTrees, model, *, seed=None) -> LabellingResult:
     """Fit ``model`` on ``train`` and label the nodes of ``test`` from their structure alone."""
     L = max(train.max_children, test.max_children)
     M = max(train.n_labels, test.n_labels)
     train, test = train.with_slots(L).with_n_labels(M), test.with_slots(L).with_n_labels(M)
     if (test.labels < 0).any():
         raise InvalidParameterError("the test trees need their true labels to be scored")
-    model.fit(train, callback)
+    model.fit(train)
     dist = model.label_distribution(test)
     gen = model.sample_labels(test, seed)
     return LabellingResult(dist, dist.argmax(axis=1), gen, test.labels.copy(), model)

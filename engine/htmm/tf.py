@@ -30,10 +30,14 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import gammaln
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.validation import check_is_fitted
 
 from engine.errors import InvalidParameterError
-from engine.htmm.common import annealing_temperature, dirichlet, evidence, normalise_rows, sample_rows
+from engine.htmm.common import (annealing_temperature, check_trees, dirichlet, evidence, fitted_trees, normalise_rows,
+                                sample_rows, tree_tags)
 from engine.htmm.data import PositionalTrees
+from engine.htmm.sp import SPBHTMM
 from engine.limits import check_seed
 
 __all__ = ["TFBHTMM", "position_bounds"]
@@ -41,8 +45,14 @@ __all__ = ["TFBHTMM", "position_bounds"]
 _CHUNK = 1 << 22  # entries of a node-by-configuration block in the downward pass
 
 
-class TFBHTMM:
-    """Tucker-factorised BHTMM (scikit-learn style: ``fit`` returns ``self``).
+class TFBHTMM(DensityMixin, BaseEstimator):
+    """Tucker-factorised BHTMM: a scikit-learn density estimator over positional trees.
+
+    ``fit(trees)`` runs the Gibbs sampler on a :class:`~engine.htmm.data.PositionalTrees` batch (not a
+    2-D array), ``score_samples(trees)`` is the exact log-likelihood ``log P(x | theta, kappa, k)`` of
+    every tree under the last sweep's parameters and ``score(trees)`` their mean per tree.
+    :class:`~engine.htmm.classifier.BHTMMClassifier` makes a classifier of one model per class
+    (section IV-A).
 
     Parameters
     ----------
@@ -84,6 +94,8 @@ class TFBHTMM:
     init_iter : int
         EM iterations of the SP-BHTMM initialisation.
     seed : int or numpy Generator
+    callback : callable or None
+        Called as ``callback(sweep, loglik)`` after every sweep (it may raise to stop training).
 
     Attributes (after ``fit``)
     --------------------------
@@ -93,13 +105,23 @@ class TFBHTMM:
     loglik_ : exact log-likelihood of the training data at each sweep (before its updates);
     k_trace_ : (n_iter, L) the size vector after each sweep; accept_k_ / accept_states_ :
     acceptance rates of the SSVS moves and (for ``sampler="prior"``) of the state proposals.
+
+    Examples
+    --------
+    >>> from engine.htmm.data import synthetic_trees
+    >>> trees = synthetic_trees(20, seed=0)  # the section IV-B generator, 20 trees per class
+    >>> model = TFBHTMM(n_states=3, n_iter=5, lmax=2, seed=0).fit(trees)
+    >>> model.k_.tolist(), len(model.loglik_)
+    ([3, 1, 4], 5)
+    >>> model.score_samples(trees[:3]).round(2).tolist()
+    [-28.09, -21.22, -36.62]
     """
 
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, lmin: int = 1, lmax: int | None = None,
                  phi: float = 2.0, alpha: float = 1.0, alpha0: float = 1.0, gamma: float = 1.0,
                  beta: float = 1.0, t0: float = 10.0, m0: float = 20.0, sampler: str = "exact",
                  cluster_gibbs: bool = False, anneal_states: bool = False, init: str = "sp",
-                 init_iter: int = 10, max_core: int = 1 << 24, seed=None):
+                 init_iter: int = 10, max_core: int = 1 << 24, seed=None, callback=None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.lmin = lmin
@@ -118,6 +140,7 @@ class TFBHTMM:
         self.init_iter = init_iter
         self.max_core = max_core
         self.seed = seed
+        self.callback = callback
 
     # ------------------------------------------------------------------ checks and set-up
     def _bounds(self, L: int) -> tuple[int, int]:
@@ -258,10 +281,19 @@ class TFBHTMM:
                 logc[iv] = lc + np.where(ch < 0, lp_bot[None, :], 0.0).sum(axis=1)
         return alpha, logc
 
-    def loglik(self, data: PositionalTrees) -> np.ndarray:
+    def score_samples(self, X: PositionalTrees) -> np.ndarray:
         """Exact ``log P(x | theta, kappa, k)`` of every tree (hidden states summed out), (T,)."""
+        check_is_fitted(self, "emit_")
+        data = fitted_trees(X, self.prior_.shape[0], self.emit_.shape[1], "TFBHTMM")
         _, logc = self.upward(data)
         return np.bincount(data.tree, weights=logc, minlength=data.n_trees)
+
+    def score(self, X: PositionalTrees, y=None) -> float:
+        """Mean log-likelihood per tree."""
+        return float(self.score_samples(X).mean())
+
+    def __sklearn_tags__(self):
+        return tree_tags(super().__sklearn_tags__())
 
     def sample_states(self, data: PositionalTrees, rng, alpha=None, T: float = 1.0) -> np.ndarray:
         """An exact draw of every hidden state from ``P(Q | x)`` (``z`` follows from ``Q``), or from
@@ -452,8 +484,9 @@ class TFBHTMM:
         self.emit_ = dirichlet(rng, float(self.beta) + n_emit)
 
     # ------------------------------------------------------------------ training
-    def fit(self, data: PositionalTrees, callback=None) -> "TFBHTMM":
-        """Gibbs sampling on ``data``; ``callback(iteration, loglik)`` after every sweep."""
+    def fit(self, X: PositionalTrees, y=None) -> "TFBHTMM":
+        """Gibbs sampling on the trees ``X`` (``y`` is ignored); ``callback(sweep, loglik)`` after every sweep."""
+        data = check_trees(X, "TFBHTMM", y)
         L = data.max_children
         bounds = self._bounds(L)
         rng = np.random.default_rng(check_seed(self.seed))
@@ -463,8 +496,6 @@ class TFBHTMM:
         Q = None
         if self.init == "sp":
             # states from a short SP-BHTMM EM run, then parameters drawn given them
-            from engine.htmm.sp import SPBHTMM
-
             sp = SPBHTMM(int(self.n_states), int(self.init_iter), seed=rng).fit(data)
             Q = sample_rows(rng, sp.posteriors(data))
             self._sample_params(Q, data, self._counts(Q, data, self.k_, self.cluster_), rng)
@@ -488,8 +519,8 @@ class TFBHTMM:
                 counts = self._gibbs_clusters(Q, data, rng, T)
             self._sample_params(Q, data, counts, rng)
             k_trace.append(self.k_.copy())
-            if callback is not None:
-                callback(m, ll)
+            if self.callback is not None:
+                self.callback(m, ll)
         self.states_ = Q
         self.k_trace_ = np.array(k_trace, np.int64).reshape(-1, L)
         self.accept_k_ = float(np.mean(acc_k)) if acc_k else float("nan")
