@@ -236,3 +236,19 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser, room_url):
+    """Every page of the navigation at 390x844 with touch: nothing sticks out of the screen."""
+    from engine.pagespecs import PAGES
+
+    c = browser.new_context(**PHONE)
+    try:
+        page = c.new_page()
+        for spec in PAGES.values():
+            page.goto(f"{room_url}/{'' if spec.url_path == 'lessons' else spec.url_path}")
+            wait_for_app(page, timeout=120_000)
+            _no_sideways(page)
+        shot(page, "room_phone_reproduce")
+    finally:
+        c.close()
