@@ -18,12 +18,13 @@ WORKDIR /app
 # nginx: the proxy in front of several app processes (TREE_WORKBENCH_WORKERS > 1, docs/lecture-hall.md)
 RUN apt-get update && apt-get install -y --no-install-recommends nginx-light && rm -rf /var/lib/apt/lists/*
 
-# The dependencies, in their own layer (rebuilt only when pyproject.toml changes). The app itself
-# runs from /app, beside its sample trees, so the package is installed for its dependencies only.
+# The dependencies, in their own layer (rebuilt only when pyproject.toml changes): the engine's and the
+# `app` extra's (Streamlit, Plotly, ..., psycopg for WORKBENCH_DB_URL). The app itself runs from /app,
+# beside its sample trees, so the package is installed for its dependencies only.
 COPY pyproject.toml README.md ./
 COPY engine/__init__.py engine/
 COPY workbench/__init__.py workbench/
-RUN pip install . && pip uninstall -y tree-inference-workbench
+RUN pip install '.[app]' && pip uninstall -y tree-inference-workbench
 
 COPY app.py ./
 COPY .streamlit .streamlit

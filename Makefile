@@ -45,15 +45,19 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 $(VENV)/bin/python:
 	@$(PYTHON) -m venv $(VENV)
 
-# Stamp files: reinstall only when pyproject.toml changes.
+# Stamp files: reinstall only when pyproject.toml changes. The app is the `app` extra (`pip install .`
+# alone is the engine and its command line, no Streamlit: tests/test_engine_alone.py). The extras are
+# named in variables: a comma written inside $(call ...) would split its argument in two.
+RUN_EXTRAS  := app
+TEST_EXTRAS := app,test
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
 	@echo "make: installing the dependencies into $(VENV) (once per change of pyproject.toml; about 10 s)"
-	@$(call install,-e .)
+	@$(call install,-e '.[$(RUN_EXTRAS)]')
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	@echo "make: installing the dependencies and the test tools into $(VENV) (about 10 s, once)"
-	@$(call install,-e '.[test]')
+	@$(call install,-e '.[$(TEST_EXTRAS)]')
 	@touch $@ $(VENV)/.installed-run
 
 # Warm-up (the first pages' kernels compiled, in parallel, or loaded from the cache; those pages

@@ -52,6 +52,8 @@ __all__ = ["URL_ENV", "Database", "DatabaseUnavailableError", "open_database", "
            "redact", "postgres_sql", "check_url"]
 
 URL_ENV = "TREE_WORKBENCH_DB_URL"
+#: what installs the PostgreSQL driver: the project's ``postgres`` extra (the app's extra includes it)
+POSTGRES_EXTRA = "tree-inference-workbench[postgres]"
 _LOG = logging.getLogger("engine.db")
 #: the component whose version the legacy one-column ``schema_version`` table held
 _FIRST_COMPONENT = "runs"
@@ -356,11 +358,12 @@ class PostgresDatabase(Database):
         self.host = f"{p['host']}:{p['port']}"
         try:
             import psycopg
-            from psycopg_pool import ConnectionPool
-        except ImportError:
-            raise InvalidParameterError(f"{URL_ENV} names PostgreSQL but the driver is not installed: "
-                                        "pip install 'psycopg[binary]' psycopg-pool") from None
+            from psycopg_pool import ConnectionPool, PoolTimeout
+        except ImportError:  # the `postgres` extra (`pip install .` alone is the engine with SQLite)
+            raise InvalidParameterError(f"{self.where}: PostgreSQL needs psycopg, which is not installed: "
+                                        f"pip install '{POSTGRES_EXTRA}'") from None
         self._psycopg = psycopg
+        self._PoolTimeout = PoolTimeout
         self.IntegrityError = psycopg.IntegrityError
         # the pool's own warnings repeat while a server is away; this module says it once
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
@@ -417,9 +420,7 @@ class PostgresDatabase(Database):
 
     @contextmanager
     def _connection(self):
-        psycopg = self._psycopg
-        from psycopg_pool import PoolTimeout
-
+        psycopg, PoolTimeout = self._psycopg, self._PoolTimeout
         if self._broken:
             self._fresh_pool()
         try:

@@ -220,7 +220,8 @@ def read_arff(path, labels=None, *, xml=None) -> MultilabelData:
 def _dense_block(lines: list[str], na: int, nominal: dict):
     """All dense data rows at once, read by pandas' C parser, each nominal column mapped through its
     distinct values once; None when the block is not plain (sparse rows, comments, quotes, missing
-    values, a wrong count or value), for the line-by-line reader and its messages."""
+    values, a wrong count or value), for the line-by-line reader and its messages, and None when
+    pandas is not installed (it is the app's extra; that reader gives the same numbers, slower)."""
     rows = [s for s in (ln.strip() for ln in lines) if s]
     if not rows or any(s[0] in "{%" for s in rows):
         return None
@@ -229,8 +230,10 @@ def _dense_block(lines: list[str], na: int, nominal: dict):
         return None
     import io
 
-    import pandas as pd
-
+    try:
+        import pandas as pd   # optional (the app's extra) and slow to import (0.3-0.8 s): here only
+    except ImportError:
+        return None
     try:
         df = pd.read_csv(io.StringIO(body), header=None, names=range(na), dtype={j: str for j in nominal},
                          na_filter=False, skipinitialspace=True, engine="c")
