@@ -14,7 +14,8 @@ wanted, its kernels are taken out of a copy of the tests' warm cache, so that th
 second or two into a real compile, not after it.
 
 ``python -m tests.test_stop [--make]`` stops a server at every moment both ways and prints the table
-of docs/hardening.md (``--make``: also ``make run`` stopped by a Ctrl-C to make's group).
+of docs/hardening.md (``--make``: also ``make run``, stopped by a Ctrl-C to make's group and by a
+SIGTERM to make's own pid, when ``make -n run`` shows that it would only start the server).
 """
 
 from __future__ import annotations
@@ -97,14 +98,16 @@ def _free(port: int) -> bool:
 
 @dataclass
 class Stopped:
-    """How a stop went: seconds from the signal to the exit, the lines printed after the signal,
-    the processes left (``pid comm state cmdline``), the exit status, the whole output."""
+    """How a stop went: seconds from the signal to the exit of the process signalled, and to the
+    end of every process it had started (``gone``), the lines printed after the signal, the
+    processes left (``pid comm state cmdline``), the exit status, the whole output."""
 
     seconds: float
     after: list[str]
     left: list[str]
     returncode: int | None
     output: str
+    gone: float = 0.0
     notes: dict = field(default_factory=dict)
 
 
@@ -180,8 +183,10 @@ class Served:
             pass
         seconds = time.monotonic() - at
         left = self._left(at + STOP_WITHIN + 1.0)   # a zombie that init has not collected yet: a moment
+        gone = time.monotonic() - at
         self._reader.join(2)
-        return Stopped(seconds, [line for t, line in self.lines if t >= at], left, self.proc.returncode, self.output)
+        return Stopped(seconds, [line for t, line in self.lines if t >= at], left, self.proc.returncode, self.output,
+                       gone)
 
     def _left(self, until: float) -> list[str]:
         while True:
@@ -461,7 +466,7 @@ MOMENTS = {
 
 def check(out: Stopped, says: str) -> None:
     """What every stop promises: ended in time, one line (``says`` in it), no traceback, nothing left."""
-    assert out.seconds <= STOP_WITHIN, (out.seconds, out.after)
+    assert out.seconds <= STOP_WITHIN and out.gone <= STOP_WITHIN, (out.seconds, out.gone, out.after)
     assert out.returncode == 0, (out.returncode, out.after)
     assert "Traceback" not in out.output, out.output[-4000:]
     assert len(out.after) <= MAX_LINES, out.after
@@ -507,15 +512,66 @@ def test_a_stop_of_a_hall(tmp_path, how):
     check(stop_a_hall(tmp_path, how), "the hall's 2 app processes and nginx ended")
 
 
+_CHILD = """
+import signal, sys, time
+from workbench.serve import stop_with_make
+signal.signal(signal.SIGTERM, lambda *a: (print("stopped by SIGTERM", flush=True), sys.exit(0)))
+stop_with_make()
+print("serving", flush=True)
+time.sleep(60)
+"""
+
+_PARENT = """
+import ctypes, subprocess, sys, time
+if sys.argv[2] == "make":
+    ctypes.CDLL(None).prctl(15, b"make", 0, 0, 0)   # PR_SET_NAME: this process is called make
+subprocess.Popen([sys.executable, "-c", sys.argv[1]])
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("parent", ["make", "python"])
+def test_a_server_under_make_stops_when_make_is_ended(parent):
+    """``kill -TERM`` to make's pid ends make only (GNU make does not pass it on): the server then
+    gets SIGTERM as its parent ends (``workbench.serve.stop_with_make``); under another parent,
+    nothing changes."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", _PARENT, _CHILD, parent], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        end = time.monotonic() + 120
+        while time.monotonic() < end and "serving\n" not in lines:
+            time.sleep(0.1)
+        assert lines == ["serving\n"], lines
+        proc.send_signal(signal.SIGTERM)   # the parent only
+        proc.wait(10)
+        time.sleep(2)
+        assert lines == (["serving\n", "stopped by SIGTERM\n"] if parent == "make" else ["serving\n"]), lines
+    finally:
+        for p in _processes().values():
+            if p["sid"] == proc.pid:
+                os.kill(p["pid"], signal.SIGKILL)
+
+
 # ---------------------------------------------------------------------- the table of docs/hardening.md
-def _make_run(tmp: Path) -> Stopped:
-    """``make run`` serving (a warm cache), stopped by a Ctrl-C to make's process group."""
+def make_run(tmp: Path, how: str) -> Stopped:
+    """``make run`` serving (a warm cache), stopped by a Ctrl-C to make's process group, or by a
+    SIGTERM to make's own pid (which make does not pass on: the server stops as its parent ends,
+    ``workbench.serve.stop_with_make``)."""
     port = free_port()
-    served = Served(["make", "--no-print-directory", "run", f"PORT={port}"], _env(tmp, cache_copy(tmp / "cache")))
+    env = _env(tmp, cache_copy(tmp / "cache"))
+    plan = subprocess.run(["make", "-n", "--no-print-directory", "run", f"PORT={port}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60).stdout.strip().splitlines()
+    if len(plan) != 1 or "workbench.serve" not in plan[0]:   # make would install first: not here
+        raise RuntimeError(f"make run would do more than start the server: {plan}")
+    served = Served(["make", "--no-print-directory", "run", f"PORT={port}"], env)
     try:
         assert served.wait_for(r"URL: http://127\.0\.0\.1", 300), served.output
         served.pause(1.0)
-        return served.stop("int-group")
+        return served.stop(how)
     finally:
         served.kill()
 
@@ -533,17 +589,21 @@ def main(argv: list[str]) -> int:
             print(f"{moment} / {said}: {out.seconds:.2f} s, {len(out.after)} line(s), left {out.left}",
                   file=sys.stderr, flush=True)
     if "--make" in argv:
-        with tempfile.TemporaryDirectory(prefix="wb-stop-") as tmp:
-            rows.append(("`make run`, serving", "SIGINT to make's process group (Ctrl-C)", _make_run(Path(tmp))))
+        for how, said in (("int-group", "SIGINT to make's process group (Ctrl-C)"),
+                          ("term-server", "SIGTERM to make's pid")):
+            with tempfile.TemporaryDirectory(prefix="wb-stop-") as tmp:
+                rows.append(("`make run`, serving", said, make_run(Path(tmp), how)))
     print(f"`python -m tests.test_stop{' --make' if '--make' in argv else ''}`, "
           f"{time.strftime('%Y-%m-%d')}, {W.core_count()} cores, load average {load[0]} at the start")
     print()
-    print("| moment | signal | seconds to exit | lines after the signal | processes left | what it printed |")
-    print("|---|---|---:|---:|---:|---|")
+    print("| moment | signal | seconds to exit | every process ended | lines after the signal | processes left "
+          "| what it printed |")
+    print("|---|---|---:|---:|---:|---:|---|")
     for moment, said, out in rows:
         printed = " / ".join(f"`{line}`" for line in out.after) or "(nothing)"
         tb = " **Traceback**" if "Traceback" in out.output else ""
-        print(f"| {moment} | {said} | {out.seconds:.1f} | {len(out.after)} | {len(out.left)} | {printed}{tb} |")
+        print(f"| {moment} | {said} | {out.seconds:.1f} | {out.gone:.1f} | {len(out.after)} | {len(out.left)} "
+              f"| {printed}{tb} |")
     return 0
 
 

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from workbench.serve import stop_with_make
+
 __all__ = ["main", "render_config", "TEMPLATE"]
 
 TEMPLATE = Path(__file__).resolve().parent / "assets" / "nginx.conf.template"
@@ -174,6 +176,7 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    stop_with_make()   # a SIGTERM to make reaches the hall too
     # the first process compiles (or loads) the kernels into the shared cache; the others start when
     # it is healthy and only load them (N processes compiling the same kernels at once cost N times)
     apps = {backends[0]: start_app(backends[0])}

@@ -50,7 +50,7 @@ import traceback
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "ONLINE_PAGES", "server_flags"]
+__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "ONLINE_PAGES", "server_flags", "stop_with_make"]
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 #: The sections of the navigation whose pages are rendered before the server opens its port.
@@ -571,6 +571,27 @@ def _end_resource_tracker() -> None:
         tracker._stop()
 
 
+def stop_with_make() -> None:
+    """Under ``make run``: a SIGTERM to ``make`` ends ``make`` only (GNU make does not pass it on to
+    its recipe), which would leave this process serving, orphaned. Here the kernel sends this
+    process SIGTERM when its parent ``make`` ends (Linux ``PR_SET_PDEATHSIG``), so that it stops as
+    after its own SIGTERM. Nothing elsewhere (a parent that is not ``make``, another system)."""
+    ppid = os.getppid()
+    try:
+        with open(f"/proc/{ppid}/comm", encoding="utf-8") as f:
+            if f.read().strip() != "make":
+                return
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) != 0:   # PR_SET_PDEATHSIG
+            return
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != ppid:   # make ended before it took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 #: this process's stop (see :class:`_Stop`)
 STOP = _Stop()
 
@@ -607,6 +628,7 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGINT, STOP.early)   # a stop during the warm-up: one line (see _Stop)
     signal.signal(signal.SIGTERM, STOP.early)
     try:
+        stop_with_make()
         return _main(args)
     except _Stopped:
         STOP.finish()
