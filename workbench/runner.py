@@ -27,6 +27,7 @@ Every time left it shows counts down from its first value and never rises
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import multiprocessing as mp
 import os
@@ -245,12 +246,6 @@ def spawn_processes(n: int) -> ProcessPoolExecutor:
         return start_processes(n)
 
 
-def _manager_start() -> None:
-    """The report queue's manager process: deaf to Ctrl-C and SIGTERM, so that it outlives the run
-    workers that report to it while they record their runs; its server stops it (``shutdown``)."""
-    child_signals(ignore_term=True)
-
-
 def _preparing(clock: Countdown | None) -> str:
     """What "preparing (...)" says of a countdown: "N s" left, never more than it said before, or
     once it has run out "N s so far, longer than expected; <the machine's load>"."""
@@ -317,7 +312,10 @@ class _Pool:
         # (shutdown_pool): held from their start (engine.warmup.signals_held)
         with _bare_main(), signals_held():
             self.manager = SyncManager(ctx=ctx)
-            self.manager.start(_manager_start)
+            # deaf to Ctrl-C and SIGTERM: it outlives the run workers that report to it while they
+            # record their runs, and stop() ends it after them (an initializer of engine.warmup: the
+            # manager's process imports nothing of the app)
+            self.manager.start(functools.partial(child_signals, ignore_term=True))
             self.reports = self.manager.Queue()
             self.cancelled = self.manager.dict()
             self.workers = workers
