@@ -252,3 +252,62 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, room_url):
         shot(page, "room_phone_reproduce")
     finally:
         c.close()
+
+
+def test_the_tree_view_by_touch(browser, room_url):
+    """On a phone: a tap on a vertex picks it, one finger drags the view, two fingers pinch it
+    (touch events through Chromium's own input pipeline, as a touch screen sends them)."""
+    from tests.browser.conftest import show_view, tree_view, view_points, wait_for_selected, wait_for_view
+
+    c = browser.new_context(**PHONE)
+    try:
+        page = c.new_page()
+        page.goto(f"{room_url}/tree_studio")
+        wait_for_app(page, timeout=120_000)
+        show_view(page, "studio_tree")
+        (_, _, x, y), = [p for p in view_points(page, "studio_tree") if p[1] == "4"]
+        page.touchscreen.tap(x, y)
+        wait_for_selected(page, "studio_tree", "4")
+        box = tree_view(page, "studio_tree").locator("canvas").bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        cdp = c.new_cdp_session(page)
+
+        def touch(kind: str, points: list[tuple[float, float]]) -> None:
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+                {"x": px, "y": py, "id": i} for i, (px, py) in enumerate(points)]})
+
+        def where() -> dict:   # each drawn vertex's place on screen, once the view has settled
+            page.wait_for_timeout(400)
+            wait_for_view(page, "studio_tree")
+            return {nm: (px, py) for _, nm, px, py in view_points(page, "studio_tree")}
+
+        before = where()
+        # two fingers pinch (closing: the whole tree stays on the screen) about the vertex nearest the
+        # canvas's centre: it stays put, every other vertex comes nearer by the fingers' ratio (80 px
+        # apart, then 60)
+        a = min(before, key=lambda v: (before[v][0] - cx) ** 2 + (before[v][1] - cy) ** 2)
+        mx, my = before[a]
+        touch("touchStart", [(mx - 40, my), (mx + 40, my)])
+        for k in range(1, 6):
+            touch("touchMove", [(mx - 40 + 2 * k, my), (mx + 40 - 2 * k, my)])
+        touch("touchEnd", [])
+        pinched = where()
+        assert set(pinched) == set(before), (before, pinched)
+        assert pinched[a][0] == pytest.approx(mx, abs=2) and pinched[a][1] == pytest.approx(my, abs=2)
+        for v in before:
+            if v != a:
+                d0 = ((before[v][0] - mx) ** 2 + (before[v][1] - my) ** 2) ** 0.5
+                d1 = ((pinched[v][0] - mx) ** 2 + (pinched[v][1] - my) ** 2) ** 0.5
+                assert d1 / d0 == pytest.approx(60 / 80, rel=0.03), (v, before, pinched)
+        # one finger drags the view
+        touch("touchStart", [(cx, cy)])
+        for k in range(1, 6):
+            touch("touchMove", [(cx + 4 * k, cy + 2 * k)])
+        touch("touchEnd", [])
+        dragged = where()
+        moved = [(dragged[v][0] - pinched[v][0], dragged[v][1] - pinched[v][1]) for v in pinched if v in dragged]
+        assert moved and all(dx == pytest.approx(20, abs=2) and dy == pytest.approx(10, abs=2) for dx, dy in moved), moved
+        assert page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollLeft") == 0
+        shot(page, "room_phone_tree_pinched")
+    finally:
+        c.close()

@@ -9,8 +9,8 @@
 // (workbench/notebook.py), which calls the default export with none and gets the widget's render.
 // Both drive the same view (init, show) through the same requests: setStateValue / setTriggerValue.
 //
-// Gestures: wheel or pinch zooms about the pointer; drag pans; shift-drag zooms to a box; a click
-// on a vertex picks it; a click on a collapsed mark zooms into it; the keyboard (the canvas takes
+// Gestures: wheel or pinch (a trackpad's, or two fingers on a touch screen) zooms; drag pans;
+// shift-drag zooms to a box; a click or a tap on a vertex picks it; a click on a collapsed mark zooms into it; the keyboard (the canvas takes
 // focus) pans with the arrows, zooms with + and -, fits with 0 or Home. The search box suggests
 // vertex names as you type (the server searches); Enter or a click picks one and zooms to it.
 
@@ -106,11 +106,39 @@ function init(root, api) {
     const f = Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0018));
     zoomBy(S, f, e.offsetX, e.offsetY);
   }, { passive: false });
+  // two fingers on a touch screen pinch: the view zooms by the change of their distance about
+  // their first midpoint and follows the midpoint as it moves (S.fingers: pointer id -> position)
+  S.fingers = new Map();
+  const pinchState = () => {
+    const [a, b] = [...S.fingers.values()];
+    return { d: Math.hypot(a.x - b.x, a.y - b.y) || 1, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  };
   canvas.addEventListener("pointerdown", (e) => {
     canvas.setPointerCapture(e.pointerId);
+    if (e.pointerType === "touch") S.fingers.set(e.pointerId, { x: e.offsetX, y: e.offsetY });
+    if (S.fingers.size === 2) {   // the second finger: a pinch, not a drag or a tap
+      S.drag = null;
+      S.pinch = { ...pinchState(), t0: { ...S.t } };
+      return;
+    }
+    if (S.pinch) return;
     S.drag = { x: e.offsetX, y: e.offsetY, t0: { ...S.t }, box: e.shiftKey, moved: false };
   });
+  const lift = (e) => {
+    if (!S.fingers.delete(e.pointerId) || !S.pinch) return false;
+    if (S.fingers.size < 2) { S.pinch = null; schedule(S); }
+    return true;
+  };
+  canvas.addEventListener("pointercancel", (e) => { lift(e); S.drag = null; });
   canvas.addEventListener("pointermove", (e) => {
+    if (S.fingers.has(e.pointerId)) S.fingers.set(e.pointerId, { x: e.offsetX, y: e.offsetY });
+    if (S.pinch && S.fingers.size === 2) {
+      const p = S.pinch, now = pinchState(), t0 = p.t0, f = now.d / p.d;
+      S.t = { ax: t0.ax * f, bx: now.x - (p.x - t0.bx) * f, ay: t0.ay * f, by: now.y - (p.y - t0.by) * f };
+      if (S.data && S.data.layout === "radial") S.t.ay = S.t.ax;
+      draw(S);
+      return;
+    }
     const d = S.drag;
     if (!d) { hover(S, e.offsetX, e.offsetY); return; }
     const dx = e.offsetX - d.x, dy = e.offsetY - d.y;
@@ -121,6 +149,7 @@ function init(root, api) {
     draw(S);
   });
   canvas.addEventListener("pointerup", (e) => {
+    if (lift(e) || S.pinch) { S.drag = null; return; }
     const d = S.drag;
     S.drag = null;
     if (!d) return;
