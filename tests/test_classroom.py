@@ -316,3 +316,31 @@ def test_distribution_kinds():
     assert distribution("number", ["1", "1"]).rows() == [("1", 2, False)]
     many = distribution("vertices", [str(k) for k in range(20)])
     assert len(many.labels) == 8 and many.labels[-1] == "other" and sum(many.counts) == 20
+
+
+def test_the_csv_files_a_lecturer_keeps():
+    """Every answer with its question, time and right/wrong; a summary per question with the
+    answered, the right and the median seconds from the poll's opening to each first answer."""
+    import csv
+    import io
+    from datetime import timedelta, timezone
+
+    now = [1_000_000.0]
+    store = ClassStore(":memory:", clock=lambda: now[0])
+    c = store.open_class("cover", lecturer="L")
+    store.start(c.code, 2, lecturer="L", poll=True)
+    for seat, answer, after in (("seat-a-0123456789abcdef", "0.5", 10.0), ("seat-b-0123456789abcdef", "0.9", 20.0),
+                                ("seat-c-0123456789abcdef", "=1+1", 40.0)):
+        now[0] = 1_000_000.0 + after
+        store.answer(c.code, 2, seat, answer)
+    questions, checks = {2: "What is p?", 5: "Unasked?"}, {2: lambda a: abs(float(a) - 0.5) < 0.01}
+    rows = list(csv.DictReader(io.StringIO(store.export_csv(c.code, lecturer="L", questions=questions, checks=checks,
+                                                            tz=timezone(timedelta(hours=1))))))
+    assert [(r["answer"], r["right"], r["question"]) for r in rows] == [
+        ("0.5", "yes", "What is p?"), ("0.9", "no", "What is p?"), ("'=1+1", "no", "What is p?")]
+    assert rows[0]["answered_at"].endswith("+01:00")
+    summary = list(csv.DictReader(io.StringIO(store.summary_csv(c.code, lecturer="L", questions=questions,
+                                                                checks=checks))))
+    assert [(r["step"], r["answered"], r["right"], r["median_seconds"]) for r in summary] == [
+        ("2", "3", "1", "20.0"), ("5", "0", "", "")]   # no checker for step 5: right is empty
+    assert store.get(c.code).started == 1_000_000.0
