@@ -14,20 +14,20 @@ the number of training samples, as in Tan et al.; the OFDE paper writes ``n^-eps
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, DensityMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
 from engine.errors import InvalidParameterError
 from engine.forests.estimators import PairCounts, consistent_tables, forest_loglik, mutual_information
 from engine.forests.structure import edges_of, maximum_spanning_tree
-from engine.forests.validation import as_codes, check_alphabet, check_codes
+from engine.forests.validation import CodesDensity, as_codes, check_alphabet, check_codes
 
 __all__ = ["ChowLiu", "thresholded_chow_liu", "EPSILONS"]
 
 EPSILONS = (0.25, 0.5, 0.75)
 
 
-class ChowLiu(DensityMixin, BaseEstimator):
+class ChowLiu(CodesDensity, BaseEstimator):
     """Chow-Liu tree (``epsilon=None``) or thresholded Chow-Liu forest: a scikit-learn density
     estimator over ``n >= 2`` discrete variables.
 
@@ -117,16 +117,6 @@ class ChowLiu(DensityMixin, BaseEstimator):
         check_is_fitted(self, "ids_")
         X, _ = check_codes(self, X, reset=False, m=self.m_)
         return forest_loglik(X, self.ids_, self.tables_)
-
-    def score(self, X, y=None) -> float:
-        """Average log-likelihood (nats) of the rows of ``X``."""
-        return float(self.score_samples(X).mean())
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True   # codes 0..m-1
-        tags.input_tags.positive_only = True
-        return tags
 
 
 def thresholded_chow_liu(X_train, X_valid, m: int | None = None, *, pseudocount: float = 0.25,

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from engine import limits
@@ -42,7 +42,7 @@ from engine.errors import InvalidParameterError
 from engine.forests.estimators import PairCounts, Tables, consistent_tables, forest_loglik, pair_id, pairs
 from engine.forests.fpl import PerturbedLeader, paper_alpha, paper_beta
 from engine.forests.structure import _check_model, kernels
-from engine.forests.validation import as_codes, check_alphabet, check_codes
+from engine.forests.validation import CodesDensity, as_codes, check_alphabet, check_codes
 from engine.limits import check_seed
 
 __all__ = ["OFDE", "default_mixture_size"]
@@ -53,7 +53,7 @@ def default_mixture_size(n: int) -> int:
     return max(1, int(round(math.log(max(n, 1)))))
 
 
-class OFDE(DensityMixin, BaseEstimator):
+class OFDE(CodesDensity, BaseEstimator):
     """Online forest (or tree) density estimator: river's verbs and a scikit-learn density estimator.
 
     Parameters
@@ -319,13 +319,3 @@ class OFDE(DensityMixin, BaseEstimator):
             x, m = self._check_first(x)
             return -len(x) * math.log(m)
         return float(self._loglik(self._check_x(x)[None, :])[0])
-
-    def score(self, X, y=None) -> float:
-        """Average log-likelihood (nats) of the rows of ``X``."""
-        return float(self.score_samples(X).mean())
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True   # codes 0..m-1
-        tags.input_tags.positive_only = True
-        return tags

@@ -19,11 +19,12 @@ engine.errors.InvalidParameterError: OFDE: value 3 at row 0, column 1 is not a c
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import DensityMixin
 from sklearn.utils.validation import validate_data
 
 from engine.errors import InvalidParameterError
 
-__all__ = ["MAX_ALPHABET", "as_codes", "check_alphabet", "check_codes"]
+__all__ = ["MAX_ALPHABET", "as_codes", "check_alphabet", "check_codes", "CodesDensity"]
 
 #: Largest alphabet a forest estimator takes (pair tables are ``m x m`` for each of the ``n(n-1)/2``
 #: pairs).
@@ -92,3 +93,18 @@ def check_codes(estimator, X, *, reset: bool, m: int | None = None) -> tuple[np.
     ``fit`` does; else the width checked against it), then :func:`as_codes`."""
     X = validate_data(estimator, X, reset=reset, dtype="numeric", ensure_min_features=2 if reset else 1)
     return as_codes(X, m, who=type(estimator).__name__)
+
+
+class CodesDensity(DensityMixin):
+    """What Chow-Liu and OFDE share as scikit-learn density estimators of rows of codes 0..m-1:
+    ``score`` (the average of ``score_samples``) and the tags of categorical, non-negative input."""
+
+    def score(self, X, y=None) -> float:
+        """Average log-likelihood (nats) of the rows of ``X``."""
+        return float(self.score_samples(X).mean())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True   # codes 0..m-1
+        tags.input_tags.positive_only = True
+        return tags
