@@ -1,8 +1,8 @@
 """Browser: no token in any address. In classroom mode a lecturer signs in (the form on the Lessons
-page) and leads a class; a student joins it and starts a run (Reproduce, by its link's ``run=1``).
-Then, on every page of the navigation reached by a click in the menu, with the run going or done and
-the class open, the tokens -- the student's owner cookie, her seat in the class and the lecturer's
-secret -- are in no address the page held (every ``pushState``/``replaceState`` recorded), no link,
+page) and leads a class; a student starts a run (Reproduce, by its link's ``run=1``), queued behind
+another browser's long run, and joins the class. Then, on every page of the navigation reached by a
+click in the menu, with the class open, the tokens -- the student's owner cookie and the lecturer's
+secret and owner cookie -- are in no address the page held (every ``pushState``/``replaceState`` recorded), no link,
 no image address, no page text and no cookie a script can read. The owner cookie is ``HttpOnly``
 and ``SameSite=Strict``, and a reload keeps the student's run hers while another browser does not
 see it."""
@@ -63,12 +63,12 @@ def _cookie(context, name: str) -> dict | None:
 
 
 def test_no_token_in_any_address_link_or_page(browser, trust_url):
-    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
     try:
-        lect_ctx, stu_ctx, other_ctx = contexts
+        lect_ctx, stu_ctx, other_ctx, busy_ctx = contexts
         for c in contexts:
             c.add_init_script(RECORD_URLS)
-        lect, stu, other = (c.new_page() for c in contexts)
+        lect, stu, other, busy = (c.new_page() for c in contexts)
         SECRETS.clear()
         SECRETS["the lecturer's token"] = SECRET
 
@@ -79,18 +79,25 @@ def test_no_token_in_any_address_link_or_page(browser, trust_url):
         lect.wait_for_function("() => document.body.innerText.includes('Your class: ')", timeout=60_000)
         wait_for_app(lect)
         code = re.search(r"Your class: ([A-Z0-9]{6})", lect.locator(".st-key-class_dashboard").inner_text()).group(1)
+        lect.locator(".st-key-class_go button").click()   # the lesson starts: the console above its first page
+        lect.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=60_000)
+        wait_for_app(lect)
 
+        # another browser keeps the one run worker busy (a long TREE-HEDGE run), so that the
+        # student's run waits in the queue while her pages are read
+        busy.goto(f"{trust_url}/tree_hedge?trials=100000&run=1")
+        busy.wait_for_function("() => document.body.innerText.includes('left')", timeout=120_000)
         # a run of the student's, by the Reproduce page's link, before she joins the class (a
         # follower's page is moved to the lecturer's step)
         stu.goto(f"{trust_url}/reproduce?run=1")
-        wait_for_app(stu, timeout=120_000)
+        stu.wait_for_function("() => document.body.innerText.includes('queued')", timeout=120_000)
         # the student's browser: its owner cookie, made by the server, out of any script's reach
         owner = _cookie(stu_ctx, OWNER_COOKIE)
         assert owner is not None and owner["httpOnly"] and owner["sameSite"] == "Strict", owner
         assert OWNER_COOKIE not in stu.evaluate("document.cookie")
         SECRETS["the student's owner token"] = owner["value"]
-        scan(stu, "Reproduce, the run launched")
-        stu.wait_for_function("() => document.body.innerText.includes('Recorded as run')", timeout=180_000)
+        scan(stu, "Reproduce, the run queued")
+        stu.wait_for_function("() => document.body.innerText.includes('Recorded as run')", timeout=300_000)
         run_id = re.search(r"Recorded as run (\d+)", stu.locator("[data-testid='stMain']").inner_text()).group(1)
         scan(stu, "Reproduce, the run done")
 
