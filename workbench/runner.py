@@ -50,7 +50,7 @@ from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_target
-from engine.warmup import Countdown, busy_factor, child_signals, signals_held, start_processes
+from engine.warmup import Countdown, busy_factor, busy_text, child_signals, signals_held, start_processes
 from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
@@ -58,6 +58,9 @@ __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history",
            "pool_size", "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
+#: a run's first time-left estimate waits for this much of its run (seconds): from the first tenth of a
+#: second it was "under a second left", then "longer than expected" for the rest of a 10 s run
+_ETA_AFTER = 1.0
 _JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
@@ -676,7 +679,7 @@ class Job:
         """The time left as the bar says it: from the progress so far, never more than it said before
         (a run that slows down runs out its estimate and says so, with the machine's load)."""
         f = self.fraction
-        if f <= 0.02:
+        if f <= 0.02 or self.elapsed < _ETA_AFTER:   # too little progress yet to say anything useful
             return "estimating time left"
         left = self.elapsed * (1 - f) / f
         if self._eta is None:
@@ -685,7 +688,7 @@ class Job:
             self._eta.update(left)
         if f >= 1 or not self._eta.overdue:
             return format_eta(self._eta.left())
-        return self._eta.text()
+        return f"{self.elapsed:.0f} s so far, longer than expected, no time left to promise; {busy_text()}"
 
 
 def _jobs() -> dict[str, Job]:
