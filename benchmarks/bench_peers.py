@@ -81,7 +81,7 @@ SIZES = (100, 1_000, 10_000, 100_000, 1_000_000)
 #: the module each library is imported as (None: this engine, always there)
 _MODULE = {OURS: None, "pyAgrum": "pyagrum", "pgmpy": "pgmpy"}
 _DIST = {OURS: "tree-inference-workbench", "pyAgrum": "pyagrum", "pgmpy": "pgmpy"}
-#: rows' keys, in order: the issue's own, then the extras
+#: rows' keys, in order: the published keys scripts read, then the extras
 COLUMNS = ("n", "shape", "k", "library", "task", "seconds", "peak_mb", "max_marginal_diff", "loglik_diff",
            "status", "method", "build_seconds", "setup_seconds", "ops", "loglik", "work_seconds", "base_mb",
            "load", "note")
