@@ -127,8 +127,11 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
         st.html(f"<p style='font-size:clamp(2.2rem, 4.5vw, 4rem);font-weight:800;letter-spacing:0.08em;"
                 f"line-height:1.1;margin:0;overflow-wrap:anywhere' "
                 f"aria-label='Class code {html.escape(' '.join(rec.code))}'>{html.escape(rec.code)}</p>")
-        st.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=220)
-        st.code(link, language=None)
+        st.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=220,
+                 alt=f"QR code of the join link of class {rec.code}")
+        # the address wraps (a code block scrolled sideways: a region the keyboard could not reach)
+        st.html(f"<p style='font-family:monospace;font-size:1.1rem;overflow-wrap:anywhere;margin:0'>"
+                f"{html.escape(link)}</p>")
         unreachable = classroom.student_root()[1]
         if unreachable:
             st.warning(unreachable, icon=":material/wifi_off:")

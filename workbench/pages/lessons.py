@@ -79,7 +79,8 @@ def _my_class(lid: str) -> None:
             if rec.is_open() and st.button("Close the class now", key="class_close", icon=":material/lock:"):
                 store.close_class(rec.code, lecturer=lid)
                 st.rerun()
-        right.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=240)
+        right.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=240,
+                    alt=f"QR code of the join link of class {rec.code}")
 
 
 def _questions(rec) -> dict[int, str]:
