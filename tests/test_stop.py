@@ -39,6 +39,7 @@ import pytest
 
 from engine import warmup as W
 from tests.conftest import ROOT
+from workbench.hall import _healthy   # the hall's own health check of an app process
 
 pytestmark = [pytest.mark.slow]
 
@@ -417,16 +418,6 @@ def stop_during_a_class(tmp: Path, how: str) -> Stopped:
     finally:
         browsers.close()
         served.kill()
-
-
-def _healthy(port: int) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
 
 
 def stop_a_hall(tmp: Path, how: str) -> Stopped:

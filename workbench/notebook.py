@@ -39,7 +39,7 @@ from engine.trees import Tree
 from engine.trees.lod import DEFAULT_MARKER, LAYOUTS, Marks, TreeDrawing, ViewError, Viewport
 from workbench.figures.cover_figures import KIND_COLORS
 from workbench.figures.style import PROBABILITY_SCALE, SEQUENTIAL_SCALE, Style
-from workbench.treeview_data import DEFAULT_WIDTH, encode, name_index, suggest, view_payload
+from workbench.treeview_data import DEFAULT_WIDTH, encode, name_index, suggest, view_payload, view_request
 
 __all__ = ["TreeView"]
 
@@ -247,15 +247,11 @@ class TreeView(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ the browser's requests
     def _on_view(self, raw) -> None:
-        raw = raw if isinstance(raw, dict) else {}
-        try:
-            w = int(min(max(float(raw.get("w") or self._w), 120), 8000))
-            h = int(min(max(float(raw.get("h") or self._h), 120), 4000))
-            vp = None if raw.get("fit") or not raw.get("vp") else Viewport(*(float(v) for v in raw["vp"]))
-        except (TypeError, ValueError):   # a malformed request from the browser: keep the view
+        got = view_request(raw, self._w, self._h)
+        if got is None:   # a malformed request from the browser: keep the view
             return
-        self._w, self._h, self._vp, self._seq = w, h, vp, int(raw.get("seq") or 0)
-        if vp is None:
+        self._w, self._h, self._vp, self._seq = got
+        if self._vp is None:
             self._want = None
         self._redraw()
 

@@ -38,6 +38,7 @@ from workbench.figures.view_export import view_pdf, view_svg
 # the payload is made without Streamlit (shared with the notebook widget, workbench.notebook)
 from workbench.treeview_data import DEFAULT_WIDTH, EVIDENCE, HIGHLIGHT, SUGGESTIONS, _place, _plain  # noqa: F401
 from workbench.treeview_data import encode as _encode
+from workbench.treeview_data import view_request
 
 __all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
            "DEFAULT_WIDTH"]
@@ -138,15 +139,12 @@ def focus_on(tree: Tree, key: str, v: int) -> None:
 
 
 def _on_view(key: str) -> None:
-    raw = (st.session_state.get(key) or {}).get("view") or {}
     vs = view_state(key)
-    try:
-        w = int(min(max(float(raw.get("w") or vs.width), 120), 8000))
-        h = int(min(max(float(raw.get("h") or vs.height), 120), 4000))
-        vp = None if raw.get("fit") or not raw.get("vp") else Viewport(*(float(v) for v in raw["vp"]))
-    except (TypeError, ValueError):   # a malformed request from the browser: keep the view
+    got = view_request((st.session_state.get(key) or {}).get("view"), vs.width, vs.height)
+    if got is None:   # a malformed request from the browser: keep the view
         return
-    set_view(key, replace(vs, viewport=vp, width=w, height=h, seq=int(raw.get("seq") or 0)))
+    w, h, vp, seq = got
+    set_view(key, replace(vs, viewport=vp, width=w, height=h, seq=seq))
 
 
 def _on_layout(key: str) -> None:

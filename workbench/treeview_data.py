@@ -20,12 +20,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.trees import Tree
-from engine.trees.lod import BAND, RUN, Marks, TreeDrawing
+from engine.trees.lod import BAND, RUN, Marks, TreeDrawing, Viewport
 from workbench.figures.arrows import place_arrows
 from workbench.figures.style import FONT_FAMILY, PROBABILITY_SCALE, SELECT, Style, colour_bytes
 from workbench.figures.view_export import ViewPicture
 
-__all__ = ["view_payload", "encode", "name_index", "suggest", "DEFAULT_WIDTH", "EVIDENCE", "HIGHLIGHT", "SUGGESTIONS"]
+__all__ = ["view_payload", "view_request", "encode", "name_index", "suggest", "DEFAULT_WIDTH", "EVIDENCE", "HIGHLIGHT", "SUGGESTIONS"]
 
 #: the canvas width (px) assumed until the browser says (a page column at 1,600 px)
 DEFAULT_WIDTH = 900
@@ -285,3 +285,19 @@ def _describe(tree, drawing, marks, describe, sel_name, value_title, values, sel
     if n_rings:
         parts.append(f"{n_rings:,} vertices with {ring_name}.")
     return " ".join(parts)
+
+
+def view_request(raw, width: int, height: int) -> tuple[int, int, Viewport | None, int] | None:
+    """A browser's request for another view (``{"w", "h", "vp", "fit", "seq"}``, from the app's
+    component or the notebook's widget): the canvas's width and height (bounded), the viewport
+    (``None``: fit the tree) and the request's number; ``None`` for a malformed request (the view
+    stays as it is). ``width``/``height``: the canvas's size when the request leaves it out."""
+    raw = raw if isinstance(raw, dict) else {}
+    try:
+        w = int(min(max(float(raw.get("w") or width), 120), 8000))
+        h = int(min(max(float(raw.get("h") or height), 120), 4000))
+        vp = None if raw.get("fit") or not raw.get("vp") else Viewport(*(float(v) for v in raw["vp"]))
+        seq = int(raw.get("seq") or 0)
+    except (TypeError, ValueError):
+        return None
+    return w, h, vp, seq
