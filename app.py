@@ -1,7 +1,7 @@
 """Tree Inference Workbench: builds the navigation and runs the chosen page (nothing heavy here).
 
 Before the page: the link's tree (``?tree=``) becomes the current tree, the link's lesson opens
-in the sidebar; after it, the address is brought up to date with the view (``workbench.links``).
+in the sidebar; after it, the address is brought up to date with the view (``workbench.address_bar``).
 """
 
 from pathlib import Path
@@ -9,8 +9,8 @@ from pathlib import Path
 import streamlit as st
 
 from engine.db import DatabaseUnavailableError
-from engine.pagespecs import PAGES
-from workbench import links
+from workbench.declarations.page_table import PAGES
+from workbench import address_bar
 from workbench.lesson_panel import follow_query, render_panel
 from workbench.navigation import build_navigation
 from workbench.state import render_sidebar
@@ -21,19 +21,19 @@ ICON = Path(__file__).resolve().parent / "workbench" / "assets" / "favicon.png"
 st.set_page_config(page_title="Tree Inference Workbench", page_icon=str(ICON), layout="wide")
 page = build_navigation()
 schema = PAGES.page(page.url_path or "/")
-links.tree_from_query(schema.url_path)
+address_bar.tree_from_query(schema.url_path)
 follow_query(schema)
 render_sidebar()
 with st.sidebar:
     link_slot = st.empty()   # "Copy link": drawn now, drawn again once the page has run
 with link_slot.container():
-    links.copy_link_button(schema.url_path)
+    address_bar.copy_link_button(schema.url_path)
 show = render_panel(schema)   # False: the lecturer's console, or a student waiting for the lecturer
 try:
     if show:
         page.run()
 except DatabaseUnavailableError as exc:  # the shared database is away (restarting): one line, the next click retries
     st.error(f"{exc}. Try again in a moment.")
-links.write_query(schema.url_path)
+address_bar.write_query(schema.url_path)
 with link_slot.container():
-    links.copy_link_button(schema.url_path)
+    address_bar.copy_link_button(schema.url_path)

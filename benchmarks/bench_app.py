@@ -59,7 +59,7 @@ def _pages(app_dir: Path) -> list[tuple[str, str]]:
     """(title, url path) of every page of the app in ``app_dir``."""
     sys.path.insert(0, str(app_dir))
     try:
-        from engine.pagespecs import PAGES
+        from workbench.declarations.page_table import PAGES
     finally:
         sys.path.pop(0)
     return [(p.title, PAGES.address(p).lstrip("/")) for p in PAGES.values()]

@@ -294,7 +294,7 @@ def _cpu_seconds(pid: int) -> float:
 
 async def _scenario(url: str, db, students: int, server_pid: int | None, students_url: str | None = None) -> dict:
     from engine.classroom import ClassStore, lecturer_key
-    from engine.lessons import load_lessons
+    from workbench.declarations.lessons import load_lessons
 
     lesson = next(x for x in load_lessons()[0] if x.id == LESSON)
     lect = Tab(url, "lecturer")

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import EngineError
-from engine.lessons import lesson_files, read_lesson
-from engine.links.pages import check_link, link_tree
-from engine.pagespecs import PAGES
+from workbench.declarations.lessons import lesson_files, read_lesson
+from workbench.declarations.page_spec import check_link, link_tree
+from workbench.declarations.page_table import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "link_states.json"

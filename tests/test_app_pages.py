@@ -4,7 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import open_app_page
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from workbench.navigation import script
 
 

@@ -19,7 +19,7 @@ from engine.inference.messages import (
     messages_csv,
 )
 from engine.inference.potentials import potts_interaction
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees.samples import read_sample
 from tests.tree_strategies import trees
 

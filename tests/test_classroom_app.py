@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.classroom import ClassStore, lecturer_key
-from engine.lessons import load_lessons
+from workbench.declarations.lessons import load_lessons
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")

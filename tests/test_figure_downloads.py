@@ -21,7 +21,7 @@ from defusedxml import ElementTree
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 import workbench.figures.export as export
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from workbench import components, treeview
 from tests.conftest import open_app_page, open_tab, tree_views
 from workbench.navigation import script

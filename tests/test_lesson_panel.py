@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.messages import message_work
-from engine.lessons import load_lessons
-from engine.pagespecs import PAGES
+from workbench.declarations.lessons import load_lessons
+from workbench.declarations.page_table import PAGES
 from engine.trees.spec import tree_from_link
 from tests.conftest import ROOT
 from workbench.navigation import script

@@ -5,14 +5,14 @@ import json
 import pytest
 
 from engine.errors import LessonError
-from engine.lessons import (
+from workbench.declarations.lessons import (
     LESSONS_DIR,
     lesson_files,
     load_lessons,
     parse_lesson,
     read_lesson,
 )
-from engine.lessons.answers import COMPUTATIONS, check_answers, compute
+from workbench.declarations.lessons.answers import COMPUTATIONS, check_answers, compute
 from tests.conftest import ROOT, engine_cli
 
 GOOD = """---
@@ -213,7 +213,7 @@ def test_cli_lessons_check_names_each_bad_file(tmp_path):
     errors = [x for x in r.stderr.splitlines() if x.startswith("error:")]
     assert errors == [
         "error: bad1.md:21: bad state '/nope': unknown page /nope; pages: " + ", ".join(
-            "/" + p for p in __import__("engine.pagespecs", fromlist=["PAGES"]).PAGES),
+            "/" + p for p in __import__("workbench.declarations.page_table", fromlist=["PAGES"]).PAGES),
         "error: bad2.md:16: the answer of step 'First' is '2', but the engine computes '10, 13, 2, 6' (mergeable)",
     ]
     r = _cli("check", "--dir", str(tmp_path / "nowhere"))
@@ -227,18 +227,18 @@ def test_cli_lessons_check_good_folder(tmp_path):
 
 
 def test_the_reference_in_docs_is_the_table_itself():
-    from engine.lessons.answers import computations_markdown
-    from engine.pagespecs import PAGES
+    from workbench.declarations.lessons.answers import computations_markdown
+    from workbench.declarations.page_table import PAGES
 
     text = (ROOT / "docs" / "lessons.md").read_text()
-    assert PAGES.markdown() in text, "regenerate the table of docs/lessons.md from engine.pagespecs.PAGES.markdown()"
+    assert PAGES.markdown() in text, "regenerate the table of docs/lessons.md from workbench.declarations.page_table.PAGES.markdown()"
     assert computations_markdown() in text
     for lesson in load_lessons()[0]:
         assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text
 
 
 def test_a_practice_step():
-    from engine.lessons.format import parse_lesson
+    from workbench.declarations.lessons.format import parse_lesson
 
     head = "---\ntitle: T\nminutes: 5\naudience: a\n---\n## P\n"
     lesson = parse_lesson(head + "practice: 3 exercises of family cover_round\n\nSolve three.\n")

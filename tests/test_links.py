@@ -1,4 +1,4 @@
-"""The page table and its links (engine.links, engine.pagespecs) and the ?tree= codec (engine.trees.spec)."""
+"""The page table and its links (workbench.declarations, workbench.declarations.page_table) and the ?tree= codec (engine.trees.spec)."""
 
 import math
 
@@ -12,10 +12,11 @@ from engine.errors import EngineError, InvalidParameterError, UnknownVertexError
 from engine.trees.formats.newick import parse_newick
 from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_link, tree_to_link
-from engine.links.codec import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, REGION, TEXT, VERTEX, format_value
-from engine.links.evidence import REGION_LAYOUTS, evidence_vectors, format_evidence, parse_evidence, parse_matrix
-from engine.links.pages import check_link
-from engine.pagespecs import PAGES
+from workbench.declarations.settings import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, REGION, TEXT, VERTEX, format_value
+from engine.inference.evidence import evidence_vectors
+from workbench.declarations.value_formats import REGION_LAYOUTS, format_evidence, parse_evidence, parse_matrix
+from workbench.declarations.page_spec import check_link
+from workbench.declarations.page_table import PAGES
 from tests.conftest import ROOT
 from tests.tree_strategies import trees
 
@@ -276,10 +277,10 @@ def test_numbers_from_tiny_to_huge_survive_a_link():
     assert math.isfinite(float(np.float64(1e300)))
 
 
-@pytest.mark.parametrize("module", ["engine.links.evidence", "engine.links.codec", "engine.links.pages",
-                                    "engine.pagespecs", "engine.trees.spec", "engine.trees.samples",
+@pytest.mark.parametrize("module", ["workbench.declarations.value_formats", "workbench.declarations.settings", "workbench.declarations.page_spec",
+                                    "workbench.declarations.page_table", "engine.trees.spec", "engine.trees.samples",
                                     "engine.inference.models", "engine.networks", "engine.inference.messages",
-                                    "engine.lessons", "engine.lessons.answers"])
+                                    "workbench.declarations.lessons", "workbench.declarations.lessons.answers"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -170,7 +170,7 @@ def test_a_setting_the_model_ignores_is_warned_in_one_line_for_both_models(model
 
 
 def test_the_page_gives_each_model_only_its_settings():
-    from engine.pagespecs import PAGES
+    from workbench.declarations.page_table import PAGES
 
     for model in ("tf", "sp"):
         for sp in ("exact", "paper", "authors"):

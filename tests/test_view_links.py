@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import InvalidParameterError
-from engine.links.evidence import REGION_LAYOUTS, format_region, parse_region
-from engine.pagespecs import PAGES
+from workbench.declarations.value_formats import REGION_LAYOUTS, format_region, parse_region
+from workbench.declarations.page_table import PAGES
 from engine.trees.lod import LAYOUTS
 from tests.conftest import ROOT, view_data
 

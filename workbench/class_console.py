@@ -25,7 +25,7 @@ from functools import partial
 import streamlit as st
 
 from engine.classroom import ClassRecord
-from engine.lessons import Lesson
+from workbench.declarations.lessons import Lesson
 from workbench import classroom
 from workbench.figures.class_figures import poll_figure, poll_text
 from workbench.figures.style import current as current_style

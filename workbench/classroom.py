@@ -44,8 +44,8 @@ import streamlit as st
 
 from engine.classroom import CODE_ALPHABET, CODE_LENGTH, ClassRecord, distribution
 from engine.errors import ClassError
-from engine.lessons import Lesson
-from workbench import links
+from workbench.declarations.lessons import Lesson
+from workbench import address_bar
 from workbench.follow import route_path
 from workbench.identity import (CLASSROOM_ENV, LECTURER_ENV, browser_token, class_store, classroom_mode,
                                 is_lecturer, lecturer_id)
@@ -387,7 +387,7 @@ def student_root(listen: str | None = None, port: int | None = None) -> tuple[st
     port = int(port if port is not None else st.get_option("server.port") or 8501)
     base = "/" + base if (base := str(st.get_option("server.baseUrlPath") or "").strip("/")) else ""
     if listen.startswith(_LOOPBACK):
-        return (links.app_root("lessons"),
+        return (address_bar.app_root("lessons"),
                 f"Students cannot reach this server: it listens on {listen} (this machine) only. Start it with "
                 f"`make run ADDRESS=0.0.0.0`, or set {PUBLIC_URL_ENV} to the address students open.")
     if listen in ("0.0.0.0", "::", ""):

@@ -412,7 +412,7 @@ def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequ
 # ------------------------------------------------------------------ the selected vertex
 def selection_key(key: str) -> str:
     """The session-state key under which the component ``key`` keeps the name of its selected vertex
-    (a link's ``vertex=`` is put there, see ``workbench.links.vertex``)."""
+    (a link's ``vertex=`` is put there, see ``workbench.address_bar.vertex``)."""
     return f"{key}__vertex"
 
 

@@ -1,6 +1,6 @@
 """The lessons in the app: read once per server, and the panel beside the page when one is open.
 
-Lessons are the Markdown files of ``lessons/`` (:mod:`engine.lessons`), or of the folder named by
+Lessons are the Markdown files of ``lessons/`` (:mod:`workbench.declarations.lessons`), or of the folder named by
 ``TREE_WORKBENCH_LESSONS``; they are read again when a file changes, so a lecturer can edit one
 while the server runs. A bad file gives one error naming the file and the line (shown on the
 landing page); the others load.
@@ -20,11 +20,11 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import LessonError
-from engine.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
-from engine.links.pages import PageSpec
-from engine.pagespecs import PAGES
+from workbench.declarations.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
+from workbench.declarations.page_spec import PageSpec
+from workbench.declarations.page_table import PAGES
 from engine.practice import FAMILIES
-from workbench import class_console, classroom, links
+from workbench import class_console, classroom, address_bar
 from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
@@ -81,7 +81,7 @@ def go_to_step(lesson: Lesson, k: int) -> None:
     query = dict(link.raw)
     query.update(lesson=lesson.id, step=str(k))
     st.session_state[_OPEN] = (lesson.id, k)
-    links.reset_next(link.page.url_path)
+    address_bar.reset_next(link.page.url_path)
     st.switch_page(script(link.page), query_params=query)
 
 
@@ -89,8 +89,8 @@ def follow_query(page: PageSpec) -> None:
     """Open the lesson and step the address names; a new step resets the page to the link's
     values (a parameter the link leaves out takes its default)."""
     classroom.join_from_query(find_lesson, go_to_step)
-    lesson_id = links.arrived(page.url_path, "lesson")
-    step = links.arrived(page.url_path, "step")
+    lesson_id = address_bar.arrived(page.url_path, "lesson")
+    step = address_bar.arrived(page.url_path, "step")
     if lesson_id is None and step is None:
         return
     lesson_id = st.query_params.get("lesson")
@@ -110,7 +110,7 @@ def follow_query(page: PageSpec) -> None:
     k = min(max(k, 1), len(lesson.steps))
     if st.session_state.get(_OPEN) != (lesson.id, k):
         st.session_state[_OPEN] = (lesson.id, k)
-        links.reset_next(page.url_path)
+        address_bar.reset_next(page.url_path)
 
 
 def _close() -> None:

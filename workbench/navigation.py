@@ -1,5 +1,5 @@
 """The pages of the app, in menu order, grouped by section: derived from their specs
-(:data:`engine.pagespecs.PAGES`); a page's script is ``workbench/pages/<url_path>.py``."""
+(:data:`workbench.declarations.page_table.PAGES`); a page's script is ``workbench/pages/<url_path>.py``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import copy
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine.links.pages import PageSpec, PageTable
-from engine.pagespecs import PAGES
+from workbench.declarations.page_spec import PageSpec, PageTable
+from workbench.declarations.page_table import PAGES
 
 __all__ = ["build_navigation", "menu", "script"]
 

@@ -120,7 +120,7 @@ def _render_pages(skip: tuple[str, ...] = ()) -> dict:
     reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
-    from engine.pagespecs import PAGES
+    from workbench.declarations.page_table import PAGES
     from workbench.navigation import script
 
     done = {}

@@ -3,7 +3,7 @@
 Each page keeps what outlives a rerun (its widgets' values, the run it shows, a pending link
 value, a flash message) in ``st.session_state``. Instead of string keys spelled across the page, a
 page declares its state once, as a :class:`PageState` subclass naming its spec
-(:mod:`engine.pagespecs`): every setting with a widget is an attribute under the widget's key
+(:mod:`workbench.declarations.page_table`): every setting with a widget is an attribute under the widget's key
 (``hedge_eta``), and every annotated attribute of the subclass is one more key, ``PREFIX_NAME``
 (the spec's prefix), so the widgets and the page's own state share one naming rule.
 
@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import streamlit as st
 
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 
 __all__ = ["PageState"]
 

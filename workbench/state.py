@@ -7,7 +7,7 @@ class trees are read once per server and shared (trees are immutable).
 
 A link's ``?tree=`` (a sample, a generator spec, ``figure1`` or a Newick text, see
 :func:`engine.trees.spec.tree_from_link`) makes its tree the current one
-(:func:`workbench.links.tree_from_query`, before every page). The current tree keeps the text that
+(:func:`workbench.address_bar.tree_from_query`, before every page). The current tree keeps the text that
 brings it back (:func:`tree_link`): the link's own spec, the sample or generator it came from, else
 its Newick text, or nothing when it is too large for a link.
 """

@@ -30,7 +30,7 @@ import streamlit as st
 
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, Marks, TreeDrawing, Viewport
-from workbench import links, treeview_data
+from workbench import address_bar, treeview_data
 from workbench.components import FigureText, array_key, export_buttons, select_vertex, selected_vertex, tree_hash
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.style import PROBABILITY_SCALE, SELECT, current
@@ -109,8 +109,8 @@ def set_view(key: str, state: ViewState) -> None:
     st.session_state[_state_key(key)] = state
 
 
-def view_bind(key: str) -> links.Bind:
-    """The bind of a page's ``view=`` setting (:func:`engine.links.evidence.parse_region`) to the
+def view_bind(key: str) -> address_bar.Bind:
+    """The bind of a page's ``view=`` setting (:func:`workbench.declarations.value_formats.parse_region`) to the
     tree view ``key``: a link's region is drawn on the page's tree; the page's link says the region
     on screen (nothing for the whole tree)."""
     def seed(region) -> None:
@@ -126,7 +126,7 @@ def view_bind(key: str) -> links.Bind:
         v = vs.viewport
         return None if v is None or vs.layout not in LAYOUTS else (vs.layout, v.x0, v.x1, v.y0, v.y1)
 
-    return links.Bind(seed=seed, read=read)
+    return address_bar.Bind(seed=seed, read=read)
 
 
 def focus_on(tree: Tree, key: str, v: int) -> None:
@@ -274,7 +274,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     if err:
         st.error(err)
     if page is not None:
-        links.write_query(page)
+        address_bar.write_query(page)
     export_buttons(None, key=key, name=export_name or key,
                    draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
                          lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)), csv=text.csv)

@@ -1,6 +1,6 @@
 """A setting's widget, drawn from its spec: label, kind, range or options, default, help and key.
 
-``widget("tree_hedge", "eta")`` draws the slider that :data:`engine.pagespecs.PAGES` declares for
+``widget("tree_hedge", "eta")`` draws the slider that :data:`workbench.declarations.page_table.PAGES` declares for
 TREE-HEDGE's learning rate (``st.slider("Learning rate η", 0.05, 4.0, 1.0, 0.05,
 key="hedge_eta")``), so a page never writes a setting's label, range or key again. What changes
 from run to run is passed in: a range that depends on the tree (``hi=tree.n - 1``), options found
@@ -16,9 +16,9 @@ from typing import Any
 
 import streamlit as st
 
-from engine.links.codec import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, SLIDER, TABS, TOGGLE
-from engine.links.pages import PageSpec
-from engine.pagespecs import PAGES
+from workbench.declarations.settings import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, SLIDER, TABS, TOGGLE
+from workbench.declarations.page_spec import PageSpec
+from workbench.declarations.page_table import PAGES
 
 __all__ = ["widget", "keep"]
 

@@ -2,7 +2,10 @@
 
 Each module in this package (other than this one) defines ``register(subparsers)``, adding its
 commands; a command's handler takes the parsed arguments and returns an exit status. Handlers
-import the heavy parts of the engine lazily so that ``--help`` answers at once.
+import the heavy parts of the engine lazily so that ``--help`` answers at once. A package built on
+the engine adds commands the same way without the engine importing it: an entry point of the group
+:data:`COMMANDS_GROUP` names its ``register`` (the app's declarations add ``lessons`` so, see
+``pyproject.toml``); all commands are registered in the order of their names.
 
 An :class:`~engine.errors.EngineError`, a file that cannot be read, or any other exception becomes
 one line on stderr, ``error: ...``, and exit status 2; never a traceback (``--debug`` shows it).
@@ -24,13 +27,14 @@ import math
 import pkgutil
 import re
 import sys
+from importlib.metadata import entry_points
 
 from engine import limits
 from engine.errors import EngineError
 from engine.jsonio import print_json  # re-exported: the commands print with it
 from engine.warmup import cold_range
 
-__all__ = ["main", "build_parser", "print_json", "jobs", "COMPILING"]
+__all__ = ["main", "build_parser", "print_json", "jobs", "COMMANDS_GROUP", "COMPILING"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,9 +51,26 @@ def build_parser() -> argparse.ArgumentParser:
                         "the command; or set TREE_WORKBENCH_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-        importlib.import_module(f"{__name__}.{mod}").register(sub)
+    for _, register in sorted(_registrars().items()):
+        register(sub)
     return parser
+
+
+#: The entry-point group of the commands other packages add (``name = "package.module:register"``).
+COMMANDS_GROUP = "tree_workbench.cli"
+
+
+def _registrars() -> dict:
+    """Command module or entry-point name -> its ``register``: this package's modules, then the
+    entry points of :data:`COMMANDS_GROUP` (an entry point may not take a name of this package)."""
+    found = {m.name: importlib.import_module(f"{__name__}.{m.name}").register
+             for m in pkgutil.iter_modules(__path__)}
+    for ep in entry_points(group=COMMANDS_GROUP):
+        if ep.name in found:
+            raise RuntimeError(f"entry point {ep.name} = {ep.value} of {COMMANDS_GROUP}: the engine has a "
+                               f"command module of that name")
+        found[ep.name] = ep.load()
+    return found
 
 
 _JOBS = limits.flag("jobs")

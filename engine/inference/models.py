@@ -6,7 +6,7 @@ Herbster, Pasteris & Vitale, section 4) show a tree model given by a few numbers
 Potts coupling or one k x k edge potential ψ, seeded random node potentials φ (or all ones), rows
 of φ a link replaces, and evidence multiplied into φ; or a sample network with its own φ and ψ.
 :class:`PairwiseConfig` holds those numbers (each fed by one setting of the page,
-:mod:`engine.pagespecs`), so the page and the lesson checker build the same model.
+:mod:`workbench.declarations.page_table`), so the page and the lesson checker build the same model.
 
 >>> from engine.trees.samples import read_sample
 >>> m = PairwiseConfig(k=2, coupling=0.8, seed=0, evidence={"4": 1}).model(read_sample("lecture_5_vertices"))
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import InvalidParameterError
+from engine.inference.evidence import evidence_vectors
 from engine.inference.online import OnlineModel
 from engine.inference.potentials import potts_interaction, random_node_potentials
-from engine.links.evidence import evidence_vectors
 from engine.networks import read_sample_network
 from engine.trees.model import Tree
 

@@ -213,7 +213,7 @@ class Tour:
         self.current = None   # the tab of the last visit (a failed test's report shows it)
 
     def visit(self, spec, scheme: str = "light"):
-        from engine.pagespecs import PAGES
+        from workbench.declarations.page_table import PAGES
 
         tab = self.tabs.get(scheme)
         address = PAGES.address(spec)

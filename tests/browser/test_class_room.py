@@ -250,7 +250,7 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_sourc
 
 def test_no_page_scrolls_sideways_on_a_phone(browser, room_url):
     """Every page of the navigation at 390x844 with touch: nothing sticks out of the screen."""
-    from engine.pagespecs import PAGES
+    from workbench.declarations.page_table import PAGES
 
     c = browser.new_context(**PHONE)
     try:

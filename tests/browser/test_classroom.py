@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.lessons import load_lessons
+from workbench.declarations.lessons import load_lessons
 from tests.browser.conftest import serve_app, shot, sign_in_lecturer, wait_for_app
 
 pytestmark = pytest.mark.browser

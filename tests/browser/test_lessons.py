@@ -7,8 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from engine.lessons import load_lessons
-from engine.pagespecs import PAGES
+from workbench.declarations.lessons import load_lessons
+from workbench.declarations.page_table import PAGES
 from tests.browser.conftest import (click_view_vertex, show_view, shot, view_flagged,
                                     wait_for_app, wait_for_selected)
 from workbench.text import subscript

@@ -11,7 +11,7 @@ import pytest
 from tests.browser.conftest import (shot, tree_view, view_data, view_points, view_texts, wait_for_app,
                                     wait_for_view, watch_requests)
 from workbench.figures.style import FONT_MIN, PRESENTER_SCALE, THEMES
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 
 pytestmark = pytest.mark.browser
 

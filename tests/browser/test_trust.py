@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from tests.browser.conftest import serve_app, sign_in_lecturer, wait_for_app
 from workbench.classroom import SEAT_COOKIE
 from workbench.identity import OWNER_COOKIE

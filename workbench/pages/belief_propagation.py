@@ -3,7 +3,7 @@ message being made, one at a time or played at a chosen speed; the parallel sche
 iteration, and why elimination order matters (the lecture notes "Inferences on trees: sum-product
 algorithm", sections 8.1-8.4).
 
-The model is the one of the page's spec (:mod:`engine.pagespecs`: what a lesson's link describes and the
+The model is the one of the page's spec (:mod:`workbench.declarations.page_table`: what a lesson's link describes and the
 lesson checker computes with): the current tree with random φ and a Potts ψ, or a network (a
 sample, or a BIF/XMLBIF/UAI/Hugin file imported here), with φ rows and ψ edited in the tables and
 the evidence multiplied into φ. Every message shown is :func:`engine.inference.messages.message_work`'s,
@@ -24,12 +24,13 @@ from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table, leaves_first_order
 from engine.inference.messages import belief_work, marginals_csv, message_work, messages_csv
 from engine.inference.models import BPModel
-from engine.links.evidence import evidence_vectors, format_evidence
+from engine.inference.evidence import evidence_vectors
+from workbench.declarations.value_formats import format_evidence
 from engine.networks import network_sample_names, read_network_bytes, read_sample_network
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees import Tree
 from engine.trees.generators import star_tree
-from workbench import links
+from workbench import address_bar
 from workbench.components import (Spec, array_key, as_spec, chart, marginal_panel, page_cache, selected_vertex, selection_key,
                                   tree_hash)
 from workbench.figures.arrows import message_text
@@ -132,7 +133,7 @@ def _set_evidence(evidence: dict) -> None:
 
 
 def build_model(tree) -> BPModel:
-    """The page's model: the run configuration of its settings (the link's values, :mod:`engine.pagespecs`),
+    """The page's model: the run configuration of its settings (the link's values, :mod:`workbench.declarations.page_table`),
     with an imported network's tables and the per-edge ψ edits of a network."""
     net = _network()
     config = SPEC.run_config({name: getattr(S, name) for name in MODEL})
@@ -254,16 +255,16 @@ def _seed_network(name) -> None:
         S.network = stem
 
 
-def _state_bind(name: str) -> links.Bind:
+def _state_bind(name: str) -> address_bar.Bind:
     """A setting kept as plain session state (evidence, φ rows, ψ)."""
-    return links.Bind(seed=lambda v: setattr(S, name, v or None), read=lambda: getattr(S, name) or None)
+    return address_bar.Bind(seed=lambda v: setattr(S, name, v or None), read=lambda: getattr(S, name) or None)
 
 
 BINDS = {
     "psi": _state_bind("psi"), "phi": _state_bind("phi"), "evidence": _state_bind("evidence"),
-    "network": links.Bind(seed=_seed_network, read=lambda: S.network if S.network in _samples() else None),
-    "vertex": links.vertex(selection_key(KEY), _page_tree),
-    "speed": links.Bind(S.key("speed"), _snap_speed),
+    "network": address_bar.Bind(seed=_seed_network, read=lambda: S.network if S.network in _samples() else None),
+    "vertex": address_bar.vertex(selection_key(KEY), _page_tree),
+    "speed": address_bar.Bind(S.key("speed"), _snap_speed),
     "region": view_bind(KEY),
 }
 
@@ -388,7 +389,7 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
     this (a new piece of evidence reruns the page)."""
     if S.rev != rev:
         st.rerun()
-    links.write_query("belief_propagation")
+    address_bar.write_query("belief_propagation")
     tree = model.tree
     total = len(work)
     if S.messages > total:
@@ -468,7 +469,7 @@ def marginals_view(model: BPModel, exact, rev: int) -> None:
     evidence reruns the page, which computes the marginals again)."""
     if S.rev != rev:
         st.rerun()
-    links.write_query("belief_propagation")
+    address_bar.write_query("belief_propagation")
     tree = model.tree
     st.info(f"Messages are drawn one by one for trees of 2 to {DRAW_LIMIT} vertices; this tree has {tree.n:,}. "
             "Here is what the two sweeps give: every vertex's marginal under the evidence (a click on a vertex "
@@ -531,7 +532,7 @@ def _errors(trace, exact_marginals) -> list[float]:
 
 def parallel(model: BPModel, exact) -> None:
     """The parallel schedule, iteration by iteration (the slider reruns only this)."""
-    links.write_query("belief_propagation")
+    address_bar.write_query("belief_propagation")
     tree = model.tree
     trace = _flooded(tree, model.node_potentials, model.edge_potentials, model.k)
     last = len(trace.upward) - 1
@@ -559,7 +560,7 @@ def parallel(model: BPModel, exact) -> None:
 
 def elimination(tree) -> None:
     """Elimination order on a star and on the current tree (its sliders rerun only this)."""
-    links.write_query("belief_propagation")
+    address_bar.write_query("belief_propagation")
     st.markdown("Section 8.1: eliminating a variable multiplies every factor that mentions it and "
                 "sums it out, leaving a table over its neighbours. On a star, eliminating the centre "
                 "first creates a table over all the leaves.")
@@ -660,7 +661,7 @@ def tables(model: BPModel) -> None:
 
 
 # ------------------------------------------------------------------ the page
-links.page_head("belief_propagation", "Belief Propagation",
+address_bar.page_head("belief_propagation", "Belief Propagation",
                 'The lecture notes "Inferences on trees: sum-product algorithm", sections 8.1–8.4: the '
                 "sum-product messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each "
                 "message by hand from the numbers that make it, or play the schedule.",

@@ -11,8 +11,8 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.htmm.run import SYNTHETIC, BhtmmConfig, load_data, run
-from engine.pagespecs import PAGES
-from workbench import links
+from workbench.declarations.page_table import PAGES
+from workbench import address_bar
 from workbench.components import chart, page_cache
 from workbench.figures.htmm_figures import (confusion_figure, k_trace_figure, labelled_tree_figure,
                                             loglik_figure)
@@ -68,17 +68,17 @@ def _shown() -> bool:
     return S.runs[key][model][0] == S.params_now
 
 
-def _range_bind(end: int) -> links.Bind:
+def _range_bind(end: int) -> address_bar.Bind:
     """L_min (end 0) or L_max (end 1) of the range slider."""
     def seed(v):
         lo_hi = list(S.lrange)
         lo_hi[end] = L_RANGE[end] if v is None else int(v)
         S.lrange = (min(lo_hi), max(lo_hi))
 
-    return links.Bind(seed=seed, read=lambda: S.lrange[end])
+    return address_bar.Bind(seed=seed, read=lambda: S.lrange[end])
 
 
-BINDS = {"lmin": _range_bind(0), "lmax": _range_bind(1), "run": links.run_bind("bhtmm", _shown)}
+BINDS = {"lmin": _range_bind(0), "lmax": _range_bind(1), "run": address_bar.run_bind("bhtmm", _shown)}
 
 
 @page_cache(st.cache_resource, show_spinner="Loading test trees")
@@ -110,7 +110,7 @@ def settings() -> tuple[dict, BhtmmConfig, bool]:
             widget(SPEC, "sp")
             widget(SPEC, "seed")
         go = st.form_submit_button("Train and evaluate", type="primary")
-    params = SPEC.run_values(links.values(SPEC))
+    params = SPEC.run_values(address_bar.values(SPEC))
     S.params_now = params
     # the run configuration of these settings, as a lesson's link describes it (the page's spec)
     return params, SPEC.run_config(params), go
@@ -221,7 +221,7 @@ def show(cfg: BhtmmConfig, result):
     st.header("A test tree")
     if S.test_tree > test.n_trees:
         S.test_tree = test.n_trees
-    links.write_query("bhtmm")
+    address_bar.write_query("bhtmm")
     t = widget(SPEC, "test_tree", hi=test.n_trees) - 1
     s = test.tree_nodes(t)
     tree = test.to_tree(t)
@@ -244,7 +244,7 @@ def show(cfg: BhtmmConfig, result):
               describe=f"Test tree {t + 1}: {tree.n} nodes, each with its label; the tree's class {yt}, predicted {yp}.")
 
 
-links.page_head("bhtmm", "Hidden Tree Markov Models",
+address_bar.page_head("bhtmm", "Hidden Tree Markov Models",
                 "\"Bayesian Tensor Factorisation for Bottom-up Hidden Tree Markov Models\" (Castellana & Bacciu "
                 "2019): a node's hidden state depends "
                 "on the joint state of its children. TF-BHTMM factorises that transition with a Bayesian Tucker "
@@ -253,7 +253,7 @@ links.page_head("bhtmm", "Hidden Tree Markov Models",
                 BINDS)
 params, cfg, go = settings()
 store = S.setdefault("runs", {})
-if go or links.run_once("bhtmm", cfg):
+if go or address_bar.run_once("bhtmm", cfg):
     result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}")
     if result is not None:
         key = (SPEC.with_defaults(params)["source"], cfg.task)

@@ -26,7 +26,7 @@ from engine.cover import (
     rake_only_cover,
 )
 from engine.errors import EngineError
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees import Tree
 from engine.trees.generators import path_tree, random_tree, star_of_paths, star_tree
 from engine.trees.metrics import tree_info
@@ -36,7 +36,7 @@ from workbench.figures.cover_figures import (
     roots_figure,
 )
 from workbench.components import chart, page_cache, tree_hash
-from workbench import links
+from workbench import address_bar
 from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
 from workbench.session import PageState
@@ -189,7 +189,7 @@ def _use_preset(name: str) -> None:
     set_tree(make(), source, link=link)
 
 
-def _selection_bind(kind: str) -> links.Bind:
+def _selection_bind(kind: str) -> address_bar.Bind:
     """``vertex=`` / ``node=`` of a link and the page's selection ``cover_sel``: a link's name waits
     as ``("link", kind, name)`` until the cover is built (a node is named in D)."""
     def named(sel):
@@ -202,7 +202,7 @@ def _selection_bind(kind: str) -> links.Bind:
         cover = S.current
         return cover.node_name(int(sel[1])) if cover is not None and 0 <= sel[1] < cover.m else None
 
-    return links.Bind(S.key("sel"), lambda name: ("link", kind, name), named)
+    return address_bar.Bind(S.key("sel"), lambda name: ("link", kind, name), named)
 
 
 def _resolve_link_selection(tree, cover) -> None:
@@ -258,13 +258,13 @@ def _label_vertex(tree, v: int) -> str:
 
 tree = current_tree()
 root_key = f"{SPEC.key('root')}_{tree_version()}"   # a new tree: a new root box
-links.page_head("cover_inspector", "Cover Inspector",
+address_bar.page_head("cover_inspector", "Cover Inspector",
                 "A hierarchical cover splits the tree recursively at single vertices; its decomposition "
                 "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
                 "& Vitale) merges, round after round, every *mergeable* vertex of the contracted tree "
                 "$T_t$ — a leaf (rake) or a single-child vertex whose child is not mergeable (compress) — "
                 "and reaches the minimum height among (2,s)-covers in linear time.", {
-    "root": links.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
+    "root": address_bar.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
                        and tree.is_leaf(tree.find(name)) else None),
     "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "region": view_bind("cover_t_view")})
 st.markdown("**Presets**")
@@ -371,7 +371,7 @@ def _pick_in_d(c) -> None:
 @st.fragment
 def rounds(tree, cover, s: int) -> None:
     """T_t, D and the selection: the round slider, a click or a pick reruns only this."""
-    links.write_query("cover_inspector")
+    address_bar.write_query("cover_inspector")
     sel = S.sel
     # the same selection as a pick list (keyboard and screen-reader friendly)
     pick_opts = pick_options(tree, s, cover.rake_only) if cover.m <= PICK_LIMIT else None

@@ -11,14 +11,14 @@ import streamlit as st
 from engine.classroom import DEFAULT_HOURS
 from engine.errors import ClassError
 from engine.files import public_message
-from engine.pagespecs import PAGES
-from workbench import classroom, identity, links
+from workbench.declarations.page_table import PAGES
+from workbench import classroom, identity, address_bar
 from workbench.class_console import downloads
 from workbench.classroom import local_time
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
 
-links.page_head("lessons", "Lessons",
+address_bar.page_head("lessons", "Lessons",
                 "Each lesson is a path through the workbench, written by a lecturer as a Markdown file: a step "
                 "moves a page to a prepared view, says what to look at, and asks the class a question before "
                 "revealing the answer. Start one, and the panel on the left leads from step to step; or open "

@@ -13,8 +13,8 @@ from engine import datasets
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.forests.run import OfdeConfig, run
-from engine.pagespecs import PAGES
-from workbench import links
+from workbench.declarations.page_table import PAGES
+from workbench import address_bar
 from workbench.components import chart
 from workbench.figures.forest_figures import (THEIRS_ONLY, forest_layout, learning_curve_figure, round_time_figure,
                                              structure_figure)
@@ -57,12 +57,12 @@ def _shown() -> bool:
     return stored is not None and stored[0] == S.params_now
 
 
-links.page_head("ofde", "OFDE vs Chow-Liu",
+address_bar.page_head("ofde", "OFDE vs Chow-Liu",
                 "\"Online Forest Density Estimation\" (Koriche): Jeffreys estimates for the parameters, Follow the "
                 "Perturbed Leader over spanning trees or forests for the structure, a mixture of at most k "
                 "structures kept by swap rounding. The batch Chow-Liu tree (CL) and thresholded forest (CLT) see "
                 "the whole training set at once; OFDE sees one sample per round.",
-                {"run": links.run_bind("ofde", _shown)})
+                {"run": address_bar.run_bind("ofde", _shown)})
 benchmarks = available_benchmarks()
 data = SPEC.setting("data")
 controls, main = st.columns([1, 3], gap="large")
@@ -93,7 +93,7 @@ with controls:
     widget(SPEC, "scale")
     widget(SPEC, "rounds")
     widget(SPEC, "seed")
-    values = {k: v for k, v in SPEC.run_values(links.values(SPEC)).items()   # a widget not drawn now does not count
+    values = {k: v for k, v in SPEC.run_values(address_bar.values(SPEC)).items()   # a widget not drawn now does not count
               if (token == "synthetic" or k not in SYNTHETIC_ONLY) and (token == "benchmark" or k != "benchmark")}
     params = (source, values)
     S.params_now = params
@@ -119,7 +119,7 @@ def config_for(values: dict, scale: float | None = None) -> OfdeConfig | None:
 with main:
     if not go_run and token is not None:
         try:
-            go_run = links.run_once("ofde", config_for(values))
+            go_run = address_bar.run_once("ofde", config_for(values))
         except EngineError as exc:
             st.error(public_message(exc))
     if go_run:

@@ -24,11 +24,11 @@ from engine.inference.potentials import potts_interaction
 from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
 from engine.jsonio import loads
-from engine.links.evidence import evidence_vectors
+from engine.inference.evidence import evidence_vectors
 from engine.networks import network_sample_names, read_sample_network
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees import Tree
-from workbench import links
+from workbench import address_bar
 from workbench.components import (
     page_cache,
     tree_hash,
@@ -109,7 +109,7 @@ def _settings(tree) -> PairwiseConfig:
         c2.caption(f"Network **{net_name}** ({net.kind}, {net.tree.n} variables): its own φ and ψ on every "
                    "edge; evidence multiplies φ.")
         widget(SPEC, "cover", where=c3)
-        return SPEC.run_config({"network": net_name, "cover": links.values(SPEC).get("cover")})
+        return SPEC.run_config({"network": net_name, "cover": address_bar.values(SPEC).get("cover")})
     with c1:
         k = widget(SPEC, "k")
     with c2:
@@ -127,7 +127,7 @@ def _settings(tree) -> PairwiseConfig:
                        f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
             S.matrix_now = tuple(map(tuple, np.asarray(df.to_numpy(dtype=float), float).tolist()))
     widget(SPEC, "cover", where=c3)
-    values = links.values(SPEC)
+    values = address_bar.values(SPEC)
     return SPEC.run_config({name: values[name] for name in MODEL if name in values})
 
 
@@ -243,11 +243,11 @@ def _seed_psi(m) -> None:
 
 
 BINDS = {
-    "psi": links.Bind(seed=_seed_psi, read=lambda: S.matrix_now if S.mode == EDIT else None),
-    "network": links.Bind(S.key("network"), lambda name: name.rsplit(".", 1)[0],
+    "psi": address_bar.Bind(seed=_seed_psi, read=lambda: S.matrix_now if S.mode == EDIT else None),
+    "network": address_bar.Bind(S.key("network"), lambda name: name.rsplit(".", 1)[0],
                           lambda x: x if x in _samples() else None),
-    "evidence": links.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
-    "vertex": links.vertex(selection_key(KEY), _page_tree),
+    "evidence": address_bar.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
+    "vertex": address_bar.vertex(selection_key(KEY), _page_tree),
     "region": view_bind(KEY),
 }
 
@@ -452,7 +452,7 @@ def lesson(tree) -> None:
 
 
 # ------------------------------------------------------------------ the page
-links.page_head("online_marginals", "Online Marginals",
+address_bar.page_head("online_marginals", "Online Marginals",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 4: after '
                 "one O(n) initialisation each piece of evidence and each marginal costs one walk along a path "
                 "of the decomposition tree D (O(height)), not a full belief-propagation pass. Click a vertex, "

@@ -11,9 +11,9 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from engine.pagespecs import PAGES, SEED
+from workbench.declarations.page_table import PAGES, SEED
 from engine.practice import FAMILIES, Score, asked_vertex, exercise_tree, make
-from workbench import links
+from workbench import address_bar
 from workbench.components import chart
 from workbench.figures.tree_figure import tree_figure
 from workbench.session import PageState
@@ -47,7 +47,7 @@ def _answer_key(exercise) -> str:
     return f"practice_answer_{exercise.family}_{exercise.seed}"   # a fresh, empty box for every exercise
 
 
-links.page_head("practice", "Practice",
+address_bar.page_head("practice", "Practice",
                 "Exercises generated from a seed and checked by the engine's own algorithms, at least one family per "
                 "paper (its paper is named under the menu). A wrong answer shows a hint, any answer the worked "
                 "solution; the page's link reproduces the exercise.")

@@ -10,9 +10,9 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.reproduce import Report, paper_module, plan, run
-from workbench import links
+from workbench import address_bar
 from workbench.components import chart
 from workbench.figures.reproduce_figures import report_figure, rows_frame
 from workbench.runner import history, last_run, launch
@@ -40,13 +40,13 @@ def _choose_report(rid) -> None:
     S.report = int(rid) if rid is not None and str(rid).isdigit() else None
 
 
-links.page_head("reproduce", "Reproduce the papers",
+address_bar.page_head("reproduce", "Reproduce the papers",
                 "Run a paper's protocol on the benchmark data with today's code, and read our number beside the "
                 "published one, the difference, and its spread over seeds and folds. The same reproduction runs "
                 "from the command line: `python -m engine reproduce PAPER [--quick]`.",
-                {"report": links.Bind(seed=_choose_report, read=lambda: None if S.report is None else str(S.report)),
+                {"report": address_bar.Bind(seed=_choose_report, read=lambda: None if S.report is None else str(S.report)),
                  # run=1 in a link starts the reproduction; the page's own address points at the report instead
-                 "run": links.run_bind("reproduce", lambda: False)})
+                 "run": address_bar.run_bind("reproduce", lambda: False)})
 
 store = history()
 left, right = st.columns([1, 3], gap="large")
@@ -67,7 +67,7 @@ with left:
 
 with right:
     config = SPEC.run_config({"paper": paper, "quick": bool(quick)})
-    if p is not None and (go or links.run_once("reproduce", config)):
+    if p is not None and (go or address_bar.run_once("reproduce", config)):
         done = launch(config, run, label=f"Reproducing {paper}" + (" (quick)" if quick else ""))
         if done is not None:
             S.report = last_run()

@@ -16,8 +16,8 @@ from engine.files import public_message
 from engine.multilabel.data import benchmark_files, load_multilabel
 from engine.multilabel.evaluation import PAPER_C_GRID
 from engine.multilabel.run import run
-from engine.pagespecs import PAGES
-from workbench import links
+from workbench.declarations.page_table import PAGES
+from workbench import address_bar
 from workbench.components import chart, page_cache
 from workbench.figures.multilabel_figures import (exact_fraction_figure, label_pair_figure, per_fold_table,
                                                   results_table, spanning_trees_figure, training_figure)
@@ -55,11 +55,11 @@ def _shown() -> bool:
 
 
 BINDS = {
-    "data": links.Bind(S.key("data"), lambda d: SYNTHETIC if d == "synthetic" else d,
+    "data": address_bar.Bind(S.key("data"), lambda d: SYNTHETIC if d == "synthetic" else d,
                        lambda c: "synthetic" if c == SYNTHETIC else None if c in (None, UPLOAD)
                        or c not in benchmark_files() else c),
-    "c": links.Bind(seed=_seed_c, read=lambda: "inner" if S.c_mode == INNER else f"{S.C:g}"),
-    "run": links.run_bind("rta", _shown),
+    "c": address_bar.Bind(seed=_seed_c, read=lambda: "inner" if S.c_mode == INNER else f"{S.C:g}"),
+    "run": address_bar.run_bind("rta", _shown),
 }
 
 
@@ -80,7 +80,7 @@ def _save_upload(up) -> str:
     return str(p)
 
 
-links.page_head("rta", "RTA: multilabel learning on random spanning trees",
+address_bar.page_head("rta", "RTA: multilabel learning on random spanning trees",
                 "\"Multilabel Structured Output Learning with Random Spanning Trees of Max-Margin Markov "
                 "Networks\" (Marchand, Su, Morvant, Rousu & Shawe-Taylor, NIPS 2014). Instead of the "
                 "intractable complete graph over the labels, RTA learns one max-margin model jointly on a small "
@@ -116,7 +116,7 @@ with left:
     widget(SPEC, "passes", where=c2, value=30 if choice != SYNTHETIC else 15)
     widget(SPEC, "baseline")
     widget(SPEC, "seed")
-    values = {k: v for k, v in SPEC.run_values(links.values(SPEC)).items()   # a widget not drawn now does not count
+    values = {k: v for k, v in SPEC.run_values(address_bar.values(SPEC)).items()   # a widget not drawn now does not count
               if choice == SYNTHETIC or k not in SYNTHETIC_ONLY}
     params = (data, labels, values)
     S.params_now = params
@@ -141,7 +141,7 @@ with right:
         except EngineError as exc:
             st.error(public_message(exc))
             config = None
-    if config is not None and (go_btn or (choice != UPLOAD and links.run_once("rta", config))):
+    if config is not None and (go_btn or (choice != UPLOAD and address_bar.run_once("rta", config))):
         result = launch(config, run, label="Cross-validating RTA")
         if result is not None:
             S.result = (params, result)

@@ -17,7 +17,7 @@ from engine.runs.export import export_runs
 from engine.runs.registry import config_from_dict, family, family_names, restrict_paths
 from engine.runs.store import STATUSES
 from workbench.components import chart
-from workbench import links
+from workbench import address_bar
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, last_run, launch, launch_sweep
 from workbench.session import PageState
@@ -107,7 +107,7 @@ def _chosen_record():
     return str(chosen[0]) if len(chosen) == 1 else None
 
 
-links.page_head("runs", "Runs", binds={"record": links.Bind(
+address_bar.page_head("runs", "Runs", binds={"record": address_bar.Bind(
     seed=lambda r: setattr(S, "select_next", [int(r)]) if r is not None else None,
     read=_chosen_record)})
 store = history()

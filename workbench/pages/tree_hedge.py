@@ -13,11 +13,11 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.files import public_message
 from engine.hedge.run import HedgeConfig, run
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees import generate
 from engine.trees.spec import tree_from_spec
 from workbench.components import chart
-from workbench import links
+from workbench import address_bar
 from workbench.figures.hedge_figures import (LEARNER_STYLE, action_colour, loss_curves_figure,
                                              regret_heatmap)
 from workbench.runner import launch
@@ -48,11 +48,11 @@ def _shown() -> bool:
     return S.run is not None and S.run[1] == S.config_now
 
 
-BINDS = {"run": links.run_bind("tree_hedge", _shown),
-         "trial": links.Bind(seed=lambda t: setattr(S, "trial_link", t), read=lambda: S.time if _shown() else None),
-         "task": links.vertex(S.key("task")), "region": view_bind("hedge_regret_view")}
+BINDS = {"run": address_bar.run_bind("tree_hedge", _shown),
+         "trial": address_bar.Bind(seed=lambda t: setattr(S, "trial_link", t), read=lambda: S.time if _shown() else None),
+         "task": address_bar.vertex(S.key("task")), "region": view_bind("hedge_regret_view")}
 
-links.page_head("tree_hedge", "TREE-HEDGE",
+address_bar.page_head("tree_hedge", "TREE-HEDGE",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
                 "Every vertex of the tree is a task; on each trial one task arrives, the "
                 "learner spreads its bet over k actions, and a loss vector arrives. TREE-HEDGE bets with the "
@@ -103,10 +103,10 @@ with st.form("hedge_setup"):
 
 version = tree_version()
 # the run configuration of these settings, as a lesson's link describes it (the page's spec)
-config = SPEC.run_config(links.values(SPEC), tree) if env not in FILE else None
+config = SPEC.run_config(address_bar.values(SPEC), tree) if env not in FILE else None
 S.config_now = config
 
-if submitted or (config is not None and links.run_once("tree_hedge", config)):
+if submitted or (config is not None and address_bar.run_once("tree_hedge", config)):
     if env in FILE:
         if upload is None:
             st.error("Choose a loss file first (rows: task name, then k losses in [0, 1]).")
@@ -114,7 +114,7 @@ if submitted or (config is not None and links.run_once("tree_hedge", config)):
         folder = Path(tempfile.mkdtemp(prefix="hedge_losses_"))
         loss_file = str(folder / Path(upload.name).name)
         Path(loss_file).write_bytes(upload.getvalue())
-        config = dataclasses.replace(SPEC.run_config(links.values(SPEC), tree), environment="file",
+        config = dataclasses.replace(SPEC.run_config(address_bar.values(SPEC), tree), environment="file",
                                      loss_file=loss_file)
     result = launch(config, run, label="TREE-HEDGE run")
     if result is not None:
@@ -175,7 +175,7 @@ def results(run_tree, result) -> None:
         S.time = max([x for x in snaps if x <= wanted] or snaps[:1])
     elif S.time not in snaps:
         del S.time
-    links.write_query("tree_hedge")
+    address_bar.write_query("tree_hedge")
     t = st.select_slider("Scrub through the run: after trial", options=snaps, value=snaps[-1], key=S.key("time"))
     i = snaps.index(t)
 

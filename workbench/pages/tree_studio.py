@@ -13,13 +13,13 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from engine.pagespecs import PAGES
+from workbench.declarations.page_table import PAGES
 from engine.trees import GENERATORS, Tree, editing, generate
 from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
                                   read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
 from engine.trees.spec import generator_link
-from workbench import links
+from workbench import address_bar
 from workbench.components import page_cache, select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
 from workbench.session import PageState
 from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
@@ -191,10 +191,10 @@ def on_apply_table(key: str) -> None:
 
 
 # ------------------------------------------------------------------ the page
-links.page_head("tree_studio", "Tree Studio",
+address_bar.page_head("tree_studio", "Tree Studio",
                 "Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
                 "to edit it. The tree you leave here is the one every other page works on.",
-                {"vertex": links.vertex(selection_key(KEY)), "region": view_bind(KEY)})
+                {"vertex": address_bar.vertex(selection_key(KEY)), "region": view_bind(KEY)})
 tree = current_tree()
 version = tree_version()
 
@@ -247,7 +247,7 @@ def editor(tree, version) -> None:
     tree) reruns the whole page, so the sidebar, the table and the summary follow."""
     if tree_version() != version:
         st.rerun()
-    links.write_query("tree_studio")   # a click reruns only this: the address follows
+    address_bar.write_query("tree_studio")   # a click reruns only this: the address follows
     selected = selected_vertex(tree, KEY, tree.root)
     selected_name = tree.name(selected)
     hover = (lambda v: f"label: {tree.labels[v]}") if tree.labels is not None else None

@@ -2,9 +2,9 @@
 
 A lesson has a title, its minutes, its audience and steps; a step has a few lines on what happens
 and what to look at, the app state as a link (a page and its query parameters, see
-:mod:`engine.pagespecs`), and optionally a question with the answer the app checks or reveals. The
-format is in :mod:`engine.lessons.format`; answers the engine can compute are in
-:mod:`engine.lessons.answers`.
+:mod:`workbench.declarations.page_table`), and optionally a question with the answer the app checks or reveals. The
+format is in :mod:`workbench.declarations.lessons.format`; answers the engine can compute are in
+:mod:`workbench.declarations.lessons.answers`.
 
 :func:`load_lessons` reads a folder: a bad file gives one :class:`~engine.errors.LessonError`
 naming the file and line, and the other lessons still load.
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from engine.errors import EngineError, LessonError, LimitExceededError
 from engine.files import read_input
-from engine.lessons.answers import check_answers as _check
-from engine.lessons.format import Lesson, Question, Step, parse_lesson
+from workbench.declarations.lessons.answers import check_answers as _check
+from workbench.declarations.lessons.format import Lesson, Question, Step, parse_lesson
 
 __all__ = [
     "LESSONS_DIR",
@@ -37,8 +37,8 @@ __all__ = [
     "read_lesson",
 ]
 
-#: The folder of lessons (``lessons/`` next to ``engine/`` in a checkout).
-LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
+#: The folder of lessons (``lessons/`` at the top of a checkout in a checkout).
+LESSONS_DIR = Path(__file__).resolve().parents[3] / "lessons"
 
 
 def lesson_files(folder: Path | None = None) -> list[Path]:

@@ -2,12 +2,12 @@
 
 A link is relative to the app's root: ``/online_marginals?tree=random:200:3&k=3&vertex=17``. It
 names a page of a :class:`PageTable` and gives values to the page's settings (each a
-:class:`~engine.links.codec.Setting`) and to the settings every page has
+:class:`~workbench.declarations.settings.Setting`) and to the settings every page has
 (:data:`GLOBAL_SETTINGS`: ``tree``, see :func:`engine.trees.spec.tree_from_link`, and
-``lesson`` / ``step``, the lesson panel). The app's own table is :data:`engine.pagespecs.PAGES`;
+``lesson`` / ``step``, the lesson panel). The app's own table is :data:`workbench.declarations.page_table.PAGES`;
 a test builds small tables of its own.
 
->>> from engine.pagespecs import PAGES
+>>> from workbench.declarations.page_table import PAGES
 >>> link = PAGES.parse_link("/cover_inspector?tree=figure1&root=1&t=2")
 >>> link.page.title, link.values["t"]
 ('Cover Inspector', 2)
@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from engine.errors import EngineError, InvalidParameterError
-from engine.links.codec import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
-from engine.links.evidence import evidence_vectors, vertex_index
+from engine.inference.evidence import evidence_vectors, vertex_index
+from workbench.declarations.settings import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
 from engine.networks import read_sample_network
 from engine.trees.model import Tree
 from engine.trees.spec import tree_from_link

@@ -2,10 +2,10 @@
 
 A question names one in its ``computed:`` field (with ``name=value`` arguments); the lesson
 checker (``python -m engine lessons check``) runs it on the step's state -- the page and the
-query parameters of its link, through the page's spec (:mod:`engine.pagespecs`: its model or run
+query parameters of its link, through the page's spec (:mod:`workbench.declarations.page_table`: its model or run
 configuration, as the page itself builds it) -- and refuses the lesson when the stated answer differs.
 
->>> from engine.lessons.format import parse_lesson
+>>> from workbench.declarations.lessons.format import parse_lesson
 >>> lesson = parse_lesson('''---
 ... title: t
 ... minutes: 5
@@ -36,8 +36,8 @@ from engine.errors import EngineError, InvalidParameterError, LessonError
 from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table
 from engine.inference.messages import message_work
-from engine.links.pages import PageSpec, link_tree
-from engine.pagespecs import LEARNER_NAMES, PAGES, link_cover
+from workbench.declarations.page_spec import PageSpec, link_tree
+from workbench.declarations.page_table import LEARNER_NAMES, PAGES, link_cover
 from engine.trees.generators import star_tree
 
 __all__ = ["COMPUTATIONS", "Computation", "check_answers", "computations_markdown", "compute"]

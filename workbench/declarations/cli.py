@@ -1,10 +1,17 @@
-"""Lesson commands: ``lessons list`` (the lessons and their steps' links) and ``lessons check``."""
+"""Lesson commands of ``python -m engine``: ``lessons list`` (the lessons and their steps' links) and
+``lessons check`` (every lesson file read, each link checked against the page table, each computed
+answer recomputed).
+
+The engine's command line does not import this layer: it finds :func:`register` through the entry
+point ``lessons`` of the group ``tree_workbench.cli`` (``pyproject.toml``), as it finds its own
+commands in ``engine/cli/``. Handlers import the lessons lazily, so ``--help`` answers at once.
+"""
 
 from __future__ import annotations
 
 import sys
 
-from engine.cli import print_json
+from engine.jsonio import print_json
 
 
 def register(sub) -> None:
@@ -31,7 +38,7 @@ def _report(errors) -> None:
 
 
 def _list(args) -> int:
-    from engine.lessons import load_lessons
+    from workbench.declarations.lessons import load_lessons
 
     lessons, errors = load_lessons(args.dir)
     if args.json:
@@ -47,8 +54,8 @@ def _list(args) -> int:
 
 def _check(args) -> int:
     from engine.errors import LessonError
-    from engine.lessons import lesson_files, read_lesson
-    from engine.lessons.answers import check_answers
+    from workbench.declarations.lessons import lesson_files, read_lesson
+    from workbench.declarations.lessons.answers import check_answers
 
     errors = []
     files = lesson_files(args.dir)

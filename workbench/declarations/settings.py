@@ -4,7 +4,7 @@ A :class:`Setting` says everything about one setting of a page of the app: its n
 (``?eta=0.5``) and the kind, range or choices and default of its value; the widget that shows it
 (label, kind, step, the value the widget holds for each token); and the field of the page's run
 configuration it feeds. The link codec (:meth:`Setting.parse`, :func:`format_value`), the widgets
-(``workbench.widgets``), the address bar (``workbench.links``), the lesson checker and the run
+(``workbench.widgets``), the address bar (``workbench.address_bar``), the lesson checker and the run
 configuration are all derived from it (the scikit-learn way: a parameter declared once, in
 ``_parameter_constraints``, checked everywhere).
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from engine import limits
 from engine.errors import InvalidParameterError
-from engine.links.evidence import (format_evidence, format_matrix, format_region, number_text, parse_evidence,
+from workbench.declarations.value_formats import (format_evidence, format_matrix, format_region, number_text, parse_evidence,
                                    parse_matrix, parse_region)
 
 __all__ = [
@@ -56,16 +56,16 @@ class Setting:
     name : its name in the link (``?k=3``).
     kind : ``int``, ``float``, ``choice``, ``bool``, ``text``, ``vertex`` (a vertex name of the
         page's tree), ``tree`` (see :func:`engine.trees.spec.tree_from_link`), ``evidence`` (see
-        :func:`engine.links.evidence.parse_evidence`), ``matrix`` (see
-        :func:`engine.links.evidence.parse_matrix`) or ``region`` (a view of a tree's drawing, see
-        :func:`engine.links.evidence.parse_region`).
+        :func:`workbench.declarations.value_formats.parse_evidence`), ``matrix`` (see
+        :func:`workbench.declarations.value_formats.parse_matrix`) or ``region`` (a view of a tree's drawing, see
+        :func:`workbench.declarations.value_formats.parse_region`).
     help : one line a user reads (the reference table in ``docs/lessons.md``, error messages).
     default : the page's value when the link does not give one (None: nothing chosen).
     lo, hi : the inclusive range of an ``int`` or ``float``.
     choices : the tokens of a ``choice``.
     leaf : a ``vertex`` that must be a leaf of the tree.
 
-    Its widget (none when ``widget`` is empty: state the page keeps itself, see ``workbench.links.Bind``):
+    Its widget (none when ``widget`` is empty: state the page keeps itself, see ``workbench.address_bar.Bind``):
 
     label : the widget's label; widget : one of :data:`WIDGETS`; step : its step;
     options : token -> the value the widget holds (default: the token itself), e.g. ``"3000"`` -> 3000;

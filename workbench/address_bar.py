@@ -1,7 +1,7 @@
 """A page's settings in its address: read on arrival, written back after every change.
 
 Every page opens with :func:`page_head` (its title and caption, then :func:`sync_query`). Its
-settings are those of its spec (:mod:`engine.pagespecs`): a setting with a widget is bound to that
+settings are those of its spec (:mod:`workbench.declarations.page_table`): a setting with a widget is bound to that
 widget's session state (its key, and the widget's value of each token, come from the spec); a
 page binds the rest -- state that is no single widget, such as the selected vertex, the evidence or
 ``run=1`` -- with a :class:`Bind` of its own. A value that arrives in the address -- a link sent to
@@ -39,9 +39,9 @@ import streamlit as st
 
 from engine import limits
 from engine.errors import EngineError
-from engine.links.codec import FLOAT, VERTEX, Setting, format_value
-from engine.links.pages import PageSpec
-from engine.pagespecs import PAGES
+from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
+from workbench.declarations.page_spec import PageSpec
+from workbench.declarations.page_table import PAGES
 from workbench.state import TREE_LINK, current_tree, link_tree, set_tree, tree_link, tree_source
 
 __all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",
@@ -220,7 +220,7 @@ def _seed(schema: PageSpec, name: str, b: Bind, value) -> None:
 
 def values(page: str | PageSpec) -> dict[str, Any]:
     """The typed values of the page's bound settings now (what its widgets and state say), the
-    settings not set left out: what :meth:`~engine.links.pages.PageSpec.run_config` takes."""
+    settings not set left out: what :meth:`~workbench.declarations.page_spec.PageSpec.run_config` takes."""
     schema = PAGES.page(page)
     ss = st.session_state
     bound = ss.get(_BINDS, {}).get(schema.url_path, {})

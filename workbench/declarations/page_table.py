@@ -1,12 +1,12 @@
 """The pages of the app, one spec each: menu entry, settings, checks and run configuration.
 
-Each :class:`~engine.links.pages.PageSpec` below is the one declaration of a page (as a Streamlit
+Each :class:`~workbench.declarations.page_spec.PageSpec` below is the one declaration of a page (as a Streamlit
 app lists each page once with ``st.Page``): its title, section and icon in the menu, and its
-settings (:class:`~engine.links.codec.Setting`: the value a link carries, the widget that shows
+settings (:class:`~workbench.declarations.settings.Setting`: the value a link carries, the widget that shows
 it, the run-configuration field it feeds). Everything else is derived from it: the navigation and
 each page's script (``workbench/pages/<url_path>.py``), the address bar and the widgets
-(``workbench.links``, ``workbench.widgets``), the lesson checker (:mod:`engine.lessons`), and the
-page's run configuration (:meth:`~engine.links.pages.PageSpec.run_config`), so that the answer a
+(``workbench.address_bar``, ``workbench.widgets``), the lesson checker (:mod:`workbench.declarations.lessons`), and the
+page's run configuration (:meth:`~workbench.declarations.page_spec.PageSpec.run_config`), so that the answer a
 lesson states is the one the page shows. ``docs/contributing.md`` shows how to add a page or a
 setting.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from engine.datasets import available
 from engine.errors import InvalidParameterError
-from engine.links.codec import (
+from workbench.declarations.settings import (
     BOOL,
     CHECKBOX,
     CHOICE,
@@ -41,7 +41,7 @@ from engine.links.codec import (
     VERTEX,
     Setting,
 )
-from engine.links.pages import PageSpec, PageTable
+from workbench.declarations.page_spec import PageSpec, PageTable
 from engine.multilabel.data import benchmark_files
 from engine.practice import FAMILIES
 from engine.reproduce import PAPERS as REPRODUCIBLE

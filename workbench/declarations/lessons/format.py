@@ -28,14 +28,14 @@ step, a line ``KEY: value`` whose KEY is one of :data:`STEP_KEYS` is a field (li
 indented by two spaces continue its value); every other line is the step's explanation:
 
 - ``state`` (required): the app state as a link relative to the app root, checked against the
-  page table of :mod:`engine.pagespecs`;
+  page table of :mod:`workbench.declarations.page_table`;
 - ``minutes``: the step's share of the lesson (give it for every step or for none; then they
   must add up to the lesson's minutes);
 - ``question``, with ``kind`` (``choice``, ``vertices``, ``number`` or ``reveal``; default
   ``choice`` when ``choices`` are given, else ``reveal``), ``choices`` (separated by ``|``),
   ``answer`` (required), ``tolerance`` (numbers: absolute, or relative with ``%``; default 1%),
   ``computed`` (the name of an engine computation that must give the same answer, see
-  :mod:`engine.lessons.answers`, with ``name=value`` arguments) and ``why``;
+  :mod:`workbench.declarations.lessons.answers`, with ``name=value`` arguments) and ``why``;
 - ``practice: N exercises of family F`` (or ``practice: N F``): the step asks for N solved
   exercises of the Practice page's family F (:mod:`engine.practice`); its ``state`` defaults to
   ``/practice?family=F``. A step has a question or a practice, not both.
@@ -54,9 +54,9 @@ from pathlib import Path
 
 from engine import limits
 from engine.errors import EngineError, LessonError, LimitExceededError
-from engine.lessons.answers import COMPUTATIONS
-from engine.links.pages import check_link, link_tree
-from engine.pagespecs import PAGES
+from workbench.declarations.lessons.answers import COMPUTATIONS
+from workbench.declarations.page_spec import check_link, link_tree
+from workbench.declarations.page_table import PAGES
 from engine.practice import FAMILIES
 
 __all__ = ["FRONT_KEYS", "KINDS", "MAX_PRACTICE", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
@@ -124,7 +124,7 @@ class Question:
 class Step:
     title: str
     state: str          # the link as written
-    url: str            # the canonical link (engine.links.pages.PageTable.build_link)
+    url: str            # the canonical link (workbench.declarations.page_spec.PageTable.build_link)
     text: str           # the explanation (Markdown)
     minutes: int | None = None
     question: Question | None = None
@@ -174,7 +174,7 @@ def parse_lesson(text: str, path: str = "lesson.md", *, check_states: bool = Tru
     """Parse and validate one lesson (``path`` names it in errors; its stem is the lesson's id).
 
     With ``check_states`` every step's link is checked against the page table and its tree
-    (:func:`engine.links.pages.check_link`), and every vertex answer against the step's tree.
+    (:func:`workbench.declarations.page_spec.check_link`), and every vertex answer against the step's tree.
     """
     label = Path(path).name or path
 
