@@ -14,9 +14,10 @@ When a stage runs says who waits for it:
 
 - ``SERVE``: the first pages (trees, covers, belief propagation, the lessons): ``python -m
   workbench.serve`` compiles these before it opens its port;
-- ``SOON``: the online model's walks (the Online Marginals page, about 100 CPU s of the 140): the
-  server's run workers compile them first thing once it serves, and the page says "preparing
-  (N s)" until they are in the cache;
+- ``SOON``: the online model's walks (the Online Marginals page, about 40 CPU s): the server
+  compiles them in other processes first thing once it serves; meanwhile the page runs the same
+  walks as plain Python (a stage's ``stand_in``: :func:`stand_ins`, ``engine.jit.defer``), and
+  switches to the compiled ones once they are in the cache;
 - ``BEHIND``: the learning runs (TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM) and the compiled readers
   of large tree files: the server's run workers compile them once it serves;
 - ``LIBRARY``: called by the benchmarks and the library's own API only, never by the app.
@@ -51,6 +52,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import signal
 import sys
 import time
@@ -260,7 +262,9 @@ def _rta_api() -> None:
 class Stage:
     """A part of the compilation: ``exercise()`` calls its kernels as the app does. ``cost``: CPU
     seconds it took from an empty cache on the 2-core test machine (the first estimate of a
-    machine that has no times of its own; docs/benchmarks.md, "The first minute")."""
+    machine that has no times of its own; docs/benchmarks.md, "The first minute"). ``stand_in``:
+    the kernel modules whose plain-Python build answers while this stage compiles elsewhere
+    (``engine.jit.defer``), so that nobody waits for it."""
 
     name: str
     label: str
@@ -268,17 +272,22 @@ class Stage:
     cost: float
     after: tuple[str, ...]
     exercise: Callable[[], None]
+    stand_in: tuple[str, ...] = ()
 
+
+#: the online model's kernels: their plain-Python build stands in while they compile
+_ONLINE = ("engine.inference._online_kernels",)
 
 #: Every stage, in the order a single process would run them.
 STAGES: tuple[Stage, ...] = (
-    Stage("online-update", "online update walks", SOON, 45.0, (), _online_update),
-    Stage("online-marginal", "online marginal walks", SOON, 35.0, (), _online_marginal),
+    Stage("online-update", "online update walks", SOON, 45.0, (), _online_update, _ONLINE),
+    Stage("online-marginal", "online marginal walks", SOON, 35.0, (), _online_marginal, _ONLINE),
     Stage("trees", "tree generators and layout", SERVE, 4.0, (), _trees),
     Stage("tree-views", "tree views (level of detail)", SERVE, 22.0, ("trees",), _tree_views),
     Stage("covers", "hierarchical covers", SERVE, 4.0, ("trees",), _covers),
     Stage("bp", "belief propagation", SERVE, 9.0, ("trees",), _belief_propagation),
-    Stage("online", "online model and verbs", SOON, 15.0, ("covers", "online-update", "online-marginal"), _online),
+    Stage("online", "online model and verbs", SOON, 15.0, ("covers", "online-update", "online-marginal"), _online,
+          _ONLINE),
     Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files),
     Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge),
     Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests),
@@ -293,6 +302,12 @@ _BY_NAME = {s.name: s for s in STAGES}
 def label(name: str) -> str:
     """What the log calls stage ``name``."""
     return _BY_NAME[name].label
+
+
+def stand_ins(names: Iterable[str]) -> list[str]:
+    """The kernel modules whose plain-Python build answers while the stages ``names`` compile
+    elsewhere (``engine.jit.defer`` them until the stages are loaded)."""
+    return sorted({m for n in _ordered(names) for m in _BY_NAME[n].stand_in})
 
 
 def stage_names(*whens: str) -> list[str]:
@@ -676,6 +691,10 @@ def compile_kernels(progress: Callable[[str], None] | None = None, *, library: b
 _SELF = __spec__.name if __spec__ is not None else __name__
 
 
+#: a line that decorates a kernel (engine.jit's three decorators)
+_DECORATED = re.compile(r"^@(inline_|threaded_)?kernel\b", re.M)
+
+
 def kernel_modules() -> list[str]:
     """The engine modules that define numba kernels (found by their source, not imported)."""
     import engine
@@ -687,10 +706,11 @@ def kernel_modules() -> list[str]:
             continue
         with open(spec.origin, encoding="utf-8") as f:
             src = f.read()
-        # every kernel is decorated by engine.jit; this module only names it. Its own name from its spec:
-        # under `python -m engine.warmup` __name__ is "__main__", and the stamp it wrote listed this
-        # module, so a server's stamp (the module imported) never matched and reset the list
-        if "from engine.jit import" in src and info.name != _SELF:
+        # every kernel is decorated by engine.jit's decorators (a module that only asks engine.jit
+        # which build to call defines none). Its own name from its spec: under `python -m
+        # engine.warmup` __name__ is "__main__", and the stamp it wrote listed this module, so a
+        # server's stamp (the module imported) never matched and reset the list
+        if _DECORATED.search(src) and info.name != _SELF:
             out.append(info.name)
     return out
 
@@ -700,7 +720,6 @@ def uncompiled_kernels() -> list[str]:
     called only from other kernels (or inlined, ``inline="always"``) are compiled into their
     callers and are not listed."""
     import inspect
-    import re
 
     from numba.core.registry import CPUDispatcher
 

@@ -1,5 +1,5 @@
 """Honest estimates: no time left that the app or the command line shows rises above what it showed
-before. The warm-up's log, Online Marginals' "preparing (N s)", a run's "preparing (N s)" while the
+before. The warm-up's log, a run's "preparing (N s)" while the
 run workers compile, a run's time left and ``python -m engine``'s compile notice all count down from
 their first value (``engine.warmup.Countdown``); a first estimate is scaled by the machine's load;
 an estimate that has run out says "longer than expected" and the load instead of a number. Fake
@@ -159,27 +159,6 @@ def test_the_first_estimate_of_the_warm_up_counts_the_load(monkeypatch):
 
 
 # ---------------------------------------------------------------------- the app's "preparing (N s)"
-def test_online_marginals_preparing_never_rises():
-    from workbench.runner import _Kernels
-
-    clock = FakeClock()
-    k = _Kernels()
-    k.begin(60)
-    k.clock = W.Countdown(60, clock=clock)
-    shown = [k.left()]
-    for dt, estimate in [(10, 90), (10, 80), (5, 20), (10, 100), (10, 100), (30, 5)]:
-        clock.t += dt
-        k.expect(estimate)
-        shown.append(k.left())
-        text = k.text("the walks")
-        assert text.startswith("preparing (") and text.endswith("): the walks"), text
-        if k.clock.overdue:
-            assert "s so far, longer than expected" in text, text
-    assert shown[0] == 60 and all(b <= a for a, b in zip(shown, shown[1:])), shown
-    k.end()
-    assert k.left() is None and k.text("x") is None
-
-
 def test_a_run_waiting_for_the_workers_says_a_time_that_never_rises():
     from workbench import runner
 

@@ -10,6 +10,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from engine import warmup as W
@@ -70,29 +71,35 @@ def test_a_free_process_takes_the_first_ready_stage_and_no_more_run_than_process
     assert sorted(started) == sorted(names) and peak == [2]
 
 
-def test_online_marginals_says_preparing_until_its_walks_are_loaded():
+def test_online_marginals_serves_while_its_walks_compile_and_switches_after():
     """While the server compiles the online model's walks (``workbench.serve`` after a fresh
-    install) the page says how long and calls no kernel; once they are loaded it opens."""
+    install) the page answers at once from their plain-Python build; the first click after they are
+    ready (``engine.jit.release``) is answered by the compiled walks, with the same marginals."""
+    from engine import jit
     from tests.conftest import open_app_page, tree_views
-    from workbench.runner import online_kernels
 
-    online_kernels.begin(40)
+    stand_ins = W.stand_ins(W.stage_names(W.SOON))
+    assert stand_ins == ["engine.inference._online_kernels"]
+    jit.defer(*stand_ins)
     try:
         at = open_app_page("workbench/pages/online_marginals.py")
         assert not at.exception, at.exception
-        said = " ".join(i.value for i in at.info)
-        assert "preparing (" in said and " s): the server compiles the online model's walks" in said, said
-        assert not tree_views(at)   # no model built, no kernel called
-        online_kernels.expect(0)     # the estimate ran out (a busy machine): it says how long so far
+        assert [v.key for v in tree_views(at)][:1] == ["om_tree"]
+        session = at.session_state["om_session"]
+        assert not session.model.compiled          # the stand-in answered
+        next(b for b in at.button if b.key == "om_observe").click()
         at.run()
-        said = " ".join(i.value for i in at.info)
-        assert "s so far, longer than expected" in said and "the online model's walks" in said, said
+        assert not at.exception, at.exception
+        assert not session.model.compiled and session.evidence
+        before = session.model.marginals()
     finally:
-        online_kernels.end()
+        jit.release(*stand_ins)
+    next(b for b in at.button if b.key == "om_observe").click()   # the same evidence again
     at.run()
     assert not at.exception, at.exception
-    assert not any("preparing (" in i.value for i in at.info)
-    assert [v.key for v in tree_views(at)][:1] == ["om_tree"]
+    assert at.session_state["om_session"] is session and session.model.compiled
+    # the same kernels on the same numbers: equal up to the order of floating-point operations
+    np.testing.assert_allclose(session.model.marginals(), before, rtol=1e-12, atol=0)
 
 
 def test_estimates_spread_over_processes_but_not_below_the_longest_chain():

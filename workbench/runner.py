@@ -55,7 +55,7 @@ from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "shutdown_pool",
-           "pool_size", "per_session_cap", "spawn_processes", "online_kernels", "WORKERS_ENV", "PER_SESSION_ENV"]
+           "pool_size", "per_session_cap", "spawn_processes", "WORKERS_ENV", "PER_SESSION_ENV"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
 #: a run's first time-left estimate waits for this much of its run (seconds): from the first tenth of a
@@ -256,54 +256,6 @@ def _preparing(clock: Countdown | None) -> str:
         return "a moment"
     left = clock.left()
     return f"{left:.0f} s" if left >= 1.0 else clock.text()
-
-
-class _Kernels:
-    """Kernels compiled for this server after it opened its port (``engine.warmup``'s ``SOON``
-    stages, the online model's walks): until they are loaded, :meth:`left` is an estimate of the
-    seconds still needed and the page that calls them (Online Marginals) says "preparing (N s)"
-    instead of compiling them itself. The estimate counts down and never rises
-    (``engine.warmup.Countdown``): a newer, longer one is not shown; once it has run out the page
-    says how long it has taken so far and the machine's load. Ready unless :meth:`begin` was called
-    (a script, a test)."""
-
-    def __init__(self) -> None:
-        self.ready = threading.Event()
-        self.ready.set()
-        self.clock: Countdown | None = None
-        self.started = 0.0
-
-    def begin(self, seconds: float) -> None:
-        self.clock = Countdown(seconds, clock=time.perf_counter)
-        self.started = self.clock.started
-        self.ready.clear()
-
-    def expect(self, seconds: float) -> None:
-        """A new estimate: ``seconds`` from now (shown only if it ends sooner than the last)."""
-        clock = self.clock
-        if clock is not None:
-            clock.update(seconds)
-
-    def end(self) -> None:
-        self.ready.set()
-
-    def left(self) -> float | None:
-        """Seconds left (at least 1), or ``None`` once ready."""
-        if self.ready.is_set():
-            return None
-        clock = self.clock
-        return max(1.0, clock.left()) if clock is not None else 1.0
-
-    def text(self, what: str) -> str | None:
-        """"preparing (N s): ``what``" while not ready (how long it has taken so far once the
-        estimate has run out: a busy machine compiles slower), else ``None``."""
-        if self.ready.is_set():
-            return None
-        return f"preparing ({_preparing(self.clock)}): {what}"
-
-
-#: the online model's kernels (``engine.warmup.SOON``), compiled by ``workbench.serve`` once it serves
-online_kernels = _Kernels()
 
 
 class _Pool:

@@ -7,10 +7,11 @@ Before the server accepts its first session (its health check answers only then)
 1. points numba's on-disk cache at ``NUMBA_CACHE_DIR`` (default ``.numba_cache`` beside ``app.py``)
    and compiles, or loads from that cache, the kernels of the first pages (trees, covers, belief
    propagation: :data:`engine.warmup.SERVE`), in one process per core on a fresh install; when
-   the cache also holds the online model's walks (:data:`engine.warmup.SOON`), it loads them too;
+   the cache also holds the online model's walks (:data:`engine.warmup.SOON`), it loads them too,
+   else their plain-Python build stands in for them (``engine.jit.defer``);
 2. renders the first pages once, headless (``streamlit.testing.v1.AppTest``, a real script run in
    this process): the heavy modules are imported and the caches every session shares are filled
-   (samples, the class tree, its figures); Online Marginals only when its walks were loaded;
+   (samples, the class tree, its figures);
 3. freezes the objects made so far out of the garbage collector's reach (``gc.freeze``), so that a
    full collection while serving walks only what the sessions made;
 4. lightens what Streamlit does on every run (:func:`lighter_runtime`) and lets two script runs go
@@ -20,8 +21,9 @@ Before the server accepts its first session (its health check answers only then)
 
 Then it runs ``streamlit run app.py`` in this same process, so the compiled kernels and the warm
 caches serve the first student as they serve the thirtieth. Beside the server, a thread compiles
-the online model's walks in one process per core (a fresh install: Online Marginals says
-"preparing (N s)" until they are loaded here), then starts the pool of run workers
+the online model's walks in one process per core (a fresh install: until they are loaded here,
+Online Marginals runs the very same walks as plain Python, and its models change to the compiled
+ones at their next operation: no page waits for a compile), then starts the pool of run workers
 (:mod:`workbench.runner`), which compile the learning kernels (:data:`engine.warmup.BEHIND`): a run
 launched before they are done waits and says "preparing". The log has one line per step, with its
 time and an estimate of what is left: the first for the machine's load, then never more than the
@@ -50,14 +52,11 @@ import traceback
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "ONLINE_PAGES", "server_flags", "stop_with_make"]
+__all__ = ["main", "warm_up", "APP", "FIRST_SECTIONS", "server_flags", "stop_with_make"]
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 #: The sections of the navigation whose pages are rendered before the server opens its port.
 FIRST_SECTIONS = ("Start", "Trees", "Inference")
-#: The pages that call the online model's walks (:data:`engine.warmup.SOON`): rendered before the
-#: port opens only when those walks are in the cache already (the page itself waits for them).
-ONLINE_PAGES = ("online_marginals",)
 #: Seconds the first pages took to render on the 2-core test machine (the estimate before this
 #: machine has measured its own; docs/benchmarks.md, "The first minute").
 _PAGES_COST = 8.0
@@ -69,13 +68,16 @@ def _say(msg: str) -> None:
 
 def warm_up(*, pages: bool = True, say=_say) -> dict:
     """Compile (or load) the kernels of the first pages and render those pages once; seconds per
-    step, and under ``"later"`` the ``SOON`` stages left to compile after the port opens."""
+    step, and under ``"later"`` the ``SOON`` stages left to compile after the port opens (their
+    plain-Python build stands in for them meanwhile: ``engine.jit.defer``)."""
+    from engine import jit
     from engine import warmup as W
 
     names = W.stage_names(W.SERVE)
     later = W.stage_names(W.SOON)
     if W.is_warm(names + later):   # a later start: everything the first pages call, loaded now
         names, later = names + later, []
+    jit.defer(*W.stand_ins(later))
     out: dict = {"later": later}
     t0 = time.perf_counter()
     pages_left = W.remembered("pages", _PAGES_COST) if pages else 0.0
@@ -105,7 +107,7 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
         + (f" · {clock.text()}" if pages else ""))
     if pages:
         t0 = time.perf_counter()
-        out["pages"] = _render_pages(skip=ONLINE_PAGES if later else ())
+        out["pages"] = _render_pages()
         out["pages_s"] = round(time.perf_counter() - t0, 2)
         W.remember("pages", out["pages_s"])
         failed = {t: r for t, r in out["pages"].items() if isinstance(r, str)}
@@ -115,9 +117,8 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
     return out
 
 
-def _render_pages(skip: tuple[str, ...] = ()) -> dict:
-    """The first pages of the navigation but ``skip`` (their url paths), once, headless (errors are
-    reported, not raised)."""
+def _render_pages() -> dict:
+    """The first pages of the navigation, once, headless (errors are reported, not raised)."""
     from streamlit.testing.v1 import AppTest
 
     from workbench.declarations.page_table import PAGES
@@ -136,7 +137,7 @@ def _render_pages(skip: tuple[str, ...] = ()) -> dict:
         ctx_log.setLevel(level)
     at.run()
     for spec in PAGES.values():
-        if spec.section not in FIRST_SECTIONS or spec.url_path in skip:
+        if spec.section not in FIRST_SECTIONS:
             continue
         title = spec.title
         t0 = time.perf_counter()
@@ -314,43 +315,39 @@ def lasting_downloads() -> None:
 
 def _compile_online(names: list[str]) -> None:
     """The online model's walks (``engine.warmup.SOON`` stages ``names``) compiled in one process
-    per core, then loaded in this process; Online Marginals waits for them (``runner.online_kernels``).
-    A stop of the server ends the compile processes (:class:`_Stop`): nothing is said then."""
+    per core, then called by this process (``engine.jit.release``) and loaded; until then their
+    plain-Python build answers (``engine.jit.defer``), and should they fail to compile it goes on
+    answering. A stop of the server ends the compile processes (:class:`_Stop`): nothing is said then."""
+    from engine import jit
     from engine import warmup as W
-    from workbench.runner import online_kernels, spawn_processes
+    from workbench.runner import spawn_processes
 
     t0 = time.perf_counter()
     workers = min(W.core_count(), len(names))
-    done: dict = {}
-
-    def compiled(name: str, seconds: float, left: list) -> None:
-        done[name] = seconds
-        online_kernels.expect(W.estimate_seconds(left, workers, W.speed(done)))
-
     try:
         with STOP.lock:   # started, or not at all once the server stops (it ends them then)
             if STOP.asked:
                 return
             executor = STOP.compiling = spawn_processes(workers)
         try:
-            W.compile_stages(names, executor=executor, workers=workers, on_done=compiled)
+            W.compile_stages(names, executor=executor, workers=workers)
         finally:
             with STOP.lock:
                 STOP.compiling = None
             executor.shutdown(wait=True, cancel_futures=True)
+        jit.release(*W.stand_ins(names))   # in the cache now: a model's next operation loads them
         W.load_stages(names)
-        _say(f"online model ready (Online Marginals opens): its walks compiled in {time.perf_counter() - t0:.0f} s")
+        _say(f"online model ready: its walks compiled in {time.perf_counter() - t0:.0f} s (Online Marginals calls them "
+             "from its next operation)")
     except BrokenProcessPool:   # a compile process was stopped (the server stopping with it) or killed
         if not STOP.asked:
             _say("the online model's walks were not compiled: a compile process stopped; Online Marginals "
-                 "compiles them on first use")
-    except Exception:  # noqa: BLE001 - the page then compiles what it calls itself; say why, in full
+                 "goes on with their plain-Python build")
+    except Exception:  # noqa: BLE001 - the plain-Python build goes on answering; say why, in full
         if not STOP.asked:
             traceback.print_exc()
-            _say("the online model's walks could not be compiled beside the server; Online Marginals compiles "
-                 "them on first use")
-    finally:
-        online_kernels.end()
+            _say("the online model's walks could not be compiled beside the server; Online Marginals goes on "
+                 "with their plain-Python build")
 
 
 def _start_run_workers(online: list[str] = ()) -> None:
@@ -663,14 +660,14 @@ def _main(args) -> int:
     # them too, and ``streamlit run`` then finds nothing changed in [server] (no "restart" warning)
     config.get_config_options(force_reparse=True, options_from_flags=flags)
     t0 = time.perf_counter()
+    from engine import jit
     from engine import warmup as W
-    from workbench.runner import online_kernels
 
-    later = warm_up()["later"] if not args.no_warm_up else \
-        ([] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON))
-    if later:   # before the port opens: Online Marginals waits for them from its first session on
-        workers = min(W.core_count(), len(later))
-        online_kernels.begin(W.estimate_seconds(later, workers) * W.busy_factor(workers))
+    if not args.no_warm_up:
+        later = warm_up()["later"]
+    else:   # their plain-Python build answers from the first session on, until they are compiled
+        later = [] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON)
+        jit.defer(*W.stand_ins(later))
     # The warm-up leaves a heap of long-lived objects (numba, plotly, pandas, the shared caches):
     # Python's full collections walked all of it, 0.6-0.7 s with the interpreter held on this
     # loaded machine (every student and the health check waited). Frozen, they are never walked
@@ -693,8 +690,8 @@ def _main(args) -> int:
 
     if not args.no_warm_up:
         _say(f"ready in {time.perf_counter() - t0:.0f} s; "
-             + (f"the online model's walks compile beside the server (Online Marginals opens in about "
-                f"{online_kernels.left() or 0:.0f} s), then " if later else "")
+             + ("the online model's walks compile beside the server (Online Marginals runs them as plain "
+                "Python meanwhile), then " if later else "")
              + "the learning pages' kernels compile in the run workers while the server serves")
     sys.argv = ["streamlit", "run", str(APP)]
     for name, value in flags.items():

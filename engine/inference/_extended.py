@@ -20,11 +20,10 @@ One source, two builds, like the kernels that use it: compiled by numba when imp
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
-from engine.jit import kernel
+from engine.jit import kernel, load_pure
 
 __all__ = ["HI", "LO", "ZERO_E", "CLAMP", "POW2", "norm", "split", "pow2", "to_log", "to_doubles",
            "prefetch_row", "c_view", "c_view_i32", "load_pure", "pure_module"]
@@ -208,26 +207,6 @@ def to_doubles(xm, xe, out, k):
                     F = xe[a]
     for a in range(k):
         out[a] = xm[a] * pow2(xe[a] - F) if xm[a] > 0.0 else 0.0
-
-
-_PURE_LOCK = threading.RLock()
-
-
-def load_pure(name: str, path: str):
-    """The module at ``path`` loaded again (once) as ``name + "_pure"``: :mod:`engine.jit` then leaves
-    its kernels undecorated, so they run as plain Python on NumPy arrays (the reference build)."""
-    import importlib.util
-    import sys
-
-    name = name if name.endswith("_pure") else name + "_pure"
-    with _PURE_LOCK:   # two sessions' first models at once: the second waits for the whole module
-        mod = sys.modules.get(name)
-        if mod is None:
-            spec = importlib.util.spec_from_file_location(name, path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            sys.modules[name] = mod
-    return mod
 
 
 def pure_module():

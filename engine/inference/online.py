@@ -58,6 +58,7 @@ __all__ = ["OnlineModel", "OpReport", "COVER_KINDS", "random_ops", "largest_diff
 COVER_KINDS = ("optimal", "rake-only")
 _ZERO = "the evidence is inconsistent: it makes the total mass zero"
 _F64 = np.dtype(np.float64)     # native float64 (an array's dtype is this very object)
+_KERNELS = "engine.inference._online_kernels"   # the kernel module (engine.jit.defer names it so)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,11 @@ class OnlineModel:
     root : name or index, optional
         The leaf s the cover is rooted at (default: the cover's default leaf).
     backend : {"numba", "python"}
-        Compiled kernels, or the very same kernels run as plain Python (the reference).
+        Compiled kernels, or the very same kernels run as plain Python (the reference). With
+        ``"numba"``, while a server still compiles the kernels elsewhere (``engine.jit.defer``) the
+        plain-Python build stands in, on the same buffers, and the model changes to the compiled
+        one at its first operation after they are ready: nothing waits for a compile, and the
+        answers are the same either way (``compiled`` says which build answers now).
 
     Attributes
     ----------
@@ -134,6 +139,8 @@ class OnlineModel:
         Multiply-adds done by all operations since initialisation.
     init_work : int
         Multiply-adds of the initialisation.
+    compiled : bool
+        Whether the compiled kernels answer now.
 
     Examples
     --------
@@ -159,6 +166,8 @@ class OnlineModel:
         E = _edge_input(tree, edge_potentials, k)
         self._op = None
         self._n = tree.n
+        self._Kmod = None           # the build of the kernels called (see _use)
+        self._standing_in = False   # the plain-Python build answers until the compiled one is ready
         self._stats = np.zeros(3, np.int64)   # D nodes touched, work of the latest op, total work
         self._data = data
         self._data_in = data
@@ -208,9 +217,7 @@ class OnlineModel:
         just the two, then fill every table bottom-up."""
         C = self.cover
         tree, k = self.tree, self.k
-        K = self._kernels()
-        # the two hot verbs' entry points, looked up once
-        self._update_entry, self._marginal_entry = _entry_points(K)
+        K = self._use(self._kernels())
         m, n, kk = C.m, tree.n, k * k
         ct = int(C.height) + 2
         # a product tree has at most degree + 1 leaves: bound the undo buffer before the layout
@@ -264,16 +271,57 @@ class OnlineModel:
         self.init_work = int(m * k ** 3 + S * k)
 
     def _kernels(self):
+        # here, not at the top: importing the model does not import numba
         from engine.inference import _online_kernels as K
+        from engine.jit import build
 
-        return K.pure_module() if self.backend == "python" else K
+        return K.pure_module() if self.backend == "python" else build(K)
+
+    def _use(self, K):
+        """Call build ``K`` of the kernels from now on (the two hot verbs' entry points looked up
+        once); ``K``. The plain-Python build standing in for the compiled one (``backend="numba"``
+        while its kernels are deferred) is called through :meth:`_update_in` and
+        :meth:`_marginal_in`, which change builds once the compiled one is ready."""
+        self._Kmod = K
+        update, marginal = _entry_points(K)
+        self._standing_in = self.backend == "numba" and K.__name__.endswith("_pure")
+        if self._standing_in:
+            self._pure_entries = update, marginal
+            update, marginal = self._update_in, self._marginal_in
+        self._update_entry, self._marginal_entry = update, marginal
+        return K
+
+    def _catch_up(self) -> None:
+        """While the plain-Python build stands in: the compiled one from now on, once its kernels
+        are no longer deferred (``engine.jit.release``)."""
+        if self._standing_in:
+            from engine.jit import deferred
+
+            if not deferred(_KERNELS):
+                self._use(self._kernels())
 
     @property
     def _K(self):
-        K = self.__dict__.get("_Kmod")
-        if K is None:
-            K = self.__dict__["_Kmod"] = self._kernels()
-        return K
+        """The build of the kernels called now."""
+        if self._standing_in:
+            self._catch_up()
+        return self._Kmod
+
+    def _update_in(self, *args):
+        """The update entry point while the plain-Python build stands in."""
+        self._catch_up()
+        return (self._pure_entries[0] if self._standing_in else self._update_entry)(*args)
+
+    def _marginal_in(self, *args):
+        """The marginal entry point while the plain-Python build stands in."""
+        self._catch_up()
+        return (self._pure_entries[1] if self._standing_in else self._marginal_entry)(*args)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled kernels answer now (False for the plain-Python build, while it stands
+        in for them, and for trees of one or two vertices, which need no kernel)."""
+        return self.cover is not None and not self._K.__name__.endswith("_pure")
 
     # ------------------------------------------------------------------ queries
     def _vertex(self, v) -> int:

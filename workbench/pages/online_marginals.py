@@ -47,7 +47,6 @@ from workbench.figures.inference_figures import (difference_bars, work_bar_names
                                                  work_bars)
 from workbench.figures.style import NEUTRAL, OKABE_ITO
 from workbench.figures.style import current as current_style
-from workbench.runner import online_kernels
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import current_tree, set_tree
@@ -459,21 +458,6 @@ address_bar.page_head("online_marginals", "Online Marginals",
                 "set evidence, and watch the path of D light up.",
                 BINDS)
 
-
-@st.fragment(run_every=1.0)
-def _preparing() -> None:
-    """While the server compiles the online model's walks (a fresh install): say how long, then
-    open the page by itself."""
-    said = online_kernels.text("the server compiles the online model's walks, once after an install. This page "
-                               "opens by itself; the other pages work meanwhile.")
-    if said is None:
-        st.rerun(scope="app")
-    st.info(said, icon=":material/hourglass_top:")
-
-
-if online_kernels.left() is not None:
-    _preparing()
-    st.stop()
 
 tree = _page_tree()
 if tree.n < 3:
