@@ -12,10 +12,10 @@ stage as soon as the stages it builds on are done.
 
 When a stage runs says who waits for it:
 
-- ``SERVE``: the first pages (trees, covers, belief propagation, the lessons): ``python -m
-  workbench.serve`` compiles these before it opens its port;
-- ``SOON``: the online model's walks (the Online Marginals page, about 40 CPU s): the server
-  compiles them in other processes first thing once it serves; meanwhile the page runs the same
+- ``SERVE``: what a class opens first (trees, covers, belief propagation, the lessons): the app's
+  server compiles these before it opens its port;
+- ``SOON``: the online model's walks (about 40 CPU s): the server
+  compiles them in other processes first thing once it serves; meanwhile the model runs the same
   walks as plain Python (a stage's ``stand_in``: :func:`stand_ins`, ``engine.jit.defer``), and
   switches to the compiled ones once they are in the cache;
 - ``BEHIND``: the learning runs (TREE-HEDGE, OFDE, Chow-Liu, RTA, BHTMM) and the compiled readers
@@ -174,8 +174,8 @@ def _online_marginal() -> None:
 
 
 def _online() -> None:
-    """The online model's layout and first fill (every Online Marginals page opens with it) and
-    every verb of the page (its playback and streams too), for both covers and two or three
+    """The online model's layout and first fill (every online session opens with it) and
+    every verb of the model (its playback and streams too), for both covers and two or three
     labels; the walks come from the two stages above."""
     import numpy as np
 
@@ -264,7 +264,9 @@ class Stage:
     seconds it took from an empty cache on the 2-core test machine (the first estimate of a
     machine that has no times of its own; docs/benchmarks.md, "The first minute"). ``stand_in``:
     the kernel modules whose plain-Python build answers while this stage compiles elsewhere
-    (``engine.jit.defer``), so that nobody waits for it."""
+    (``engine.jit.defer``), so that nobody waits for it. ``runs``: the learning algorithms (a run
+    config's ``algorithm``) whose kernels it compiles: a run launched while the stages compile
+    waits for these only, and they go first (:func:`run_stages`)."""
 
     name: str
     label: str
@@ -273,6 +275,7 @@ class Stage:
     after: tuple[str, ...]
     exercise: Callable[[], None]
     stand_in: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
 
 
 #: the online model's kernels: their plain-Python build stands in while they compile
@@ -289,10 +292,10 @@ STAGES: tuple[Stage, ...] = (
     Stage("online", "online model and verbs", SOON, 15.0, ("covers", "online-update", "online-marginal"), _online,
           _ONLINE),
     Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files),
-    Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge),
-    Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests),
-    Stage("rta", "RTA", BEHIND, 20.0, ("trees",), _rta),
-    Stage("bhtmm", "BHTMM", BEHIND, 1.0, ("trees",), _bhtmm),
+    Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge, runs=("hedge",)),
+    Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests, runs=("ofde", "chowliu")),
+    Stage("rta", "RTA", BEHIND, 20.0, ("trees",), _rta, runs=("rta",)),
+    Stage("bhtmm", "BHTMM", BEHIND, 1.0, ("trees",), _bhtmm, runs=("bhtmm",)),
     Stage("bench", "bench online's yardstick", LIBRARY, 1.0, ("online",), _bench_online),
     Stage("rta-api", "the RTA learner's API", LIBRARY, 3.0, ("rta",), _rta_api),
 )
@@ -308,6 +311,24 @@ def stand_ins(names: Iterable[str]) -> list[str]:
     """The kernel modules whose plain-Python build answers while the stages ``names`` compile
     elsewhere (``engine.jit.defer`` them until the stages are loaded)."""
     return sorted({m for n in _ordered(names) for m in _BY_NAME[n].stand_in})
+
+
+def run_stages(algorithm: str | None, names: Iterable[str]) -> list[str]:
+    """Which of the stages ``names`` a run of ``algorithm`` needs before it starts: the stages that
+    name it in their ``runs`` and the stages they build on; every one of ``names`` for an algorithm
+    no stage names (a paper's protocol runs several families; a family added at run time).
+
+    >>> run_stages("rta", stage_names(BEHIND)), run_stages("reproduce", ["rta", "bhtmm"])
+    (['rta'], ['rta', 'bhtmm'])
+    """
+    names = _ordered(names)
+    need = {n for n in names if algorithm in _BY_NAME[n].runs}
+    if not need:
+        return names
+    for n in reversed(names):   # STAGES lists every stage after the stages it builds on
+        if n in need:
+            need.update(a for a in _BY_NAME[n].after if a in names)
+    return [n for n in names if n in need]
 
 
 def stage_names(*whens: str) -> list[str]:
@@ -448,7 +469,7 @@ def busy_factor(workers: int = 1, load: tuple[float, int] | None = None) -> floa
 
 
 def busy_text(load: tuple[float, int] | None = None) -> str:
-    """The machine's load as a log line or a page says it: "the machine is busy: load 3.2 on 2
+    """The machine's load as a log line or the app says it: "the machine is busy: load 3.2 on 2
     cores" when more processes want a core than there are cores, else "load 0.4 on 2 cores"."""
     avg, cores = machine_load() if load is None else load
     said = f"load {avg:.1f} on {cores} core{'s' if cores != 1 else ''}"
@@ -456,7 +477,7 @@ def busy_text(load: tuple[float, int] | None = None) -> str:
 
 
 class Countdown:
-    """The time left of some work, as a log line or a page says it: never more than it said before.
+    """The time left of some work, as a log line or the app says it: never more than it said before.
 
     It starts from a first estimate (seconds); :meth:`update` takes a newer one (from the speed
     measured so far) and keeps it only when it ends sooner than the one kept, so :meth:`left`
@@ -613,14 +634,18 @@ def _ordered(names: Iterable[str]) -> list[str]:
 
 def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = None,
                    executor: Executor | None = None,
-                   on_done: Callable[[str, float, list[str]], None] | None = None) -> dict[str, float]:
+                   on_done: Callable[[str, float, list[str]], None] | None = None,
+                   on_start: Callable[[str], None] | None = None,
+                   first: Callable[[], Iterable[str]] | None = None) -> dict[str, float]:
     """Compile the stages ``names`` (default: every stage the app uses) into the on-disk cache,
     in ``workers`` processes (default: one per core), or in ``executor``'s processes (``workers``
     of them). A stage starts once the stages it builds on (among ``names``) are done; at most
     ``workers`` stages run at a time, and a free process takes the first ready stage in the order
     of :data:`STAGES` (so the ``SOON`` stages go before the ``BEHIND`` ones whenever they can).
-    ``on_done(name, seconds, left)`` is called as each stage ends, ``left`` naming the stages
-    still to run. Returns wall seconds per stage. The kernels are compiled in the other processes:
+    ``first()``, asked each time a process is free, names stages someone waits for now (a run):
+    those go before the others once ready. ``on_start(name)`` is called as a stage is handed to a
+    process, ``on_done(name, seconds, left)`` as it ends, ``left`` naming the stages still to run.
+    Returns wall seconds per stage. The kernels are compiled in the other processes:
     this one has loaded none of them (:func:`load_stages` does). Stopped (an exception here, such as
     a Ctrl-C), its own processes are ended at once, not waited for; the stages done so far stay
     recorded as compiled.
@@ -636,9 +661,14 @@ def compile_stages(names: Iterable[str] | None = None, *, workers: int | None = 
         while todo or running:
             ready = [n for n in todo if all(a in times or a not in todo + list(running.values())
                                             for a in _BY_NAME[n].after)]
+            if first is not None and len(running) < slots:
+                wanted = set(first())
+                ready.sort(key=lambda n: n not in wanted)   # stable: in the order of STAGES otherwise
             for name in ready[: slots - len(running)]:
                 todo.remove(name)
                 running[executor.submit(run_stage, name)] = name
+                if on_start is not None:
+                    on_start(name)
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
             for fut in done:
                 running.pop(fut)

@@ -167,6 +167,7 @@ def test_a_run_waiting_for_the_workers_says_a_time_that_never_rises():
     pool.prepared = threading.Event()
     pool.prepare_clock = W.Countdown(40, clock=clock)
     pool.workers = 1
+    pool.waits, pool.lock = {}, threading.Lock()   # a run that waits for the whole preparation
     job = runner.Job(key="waits")
     job.pool = pool
     said = [job.text()]

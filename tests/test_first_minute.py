@@ -71,6 +71,48 @@ def test_a_free_process_takes_the_first_ready_stage_and_no_more_run_than_process
     assert sorted(started) == sorted(names) and peak == [2]
 
 
+def test_the_stages_a_run_waits_for_go_first(monkeypatch):
+    started, _ = _fake_stages(monkeypatch)
+    names = W.stage_names(W.BEHIND)
+    with ThreadPoolExecutor(2) as executor:
+        W.compile_stages(names, executor=executor, workers=1, first=lambda: {"rta"})
+    assert started == ["rta"] + [n for n in names if n != "rta"]
+    # every learning family of the app is named by the stage that compiles its kernels
+    from engine.runs.registry import FAMILIES
+
+    for algorithm in set(FAMILIES) - {"reproduce"}:
+        assert len(W.run_stages(algorithm, names)) == 1, algorithm
+    assert W.run_stages("reproduce", names) == names
+
+
+def test_a_run_waits_for_its_own_stages_only_and_says_which():
+    """A run launched while the run workers prepare waits for the stages its algorithm needs
+    (``engine.warmup.run_stages``), which go first; a run whose stages are done goes at once."""
+    from engine.runs.registry import load_config
+    from workbench import runner
+
+    pool = runner._Pool.__new__(runner._Pool)   # no processes: the preparation's bookkeeping only
+    pool.prepared, pool.lock, pool.workers = threading.Event(), threading.Lock(), 1
+    pool.stage_names, pool.waits, pool.stages_done = W.stage_names(W.BEHIND), {}, {}
+    pool.stages_started = {"tree-files": time.perf_counter()}
+    pool.prepare_clock = W.Countdown(100)
+    rta = load_config({"algorithm": "rta"})
+    assert pool._needs("run", (rta,)) == ["rta"]
+    assert pool._needs("sweep", ({"algorithm": "bhtmm"},)) == ["bhtmm"]
+    assert pool._needs("run", (None,)) == pool.stage_names   # an algorithm no stage names: all of them
+    job = runner.Job(key="rta")
+    job.pool = pool
+    pool.waits[job.id] = (["rta"], W.Countdown(pool._stages_left(["rta"])))
+    assert pool._wanted() == {"rta"}
+    text = job.text()
+    assert text.startswith("preparing (") and "compile the kernels of RTA first" in text, text
+    # behind the stage running now: at least what that stage and its own have left
+    assert job.preparing >= 1.0
+    pool.stages_done["rta"] = 20.0
+    assert pool.stages_of(job) is None and job.preparing is None
+    assert pool._needs("run", (rta,)) == []   # compiled already: handed over at once
+
+
 def test_online_marginals_serves_while_its_walks_compile_and_switches_after():
     """While the server compiles the online model's walks (``workbench.serve`` after a fresh
     install) the page answers at once from their plain-Python build; the first click after they are

@@ -51,6 +51,7 @@ from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
 from engine.runs.store import RunStore, default_db_target
 from engine.warmup import Countdown, busy_factor, busy_text, child_signals, signals_held, start_processes
+from engine.warmup import label as stage_label
 from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
@@ -285,6 +286,14 @@ class _Pool:
         self.prepared = threading.Event()   # the workers' kernels are compiled (see prepare)
         self.prepared.set()
         self.prepare_clock: Countdown | None = None   # the time left of the preparation
+        # the preparation's stages: their names, when a worker took each, the seconds each took;
+        # a run waiting for some of them (``waits``: job id -> its stages and its own countdown)
+        self.stage_names: list[str] = []
+        self.stages_started: dict[str, float] = {}
+        self.stages_done: dict[str, float] = {}
+        self.stage_change = threading.Condition()
+        self.waits: dict[str, tuple[list[str], Countdown]] = {}
+        self.pending: dict[str, tuple] = {}   # job id -> what _hand_over takes, while the run waits
         threading.Thread(target=self._listen, name="run-reports", daemon=True).start()
 
     @property
@@ -299,13 +308,15 @@ class _Pool:
 
     def prepare(self, on_done: Callable[[float], None] | None = None) -> None:
         """Compile the learning kernels in the workers now (``engine.warmup``'s ``BEHIND`` stages,
-        into the shared on-disk cache), in a thread of this process; runs submitted meanwhile wait
-        and say "preparing". ``on_done(seconds)`` is called when it is over."""
+        into the shared on-disk cache), in a thread of this process. A run submitted meanwhile waits
+        for its own algorithm's stages only (``engine.warmup.run_stages``), which go first, and says
+        "preparing (N s)" with the time they have left. ``on_done(seconds)`` is called when it is over."""
         from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names
 
         names = stage_names(BEHIND)
         if is_warm(names) or self.stopping:
             return
+        self.stage_names = list(names)
         self.prepared.clear()
         # the first estimate for the machine's load now; later ones never longer (engine.warmup.Countdown)
         self.prepare_clock = Countdown(estimate_seconds(names, self.workers) * busy_factor(self.workers),
@@ -319,16 +330,30 @@ class _Pool:
 
             def compiled(name: str, seconds: float, left: list) -> None:
                 done[name] = seconds
+                with self.stage_change:
+                    self.stages_done[name] = seconds
+                    self.stage_change.notify_all()
+                # the runs this stage was the last wait of: handed over now, before the next stage
+                with self.lock:
+                    free = [j for j, (need, _) in self.waits.items() if all(n in self.stages_done for n in need)]
+                for job_id in free:
+                    self._release(job_id)
                 self._estimate(left, done)
 
+            def started(name: str) -> None:
+                self.stages_started[name] = time.perf_counter()
+
             try:
-                compile_stages(names, executor=self.executor, workers=self.workers, on_done=compiled)
+                compile_stages(names, executor=self.executor, workers=self.workers, on_done=compiled,
+                               on_start=started, first=self._wanted)
             except Exception:  # noqa: BLE001 - a run compiles what it needs itself; say why the warm-up stopped
                 if self.stopping:   # the server stops: its workers were ended on purpose
                     return
                 traceback.print_exc()
             finally:
                 self.prepared.set()
+                with self.stage_change:
+                    self.stage_change.notify_all()
             if on_done is not None and not self.stopping:
                 on_done(time.perf_counter() - t0)
 
@@ -341,17 +366,65 @@ class _Pool:
         if clock is not None:
             clock.update(estimate_seconds(left, self.workers, speed(done)) if left else 0.0)
 
-    def preparing_left(self) -> float | None:
+    def _wanted(self) -> set[str]:
+        """The stages runs wait for now (they go first)."""
+        with self.lock:
+            return {n for names, _ in self.waits.values() for n in names}
+
+    def _stages_left(self, names: list[str]) -> float:
+        """Seconds until the stages ``names`` are compiled: those running, what they have left of
+        the time expected for them; those not started, a free worker (the soonest a stage that no
+        run waits for ends, when every worker is busy) and then their expected times. Expected:
+        measured here before, or declared (``engine.warmup.expected_seconds``), times the speed of
+        the stages done so far (before any is done, the machine's load: ``busy_factor``)."""
+        from engine.warmup import estimate_seconds, expected_seconds, speed
+
+        done = dict(self.stages_done)
+        pace = speed(done) if done else busy_factor(self.workers)
+        now = time.perf_counter()
+        running = {n: t for n, t in self.stages_started.items() if n not in done}
+
+        def rest(n: str) -> float:
+            return max(1.0, expected_seconds(n) * pace - (now - running[n]))
+
+        left = [n for n in names if n not in done]
+        longest = max((rest(n) for n in left if n in running), default=0.0)
+        queued = [n for n in left if n not in running]
+        if not queued:
+            return longest
+        others = [rest(n) for n in running if n not in names]
+        free = min(others) if others and len(running) >= self.workers else 0.0
+        return max(longest, free + estimate_seconds(queued, self.workers, pace))
+
+    def stages_of(self, job: "Job") -> list[str] | None:
+        """The stages ``job`` waits for (not compiled yet), or ``None`` once it waits for none."""
+        with self.lock:
+            wait = self.waits.get(job.id)
+        if wait is None or self.prepared.is_set():
+            return None
+        left = [n for n in wait[0] if n not in self.stages_done]
+        return left or None
+
+    def preparing_left(self, job: "Job | None" = None) -> float | None:
         """Seconds the workers' preparation still needs (an estimate that never rises, at least 1),
-        or ``None`` once ready."""
+        or ``None`` once ready; for ``job``, a run waiting for its own stages, what those need."""
         if self.prepared.is_set():
             return None
+        wait = self.waits.get(job.id) if job is not None else None
+        if wait is not None:
+            left = self.stages_of(job)
+            if left is None:
+                return None
+            wait[1].update(self._stages_left(left))
+            return max(1.0, wait[1].left())
         clock = self.prepare_clock
         return max(1.0, clock.left()) if clock is not None else 1.0
 
-    def preparing_text(self) -> str:
-        """How long the preparation has left, as "preparing (...)" says it."""
-        return _preparing(self.prepare_clock)
+    def preparing_text(self, job: "Job | None" = None) -> str:
+        """How long the preparation (or what ``job`` waits for of it) has left, as "preparing (...)"
+        says it."""
+        wait = self.waits.get(job.id) if job is not None else None
+        return _preparing(wait[1] if wait is not None else self.prepare_clock)
 
     def warm(self) -> None:
         """Wait until every worker has started (each imports the run machinery)."""
@@ -381,20 +454,52 @@ class _Pool:
             self.jobs[job.id] = job
             self.order.append(job.id)
         families = dict(registry.FAMILIES)
-        if not self.prepared.is_set():   # handed to the workers once their kernels are compiled
-            threading.Thread(target=self._submit_when_prepared, args=(job, kind, payload, families),
-                             name=f"run-{job.id}-waits", daemon=True).start()
+        needs = None if self.prepared.is_set() else self._needs(kind, payload)
+        if needs == []:   # its kernels are compiled already: it goes before the stages still to run
+            self._hand_over(job, kind, payload, families)
+            return
+        if not self.prepared.is_set():   # handed to the workers once the kernels it calls are compiled
+            with self.lock:
+                self.pending[job.id] = (job, kind, payload, families)
+                if needs is not None:
+                    self.waits[job.id] = (needs, Countdown(self._stages_left(needs), clock=time.perf_counter))
+            threading.Thread(target=self._submit_when_prepared, args=(job,), name=f"run-{job.id}-waits",
+                             daemon=True).start()
             return
         self._hand_over(job, kind, payload, families)
 
-    def _submit_when_prepared(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
-        self.prepared.wait()
-        if not job.done.is_set() and not self.stopping:   # not cancelled meanwhile, the server not stopping
-            try:
-                self._hand_over(job, kind, payload, families)
-            except RuntimeError:   # the executor was shut down meanwhile (the server stops)
-                if not self.stopping:
-                    raise
+    def _needs(self, kind: str, payload: tuple) -> list[str] | None:
+        """The stages of the preparation a run still needs (``engine.warmup.run_stages`` of its
+        algorithm), or ``None`` (all of it) when this pool did not start the preparation."""
+        from engine.warmup import run_stages
+
+        if not self.stage_names:
+            return None
+        head = payload[0] if payload else None
+        algorithm = head.get("algorithm") if isinstance(head, dict) else getattr(head, "algorithm", None)
+        return [n for n in run_stages(algorithm, self.stage_names) if n not in self.stages_done]
+
+    def _submit_when_prepared(self, job: "Job") -> None:
+        """A waiting run handed over once the preparation is over (or stopped), unless the stage it
+        waited for last has handed it over already (:meth:`prepare`)."""
+        with self.stage_change:   # woken as each stage ends; a cancel or a stop is seen within a second
+            while not (self.prepared.is_set() or self.stopping or job.done.is_set() or job.id not in self.pending):
+                self.stage_change.wait(1.0)
+        self._release(job.id)
+
+    def _release(self, job_id: str) -> None:
+        """Hand a waiting run over to the workers (once: the first caller does), unless it was
+        cancelled meanwhile or the server stops."""
+        with self.lock:
+            args = self.pending.pop(job_id, None)
+            self.waits.pop(job_id, None)
+        if args is None or args[0].done.is_set() or self.stopping:
+            return
+        try:
+            self._hand_over(*args)
+        except RuntimeError:   # the executor was shut down meanwhile (the server stops)
+            if not self.stopping:
+                raise
 
     def _hand_over(self, job: "Job", kind: str, payload: tuple, families: dict) -> None:
         fut = self.executor.submit(_worker_run, job.id, kind, payload, families)
@@ -435,6 +540,8 @@ class _Pool:
             if job.id in self.order:
                 self.order.remove(job.id)
             self.jobs.pop(job.id, None)
+            self.waits.pop(job.id, None)
+            self.pending.pop(job.id, None)
 
     def ahead(self, job: "Job") -> int:
         """Jobs queued before ``job`` (submitted earlier, not started), while ``job`` waits."""
@@ -610,15 +717,18 @@ class Job:
 
     @property
     def preparing(self) -> float | None:
-        """Seconds left (an estimate) while the workers compile their kernels before this run, else ``None``."""
+        """Seconds left (an estimate) while the workers compile the kernels this run calls, else ``None``."""
         if self.pool is None or self.started_at is not None or self.done.is_set():
             return None
-        return self.pool.preparing_left()
+        return self.pool.preparing_left(self)
 
     def text(self) -> str:
         if self.preparing is not None:
-            return (f"preparing ({self.pool.preparing_text()}): the server's run workers compile the learning "
-                    "algorithms, once after an install. Your run starts by itself; you may leave this page.")
+            stages = self.pool.stages_of(self)
+            what = (f"the kernels of {', '.join(stage_label(n) for n in stages)} first" if stages else
+                    "the learning algorithms")
+            return (f"preparing ({self.pool.preparing_text(self)}): the server's run workers compile {what}, once "
+                    "after an install. Your run starts by itself; you may leave this page.")
         if self.started_at is None and not self.done.is_set():
             ahead = self.queued
             workers = self.pool.workers if self.pool else 1
