@@ -1,7 +1,7 @@
 """Errors raised by the engine.
 
 Every error the engine raises on bad input derives from :class:`EngineError`; the CLI turns one
-into a single ``error: ...`` line and exit status 2, the app into ``st.error``. Subclasses that
+into a single ``error: ...`` line and exit status 2, the app into an error message on screen. Subclasses that
 describe a bad value also derive from :class:`ValueError`.
 """
 

@@ -545,7 +545,7 @@ _ABS_PATH = re.compile(r"(?<![\w.~'\"])(?:/[^\s/:'\",()<>]+)+/([^\s/:'\",()<>]+)
 
 
 def public_message(exc) -> str:
-    """The one-line message of ``exc`` (or a text) for a page anyone may see: absolute paths on the
+    """The one-line message of ``exc`` (or a text) for a screen anyone may see: absolute paths on the
     server become their last part, so no folder layout, home directory or user name is shown.
 
     >>> public_message("/home/ana/data/x.csv: line 3: bad")

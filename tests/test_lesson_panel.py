@@ -9,7 +9,7 @@ from engine.inference.belief_propagation import belief_propagation
 from engine.inference.messages import message_work
 from workbench.declarations.lessons import load_lessons
 from workbench.declarations.page_table import PAGES
-from engine.trees.spec import tree_from_link
+from workbench.declarations.tree_text import tree_from_link
 from tests.conftest import ROOT
 from workbench.navigation import script
 

@@ -20,6 +20,7 @@ from engine.errors import (
     NotATreeError,
 )
 from engine.inference.belief_propagation import belief_propagation
+from engine.inference.models import network_marginals
 from engine.networks import (
     NETWORK_SAMPLES_DIR,
     network_sample_names,
@@ -86,7 +87,7 @@ def test_the_three_weather_files_are_the_same_network():
     i = [tuple(e) for e in a.tree.named_edges()].index(("Season", "Rain"))
     _close(a.edge_potentials[i, 2, :2], [0.1, 0.9])
     assert (a.node_potentials[1, 2:] == 0).all()  # Rain has 2 states: the padded ones carry no mass
-    post = a.marginals({"WetGrass": "wet"})
+    post = network_marginals(a, {"WetGrass": "wet"})
     assert abs(post["Rain"]["yes"] - 0.75) < 1e-12 and abs(post["Traffic"]["jammed"] - 0.25) < 1e-12
 
 
@@ -113,7 +114,7 @@ def test_pgmpy_reads_our_files_to_the_same_marginals(name, reader):
     net = read_network(NETWORK_SAMPLES_DIR / name)
     for ev in (None, {"WetGrass": "wet"}, {"Temperature": "hot", "Traffic": "light"}):
         want = _pgmpy_marginals(model, ev)
-        got = net.marginals(ev)
+        got = network_marginals(net, ev)
         for v, dist in want.items():
             for s, p in dist.items():
                 assert abs(got[v][s] - p) <= RTOL * max(p, 1e-300) + 1e-12, (name, ev, v, s)
@@ -130,7 +131,7 @@ def test_pgmpy_reads_our_markov_uai_to_the_same_marginals(tmp_path):
     ve = VariableElimination(model)
     for v in range(5):
         q = ve.query([f"var_{v}"], show_progress=False)
-        _close(net.marginals()[f"x{v}"]["0"], q.values[0] / q.values.sum())
+        _close(network_marginals(net)[f"x{v}"]["0"], q.values[0] / q.values.sum())
 
 
 # ---------------------------------------------------------------------- what pgmpy's writers produce
@@ -200,7 +201,7 @@ def test_pgmpy_written_networks_load_with_their_potentials(tmp_path_factory, mod
     ev_state = data.draw(st.integers(0, theirs.get_cardinality(ev_var) - 1))
     for evidence in (None, {ev_var: ev_state}):
         pg_ev = None if evidence is None else {ev_var: theirs.get_cpds(ev_var).state_names[ev_var][ev_state]}
-        ours = net.marginals(None if evidence is None else {ours_name(ev_var): ev_state})
+        ours = network_marginals(net, None if evidence is None else {ours_name(ev_var): ev_state})
         for v in theirs.nodes():
             if evidence and v in evidence:
                 continue
@@ -237,7 +238,7 @@ def test_pgmpy_markov_network_on_a_tree_written_as_uai(tmp_path):
     ve = VariableElimination(m)
     for x, v in names.items():
         q = ve.query([v], show_progress=False)
-        _close(list(net.marginals()[x].values()), q.values / q.values.sum())
+        _close(list(network_marginals(net)[x].values()), q.values / q.values.sum())
 
 
 def test_pgmpy_uai_bayes_layout_is_recognised(tmp_path):

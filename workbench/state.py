@@ -6,7 +6,7 @@ server was started with it (a tree file, or a generator spec such as
 class trees are read once per server and shared (trees are immutable).
 
 A link's ``?tree=`` (a sample, a generator spec, ``figure1`` or a Newick text, see
-:func:`engine.trees.spec.tree_from_link`) makes its tree the current one
+:func:`workbench.declarations.tree_text.tree_from_link`) makes its tree the current one
 (:func:`workbench.address_bar.tree_from_query`, before every page). The current tree keeps the text that
 brings it back (:func:`tree_link`): the link's own spec, the sample or generator it came from, else
 its Newick text, or nothing when it is too large for a link.
@@ -22,7 +22,8 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.trees import Tree
 from engine.trees.samples import read_sample, sample_names
-from engine.trees.spec import tree_from_link, tree_from_spec, tree_to_link
+from engine.trees.spec import tree_from_spec
+from workbench.declarations.tree_text import tree_from_link, tree_to_link
 
 from workbench.figures.style import current, page_css
 from workbench.text import md

@@ -2,7 +2,7 @@
 
 ``store`` (classes, polls, answers, followers and practice results in the embedded database, all
 their SQL in one module) and ``polls`` (the distribution of a poll's answers, numbers bucketed).
-The pages are in ``workbench.classroom``; nothing here imports Streamlit.
+Nothing here imports Streamlit or draws: the app shows the class from these.
 """
 
 from engine.classroom.polls import Distribution, distribution

@@ -9,7 +9,7 @@ as the run history (:func:`engine.runs.store.default_db_target`: ``TREE_WORKBENC
 schema version table ``class_schema_version`` and its own :data:`MIGRATIONS`, so a server restart
 mid-class keeps the class, its step, its polls and every answer.
 
-Who may do what is checked here, not only in the page:
+Who may do what is checked here, whatever the caller shows:
 
 - the lecturer's actions (:meth:`ClassStore.move`, :meth:`~ClassStore.reveal`,
   :meth:`~ClassStore.close_class`, :meth:`~ClassStore.delete`, :meth:`~ClassStore.answers`,

@@ -19,6 +19,7 @@ def register(sub) -> None:
 
 def _network(args) -> int:
     from engine.errors import InvalidParameterError
+    from engine.inference.models import network_marginals
     from engine.networks import read_network
 
     net = read_network(args.file)
@@ -32,7 +33,7 @@ def _network(args) -> int:
                                         f"{', '.join(net.tree.names[:20])}")
         v = net.tree.index(var)
         evidence[var] = int(state) if state.isdigit() and state not in net.states[v] else state
-    marg = net.marginals(evidence)
+    marg = network_marginals(net, evidence)
     if args.json:
         print_json({"kind": net.kind, "root": net.tree.name(net.tree.root),
                     "edges": [list(e) for e in net.tree.named_edges()],

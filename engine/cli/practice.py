@@ -9,7 +9,7 @@ from engine.cli import print_json
 def register(sub) -> None:
     p = sub.add_parser("practice", help="list the exercise families or print one seeded exercise with its answer",
                        description="Exercises generated and checked by the engine, one family at least per paper "
-                       "(the Practice page shows them). `practice list` lists the families; `practice FAMILY "
+                       "(the app offers them too). `practice list` lists the families; `practice FAMILY "
                        "--seed S` prints the exercise of that seed with its answer, tolerance, hint and solution.")
     p.add_argument("family", help="list, or the name of a family (see `practice list`)")
     p.add_argument("--seed", type=int, default=0, help="the exercise's seed (default 0; the same seed, the same "

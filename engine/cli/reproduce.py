@@ -23,8 +23,8 @@ def register(sub) -> None:
         "seeds and folds. cover: Theorem 6 of Herbster, Pasteris & Vitale (the optimal cover against brute "
         "force); hedge: their TREE-HEDGE bound; rta: Table 1 and Figure 1 of Marchand et al.; ofde: Figure 2 of "
         "Koriche and the Chow-Liu log-likelihoods; bhtmm: Tables I and III of Castellana & Bacciu. The "
-        "reproduction is recorded in the run history (its points as one sweep), where the Reproduce page "
-        "of the app lists it.")
+        "reproduction is recorded in the run history (its points as one sweep), where the app lists it "
+        "too.")
     p.add_argument("paper", choices=(*_PAPERS, "all"), metavar="PAPER", help=f"one of {', '.join(_PAPERS)}, or all")
     p.add_argument("--quick", action="store_true",
                    help="a reduced protocol (fewer seeds, folds, iterations; said in the report): every paper in minutes")

@@ -25,7 +25,7 @@ __all__ = [
     "optimal_cover", "rake_only_cover", "cover_root", "default_root", "heights_by_root", "COVERS",
 ]
 
-#: The covers by name, as the online model, its scenarios and the pages' ``cover`` setting name them.
+#: The covers by name, as the online model and its scenarios name them.
 COVERS = {"optimal": optimal_cover, "rake-only": rake_only_cover}
 
 from engine.cover.brute_force import CoverOptima, brute_force_optima, min_cover_height  # noqa: E402

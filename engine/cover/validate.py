@@ -3,8 +3,8 @@ section 2: Definitions 1, 2, 4 and 5).
 
 A component is a subtree of T, held here as a bitmask of its vertices (a Python int: bit v is
 vertex v), since a subtree is the subgraph induced by its vertex set. The checks are written for
-clarity, not speed: they are meant for trees of up to a few hundred vertices (tests, the page's
-"check" panel), and cost O(m^2) for the pairwise condition.
+clarity, not speed: they are meant for trees of up to a few hundred vertices (tests, an
+interactive check), and cost O(m^2) for the pairwise condition.
 
 * :func:`collection_violations` checks any collection of subtrees against Definition 1
   (1. T is in it; 2. every component with a nonempty interior splits at one of its interior

@@ -2,8 +2,8 @@
 ("Online Sum-Product Computation over Trees", Herbster, Pasteris & Vitale, section 5).
 
 Each environment is a :class:`LossStream`: the task ``v^t`` and the loss vector ``y^t`` in
-[0, 1]^k of every trial, plus (for the synthetic ones) each task's true best action, so that a page
-can show what a learner should find. All synthetic environments draw the task of each trial
+[0, 1]^k of every trial, plus (for the synthetic ones) each task's true best action, so that a
+plot can show what a learner should find. All synthetic environments draw the task of each trial
 uniformly at random and losses as Bernoulli draws: mean ``low`` for the task's best action and
 ``high`` for the others.
 

@@ -7,7 +7,7 @@ matrix's rows index the parent's action, its columns the child's). The default i
 transition matrix :func:`potts_transition`: the coupling P, the probability that a child keeps its
 parent's action, on the diagonal and ``(1 - P) / (k - 1)`` elsewhere (P = 0.9 unless given), so
 ``P = 1/k`` makes every edge uninformative and ``P = 1`` forces equal actions. (The belief
-propagation pages parameterise the same Potts family by an interaction strength instead:
+propagation models of the lecture notes parameterise the same Potts family by an interaction strength instead:
 :func:`engine.inference.potentials.potts_interaction`.)
 """
 

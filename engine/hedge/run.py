@@ -44,7 +44,7 @@ class HedgeConfig(RunConfig):
     switches : edges across which the best action changes (piecewise, switching).
     low, high : mean loss of the best action and of the others (Bernoulli losses).
     backend : how TREE-HEDGE computes marginals (``online``, ``bp``, ``brute``).
-    snapshots : how many times along the run the per-task state is recorded for the page.
+    snapshots : how many times along the run the per-task state is recorded (for a plot of the run).
     """
 
     algorithm: ClassVar[str] = "hedge"

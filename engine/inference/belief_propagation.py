@@ -533,5 +533,5 @@ def sequential_schedule(tree: Tree) -> list[tuple[int, int]]:
 
 def bp_work(n: int, k: int) -> int:
     """Multiply-adds of one full sum-product pass: 2(n - 1) messages of k^2 plus the k-products
-    into beliefs (the counter the online page compares each operation with)."""
+    into beliefs (what one operation of the online model is compared with)."""
     return int(2 * (n - 1) * (k * k + k) + n * k)

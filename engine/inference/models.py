@@ -1,17 +1,20 @@
-"""The pairwise models the inference pages compute on, from their settings.
+"""Pairwise models of a tree given by a few numbers, and the marginals of a tree-shaped network.
 
-The Belief Propagation page (the lecture notes "Inferences on trees: sum-product algorithm",
-sections 8.1-8.4) and the Online Marginals page ("Online Sum-Product Computation over Trees",
-Herbster, Pasteris & Vitale, section 4) show a tree model given by a few numbers: the labels k, a
-Potts coupling or one k x k edge potential ψ, seeded random node potentials φ (or all ones), rows
-of φ a link replaces, and evidence multiplied into φ; or a sample network with its own φ and ψ.
-:class:`PairwiseConfig` holds those numbers (each fed by one setting of the page,
-:mod:`workbench.declarations.page_table`), so the page and the lesson checker build the same model.
+A pairwise model for belief propagation (the lecture notes "Inferences on trees: sum-product
+algorithm", sections 8.1-8.4) or the online model ("Online Sum-Product Computation over Trees",
+Herbster, Pasteris & Vitale, section 4) is often given by a few numbers: the labels k, a Potts
+coupling or one k x k edge potential ψ, seeded random node potentials φ (or all ones), rows of φ
+replaced, and evidence multiplied into φ; or a sample network with its own φ and ψ.
+:class:`PairwiseConfig` holds those numbers, so every caller that gives the same numbers builds the
+same model. :func:`network_marginals` runs belief propagation on a :class:`~engine.networks.Network`.
 
 >>> from engine.trees.samples import read_sample
 >>> m = PairwiseConfig(k=2, coupling=0.8, seed=0, evidence={"4": 1}).model(read_sample("lecture_5_vertices"))
 >>> m.k, m.node_potentials.shape, m.node_potentials[3, 0]
 (2, (5, 2), np.float64(0.0))
+>>> net = read_sample_network("weather")
+>>> round(network_marginals(net, {"WetGrass": "wet"})["Rain"]["yes"], 4)
+0.75
 """
 
 from __future__ import annotations
@@ -21,14 +24,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.errors import InvalidParameterError
+from engine.errors import InconsistentEvidenceError, InvalidParameterError
+from engine.inference.belief_propagation import belief_propagation
 from engine.inference.evidence import evidence_vectors
 from engine.inference.online import OnlineModel
 from engine.inference.potentials import potts_interaction, random_node_potentials
-from engine.networks import read_sample_network
+from engine.networks import Network, read_sample_network
 from engine.trees.model import Tree
 
-__all__ = ["BPModel", "PairwiseConfig"]
+__all__ = ["BPModel", "PairwiseConfig", "network_marginals"]
 
 
 @dataclass(frozen=True)
@@ -103,3 +107,18 @@ class PairwiseConfig:
         for i, w in evidence_vectors(self.evidence or {}, m.tree, m.k, m.states).items():
             model.update(i, np.asarray(m.prior_node_potentials[i]) * np.asarray(w))
         return model
+
+
+def network_marginals(network: Network, evidence: Mapping | None = None) -> dict[str, dict[str, float]]:
+    """``{variable: {state: probability}}`` of ``network`` by belief propagation, given ``evidence``
+    ``{variable: state name, state index or weights}`` (see :meth:`~engine.networks.Network.evidence_potentials`);
+    the states a variable pads to the network's k are left out."""
+    tree = network.tree
+    phi = network.evidence_potentials(dict(evidence or {}))
+    if tree.n == 1:
+        if phi[0].sum() == 0:
+            raise InconsistentEvidenceError("the evidence is inconsistent: total mass 0")
+        rows = phi[:1] / phi[0].sum()
+    else:
+        rows = belief_propagation(tree, phi, network.edge_potentials).marginals
+    return {tree.name(v): {s: float(rows[v, a]) for a, s in enumerate(network.states[v])} for v in range(tree.n)}

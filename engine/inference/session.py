@@ -2,7 +2,7 @@
 
 Herbster, Pasteris and Vitale, *Online Sum-Product Computation over Trees*, section 4: after one
 O(n) initialisation, each piece of evidence and each marginal walks one path of the cover's
-decomposition tree. An :class:`OnlineSession` is what a page (or a script) keeps between two such
+decomposition tree. An :class:`OnlineSession` is what an app (or a script) keeps between two such
 operations: the :class:`~engine.inference.online.OnlineModel`, the operations applied so far in
 scenario form (so the lesson can be saved and replayed with ``python -m engine online``), the
 evidence currently set at each vertex, and the prior marginals of the starting point.

@@ -61,7 +61,7 @@ PAPER_TABLE2 = {name: {m: (row[0][i], row[1][i]) for i, m in enumerate(PAPER_MET
     "circle10": ((0.9, 0.7, 0.3, 0.4, 0.3), (3.8, 3.4, 2.1, 3.5, 1.7)),
     "circle50": ((0.5, 0.5, 0.3, 0.3, 0.6), (2.0, 3.3, 4.5, 5.5, 2.2)),
 }.items()}
-#: Table 1 for the data sets of the shared benchmark data, the methods the pages show.
+#: Table 1 for the data sets of the shared benchmark data, the methods compared.
 PAPER_RESULTS = {name: {m: PAPER_TABLE1[name][m] for m in ("SVM", "MMCRF", "MAM", "RTA")}
                  for name in ("emotions", "yeast", "scene")}
 

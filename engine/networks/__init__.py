@@ -19,8 +19,10 @@ hugin      .net                         :func:`engine.networks.hugin.parse_hugin
 >>> net = read_sample_network("weather")
 >>> net.tree.n, net.kind
 (5, 'bayes')
->>> round(net.marginals({"WetGrass": "wet"})["Rain"]["yes"], 4)
-0.75
+>>> net.states[net.tree.index("Rain")]
+('yes', 'no')
+
+Their marginals: :func:`engine.inference.models.network_marginals`.
 """
 
 from __future__ import annotations

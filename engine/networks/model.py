@@ -128,22 +128,6 @@ class Network:
             phi[v] *= w
         return phi
 
-    def marginals(self, evidence: dict | None = None) -> dict[str, dict[str, float]]:
-        """``{variable: {state: probability}}`` by belief propagation (padded states left out)."""
-        from engine.inference.belief_propagation import belief_propagation
-
-        if self.tree.n == 1:
-            phi = self.evidence_potentials(evidence)[0]
-            if phi.sum() == 0:
-                from engine.errors import InconsistentEvidenceError
-
-                raise InconsistentEvidenceError("the evidence is inconsistent: total mass 0")
-            rows = (phi / phi.sum())[None, :]
-        else:
-            rows = belief_propagation(self.tree, self.evidence_potentials(evidence), self.edge_potentials).marginals
-        return {self.tree.name(v): {s: float(rows[v, a]) for a, s in enumerate(self.states[v])}
-                for v in range(self.tree.n)}
-
 
 def assemble(variables: list[Variable], factors: list[Factor], kind: str, label: str) -> Network:
     """Check that the factors make a tree-shaped network and build its potentials.

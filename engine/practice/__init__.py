@@ -1,9 +1,9 @@
 """Practice: exercise families generated from a seed and checked by the engine.
 
 Each :class:`Family` is declared once in :data:`FAMILIES` (its name, the paper it practises, its
-title and its generator ``make(seed) -> Exercise``); the Practice page, ``python -m engine practice``
+title and its generator ``make(seed) -> Exercise``); the app, ``python -m engine practice``
 and the tests read them from there. The engine computes every answer with its own functions, so an
-exercise's answer is the one the corresponding page shows. An answer is checked part by part with
+exercise's answer is the one the engine gives wherever it computes it. An answer is checked part by part with
 the tolerance the exercise states (:func:`~engine.practice.exercise.check`).
 
 >>> ex = FAMILIES["cover_round"].make(3)
@@ -69,7 +69,7 @@ def _family(name: str, paper: str) -> Family:
     return Family(name, PAPERS[paper], _f.FAMILY_TITLES[name], getattr(_f, name))
 
 
-#: every family, in the order the page offers them
+#: every family, in the order they are offered
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("bp_message", "sum-product"),
     _family("marginal_evidence", "sum-product"),

@@ -24,7 +24,7 @@
 
 Every generator draws from ``numpy.random.default_rng(seed)`` only, so a seed names its exercise.
 Each imports the part of the engine it exercises when it runs (start-up: those load numba's kernels,
-and the page table and ``practice list`` read the families without computing one).
+and ``practice list`` and the app read the families without computing one).
 """
 
 from __future__ import annotations
@@ -438,7 +438,7 @@ def htmm_posterior(seed: int) -> Exercise:
         solution)
 
 
-#: each family's title (the page and ``practice list`` show it)
+#: each family's title (``practice list`` and the app show it)
 FAMILY_TITLES = {
     "bp_message": "A sum-product message",
     "marginal_evidence": "A marginal after evidence",

@@ -1,7 +1,7 @@
 """A student's practice record: every checked attempt, and the score per family read from it.
 
-The Practice page keeps one :class:`Score` in the session (it is state beyond a widget, so it is an
-engine object tested without Streamlit); :meth:`Score.attempt` checks a typed answer against its
+A student's practice session keeps one :class:`Score` (state of its own, so it is an engine
+object tested without a user interface); :meth:`Score.attempt` checks a typed answer against its
 exercise and returns the new record with the verdict.
 
 >>> from engine.practice import make

@@ -18,8 +18,8 @@ A paper's :class:`Plan` is a list of run configs of the learning families (``eng
 run history they run as one recorded sweep (``loky`` processes or a ``dask`` cluster, resumable with
 ``python -m engine runs resume``); without one, one after another in this process. Work that is no
 family's run (the brute-force cover check) runs in this process. A reproduction is itself a run of
-the protocol (family ``reproduce``, :class:`ReproduceConfig`), so the app's Reproduce page starts it
-in the run pool and lists earlier reports from the run history.
+the protocol (family ``reproduce``, :class:`ReproduceConfig`), so the app starts it
+in its run pool and lists earlier reports from the run history.
 
 >>> plan("cover", quick=True).paper
 'cover'
@@ -220,7 +220,7 @@ def _report(p: Plan, points: list[Point], local, extra: dict) -> Report:
 
 @dataclass(frozen=True)
 class ReproduceConfig(RunConfig):
-    """A reproduction as a run of the run protocol (the Reproduce page, the run history).
+    """A reproduction as a run of the run protocol (the app's run pool, the run history).
 
     paper : one of :data:`PAPERS`; quick : the reduced protocol; seeds : the number of seeds
     (0: the protocol's own).

@@ -192,7 +192,7 @@ def _outcome(run_fn: Callable, config: RunConfig, progress) -> Outcome:
     except EngineError as exc:
         return ended("failed", str(exc), exc)
     except (KeyboardInterrupt, SystemExit) as exc:
-        # a Ctrl-C says nothing; a server that stops its run workers says so (workbench.runner)
+        # a Ctrl-C says nothing; a server that stops its run workers says so (the app's run pool)
         why = str(exc) if isinstance(exc, KeyboardInterrupt) else ""
         return ended("interrupted", why or "interrupted by the user", exc)
     except Exception as exc:  # a bug: recorded with its type, then raised again by the caller
@@ -205,7 +205,7 @@ def execute(config, progress: ProgressCallback | None = None, store: RunStore | 
 
     ``progress(fraction, message)`` is called as the run advances and may raise
     :class:`RunCancelled`. ``store`` defaults to the history at ``$TREE_WORKBENCH_DB``.
-    ``run_fn`` overrides the family's ``run`` (the app passes the page's own).
+    ``run_fn`` overrides the family's ``run`` (the app passes its own).
 
     A run that fails or is cancelled is recorded (``failed``/``cancelled``), then its exception is
     raised again with the record's id as ``exc.run_id``; Ctrl-C records ``interrupted``.

@@ -16,7 +16,7 @@ memory on one host) the classic rollback journal is used, and a history on a rea
 (or one this user cannot write) is opened read-only: it lists and shows, and refuses to record with
 one line. ``TREE_WORKBENCH_DB_JOURNAL=delete`` forces the rollback journal.
 
-A run may carry an ``owner`` (classroom mode, see ``workbench.state``): :meth:`RunStore.list` and
+A run may carry an ``owner`` (classroom mode: each student's own runs): :meth:`RunStore.list` and
 :meth:`RunStore.delete` take ``owner=`` to see and delete only that owner's runs.
 
 The schema is versioned: table ``schema_version`` holds the version (component ``runs``) and
@@ -299,7 +299,7 @@ class RunStore:
 
     @property
     def short_name(self) -> str:
-        """What a page shows of where the history is: the file's name, or the PostgreSQL database and
+        """Where the history is, in words anyone may see: the file's name, or the PostgreSQL database and
         its host (no user, no password)."""
         if is_url(self.target):
             return self.path.rsplit("@", 1)[-1].replace("postgresql://", "")
@@ -333,7 +333,7 @@ class RunStore:
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` (``"ok"`` for a sound database); on PostgreSQL (which
-        checks its own pages) ``"ok"`` when every record reads back."""
+        checks its own storage) ``"ok"`` when every record reads back."""
         if self._db.dialect != "sqlite":
             self._db.query("SELECT COUNT(*) FROM runs")
             return "ok"

@@ -91,7 +91,7 @@ class Viewport:
         return 0.5 * (self.x0 + self.x1), 0.5 * (self.y0 + self.y1)
 
     def to_text(self) -> str:
-        """``"x0,x1,y0,y1"`` with enough digits to come back to the same view (for links)."""
+        """``"x0,x1,y0,y1"`` with enough digits to come back to the same view (to save a view)."""
         return ",".join(f"{v:.7g}" for v in (self.x0, self.x1, self.y0, self.y1))
 
     @classmethod

@@ -1,4 +1,4 @@
-"""The sample trees shipped in ``sample_trees/``, found by name (for links, lessons and the app).
+"""The sample trees shipped in ``sample_trees/``, found by name (for configs, lessons and the app).
 
 A sample is named by its file name (``lecture_5_vertices.csv``) or, when that is unambiguous, by its
 stem (``lecture_5_vertices``).

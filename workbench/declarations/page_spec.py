@@ -3,7 +3,7 @@
 A link is relative to the app's root: ``/online_marginals?tree=random:200:3&k=3&vertex=17``. It
 names a page of a :class:`PageTable` and gives values to the page's settings (each a
 :class:`~workbench.declarations.settings.Setting`) and to the settings every page has
-(:data:`GLOBAL_SETTINGS`: ``tree``, see :func:`engine.trees.spec.tree_from_link`, and
+(:data:`GLOBAL_SETTINGS`: ``tree``, see :func:`workbench.declarations.tree_text.tree_from_link`, and
 ``lesson`` / ``step``, the lesson panel). The app's own table is :data:`workbench.declarations.page_table.PAGES`;
 a test builds small tables of its own.
 
@@ -28,7 +28,7 @@ from engine.inference.evidence import evidence_vectors, vertex_index
 from workbench.declarations.settings import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
 from engine.networks import read_sample_network
 from engine.trees.model import Tree
-from engine.trees.spec import tree_from_link
+from workbench.declarations.tree_text import tree_from_link
 
 __all__ = ["GLOBAL_SETTINGS", "MAX_LINK_CHARS", "Link", "PageSpec", "PageTable", "check_link", "link_tree"]
 

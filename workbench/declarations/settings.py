@@ -55,7 +55,7 @@ class Setting:
 
     name : its name in the link (``?k=3``).
     kind : ``int``, ``float``, ``choice``, ``bool``, ``text``, ``vertex`` (a vertex name of the
-        page's tree), ``tree`` (see :func:`engine.trees.spec.tree_from_link`), ``evidence`` (see
+        page's tree), ``tree`` (see :func:`workbench.declarations.tree_text.tree_from_link`), ``evidence`` (see
         :func:`workbench.declarations.value_formats.parse_evidence`), ``matrix`` (see
         :func:`workbench.declarations.value_formats.parse_matrix`) or ``region`` (a view of a tree's drawing, see
         :func:`workbench.declarations.value_formats.parse_region`).

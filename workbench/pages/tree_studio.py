@@ -18,7 +18,7 @@ from engine.trees import GENERATORS, Tree, editing, generate
 from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, format_newick, format_tikz, parse_tree_text,
                                   read_tree_bytes, tree_to_bytes)
 from engine.trees.metrics import tree_info
-from engine.trees.spec import generator_link
+from workbench.declarations.tree_text import generator_link
 from workbench import address_bar
 from workbench.components import page_cache, select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
 from workbench.session import PageState
