@@ -35,7 +35,7 @@ def test_only_the_command_line_imports_the_command_line():
 def test_cli_help_lists_commands():
     out = subprocess.run([sys.executable, "-m", "engine", "--help"], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
-    for cmd in ("info", "convert", "generate"):
+    for cmd in ("info", "convert", "generate", "lessons"):   # lessons: the declarations' entry point
         assert cmd in out
 
 

@@ -220,6 +220,25 @@ def test_cli_lessons_check_names_each_bad_file(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("error:") and "no such folder" in r.stderr
 
 
+def test_the_lessons_command_comes_from_the_declarations_through_an_entry_point(monkeypatch):
+    """The engine imports no layer above it: ``lessons`` is the entry point of the app's
+    declarations in the group ``tree_workbench.cli``, declared in pyproject.toml and installed."""
+    import tomllib
+    from importlib.metadata import EntryPoint
+
+    import engine.cli
+    from workbench.declarations import cli
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    assert declared[engine.cli.COMMANDS_GROUP] == {"lessons": "workbench.declarations.cli:register"}
+    assert engine.cli._registrars()["lessons"] is cli.register        # the installed metadata has it
+    assert not (ROOT / "engine" / "cli" / "lessons.py").exists()
+    clash = EntryPoint("trees", "workbench.declarations.cli:register", engine.cli.COMMANDS_GROUP)
+    monkeypatch.setattr(engine.cli, "entry_points", lambda group: [clash] if group == engine.cli.COMMANDS_GROUP else [])
+    with pytest.raises(RuntimeError, match="entry point trees = workbench.declarations.cli:register"):
+        engine.cli.build_parser()
+
+
 def test_cli_lessons_check_good_folder(tmp_path):
     (tmp_path / "good.md").write_text(GOOD)
     r = _cli("check", "--dir", str(tmp_path))
