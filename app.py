@@ -9,8 +9,8 @@ from pathlib import Path
 import streamlit as st
 
 from engine.db import DatabaseUnavailableError
-from workbench.declarations.page_table import PAGES
 from workbench import address_bar
+from workbench.declarations.page_table import PAGES
 from workbench.lesson_panel import follow_query, render_panel
 from workbench.navigation import build_navigation
 from workbench.state import render_sidebar

@@ -19,9 +19,9 @@ from engine.inference.messages import (
     messages_csv,
 )
 from engine.inference.potentials import potts_interaction
-from workbench.declarations.page_table import PAGES
 from engine.trees.samples import read_sample
 from tests.tree_strategies import trees
+from workbench.declarations.page_table import PAGES
 
 RTOL = 1e-9
 

@@ -11,13 +11,13 @@ import types
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from workbench.declarations.lessons import load_lessons
-from workbench.declarations.lessons.answers import check_answers
-from workbench.declarations.page_table import PAGES
 from engine.runs import registry
 from engine.trees import formats
 from engine.trees.samples import read_sample, sample_names
 from tests.conftest import ROOT
+from workbench.declarations.lessons import load_lessons
+from workbench.declarations.lessons.answers import check_answers
+from workbench.declarations.page_table import PAGES
 from workbench.navigation import menu
 
 GUIDE = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
@@ -84,7 +84,8 @@ def test_add_a_setting_link_round_trip_run_config_and_widget():
         assert link.values["low"] == 0.3 and "low=0.3" in link.url
         assert PAGES.build_link("tree_hedge", {"low": 0.2}, drop_defaults=True) == "/tree_hedge"
         run(use)                                                    # the guide's own assertions
-        at = AppTest.from_string("from workbench.declarations.page_table import PAGES\nfrom workbench.widgets import widget\n"
+        at = AppTest.from_string("from workbench.declarations.page_table import PAGES\n"
+                                 "from workbench.widgets import widget\n"
                                  "widget(PAGES['tree_hedge'], 'low')\n", default_timeout=60)
         at.run()
         slider = at.slider(key="hedge_low")

@@ -310,8 +310,8 @@ def test_the_engine_and_its_commands_without_the_app(tmp_path):
     assert Path(seen["engine"]).is_relative_to(python.parent.parent), seen   # the installed copy
     assert seen["absent"] == list(APP_ONLY), seen   # streamlit, plotly, psycopg, ...: none importable
 
-    out = run("-m", "engine", "--help")
-    assert out.returncode == 0 and "convert" in out.stdout, out.stderr
+    out = run("-m", "engine", "--help")   # lessons: the app's declarations need no app package
+    assert out.returncode == 0 and "convert" in out.stdout and "lessons" in out.stdout, out.stderr
     out = run("-m", "engine", "convert", ROOT / "sample_trees" / "primates.nwk", "primates.graphml")
     assert out.returncode == 0, out.stderr
     out = run("-m", "engine", "convert", "primates.graphml", "primates.json")

@@ -7,10 +7,10 @@ from streamlit.testing.v1 import AppTest
 
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.messages import message_work
+from tests.conftest import ROOT
 from workbench.declarations.lessons import load_lessons
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.tree_text import tree_from_link
-from tests.conftest import ROOT
 from workbench.navigation import script
 
 parse_link = PAGES.parse_link

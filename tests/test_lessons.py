@@ -5,6 +5,7 @@ import json
 import pytest
 
 from engine.errors import LessonError
+from tests.conftest import ROOT, engine_cli
 from workbench.declarations.lessons import (
     LESSONS_DIR,
     lesson_files,
@@ -13,7 +14,6 @@ from workbench.declarations.lessons import (
     read_lesson,
 )
 from workbench.declarations.lessons.answers import COMPUTATIONS, check_answers, compute
-from tests.conftest import ROOT, engine_cli
 
 GOOD = """---
 title: A lesson
@@ -250,7 +250,8 @@ def test_the_reference_in_docs_is_the_table_itself():
     from workbench.declarations.page_table import PAGES
 
     text = (ROOT / "docs" / "lessons.md").read_text()
-    assert PAGES.markdown() in text, "regenerate the table of docs/lessons.md from workbench.declarations.page_table.PAGES.markdown()"
+    assert PAGES.markdown() in text, ("regenerate the table of docs/lessons.md from "
+                                      "workbench.declarations.page_table.PAGES.markdown()")
     assert computations_markdown() in text
     for lesson in load_lessons()[0]:
         assert f"`{lesson.id}`" in text and f"| {lesson.minutes} |" in text

@@ -1,4 +1,5 @@
-"""The page table and its links (workbench.declarations, workbench.declarations.page_table) and the ?tree= codec (workbench.declarations.tree_text)."""
+"""The page table and its links (workbench.declarations: page_spec, settings, value_formats, page_table)
+and the ?tree= codec (workbench.declarations.tree_text)."""
 
 import math
 
@@ -12,7 +13,8 @@ from engine.errors import EngineError, InvalidParameterError, UnknownVertexError
 from engine.trees.formats.newick import parse_newick
 from engine.trees.samples import read_sample, sample_names
 from workbench.declarations.tree_text import tree_from_link, tree_to_link
-from workbench.declarations.settings import BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, REGION, TEXT, VERTEX, format_value
+from workbench.declarations.settings import (BOOL, CHOICE, EVIDENCE, FLOAT, INT, MATRIX, REGION, TEXT, VERTEX,
+                                             format_value)
 from engine.inference.evidence import evidence_vectors
 from workbench.declarations.value_formats import REGION_LAYOUTS, format_evidence, parse_evidence, parse_matrix
 from workbench.declarations.page_spec import check_link
@@ -277,8 +279,9 @@ def test_numbers_from_tiny_to_huge_survive_a_link():
     assert math.isfinite(float(np.float64(1e300)))
 
 
-@pytest.mark.parametrize("module", ["workbench.declarations.value_formats", "workbench.declarations.settings", "workbench.declarations.page_spec",
-                                    "workbench.declarations.page_table", "workbench.declarations.tree_text", "engine.trees.samples",
+@pytest.mark.parametrize("module", ["workbench.declarations.value_formats", "workbench.declarations.settings",
+                                    "workbench.declarations.page_spec", "workbench.declarations.page_table",
+                                    "workbench.declarations.tree_text", "engine.trees.samples", "engine.inference.evidence",
                                     "engine.inference.models", "engine.networks", "engine.inference.messages",
                                     "workbench.declarations.lessons", "workbench.declarations.lessons.answers"])
 def test_docstring_examples(module):

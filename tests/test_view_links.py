@@ -6,10 +6,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import InvalidParameterError
-from workbench.declarations.value_formats import REGION_LAYOUTS, format_region, parse_region
-from workbench.declarations.page_table import PAGES
 from engine.trees.lod import LAYOUTS
 from tests.conftest import ROOT, view_data
+from workbench.declarations.page_table import PAGES
+from workbench.declarations.value_formats import REGION_LAYOUTS, format_region, parse_region
 
 TREE_PAGES = ("tree_studio", "cover_inspector", "online_marginals", "belief_propagation", "tree_hedge")
 

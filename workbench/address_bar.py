@@ -39,9 +39,9 @@ import streamlit as st
 
 from engine import limits
 from engine.errors import EngineError
-from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
+from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
 from workbench.state import TREE_LINK, current_tree, link_tree, set_tree, tree_link, tree_source
 
 __all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",

@@ -20,11 +20,11 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import LessonError
+from engine.practice import FAMILIES
+from workbench import address_bar, class_console, classroom
 from workbench.declarations.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
-from engine.practice import FAMILIES
-from workbench import class_console, classroom, address_bar
 from workbench.navigation import script
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",

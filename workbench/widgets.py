@@ -16,9 +16,9 @@ from typing import Any
 
 import streamlit as st
 
-from workbench.declarations.settings import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, SLIDER, TABS, TOGGLE
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
+from workbench.declarations.settings import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, SLIDER, TABS, TOGGLE
 
 __all__ = ["widget", "keep"]
 

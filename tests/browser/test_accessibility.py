@@ -20,10 +20,10 @@ import json
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from workbench.declarations.lessons import load_lessons
-from workbench.declarations.page_table import PAGES
 from tests.browser.conftest import SHOTS, shot, wait_for_app, wait_for_view
 from tests.browser.test_presentation import check_page_in_scheme
+from workbench.declarations.lessons import load_lessons
+from workbench.declarations.page_table import PAGES
 
 pytestmark = pytest.mark.browser
 

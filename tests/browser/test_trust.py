@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from workbench.declarations.page_table import PAGES
 from tests.browser.conftest import serve_app, sign_in_lecturer, wait_for_app
 from workbench.classroom import SEAT_COOKIE
+from workbench.declarations.page_table import PAGES
 from workbench.identity import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser

@@ -25,9 +25,9 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.inference.evidence import evidence_vectors, vertex_index
-from workbench.declarations.settings import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
 from engine.networks import read_sample_network
 from engine.trees.model import Tree
+from workbench.declarations.settings import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
 from workbench.declarations.tree_text import tree_from_link
 
 __all__ = ["GLOBAL_SETTINGS", "MAX_LINK_CHARS", "Link", "PageSpec", "PageTable", "check_link", "link_tree"]

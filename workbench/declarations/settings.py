@@ -24,8 +24,8 @@ from typing import Any
 
 from engine import limits
 from engine.errors import InvalidParameterError
-from workbench.declarations.value_formats import (format_evidence, format_matrix, format_region, number_text, parse_evidence,
-                                   parse_matrix, parse_region)
+from workbench.declarations.value_formats import (format_evidence, format_matrix, format_region, number_text,
+                                                   parse_evidence, parse_matrix, parse_region)
 
 __all__ = [
     "BOOL", "CHOICE", "EVIDENCE", "FLOAT", "INT", "KINDS", "MATRIX", "MAX_VALUE_CHARS", "REGION", "TEXT", "TREE",

@@ -11,10 +11,10 @@ import streamlit as st
 from engine.classroom import DEFAULT_HOURS
 from engine.errors import ClassError
 from engine.files import public_message
-from workbench.declarations.page_table import PAGES
-from workbench import classroom, identity, address_bar
+from workbench import address_bar, classroom, identity
 from workbench.class_console import downloads
 from workbench.classroom import local_time
+from workbench.declarations.page_table import PAGES
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
 

@@ -11,10 +11,10 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from workbench.declarations.page_table import PAGES, SEED
 from engine.practice import FAMILIES, Score, asked_vertex, exercise_tree, make
 from workbench import address_bar
 from workbench.components import chart
+from workbench.declarations.page_table import PAGES, SEED
 from workbench.figures.tree_figure import tree_figure
 from workbench.session import PageState
 from workbench.widgets import widget

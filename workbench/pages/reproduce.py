@@ -10,10 +10,10 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.files import public_message
-from workbench.declarations.page_table import PAGES
 from engine.reproduce import Report, paper_module, plan, run
 from workbench import address_bar
 from workbench.components import chart
+from workbench.declarations.page_table import PAGES
 from workbench.figures.reproduce_figures import report_figure, rows_frame
 from workbench.runner import history, last_run, launch
 from workbench.session import PageState

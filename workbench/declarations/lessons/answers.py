@@ -36,9 +36,9 @@ from engine.errors import EngineError, InvalidParameterError, LessonError
 from engine.inference.belief_propagation import belief_propagation, flooding
 from engine.inference.elimination import elimination_steps, largest_table
 from engine.inference.messages import message_work
+from engine.trees.generators import star_tree
 from workbench.declarations.page_spec import PageSpec, link_tree
 from workbench.declarations.page_table import LEARNER_NAMES, PAGES, link_cover
-from engine.trees.generators import star_tree
 
 __all__ = ["COMPUTATIONS", "Computation", "check_answers", "computations_markdown", "compute"]
 

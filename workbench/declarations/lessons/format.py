@@ -54,10 +54,10 @@ from pathlib import Path
 
 from engine import limits
 from engine.errors import EngineError, LessonError, LimitExceededError
+from engine.practice import FAMILIES
 from workbench.declarations.lessons.answers import COMPUTATIONS
 from workbench.declarations.page_spec import check_link, link_tree
 from workbench.declarations.page_table import PAGES
-from engine.practice import FAMILIES
 
 __all__ = ["FRONT_KEYS", "KINDS", "MAX_PRACTICE", "MAX_STEPS", "STEP_KEYS", "Lesson", "Question", "Step", "parse_lesson"]
 
