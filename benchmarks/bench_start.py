@@ -11,7 +11,10 @@ empty numba cache, then measures two starts of ``make run`` on a free 127.0.0.1 
 For each: seconds until the health check answers and until the first page (Lessons) has been
 run for a client (``benchmarks.app_client.Student``, Streamlit's websocket protocol), the CPU
 seconds of every process of the start (``pip`` and the compile processes included), the lines of
-its log up to then, the load average before and after. Then the server is left running until
+its log up to then, the load average before and after; and ``online_usable_s``, seconds from the
+health check's first answer until Online Marginals is usable: a fresh tab's run of the page ends
+without error offering its evidence button, and a click on it is answered (tried again every
+second while the page says it is preparing). Then the server is left running until
 Online Marginals' walks and then the run workers' learning kernels are reported compiled (fresh
 start only, bounded) and stopped.
 The table goes to stdout; ``--json`` prints the numbers instead. Everything is bounded in time;
@@ -73,6 +76,34 @@ def _first_page(url: str, timeout: float = 120.0) -> float:
     return time.perf_counter() - t0
 
 
+def _online_usable(url: str, limit: float = PREPARED_LIMIT) -> float:
+    """Seconds until Online Marginals is usable for a fresh tab: its run ends without error, its
+    evidence button is there and a click on it is answered (the page is opened again each second
+    until then, at most ``limit`` seconds)."""
+    async def attempt() -> bool:
+        s = Student(url, timeout=120)
+        await s.connect()
+        try:
+            out = await s.open("online_marginals")
+            if not out.ok:
+                raise RuntimeError(f"Online Marginals failed: {out.errors}")
+            if "om_observe" not in s.widgets:   # still preparing
+                return False
+            click = await s.press("om_observe")
+            if not click.ok:
+                raise RuntimeError(f"Online Marginals' evidence click failed: {click.errors}")
+            return True
+        finally:
+            s.close()
+
+    t0 = time.perf_counter()
+    while not asyncio.run(asyncio.wait_for(attempt(), 300)):
+        if time.perf_counter() - t0 > limit:
+            raise RuntimeError(f"Online Marginals not usable within {limit:.0f} s")
+        time.sleep(1.0)
+    return time.perf_counter() - t0
+
+
 def measure_start(clone: Path, log_path: Path, *, wait_prepared: bool = False) -> dict:
     """One ``make run`` in ``clone``: seconds to healthy and to the first page, CPU, log lines."""
     port = free_port()
@@ -96,6 +127,7 @@ def measure_start(clone: Path, log_path: Path, *, wait_prepared: bool = False) -
         out["cpu_s"] = round(_session_cpu(proc.pid), 1)
         out["first_page_s"] = round(out["healthy_s"] + _first_page(url), 1)
         out["log_lines"] = len(log_path.read_text().splitlines())
+        out["online_usable_s"] = round(out["first_page_s"] - out["healthy_s"] + _online_usable(url), 1)
         out["load_after"] = [round(x, 2) for x in os.getloadavg()]
         if wait_prepared:   # Online Marginals' walks, then the run workers' learning kernels
             for key, line in (("online_ready_s", "online model ready"), ("workers_ready_s", "run workers ready")):
@@ -139,11 +171,13 @@ def main(argv=None) -> int:
         print(json.dumps({"commit": head, "fresh": fresh, "second": second}, indent=1))
         return 0
     print(f"make run on a fresh clone of {head} (empty numba cache), then again; {os.cpu_count()} CPUs\n")
-    print("| start | healthy | first page | CPU (all processes) | log lines | load before → after |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| start | healthy | first page | Online Marginals usable after healthy | CPU (all processes) | log lines "
+          "| load before → after |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for name, r in (("fresh clone", fresh), ("second start", second)):
-        print(f"| {name} | {r['healthy_s']:.1f} s | {r['first_page_s']:.1f} s | {r['cpu_s']:.0f} s | "
-              f"{r['log_lines']} | {' '.join(map(str, r['load_before']))} → {' '.join(map(str, r['load_after']))} |")
+        print(f"| {name} | {r['healthy_s']:.1f} s | {r['first_page_s']:.1f} s | {r['online_usable_s']:.1f} s | "
+              f"{r['cpu_s']:.0f} s | {r['log_lines']} | {' '.join(map(str, r['load_before']))} → "
+              f"{' '.join(map(str, r['load_after']))} |")
     if "online_ready_s" in fresh:
         print(f"\nOnline Marginals' walks ready {fresh['online_ready_s']:.0f} s after the fresh `make run`.")
     if "workers_ready_s" in fresh:
