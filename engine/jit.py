@@ -21,7 +21,7 @@ other processes calls :func:`defer` with its name, its callers take :func:`build
 (the plain-Python build until :func:`release`, the compiled one after), and nobody waits for a
 compile, the way numba and JAX users compile in the background and serve a slower path meanwhile.
 Both builds run the very same source on the same arrays, so a caller may change builds between
-two calls and its answers stay the same (the tests compare the two).
+two calls and its answers agree within rounding (the tests compare the two at relative 1e-12).
 
 Where kernels live: in ``_kernels.py`` of the subpackage whose algorithm calls them
 (``_<topic>_kernels.py`` when the subpackage has several families, as ``engine.inference`` has),
