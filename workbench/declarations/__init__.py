@@ -8,6 +8,8 @@ never Streamlit, Plotly or any other part of ``workbench`` (``tests/test_imports
   its value in a link, its widget (label, kind, tooltip) and the run-config field it feeds;
 - :mod:`workbench.declarations.value_formats`: the text a link writes evidence, a matrix and a
   region of a drawing in (``4=1,5=0.2/0.8``, ``2,1;1,2``, ``radial:-0.5,0.5,-0.2,0.3``);
+- :mod:`workbench.declarations.tree_text`: the tree a link's ``tree=`` names (a sample, a generator
+  spec such as ``random:1000:7``, ``figure1`` or Newick), read and written;
 - :mod:`workbench.declarations.page_spec`: a page declared once (:class:`~workbench.declarations.page_spec.PageSpec`),
   a table of pages (:class:`~workbench.declarations.page_spec.PageTable`), parsing, building and checking links;
 - :mod:`workbench.declarations.page_table`: the app's page table, :data:`~workbench.declarations.page_table.PAGES`,
