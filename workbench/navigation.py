@@ -1,5 +1,7 @@
-"""The pages of the app, in menu order, grouped by section: derived from their specs
-(:data:`workbench.declarations.page_table.PAGES`); a page's script is ``workbench/pages/<url_path>.py``."""
+"""The menu of the app: its pages in order, grouped by section, built from the page table
+(:data:`workbench.declarations.page_table.PAGES`, one spec per page); a page's Streamlit script is
+``workbench/pages/<url_path>.py``. Three names, three things: the page table declares, the scripts
+draw, the menu (this module) lists."""
 
 from __future__ import annotations
 
