@@ -93,13 +93,13 @@ def test_cli_loss_file(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--tree", "random:8", "--coupling", "1.5"], "coupling must lie in [0, 1]"),
-    (["--tree", "random:8", "--eta", "-1"], "eta must be a finite number > 0"),
-    (["--tree", "random:8", "--eta", "1e308"], "eta must be at most 1e+06"),
+    (["--tree", "random:8", "--coupling", "1.5"], "coupling = 1.5: expected a number in [0, 1]"),
+    (["--tree", "random:8", "--eta", "-1"], "eta = -1.0: expected a number in (0, 1e6]"),
+    (["--tree", "random:8", "--eta", "1e308"], "eta = 1e+308: expected a number in (0, 1e6]"),
     (["--tree", "random:8", "--trace", "."], "is a directory"),
     (["--tree", "random:8", "--switches", "8"], "switches must be an integer in 0..7"),
     (["--tree", "random:8", "--states", "1"], "integer >= 2"),
-    (["--tree", "random:8", "--trials", "0"], "trials must be an integer >= 1"),
+    (["--tree", "random:8", "--trials", "0"], "trials = 0: expected an integer >= 1"),
     (["--tree", "no_such_tree.csv"], "no_such_tree.csv"),
     (["--tree", "random:8", "--environment", "chaos"], "invalid choice"),
 ])

@@ -48,11 +48,11 @@ def test_cli_classify_sp_on_data_slice(tmp_path, data_dir):
 
 @pytest.mark.parametrize("args,msg", [
     (["--train", "nope.jsonl", "--test", "synthetic", "--states", "3"], "nope.jsonl: no such file"),
-    (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states must be an integer in 1..64"),
+    (["--train", "synthetic", "--test", "synthetic", "--states", "0"], "states = 0: expected an integer in [1, 64]"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--lmin", "4"], "lmin=4"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "xx"], "invalid choice"),
     (["--train", "synthetic", "--test", "synthetic", "--states", "3", "--model", "sp", "--pseudocount", "-1"],
-     "pseudocount must be in 0..1000, got -1"),
+     "pseudocount = -1.0: expected a number in [0, 1000]"),
 ])
 def test_cli_errors_are_one_line(args, msg):
     r = cli(*args, "--iterations", "1")

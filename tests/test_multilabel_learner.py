@@ -108,7 +108,7 @@ def test_single_output_targets_become_one_label_per_class():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(C=0), "C must be a positive finite number"), (dict(C=float("inf")), "C must be a positive finite"),
+    (dict(C=0), r"C = 0: expected a number > 0$"), (dict(C=float("inf")), r"C = inf: expected a number > 0$"),
     (dict(n_trees=0), "n_trees"), (dict(max_k=1), "max_k"),
     (dict(kernel="poly"), "kernel"), (dict(loss="abs"), "loss"), (dict(scaling="x"), "scaling"),
 ])

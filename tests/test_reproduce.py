@@ -68,9 +68,9 @@ def test_plans_and_their_errors():
         plan("hedge", seeds=0)
     assert len(plan("hedge", quick=True).points) == 12 and len(plan("hedge").points) == 60
     assert len(plan("hedge", quick=True, seeds=2).points) == 6
-    with pytest.raises(InvalidParameterError, match="unknown paper 'x'"):
+    with pytest.raises(InvalidParameterError, match="paper = 'x': expected 'cover', "):
         ReproduceConfig(paper="x")
-    with pytest.raises(InvalidParameterError, match="seeds must be an integer in 0..100"):
+    with pytest.raises(InvalidParameterError, match=r"seeds = -1: expected an integer in \[0, 100\]"):
         ReproduceConfig(seeds=-1)
 
 

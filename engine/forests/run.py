@@ -15,9 +15,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from engine.errors import DataFormatError, InvalidParameterError, need_choice
+from engine.errors import DataFormatError, InvalidParameterError
 from engine.forests.data import Dataset, check_synthetic_sizes, read_data, synthetic_split
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
+from engine.params import Param
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, need, no_progress
 
 __all__ = ["OfdeConfig", "ChowLiuConfig", "run", "load_split"]
 
@@ -30,11 +31,11 @@ class _DataFields(RunConfig):
     train: str = ""
     test: str = ""
     valid: str = ""
-    n_vars: int = 16
-    n_train: int = 5000
-    n_test: int = 2000
-    n_valid: int = 1000
-    data_seed: int = 0
+    n_vars: int = Param(int, 16, "variables of the synthetic Markov tree", lo=2).field()
+    n_train: int = Param(int, 5000, "training samples of the synthetic source", lo=1).field()
+    n_test: int = Param(int, 2000, "test samples of the synthetic source", lo=1).field()
+    n_valid: int = Param(int, 1000, "validation samples of the synthetic source", lo=0).field()
+    data_seed: int = Param(int, 0, "the seed of the synthetic data", lo=0).field()
     seed: int = 0
 
     def validate(self) -> None:
@@ -42,12 +43,6 @@ class _DataFields(RunConfig):
         need(bool(self.train) or not (self.test or self.valid), "a test or validation file needs a training file too")
         need(not self.train or bool(self.test), "a test file is required with a training file")
         if not self.train:  # the synthetic source
-            need(is_int(self.n_vars) and self.n_vars >= 2,
-                 f"a synthetic Markov tree needs at least 2 variables, got {self.n_vars!r}")
-            need_int(self.n_train, "n_train", 1)
-            need_int(self.n_test, "n_test", 1)
-            need_int(self.n_valid, "n_valid", 0)
-            need_int(self.data_seed, "data_seed", 0)
             check_synthetic_sizes(self.n_vars, self.n_train, self.n_test, self.n_valid)   # before any draw
 
 
@@ -58,23 +53,13 @@ class OfdeConfig(_DataFields):
     algorithm = "ofde"
     limited: ClassVar[dict[str, str]] = {**_DataFields.limited, "mixture_size": "mixture", "rounds": "rounds",
                                          "eval_points": "eval_points"}
-    model: str = "trees"
-    mixture_size: int = 0
-    rounds: int = 0
-    perturbation_scale: float = 1.0
-    prior: float = 0.5
-    eval_points: int = 40
-
-    def validate(self) -> None:
-        super().validate()
-        need_choice(self.model, "model", ("trees", "forests"))
-        need_int(self.mixture_size, "mixture size", 0, note=" (0: round(ln n))")
-        need_int(self.rounds, "rounds", 0, note=" (0: one pass)")
-        need(is_number(self.perturbation_scale) and self.perturbation_scale >= 0,
-             f"perturbation scale must be a finite number >= 0, got {self.perturbation_scale!r}")
-        need(is_number(self.prior) and self.prior > 0,
-             f"prior (Dirichlet pseudo-count) must be positive, got {self.prior!r}")
-        need_int(self.eval_points, "eval_points", 2)
+    model: str = Param(str, "trees", "Markov trees or Markov forests", choices=("trees", "forests")).field()
+    mixture_size: int = Param(int, 0, "the mixture size k (0 = ln n)", lo=0).field()
+    rounds: int = Param(int, 0, "rounds (0 = one pass over the training set)", lo=0).field()
+    perturbation_scale: float = Param(float, 1.0, "the perturbation scale (1 = the paper's)", lo=0).field()
+    prior: float = Param(float, 0.5, "the Dirichlet pseudo-count of the experts' tables", lo=0,
+                         closed="neither").field()
+    eval_points: int = Param(int, 40, "points of the learning curve", lo=2).field()
 
 
 @dataclass(frozen=True)
@@ -82,14 +67,11 @@ class ChowLiuConfig(_DataFields):
     """Chow-Liu tree, or with ``threshold`` the CLT forest (epsilon chosen on ``valid``)."""
 
     algorithm = "chowliu"
-    threshold: bool = False
-    pseudocount: float = 0.25
+    threshold: bool = Param(bool, False, "the thresholded Chow-Liu forest (epsilon chosen on valid)").field()
+    pseudocount: float = Param(float, 0.25, "the pseudo-count of every pair table", lo=0, closed="neither").field()
 
     def validate(self) -> None:
         super().validate()
-        need(isinstance(self.threshold, bool), f"threshold must be true or false, got {self.threshold!r}")
-        need(is_number(self.pseudocount) and self.pseudocount >= 0,
-             f"pseudocount must be a finite number >= 0, got {self.pseudocount!r}")
         need(not self.threshold or bool(self.valid if self.train else self.n_valid > 0),
              "the thresholded Chow-Liu forest needs a validation file (--valid) to choose epsilon")
 

@@ -21,10 +21,11 @@ from engine.inference.potentials import (  # check_states: the number of actions
     check_normal,
     check_states,
 )
+from engine.params import Param
 from engine.trees import Tree
 
 __all__ = ["potts_transition", "edge_potentials", "initial_data", "check_states", "check_eta", "favourite_actions",
-           "TIE_TOLERANCE", "DEFAULT_COUPLING", "ETA_MAX"]
+           "TIE_TOLERANCE", "DEFAULT_COUPLING", "ETA_MAX", "ETA", "COUPLING"]
 
 #: The Potts coupling used when neither edge potentials nor a coupling are given.
 DEFAULT_COUPLING = 0.9
@@ -34,19 +35,15 @@ TIE_TOLERANCE = 1e-12
 #: rate acts as eta = infinity); far larger ones overflow eta times a cumulative loss (the bound's
 #: max-product, the carried log scales) and end in NaN, so they are refused.
 ETA_MAX = 1e6
+#: The learning rate of TREE-HEDGE and of both Hedge baselines (Theorem 9's eta).
+ETA = Param(float, 1.0, "the learning rate η", lo=0, hi=ETA_MAX, closed="right")
+#: The Potts coupling P: the probability that a child keeps its parent's action.
+COUPLING = Param(float, DEFAULT_COUPLING, "the Potts coupling P (P on the diagonal)", lo=0, hi=1)
 
 
 def check_eta(eta) -> float:
-    """The learning rate, a finite number > 0."""
-    try:
-        e = float(eta)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"the learning rate eta must be a number > 0, got {eta!r}") from None
-    if not np.isfinite(e) or e <= 0:
-        raise InvalidParameterError(f"the learning rate eta must be a finite number > 0, got {eta!r}")
-    if e > ETA_MAX:
-        raise InvalidParameterError(f"the learning rate eta must be at most {ETA_MAX:g}, got {eta!r}")
-    return e
+    """The learning rate, a finite number in (0, :data:`ETA_MAX`] (see :data:`ETA`)."""
+    return ETA.check(eta, "eta")
 
 
 def potts_transition(k: int, coupling: float) -> np.ndarray:
@@ -63,12 +60,7 @@ def potts_transition(k: int, coupling: float) -> np.ndarray:
            [0.1, 0.1, 0.8]])
     """
     k = check_states(k)
-    try:
-        p = float(coupling)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"the coupling must be a number in [0, 1], got {coupling!r}") from None
-    if not (0.0 <= p <= 1.0):
-        raise InvalidParameterError(f"the coupling must lie in [0, 1], got {coupling!r}")
+    p = COUPLING.check(coupling, "coupling")
     theta = np.full((k, k), (1.0 - p) / (k - 1))
     np.fill_diagonal(theta, p)
     return theta

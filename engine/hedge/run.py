@@ -15,13 +15,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.errors import InvalidParameterError
 from engine.hedge.baselines import IndependentHedge, SharedHedge
 from engine.hedge.bound import BoundOracle
 from engine.hedge.environments import ENVIRONMENTS, LossStream, check_stream_size, make_environment, read_loss_file
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
-from engine.hedge.potentials import check_eta, check_states, favourite_actions
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_number, need, need_int, no_progress
+from engine.hedge.potentials import COUPLING, ETA, favourite_actions
+from engine.params import Param, declared
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, need, no_progress
 from engine.trees import Tree
 from engine.trees.layout import preorder
 from engine.trees.spec import check_tree_spec, tree_from_spec
@@ -52,37 +52,27 @@ class HedgeConfig(RunConfig):
                                          "snapshots": "eval_points"}
 
     tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31, "seed": 0})
-    states: int = 3
-    trials: int = 2000
-    eta: float = 1.0
-    coupling: float = 0.9
-    environment: str = "piecewise"
-    switches: int = 3
-    low: float = 0.2
-    high: float = 0.6
-    loss_file: str | None = None
-    backend: str = DEFAULT_BACKEND
-    snapshots: int = 60
+    states: int = Param(int, 3, "the number of actions", lo=2).field()
+    trials: int = Param(int, 2000, "the number of trials T", lo=1).field()
+    eta: float = ETA.field()
+    coupling: float = COUPLING.field()
+    environment: str = Param(str, "piecewise", "the environment", choices=ENVIRONMENTS + ("file",)).field()
+    switches: int = Param(int, 3, "edges where the best action changes", lo=0).field()
+    low: float = Param(float, 0.2, "the mean loss of the best action", lo=0, hi=1).field()
+    high: float = Param(float, 0.6, "the mean loss of the other actions", lo=0, hi=1).field()
+    loss_file: str | None = Param(str, None, "the loss file of the file environment", none=True).field()
+    backend: str = Param(str, DEFAULT_BACKEND, "how TREE-HEDGE computes marginals", choices=BACKENDS).field()
+    snapshots: int = Param(int, 60, "how many times the per-task state is recorded", lo=2).field()
     seed: int = 0
 
     def validate(self) -> None:
-        super().validate()
-        check_states(self.states)
-        check_eta(self.eta)
-        need_int(self.trials, "the number of trials", 1)
+        super().validate()   # the declared ranges, the seed and the limits
         check_stream_size(self.trials, self.states)   # the losses table, before anything is recorded
         check_tree_spec(self.tree)
-        need(self.coupling is None or (is_number(self.coupling) and 0 <= self.coupling <= 1),
-             f"the coupling must lie in [0, 1], got {self.coupling!r}")
-        need(self.environment in ENVIRONMENTS + ("file",),
-             f"unknown environment {self.environment!r}; expected one of {', '.join(ENVIRONMENTS + ('file',))}")
         need(self.environment != "file" or bool(self.loss_file),
              "the file environment needs a loss file (loss_file / --losses)")
-        need_int(self.switches, "the number of switches", 0)
-        need(self.environment == "file" or (is_number(self.low) and is_number(self.high) and 0 <= self.low < self.high <= 1),
-             f"loss means must satisfy 0 <= low < high <= 1, got low={self.low!r}, high={self.high!r}")
-        need(self.backend in BACKENDS, f"unknown backend {self.backend!r}; expected one of {', '.join(BACKENDS)}")
-        need_int(self.snapshots, "snapshots", 2)
+        need(self.environment == "file" or self.low < self.high,
+             f"loss means must satisfy low < high, got low={self.low!r}, high={self.high!r}")
 
 
 @dataclass(frozen=True)
@@ -131,8 +121,7 @@ def play(tree: Tree, stream: LossStream, *, eta: float, coupling: float | None =
     progress = progress or no_progress
     k = stream.k
     T = stream.trials
-    if isinstance(snapshots, bool) or not isinstance(snapshots, (int, np.integer)) or snapshots < 2:
-        raise InvalidParameterError(f"snapshots must be an integer >= 2, got {snapshots!r}")
+    declared(HedgeConfig)["snapshots"].check(snapshots, "snapshots")
     progress(0.0, "building the tree model")
     th = TreeHedge(tree, k, eta=eta, coupling=coupling, theta=theta, data=data, backend=backend)
     ih = IndependentHedge(tree.n, k, eta=eta)

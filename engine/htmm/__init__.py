@@ -7,10 +7,23 @@ trees), ``classifier`` the classifier of section IV-A (one model per class), ``t
 and node labelling with the paper's metrics, ``run`` the run protocol.
 """
 
-from engine.htmm.classifier import BHTMMClassifier
-from engine.htmm.data import PositionalTrees, read_jsonl_trees, read_trees, read_xml_trees, synthetic_trees
-from engine.htmm.sp import SPBHTMM
-from engine.htmm.tf import TFBHTMM
+import importlib
 
 __all__ = ["PositionalTrees", "read_jsonl_trees", "read_xml_trees", "read_trees", "synthetic_trees",
            "SPBHTMM", "TFBHTMM", "BHTMMClassifier"]
+
+# start-up: the models import scikit-learn (about a second), so they are loaded when first named
+# (PEP 562); importing engine.htmm.config alone -- its declarations are read at every start of the
+# app -- loads neither scikit-learn nor the models.
+_WHERE = {"BHTMMClassifier": "classifier", "SPBHTMM": "sp", "TFBHTMM": "tf", "PositionalTrees": "data",
+          "read_jsonl_trees": "data", "read_xml_trees": "data", "read_trees": "data", "synthetic_trees": "data"}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'engine.htmm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"engine.htmm.{_WHERE[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

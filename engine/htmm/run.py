@@ -10,121 +10,21 @@ mean over the class models), and artefacts for drawing (predictions, confusion m
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import warnings
-from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from engine import limits
-from engine.errors import need_choice
 from engine.jsonio import to_jsonable
 from engine.htmm.classifier import BHTMMClassifier
+from engine.htmm.config import MODEL_SETTINGS, SYNTHETIC, BhtmmConfig
 from engine.htmm.data import PositionalTrees, read_trees, shared_vocabulary, synthetic_trees
 from engine.htmm.tasks import (classify, confusion_entropy, label_nodes, make_model,
                                per_label_accuracy)
 from engine.htmm.tf import position_bounds
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
+from engine.runs.protocol import ProgressCallback, RunResult, no_progress
 
 __all__ = ["BhtmmConfig", "run", "load_data", "SYNTHETIC", "MODEL_SETTINGS"]
-
-#: the embedded default data source (section IV-B generator)
-SYNTHETIC = "synthetic"
-
-#: the settings only one model reads; a run of the other model says, in one warning, that it
-#: ignores them (when they differ from their defaults)
-MODEL_SETTINGS = {"tf": ("lmin", "lmax", "phi", "sampler", "init", "t0", "m0"),
-                  "sp": ("estep", "bottom_leaves", "cumulative_counts", "pseudocount")}
-MODEL_NAMES = {"tf": "TF-BHTMM", "sp": "SP-BHTMM"}
-
-
-@dataclass(frozen=True)
-class BhtmmConfig(RunConfig):
-    """Settings of one run.
-
-    train, test : a JSON-lines tree file (``.jsonl`` / ``.jsonl.gz``), an XML file or directory,
-        or ``"synthetic"`` (the generator of section IV-B with ``synthetic_trees`` trees per class
-        for training and 30 % of that for testing, from fixed data seeds 0 and 1).
-    model : ``"tf"`` or ``"sp"``; task : ``"classify"`` or ``"label"``; states : ``C``;
-    iterations : Gibbs sweeps (TF) or EM iterations (SP); lmin, lmax : bounds on the number of
-    positions with ``k_l > 1`` (``lmax`` None: ``min(L, 5)``, the paper's setting); phi : size-prior decay;
-    sampler : ``"exact"`` or ``"prior"`` (the paper's Algorithm 1); init : ``"sp"`` (states from a
-    short SP-BHTMM run) or ``"prior"`` (parameters from the priors, as the authors); t0, m0 : the
-    annealing schedule (TF only); estep : ``"exact"`` or ``"paper"`` (SP only: the authors' E-step);
-    bottom_leaves : SP only, let a leaf take the bottom state as the authors' code does;
-    cumulative_counts : SP only, M-steps on the counts summed over all iterations (the authors' code);
-    pseudocount : SP only, Dirichlet pseudo-count of the M-step (the authors' code: 2.2e-16). With
-    ``estep="paper"``, ``bottom_leaves``, ``cumulative_counts`` and that pseudo-count the run is
-    the authors' SP-BHTMM, step for step.
-    """
-
-    algorithm: ClassVar[str] = "bhtmm"
-    limited: ClassVar[dict[str, str]] = {"states": "states", "iterations": "iterations", "synthetic_trees": "vertices"}
-    unsized: ClassVar[tuple[str, ...]] = ("seed", "lmin", "lmax")
-    train: str = SYNTHETIC
-    test: str = SYNTHETIC
-    model: str = "tf"
-    task: str = "label"
-    states: int = 10
-    iterations: int = 100
-    lmin: int = 1
-    lmax: int | None = None
-    phi: float = 2.0
-    sampler: str = "exact"
-    init: str = "sp"
-    estep: str = "exact"
-    bottom_leaves: bool = False
-    cumulative_counts: bool = False
-    pseudocount: float = 0.01
-    t0: float = 10.0
-    m0: float = 20.0
-    synthetic_trees: int = 200
-    seed: int = 0
-
-    def validate(self) -> None:
-        super().validate()
-        need_choice(self.model, "model", ("tf", "sp"))
-        need_choice(self.task, "task", ("classify", "label"))
-        need_int(self.states, "states", 1, 64)
-        need_int(self.iterations, "iterations", 0)
-        need_int(self.lmin, "lmin", 0)
-        need(self.lmax is None or (is_int(self.lmax) and self.lmax >= max(1, self.lmin)),
-             f"need 0 <= lmin <= lmax and lmax >= 1, got lmin={self.lmin!r}, lmax={self.lmax!r}")
-        need(is_number(self.phi) and self.phi >= 0, f"phi must be a finite number >= 0, got {self.phi!r}")
-        need_choice(self.sampler, "sampler", ("exact", "prior"))
-        need_choice(self.init, "init", ("sp", "prior"))
-        need_choice(self.estep, "estep", ("exact", "paper"))
-        need(isinstance(self.bottom_leaves, bool), f"bottom_leaves must be true or false, got {self.bottom_leaves!r}")
-        need(isinstance(self.cumulative_counts, bool),
-             f"cumulative_counts must be true or false, got {self.cumulative_counts!r}")
-        need(is_number(self.pseudocount) and 0 <= self.pseudocount <= 1e3,
-             f"pseudocount must be in 0..1000, got {self.pseudocount!r}")
-        need(is_number(self.t0) and self.t0 >= 1, f"the initial temperature t0 must be >= 1, got {self.t0!r}")
-        need(is_number(self.m0) and self.m0 > 0, f"m0 must be > 0, got {self.m0!r}")
-        need_int(self.synthetic_trees, "synthetic_trees", 1)
-        if SYNTHETIC in (self.train, self.test):   # the generator's trees, before any is drawn
-            limits.check("vertices", 3 * self.synthetic_trees * 100,
-                         f"synthetic_trees: {self.synthetic_trees} trees per class x 3 classes x up to 100 nodes =")
-
-    def ignored(self) -> str | None:
-        """One line naming the settings given (away from their defaults) that the chosen model does
-        not read, or None.
-
-        >>> BhtmmConfig(model="sp", lmin=2).ignored()
-        'SP-BHTMM ignores lmin=2: a TF-BHTMM setting (leave it out, or run TF-BHTMM)'
-        """
-        other = "sp" if self.model == "tf" else "tf"
-        defaults = {f.name: f.default for f in dataclasses.fields(self)}
-        given = [f"{k}={getattr(self, k)!r}" for k in MODEL_SETTINGS[other] if getattr(self, k) != defaults[k]]
-        if not given:
-            return None
-        one = len(given) == 1
-        kind = f"a {MODEL_NAMES[other]} setting" if one else f"{MODEL_NAMES[other]} settings"
-        return (f"{MODEL_NAMES[self.model]} ignores {', '.join(given)}: {kind} (leave {'it' if one else 'them'} "
-                f"out, or run {MODEL_NAMES[other]})")
-
 
 def load_data(spec: str, *, test: bool, n_per_class: int = 200) -> PositionalTrees:
     """A data source: a file path or ``"synthetic"``."""

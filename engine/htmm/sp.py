@@ -33,15 +33,18 @@ synthetic labelling set (about 50 %, label 0 at about 55 %); the exact model giv
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from engine.errors import InvalidParameterError
+from engine.htmm.config import BOTTOM_LEAVES, CUMULATIVE_COUNTS, ESTEP, ITERATIONS, PSEUDOCOUNT, STATES
 from engine.htmm.common import (check_trees, dirichlet, evidence, fitted_trees, normalise_rows, sample_rows,
                                 tree_tags)
 from engine.htmm.data import PositionalTrees
 from engine.limits import check_seed
+from engine.params import Param, validate_params
 
 __all__ = ["SPBHTMM", "AUTHORS_CODE"]
 
@@ -108,6 +111,12 @@ class SPBHTMM(DensityMixin, BaseEstimator):
     ([-31.09, -24.33, -44.03], -73.65)
     """
 
+    #: Each parameter of ``__init__`` with a range, declared once (shared with
+    #: :class:`engine.htmm.config.BhtmmConfig`, whose ``states`` and ``iterations`` these are).
+    parameters: ClassVar[dict[str, Param]] = {
+        "n_states": STATES, "n_iter": ITERATIONS, "pseudocount": PSEUDOCOUNT, "estep": ESTEP,
+        "bottom_leaves": BOTTOM_LEAVES, "cumulative_counts": CUMULATIVE_COUNTS}
+
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, pseudocount: float = 0.01,
                  estep: str = "exact", bottom_leaves: bool = False, cumulative_counts: bool = False,
                  seed=None, callback=None):
@@ -122,17 +131,7 @@ class SPBHTMM(DensityMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ set-up
     def _check(self):
-        if int(self.n_states) < 1:
-            raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
-        if int(self.n_iter) < 0:
-            raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
-        if self.estep not in ("exact", "paper"):
-            raise InvalidParameterError(f"estep must be 'exact' or 'paper', got {self.estep!r}")
-        for name in ("bottom_leaves", "cumulative_counts"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise InvalidParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if not self.pseudocount >= 0:
-            raise InvalidParameterError(f"the pseudo-count must be >= 0, got {self.pseudocount}")
+        validate_params(self, self.parameters)
 
     def init_params(self, L: int, M: int, rng=None) -> "SPBHTMM":
         """Draw every distribution from a uniform Dirichlet (the authors' initialisation)."""

@@ -28,17 +28,21 @@ not change the parent's state), so ``lambda`` is held as a ``(prod k, C)`` array
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import gammaln
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from engine.errors import InvalidParameterError
+from engine.htmm.config import INIT, ITERATIONS, M0, PHI, SAMPLER, STATES, T0
 from engine.htmm.common import (annealing_temperature, check_trees, dirichlet, evidence, fitted_trees, normalise_rows,
                                 sample_rows, tree_tags)
 from engine.htmm.data import PositionalTrees
 from engine.htmm.sp import SPBHTMM
 from engine.limits import check_seed
+from engine.params import Param, validate_params
 
 __all__ = ["TFBHTMM", "position_bounds"]
 
@@ -117,6 +121,14 @@ class TFBHTMM(DensityMixin, BaseEstimator):
     [-28.09, -21.22, -36.62]
     """
 
+    #: Each parameter of ``__init__`` with a range, declared once (the shared ones with
+    #: :class:`engine.htmm.config.BhtmmConfig`, whose ``states`` and ``iterations`` these are).
+    parameters: ClassVar[dict[str, Param]] = {
+        "n_states": STATES, "n_iter": ITERATIONS, "phi": PHI, "t0": T0, "m0": M0, "init": INIT, "sampler": SAMPLER,
+        **{name: Param(float, 1.0, f"the Dirichlet concentration {name}", lo=0, closed="neither")
+           for name in ("alpha", "alpha0", "gamma", "beta")},
+    }
+
     def __init__(self, n_states: int = 10, n_iter: int = 100, *, lmin: int = 1, lmax: int | None = None,
                  phi: float = 2.0, alpha: float = 1.0, alpha0: float = 1.0, gamma: float = 1.0,
                  beta: float = 1.0, t0: float = 10.0, m0: float = 20.0, sampler: str = "exact",
@@ -144,23 +156,8 @@ class TFBHTMM(DensityMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ checks and set-up
     def _bounds(self, L: int) -> tuple[int, int]:
-        C = int(self.n_states)
-        if C < 1:
-            raise InvalidParameterError(f"the number of hidden states must be >= 1, got {self.n_states}")
-        if int(self.n_iter) < 0:
-            raise InvalidParameterError(f"the number of iterations must be >= 0, got {self.n_iter}")
+        validate_params(self, self.parameters)
         lmin, lmax = position_bounds(self.lmin, self.lmax, L)
-        for name in ("alpha", "alpha0", "gamma", "beta"):
-            if not 0 < getattr(self, name) < np.inf:
-                raise InvalidParameterError(f"{name} must be a finite number > 0, got {getattr(self, name)}")
-        if not 0 <= self.phi < np.inf:
-            raise InvalidParameterError(f"phi must be a finite number >= 0, got {self.phi}")
-        if not self.t0 >= 1:
-            raise InvalidParameterError(f"the initial temperature t0 must be >= 1, got {self.t0}")
-        if self.init not in ("sp", "prior"):
-            raise InvalidParameterError(f"init must be 'sp' or 'prior', got {self.init!r}")
-        if self.sampler not in ("exact", "prior"):
-            raise InvalidParameterError(f"sampler must be 'exact' or 'prior', got {self.sampler!r}")
         return lmin, lmax
 
     def init_params(self, L: int, M: int, rng) -> "TFBHTMM":

@@ -28,8 +28,9 @@ from engine.errors import InconsistentEvidenceError, InvalidParameterError
 from engine.inference.belief_propagation import belief_propagation
 from engine.inference.evidence import evidence_vectors
 from engine.inference.online import OnlineModel
-from engine.inference.potentials import potts_interaction, random_node_potentials
+from engine.inference.potentials import POTTS_COUPLING, potts_interaction, random_node_potentials
 from engine.networks import Network, read_sample_network
+from engine.params import Param, validate_params
 from engine.trees.model import Tree
 
 __all__ = ["BPModel", "PairwiseConfig", "network_marginals"]
@@ -64,14 +65,17 @@ class PairwiseConfig:
     own tree, k, φ and ψ; cover : the cover the online model walks (``"optimal"`` or ``"rake-only"``).
     """
 
-    k: int = 2
-    coupling: float = 1.0
+    k: int = Param(int, 2, "the number of labels", lo=2).field()
+    coupling: float = POTTS_COUPLING.field()
     psi: tuple | None = None
     seed: int | None = None
     phi: Mapping = field(default_factory=dict)
     evidence: Mapping = field(default_factory=dict)
     network: str | None = None
-    cover: str = "optimal"
+    cover: str = Param(str, "optimal", "the cover the model walks", choices=("optimal", "rake-only")).field()
+
+    def __post_init__(self):
+        validate_params(self)
 
     def edge_potential(self) -> np.ndarray:
         """The k x k edge potential of every edge: ``psi``, else the Potts matrix of the coupling."""

@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.errors import InvalidParameterError, InvalidPotentialError, NumericalRangeError
 from engine.limits import check_seed
+from engine.params import Param
 from engine.trees.model import Tree
 
 __all__ = [
@@ -34,7 +35,12 @@ __all__ = [
     "child_potentials",
     "potts_interaction",
     "random_node_potentials",
+    "POTTS_COUPLING",
 ]
+
+#: The interaction strength J of a Potts edge (exp(J) on the diagonal): within +-700, exp(J) and
+#: exp(-J) stay finite and non-zero in double precision.
+POTTS_COUPLING = Param(float, 1.0, "the Potts coupling of every edge (diagonal e^coupling)", lo=-700, hi=700)
 
 
 #: The smallest positive potential entry the inference code accepts (the smallest normal double).
@@ -197,10 +203,7 @@ def potts_interaction(k: int, coupling: float) -> np.ndarray:
            [1., 1.]])
     """
     k = check_states(k)
-    c = float(coupling)
-    if not -700 <= c <= 700:  # exp(c) and exp(-c) stay finite and non-zero in double precision
-        raise InvalidParameterError(f"the Potts coupling must be a number in -700..700 (exp of it is the "
-                                    f"diagonal), got {coupling!r}")
+    c = POTTS_COUPLING.check(coupling, "coupling")
     m = np.ones((k, k))
     np.fill_diagonal(m, np.exp(c))
     return m

@@ -25,12 +25,12 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import KFold
 
 from engine.errors import InvalidParameterError
+from engine.multilabel.config import PAPER_C_GRID
 from engine.multilabel.learner import RTAClassifier
 
 __all__ = ["PAPER_C_GRID", "SVM_C_GRID", "PAPER_RESULTS", "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_METHODS", "microlabel_loss", "zero_one_loss",
            "svm_baseline", "select_C", "FoldResult", "cross_validate"]
 
-PAPER_C_GRID = (100.0, 50.0, 10.0, 1.0, 0.5, 0.1, 0.01)
 SVM_C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
 #: The methods of the paper's Tables 1 and 2, in their column order.

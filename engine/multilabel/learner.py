@@ -42,7 +42,7 @@ takes its arguments in named bundles (:class:`Problem`, :class:`TreeArrays`, :cl
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -51,9 +51,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from engine.errors import InvalidParameterError, need, need_choice
+from engine.errors import InvalidParameterError, need
+from engine.multilabel import config as shared
 from engine.multilabel._kernels import DENSE, FACTORED, KERNEL, _bcfw_pass, _exact_at_k, _flip_margins, _predict_all, _row_norms2
 from engine.multilabel.spanning_trees import random_spanning_trees
+from engine.params import Param, validate_params
 
 __all__ = ["SCALINGS", "SPARSE_DENSITY", "RTAClassifier"]
 
@@ -220,18 +222,21 @@ class RTAClassifier(ClassifierMixin, BaseEstimator):
         self.solver = solver
 
     # ------------------------------------------------------------------ validation and features
+    #: Each parameter of ``__init__`` that has a range, declared once (the shared ones with
+    #: :class:`engine.multilabel.config.RtaConfig`); :meth:`fit` checks them with the one validator.
+    parameters: ClassVar[dict[str, Param]] = {
+        "C": shared.C, "n_trees": shared.N_TREES, "max_k": shared.MAX_K, "kernel": shared.KERNEL,
+        "max_passes": shared.MAX_PASSES,
+        "gamma": Param(float, None, "the RBF kernel's width (None: 1 / features)", lo=0, closed="neither", none=True),
+        "loss": Param(str, "hamming", "the loss of the margin", choices=("hamming", "zero_one")),
+        "loss_scale": Param(float, 1.0, "the factor of the loss in the margin", lo=0, closed="neither"),
+        "scaling": Param(str, "standard_unit", "how the inputs are scaled", choices=SCALINGS),
+        "tol": Param(float, 1e-3, "the duality gap at which training stops", lo=0),
+        "solver": Param(str, "auto", "the linear algebra of the updates", choices=("auto", "dense", "sparse")),
+    }
+
     def _check_params(self):
-        need(np.isfinite(self.C) and self.C > 0, f"C must be a positive finite number, got {self.C}")
-        need(int(self.n_trees) == self.n_trees and self.n_trees >= 1, f"n_trees must be a positive integer, got {self.n_trees}")
-        need(int(self.max_k) == self.max_k and self.max_k >= 2, f"max_k must be an integer >= 2, got {self.max_k}")
-        need_choice(self.kernel, "kernel", ("linear", "rbf"))
-        need_choice(self.loss, "loss", ("hamming", "zero_one"))
-        need(np.isfinite(self.loss_scale) and self.loss_scale > 0, f"loss_scale must be positive, got {self.loss_scale}")
-        need(self.scaling in SCALINGS, f"scaling must be one of {', '.join(SCALINGS)}; got {self.scaling!r}")
-        need(int(self.max_passes) == self.max_passes and self.max_passes >= 1, f"max_passes must be a positive integer, got {self.max_passes}")
-        need(self.tol >= 0, f"tol must be >= 0, got {self.tol}")
-        need(self.gamma is None or self.gamma > 0, f"gamma must be positive, got {self.gamma}")
-        need_choice(self.solver, "solver", ("auto", "dense", "sparse"))
+        validate_params(self, self.parameters)
         need(self.solver != "sparse" or self.kernel == "linear", "solver='sparse' needs the linear kernel")
 
     def _fit_scaler(self, X):

@@ -9,89 +9,20 @@ paper's Figure 1), the sampled spanning trees and the learned label-pair weights
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from engine import limits
-from engine.errors import InvalidParameterError, need_choice
-from engine.multilabel.data import SYNTHETIC_KEYS, check_synthetic, load_multilabel
-from engine.multilabel.evaluation import PAPER_C_GRID, PAPER_RESULTS, cross_validate
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, is_int, is_number, need, need_int, no_progress
+from engine.errors import InvalidParameterError
+from engine.multilabel.config import RtaConfig
+from engine.multilabel.data import load_multilabel
+from engine.multilabel.evaluation import PAPER_RESULTS, cross_validate
+from engine.runs.protocol import ProgressCallback, RunResult, no_progress
 
 __all__ = ["RtaConfig", "run", "FIGURE1_KS"]
 
 #: The list lengths of the certified-exact curve (the paper's Figure 1 uses 2..60).
 FIGURE1_KS = (1, 2, 4, 8, 16, 32, 64)
-
-
-@dataclass(frozen=True)
-class RtaConfig(RunConfig):
-    """One RTA experiment.
-
-    data : ARFF path, ``"synthetic"`` or ``{"synthetic": {...}}`` (see ``load_multilabel``)
-    labels : label count (labels last), a Mulan XML path, or None (XML beside the file / MEKA header)
-    C : margin slack, or None to choose it per outer fold from ``grid`` by inner validation
-    baseline : "svm" to score one-vs-rest LinearSVC on the same folds
-    jobs : outer folds run at once (threads); the results do not depend on it
-    """
-
-    algorithm: ClassVar[str] = "rta"
-    limited: ClassVar[dict[str, str]] = {"labels": "labels", "n_trees": "spanning_trees", "max_k": "kbest",
-                                         "folds": "folds", "inner_folds": "folds", "inner_splits": "folds",
-                                         "max_passes": "iterations", "jobs": "jobs"}
-
-    data: str | dict = "synthetic"
-    labels: int | str | None = None
-    n_trees: int = 10
-    max_k: int = 32
-    C: float | None = None
-    grid: tuple = PAPER_C_GRID
-    folds: int = 5
-    inner_folds: int = 3
-    inner_splits: int = 1
-    kernel: str = "linear"
-    max_passes: int = 30
-    baseline: str | None = None
-    seed: int = 0
-    jobs: int = 1
-
-    def validate(self) -> None:
-        super().validate()
-        need_int(self.n_trees, "n_trees", 1)
-        need_int(self.max_k, "max_k (K)", 2)
-        need(self.labels is None or isinstance(self.labels, str) or is_int(self.labels),
-             f"labels must be a count, a Mulan XML file or none, got {str(self.labels)[:40]}")
-        count = self.labels
-        if isinstance(count, str) and count.strip().lstrip("-").isdigit():   # a count given as text
-            count = int(count)
-            limits.check("labels", count, "labels")
-        if self.data in (None, "synthetic") and is_int(count):   # the synthetic source's size, before a draw
-            check_synthetic(n_labels=count)
-        elif isinstance(self.data, dict):
-            need(set(self.data) == {"synthetic"} and isinstance(self.data["synthetic"], (dict, type(None))),
-                 f"a data spec dict must be {{'synthetic': {{...}}}}, got {str(self.data)[:60]}")
-            spec = self.data["synthetic"] or {}
-            unknown = sorted(set(spec) - set(SYNTHETIC_KEYS), key=str)
-            need(not unknown, f"bad synthetic data settings: unknown key {str(unknown[:1])[1:-1][:40]} (expected "
-                              f"{', '.join(SYNTHETIC_KEYS)})")
-            check_synthetic(**spec)
-        need(self.C is None or (is_number(self.C) and self.C > 0), f"C must be a positive finite number, got {self.C!r}")
-        need_int(self.folds, "folds", 2)
-        need_int(self.inner_folds, "inner_folds", 2)
-        need(is_int(self.inner_splits) and 1 <= self.inner_splits <= self.inner_folds,
-             f"inner_splits must be an integer between 1 and inner_folds, got {self.inner_splits!r}")
-        need(self.baseline in (None, "svm"), f"baseline must be 'svm' or none, got {self.baseline!r}")
-        need_choice(self.kernel, "kernel", ("linear", "rbf"))
-        need_int(self.jobs, "jobs", 1)
-        need_int(self.max_passes, "max_passes", 1)
-        need(isinstance(self.grid, (list, tuple)) and len(self.grid) >= 1
-             and all(is_number(c) and c > 0 for c in self.grid), f"the C grid must hold positive numbers, got {self.grid!r}")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "grid", tuple(float(c) for c in self.grid))
 
 
 def _paper_key(name: str, path) -> str | None:

@@ -37,8 +37,9 @@ from datetime import datetime, timezone
 from typing import Any, Callable, ClassVar, NamedTuple
 
 from engine.errors import EngineError, InvalidParameterError
+from engine.params import Param
 from engine.reproduce.report import Figure, Missing, Report, Row
-from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, need, need_int, no_progress
+from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, need_int, no_progress
 
 __all__ = ["PAPERS", "Plan", "Point", "ReproduceConfig", "paper_module", "plan", "reproduce", "report_from_sweep",
            "run", "Report", "Row", "Figure", "Missing"]
@@ -227,15 +228,9 @@ class ReproduceConfig(RunConfig):
     """
 
     algorithm: ClassVar[str] = "reproduce"
-    paper: str = "cover"
-    quick: bool = True
-    seeds: int = 0
-
-    def validate(self) -> None:
-        super().validate()
-        need(self.paper in PAPERS, f"unknown paper {self.paper!r}; expected one of {', '.join(PAPERS)}")
-        need(isinstance(self.quick, bool), f"quick must be true or false, got {self.quick!r}")
-        need_int(self.seeds, "seeds", 0, 100, note=" (0: the protocol's own)")
+    paper: str = Param(str, "cover", "the paper whose protocol runs", choices=tuple(PAPERS)).field()
+    quick: bool = Param(bool, True, "the quick (reduced) protocol").field()
+    seeds: int = Param(int, 0, "the number of seeds (0: the protocol's own)", lo=0, hi=100).field()
 
 
 def run(config: ReproduceConfig, progress: ProgressCallback | None = None, *, store=None,

@@ -14,21 +14,25 @@ Each algorithm family ``engine.<family>.run`` defines
 
 The same config runs from the app and from ``python -m engine run CONFIG.json``.
 
-The validation contract. A config checks every setting that does not need its data in
-``validate()``, one :func:`need` line per check, and raises :class:`InvalidParameterError` naming
-the first bad setting. ``validate()`` runs when the config is built (``__post_init__``), so an
-invalid config never exists: ``execute`` refuses it before anything is recorded, whatever its
-family, and a sweep refuses a bad point before it records any. Problems that only the data can show
-(a malformed file, too few labels) are found by ``run`` and recorded as a failed run. A subclass
-adds checks by extending ``validate`` (calling ``super().validate()`` first)::
+The validation contract. A config declares each parameter once, on its field, with
+:class:`engine.params.Param` (type, range, default, one line of doc); the base ``validate()``
+checks every declared field through the one validator :func:`engine.params.validate_params`, and a
+subclass adds, one :func:`need` line each, only the checks that relate settings to each other or
+that are not a range (a file needs a training file too, ``low < high``). Either raises
+:class:`InvalidParameterError` naming the first bad setting. ``validate()`` runs when the config is
+built (``__post_init__``), so an invalid config never exists: ``execute`` refuses it before anything
+is recorded, whatever its family, and a sweep refuses a bad point before it records any. Problems
+that only the data can show (a malformed file, too few labels) are found by ``run`` and recorded as
+a failed run. A subclass
+declares its parameters and adds checks by extending ``validate`` (calling ``super().validate()``
+first)::
+
+    trials: int = Param(int, 100, "the number of trials", lo=1).field()
+    mode: str = Param(str, "a", "the mode", choices=("a", "b")).field()
 
     def validate(self) -> None:
         super().validate()
-        need_int(self.trials, "trials", 1)
-        need_choice(self.mode, "mode", ("a", "b"))
-
-An integer setting is checked by :func:`need_int`, a setting with a few allowed values by
-:func:`engine.errors.need_choice`; each words every such message alike.
+        need(self.mode != "b" or self.trials > 1, "mode 'b' needs at least 2 trials")
 
 Every setting that sizes an allocation (a count of trials, variables, labels, iterations, workers)
 is declared once in the config's ``limited`` (setting -> the name of its limit in
@@ -48,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 from engine.errors import EngineError, InvalidParameterError, need
+from engine.params import validate_params
 
 __all__ = ["RunConfig", "RunResult", "RunCancelled", "ProgressCallback", "no_progress", "need", "need_int",
            "is_int", "is_number"]
@@ -98,12 +103,14 @@ class RunConfig:
         self.validate()
 
     def validate(self) -> None:
-        """Check every setting that needs no data (see the module docstring); the base checks ``seed``
-        and that every setting of ``limited`` holding a number is within its limit."""
+        """Check every setting that needs no data (see the module docstring); the base checks ``seed``,
+        every declared parameter and that every setting of ``limited`` holding a number is within
+        its limit."""
         from engine import limits
 
         seed = getattr(self, "seed", 0)
         need(is_int(seed) and 0 <= seed < 2**63, f"seed must be an integer in 0..2^63-1, got {str(seed)[:40]}")
+        validate_params(self)
         for name, key in self.limited.items():
             value = getattr(self, name)
             if is_number(value) or value == math.inf:   # (other types: the family's own check names them)
