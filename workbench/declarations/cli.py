@@ -38,6 +38,8 @@ def _report(errors) -> None:
 
 
 def _list(args) -> int:
+    # start-up: the lessons read the page table, which loads NumPy, SciPy and the engine (1.5-2 s at
+    # load 8 on 2 cores); every other command's --help would pay it if this were at the top
     from workbench.declarations.lessons import load_lessons
 
     lessons, errors = load_lessons(args.dir)
@@ -54,7 +56,7 @@ def _list(args) -> int:
 
 def _check(args) -> int:
     from engine.errors import LessonError
-    from workbench.declarations.lessons import lesson_files, read_lesson
+    from workbench.declarations.lessons import lesson_files, read_lesson   # start-up: as in _list
     from workbench.declarations.lessons.answers import check_answers
 
     errors = []
