@@ -96,6 +96,21 @@ def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None)
     return at
 
 
+def run_rta_page(*, examples: int, folds: int, passes: int, trees: int):
+    """The RTA page after a small synthetic run at a fixed C (``examples`` examples, ``folds`` folds,
+    ``passes`` passes, ``trees`` spanning trees), as the headless app shows it."""
+    at = open_app_page("workbench/pages/rta.py", timeout=240)
+    nums = {n.label: n for n in at.number_input}
+    nums["Examples"].set_value(examples)
+    nums["Folds"].set_value(folds)
+    nums["Passes"].set_value(passes)
+    at.slider[0].set_value(trees)
+    at.radio[0].set_value("fixed")
+    at.run()
+    at.button[0].click()
+    return at.run()
+
+
 @pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups (its hook is registered last)
 def pytest_collection_modifyitems(config, items):
     """A test that asks for ``data_dir`` reads the benchmark data: it carries the ``data`` marker,

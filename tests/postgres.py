@@ -30,10 +30,23 @@ def pg_bin() -> Path | None:
     return Path(on_path).parent if on_path and shutil.which("initdb") else None
 
 
-def free_port() -> int:
+def free_port(room: int = 0) -> int:
+    """A free 127.0.0.1 port with ``room`` free ports after it (a hall's app processes take those)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + room < 65536 and all(_free(port + i) for i in range(1, room + 1)):
+            return port
+
+
+def _free(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class PostgresServer:

@@ -12,21 +12,30 @@ flips, with the Krichevsky-Trofimov estimate (k + 1/2) / (t + 1); its cumulative
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from engine.errors import InvalidParameterError
 from engine.runs.protocol import RunConfig, RunResult, no_progress
+from engine.runs.store import RunStore
 from engine.trees.spec import tree_from_spec
 
-__all__ = ["TreeFlipConfig", "run", "FAMILY", "ENV"]
+__all__ = ["TreeFlipConfig", "run", "FAMILY", "ENV", "SLOW", "slow_run_in_progress"]
 
 FAMILY = ("treeflip", "tests.runs_family", "TreeFlipConfig")
 ENV = "treeflip=tests.runs_family:TreeFlipConfig"
+
+#: a run that reports progress for about 20 s (400 steps of 0.05 s on a 2,000-vertex path)
+SLOW = {"algorithm": "treeflip", "seed": 5, "steps": 400, "delay": 0.05, "tree": {"generate": "path", "n": 2000}}
 
 
 @dataclass(frozen=True)
@@ -74,3 +83,29 @@ def run(config: TreeFlipConfig, progress=None) -> RunResult:
                  "log_loss": loss, "regret": loss - best},
         curves={"log_loss": curve_loss, "estimate": curve_est},
         artefacts={"root_bit": int(bits[tree.root])})
+
+
+@contextlib.contextmanager
+def slow_run_in_progress(config_path: Path, env: dict, store, *, timeout: float = 60.0):
+    """``python -m engine run`` of :data:`SLOW` (written to ``config_path``) in a process of its own,
+    with ``env`` (which names the run history and registers this family); yields ``(process, its
+    record)`` once the history ``store`` (a SQLite path or a database URL) lists it running with some
+    progress; kills the process on the way out."""
+    config_path.write_text(json.dumps(SLOW))
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(config_path), "--quiet"],
+                            cwd=Path(__file__).resolve().parents[1], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            with RunStore(store) as s:
+                running = s.list(status="running")
+            if running and (running[0].progress or 0) > 0:
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the slow run never reported progress within {timeout:.0f} s")
+            time.sleep(0.2)
+        yield proc, running[0]
+    finally:
+        proc.kill()
+        proc.wait()

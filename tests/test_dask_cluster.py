@@ -119,6 +119,23 @@ def _sweep_cli(tmp: Path, spec: dict, env: dict, *args) -> subprocess.Popen:
                              *args], cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _sweep_killing(tmp: Path, spec: dict, env: dict, cluster: Cluster, victim: subprocess.Popen, *, after: int,
+                   timeout: float) -> tuple[subprocess.Popen, int, str, str]:
+    """Run the sweep ``spec`` on ``cluster`` from the command line and SIGKILL ``victim`` (one of the
+    cluster's processes) once ``after`` points have finished; return the sweep's process, the points
+    finished then, and its stdout and stderr."""
+    proc = _sweep_cli(tmp, spec, env, "--backend", "dask", "--scheduler", cluster.address)
+    try:
+        done_at_kill = _wait_finished(Path(env["TREE_WORKBENCH_DB"]), after, proc)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(30)
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc, done_at_kill, out, err
+
+
 def _local(spec: dict, tmp: Path) -> dict[str, tuple]:
     """label -> (metrics, curves) of the same sweep run here, one point after another."""
     from engine.runs import registry
@@ -142,15 +159,9 @@ def test_a_worker_killed_mid_sweep_loses_no_point_and_records_none_twice(tmp_pat
     env = _env(db)
     spec = {**SLOW, "sweep": {"seed": list(range(8))}}
     with Cluster(tmp_path, env) as cluster:
-        proc = _sweep_cli(tmp_path, spec, env, "--backend", "dask", "--scheduler", cluster.address)
-        try:
-            done_at_kill = _wait_finished(db, 1, proc)
-            cluster.workers[1].send_signal(signal.SIGKILL)   # busy with a point of its own
-            cluster.workers[1].wait(30)
-            out, err = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        # the second worker is busy with a point of its own when it is killed
+        proc, done_at_kill, out, err = _sweep_killing(tmp_path, spec, env, cluster, cluster.workers[1], after=1,
+                                                      timeout=300)
     assert done_at_kill < 8, "the worker was killed after the sweep had ended"
     assert proc.returncode == 0, err[-2000:]
     sweep = json.loads(out)
@@ -168,14 +179,8 @@ def test_a_lost_scheduler_is_one_error_and_resume_finishes_the_sweep(tmp_path):
     env = _env(db)
     spec = {**SLOW, "sweep": {"seed": list(range(6))}}
     with Cluster(tmp_path, env) as cluster:
-        proc = _sweep_cli(tmp_path, spec, env, "--backend", "dask", "--scheduler", cluster.address)
-        try:
-            _wait_finished(db, 2, proc)
-            cluster.scheduler.send_signal(signal.SIGKILL)
-            out, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        proc, _, out, err = _sweep_killing(tmp_path, spec, env, cluster, cluster.scheduler, after=2,
+                                           timeout=120)
     assert proc.returncode == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: the dask scheduler tcp://127.0.0.1:"), err
     sweep = re.search(r"python -m engine runs resume (sw-[0-9a-f]+)$", err.strip()).group(1)

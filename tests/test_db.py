@@ -197,34 +197,17 @@ def test_a_process_killed_mid_run_loses_no_record(pg_url, tmp_path):
     intact, the killed one is there, marked interrupted when the history is next opened here."""
     import json
     import signal
-    import time
 
     env = dict(os.environ, TREE_WORKBENCH_DB_URL=pg_url, TREE_WORKBENCH_FAMILIES=runs_family.ENV)
-    quick, slow = tmp_path / "quick.json", tmp_path / "slow.json"
+    quick = tmp_path / "quick.json"
     quick.write_text(json.dumps({"algorithm": "treeflip", "seed": 4}))
-    slow.write_text(json.dumps({"algorithm": "treeflip", "seed": 5, "steps": 400, "delay": 0.05,
-                                "tree": {"generate": "path", "n": 2000}}))
     done = subprocess.run([sys.executable, "-m", "engine", "run", str(quick), "--json", "--quiet"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(slow), "--quiet"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            with RunStore(pg_url) as s:
-                running = s.list(status="running")
-            if running and (running[0].progress or 0) > 0:
-                break
-            time.sleep(0.3)
-        else:
-            pytest.fail("the slow run never reported progress")
+    with runs_family.slow_run_in_progress(tmp_path / "slow.json", env, pg_url, timeout=90) as (proc, running):
         os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
     with RunStore(pg_url) as s:
-        rec = s.get(running[0].id)
+        rec = s.get(running.id)
         assert rec.status == "interrupted" and 0 < rec.progress < 1
         assert s.get(json.loads(done.stdout)["id"]).metrics == json.loads(done.stdout)["metrics"]
         assert [r.status for r in s.list()] == ["interrupted", "finished"]

@@ -23,7 +23,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 import workbench.figures.export as export
 from workbench.declarations.page_table import PAGES
 from workbench import components, treeview
-from tests.conftest import open_app_page, open_tab, tree_views
+from tests.conftest import open_app_page, open_tab, run_rta_page, tree_views
 from workbench.navigation import script
 
 pypdf = pytest.importorskip("pypdf")
@@ -196,15 +196,7 @@ def test_bhtmm_exports(downloads):
 
 
 def test_rta_exports(downloads):
-    at = open_app_page("workbench/pages/rta.py", timeout=240)
-    nums = {n.label: n for n in at.number_input}
-    nums["Examples"].set_value(80)
-    nums["Folds"].set_value(2)
-    nums["Passes"].set_value(3)
-    at.slider[0].set_value(3)
-    at.radio[0].set_value("fixed")
-    at.run()
-    at.button[0].click().run()
+    at = run_rta_page(examples=80, folds=2, passes=3, trees=3)
     assert {"rta_exact_fraction.svg", "rta_label_pairs.pdf", "rta_spanning_trees.svg", "rta_training.pdf"} <= \
         check_exports(at, *downloads)
 

@@ -53,9 +53,7 @@ def hall(pg_url, tmp_path):
         if os.environ.get("CI"):
             pytest.fail("nginx is not installed (.ci/run installs it)")
         pytest.skip("nginx is not installed (apt-get install nginx)")
-    port = free_port()
-    while not all(_free(port + i) for i in range(3)):
-        port = free_port()
+    port = free_port(room=2)
     log = open(tmp_path / "hall.log", "w")
     from benchmarks.class_scenario import TOKEN
 
@@ -75,17 +73,6 @@ def hall(pg_url, tmp_path):
             proc.kill()
             proc.wait()
         log.close()
-
-
-def _free(port: int) -> bool:
-    import socket
-
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _page(url: str) -> list[str]:

@@ -3,7 +3,7 @@ Figure 1, the trees and the label-pair graph; a bad upload setting gives an erro
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import open_app_page
+from tests.conftest import open_app_page, run_rta_page
 
 PAGE = "workbench/pages/rta.py"
 
@@ -13,19 +13,9 @@ def _open() -> AppTest:
 
 
 def test_rta_page_small_synthetic_run():
-    at = _open()
+    at = run_rta_page(examples=80, folds=2, passes=3, trees=3)
     assert not at.exception, at.exception
     assert "random spanning trees" in at.title[0].value
-    nums = {n.label: n for n in at.number_input}
-    nums["Examples"].set_value(80)
-    nums["Folds"].set_value(2)
-    nums["Passes"].set_value(3)
-    at.slider[0].set_value(3)  # trees
-    at.radio[0].set_value("fixed")
-    at.run()
-    at.button[0].click()
-    at.run()
-    assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     labels = [m.label for m in at.metric]
     assert "Microlabel loss" in labels and "0/1 loss" in labels and "Certified exact" in labels

@@ -280,29 +280,13 @@ def test_killed_run_leaves_a_consistent_database_marked_interrupted(tmp_path):
     db = tmp_path / "runs.sqlite"
     done = cli("run", _write(tmp_path / "quick.json", {"algorithm": "treeflip", "seed": 4}), "--json", db=db)
     finished = json.loads(done.stdout)
-    cfg = _write(tmp_path / "slow.json", {"algorithm": "treeflip", "seed": 5, "steps": 400, "delay": 0.05,
-                                          "tree": {"generate": "path", "n": 2000}})
     env = dict(os.environ, TREE_WORKBENCH_DB=str(db), TREE_WORKBENCH_FAMILIES=runs_family.ENV)
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(cfg), "--quiet"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            with RunStore(db) as s:
-                running = s.list(status="running")
-            if running and (running[0].progress or 0) > 0:
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("the slow run never reported progress")
-        assert running[0].pid == proc.pid  # alive: opening the store did not mark it interrupted
+    with runs_family.slow_run_in_progress(tmp_path / "slow.json", env, db) as (proc, running):
+        assert running.pid == proc.pid  # alive: opening the store did not mark it interrupted
         os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
     with RunStore(db) as s:
         assert s.integrity_check() == "ok"
-        rec = s.get(running[0].id)
+        rec = s.get(running.id)
         assert rec.status == "interrupted" and rec.ended is not None and "stopped" in rec.error
         assert 0 < rec.progress < 1
         assert s.get(finished["id"]).metrics == finished["metrics"]

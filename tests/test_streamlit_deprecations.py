@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT, open_app_page
+from tests.conftest import ROOT, open_app_page, run_rta_page
 
 DEPRECATED = re.compile(r"\buse_container_width\b")
 
@@ -49,16 +49,7 @@ def _deprecations(kept: _Kept) -> list[str]:
 
 
 def test_rta_results_log_no_deprecation_warning(streamlit_log):
-    at = open_app_page("workbench/pages/rta.py", timeout=240)
-    nums = {n.label: n for n in at.number_input}
-    nums["Examples"].set_value(60)
-    nums["Folds"].set_value(2)
-    nums["Passes"].set_value(2)
-    at.slider[0].set_value(2)  # trees
-    at.radio[0].set_value("fixed")
-    at.run()
-    at.button[0].click()
-    at.run()
+    at = run_rta_page(examples=60, folds=2, passes=2, trees=2)
     assert not at.exception, at.exception
     assert len(at.dataframe) >= 2, "the results (Table 1 and the folds) are drawn"
     assert not _deprecations(streamlit_log), _deprecations(streamlit_log)
