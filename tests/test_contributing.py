@@ -90,7 +90,8 @@ def test_add_a_setting_link_round_trip_run_config_and_widget():
         at.run()
         slider = at.slider(key="hedge_low")
         assert (slider.label, slider.value, slider.min, slider.max, slider.step) == (
-            "Loss of the best action", 0.2, 0.0, 1.0, 0.05)
+            "Loss of the best action", 0.2, 0.0, 1.0, 0.05)            # range and default: HedgeConfig.low's
+        assert PAGES["tree_hedge"].setting("low").describe() == "a number in 0..1"
     assert "low" not in PAGES["tree_hedge"].all_settings
 
 
@@ -130,12 +131,16 @@ def test_add_a_learning_algorithm_registered_run_and_page(monkeypatch):
         config = registry.config_from_dict({"algorithm": "coin", "bias": 0.8, "flips": 400, "seed": 3})
         result = registry.family("coin").run(config)
         assert abs(result.metrics["estimate"] - 0.8) < 0.1 and len(result.curves["estimate"]) == 400
-        with pytest.raises(Exception, match="bias must be in 0..1"):
+        with pytest.raises(Exception, match=r"^bias = 2: expected a number in \[0, 1\]$"):
             registry.config_from_dict({"algorithm": "coin", "bias": 2})
         coin = run(page, dict(module.__dict__))["COIN"]
+        bias = coin.setting("bias")                                  # read from CoinConfig's declaration
+        assert (bias.help, bias.default, bias.lo, bias.hi) == ("the coin's bias", 0.3, 0.0, 1.0)
         with PAGES.including(coin):
             link = PAGES.parse_link("/coin?bias=0.8&flips=400")
             assert PAGES["coin"].run_config(link.values) == module.CoinConfig(bias=0.8, flips=400)
+            with pytest.raises(Exception, match=r"^parameter flips='0': expected an integer in 1\.\.1e\+06$"):
+                PAGES.parse_link("/coin?flips=0")
     finally:
         registry.unregister_family("coin")
 

@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 from engine.errors import EngineError, InvalidParameterError
 from engine.inference.evidence import evidence_vectors, vertex_index
 from engine.networks import read_sample_network
+from engine.params import declared
 from engine.trees.model import Tree
 from workbench.declarations.settings import EVIDENCE, INT, TEXT, TREE, VERTEX, Setting, format_value
 from workbench.declarations.tree_text import tree_from_link
@@ -59,6 +60,9 @@ class PageSpec:
         cover's last); ``values`` are the link's own (no defaults added).
     build : ``build(fields, values, tree)`` -> the page's run configuration, ``fields`` being what
         the settings with a ``field`` give (:meth:`run_config`).
+    config : the class of that run configuration; a setting whose ``field`` it declares
+        (:func:`engine.params.declared`) takes from the declaration what the page leaves out
+        (:meth:`~workbench.declarations.settings.Setting.declared_by`).
     """
 
     url_path: str
@@ -71,11 +75,20 @@ class PageSpec:
     uses_tree: bool = True
     tree_check: Callable[[dict, Tree], None] | None = None
     build: Callable[[dict, dict, Tree | None], Any] | None = None
+    config: type | None = None
 
     def __post_init__(self):
         names = [s.name for s in GLOBAL_SETTINGS + self.settings]
         if len(names) != len(set(names)):
             raise ValueError(f"page {self.url_path}: a setting is declared twice")
+        params = declared(self.config) if self.config is not None else {}
+        object.__setattr__(self, "settings", tuple(
+            s.declared_by(params[s.field], f"{self.config.__name__}.{s.field}") if s.field in params else s
+            for s in self.settings))
+        for s in self.settings:
+            if not s.kind:
+                raise ValueError(f"setting {s.name}: give its kind (no declaration of field {s.field!r} on "
+                                 f"{getattr(self.config, '__name__', 'a page without config')})")
 
     @property
     def all_settings(self) -> dict[str, Setting]:

@@ -21,6 +21,11 @@ from __future__ import annotations
 
 from engine.datasets import available
 from engine.errors import InvalidParameterError
+from engine.forests.run import OfdeConfig
+from engine.hedge.run import HedgeConfig
+from engine.htmm.config import SYNTHETIC, BhtmmConfig
+from engine.inference.models import PairwiseConfig
+from engine.multilabel.config import RtaConfig
 from workbench.declarations.settings import (
     BOOL,
     CHECKBOX,
@@ -44,7 +49,7 @@ from workbench.declarations.settings import (
 from workbench.declarations.page_spec import PageSpec, PageTable
 from engine.multilabel.data import benchmark_files
 from engine.practice import FAMILIES
-from engine.reproduce import PAPERS as REPRODUCIBLE
+from engine.reproduce import ReproduceConfig
 
 __all__ = ["COVER_TOKENS", "LEARNER_NAMES", "PAGES", "SEED", "link_cover"]
 
@@ -130,20 +135,17 @@ COVER_INSPECTOR = PageSpec("cover_inspector", "Cover Inspector", "Trees", ":mate
 # ---------------------------------------------------------------------- inference
 
 def _pairwise(fields: dict, values: dict, tree):
-    # start-up: the inference modules load numba's dispatchers; the page table is read on every page
-    from engine.inference.models import PairwiseConfig
-
     return PairwiseConfig(**fields)
 
 
 ONLINE_MARGINALS = PageSpec("online_marginals", "Online Marginals", "Inference", ":material/bolt:", (
-    Setting("k", INT, "the number of labels", 2, lo=2, hi=5, label="Labels k", widget=SLIDER, field="k"),
-    Setting("coupling", FLOAT, "the Potts coupling of every edge (diagonal e^coupling)", 1.0, lo=-3.0, hi=3.0,
-            label="Coupling (diagonal = e^coupling, off-diagonal 1)", widget=SLIDER, step=0.1, field="coupling"),
+    Setting("k", hi=5, label="Labels k", widget=SLIDER, field="k"),
+    Setting("coupling", lo=-3.0, hi=3.0, label="Coupling (diagonal = e^coupling, off-diagonal 1)", widget=SLIDER,
+            step=0.1, field="coupling"),
     Setting("psi", MATRIX, "one k x k edge potential for every edge (rows: the parent's label); replaces the "
             "coupling", field="psi"),
-    Setting("cover", CHOICE, "the cover the model walks", "optimal", choices=("optimal", "rake"), label="Cover",
-            widget=RADIO, options=COVER_TOKENS, field="cover",
+    Setting("cover", CHOICE, default="optimal", choices=("optimal", "rake"), label="Cover", widget=RADIO,
+            options=COVER_TOKENS, field="cover",
             tooltip="optimal: height O(log n); rake-only: only leaves are merged, height up to the diameter, "
                     "but only k^2 work per level"),
     Setting("network", TEXT, "a sample network (sample_networks/) with its own potentials; replaces the tree, k "
@@ -152,7 +154,7 @@ ONLINE_MARGINALS = PageSpec("online_marginals", "Online Marginals", "Inference",
     Setting("evidence", EVIDENCE, "evidence set when the page opens", field="evidence"),
     Setting("vertex", VERTEX, "the selected vertex (its marginal is shown)", view=True),
     _region(),
-), prefix="om", tree_sizes=(3, 10**9), build=_pairwise)
+), prefix="om", tree_sizes=(3, 10**9), build=_pairwise, config=PairwiseConfig)
 
 
 def _check_bp(v: dict, tree) -> None:
@@ -162,8 +164,8 @@ def _check_bp(v: dict, tree) -> None:
 
 
 BELIEF_PROPAGATION = PageSpec("belief_propagation", "Belief Propagation", "Inference", ":material/swap_horiz:", (
-    Setting("k", INT, "the number of labels", 2, lo=2, hi=4, label="Labels k", widget=SLIDER, field="k"),
-    Setting("coupling", FLOAT, "the Potts coupling of every edge", 0.8, lo=-2.0, hi=2.0, label="Potts coupling",
+    Setting("k", hi=4, label="Labels k", widget=SLIDER, field="k"),
+    Setting("coupling", help="the Potts coupling of every edge", default=0.8, lo=-2.0, hi=2.0, label="Potts coupling",
             widget=SLIDER, step=0.1, field="coupling",
             tooltip="ψ = e^coupling on the diagonal, 1 elsewhere (unless ψ is edited in its table)."),
     Setting("psi", MATRIX, "one k x k edge potential ψ for every edge (rows: the parent's label); replaces the "
@@ -191,15 +193,12 @@ BELIEF_PROPAGATION = PageSpec("belief_propagation", "Belief Propagation", "Infer
             widget=SLIDER),
     Setting("elim_k", INT, "labels |X| in the elimination tab", 2, lo=2, hi=4, label="Labels |X|", widget=SLIDER),
     _region("the marginals' tree (above 40 vertices)"),
-), prefix="bp", tree_sizes=(2, 10**9), tree_check=_check_bp, build=_pairwise)
+), prefix="bp", tree_sizes=(2, 10**9), tree_check=_check_bp, build=_pairwise, config=PairwiseConfig)
 
 
 # ---------------------------------------------------------------------- learning
 
 def _hedge(fields: dict, values: dict, tree):
-    # start-up: engine.hedge.run loads the online model and numba (about a second)
-    from engine.hedge.run import HedgeConfig
-
     if tree is None:
         raise InvalidParameterError("the step's link must give tree= for this computation")
     return HedgeConfig(tree={"edges": [list(e) for e in tree.named_edges()], "root": tree.name(tree.root)}, **fields)
@@ -217,23 +216,19 @@ def _check_hedge(v: dict, tree) -> None:
 LEARNER_NAMES = {"tree_hedge": "TREE-HEDGE", "independent_hedge": "Hedge per task", "shared_hedge": "One shared Hedge"}
 
 TREE_HEDGE = PageSpec("tree_hedge", "TREE-HEDGE", "Learning", ":material/call_split:", (
-    Setting("k", INT, "the number of actions", 3, lo=2, hi=5, label="Actions k", widget=SLIDER, field="states"),
-    Setting("trials", INT, "the number of trials T", 2000, lo=10, hi=200_000, label="Trials T", widget=NUMBER,
-            step=100, field="trials"),
-    Setting("eta", FLOAT, "the learning rate η", 1.0, lo=0.05, hi=4.0, label="Learning rate η", widget=SLIDER,
-            step=0.05, field="eta"),
-    Setting("coupling", FLOAT, "the Potts coupling P (P on the diagonal)", 0.9, lo=0.0, hi=1.0, label="Coupling P",
-            widget=SLIDER, step=0.01, field="coupling",
+    Setting("k", hi=5, label="Actions k", widget=SLIDER, field="states"),
+    Setting("trials", lo=10, hi=200_000, label="Trials T", widget=NUMBER, step=100, field="trials"),
+    Setting("eta", lo=0.05, hi=4.0, label="Learning rate η", widget=SLIDER, step=0.05, field="eta"),
+    Setting("coupling", label="Coupling P", widget=SLIDER, step=0.01, field="coupling",
             tooltip="Potts edge potential: P on the diagonal, (1−P)/(k−1) elsewhere. 1/k: unrelated tasks "
                     "(TREE-HEDGE = Hedge per task); 1: one shared action."),
-    Setting("env", CHOICE, "the environment", "piecewise", choices=("piecewise", "iid", "switching"),
-            label="Environment", widget=SELECT, field="environment",
+    Setting("env", choices=("piecewise", "iid", "switching"), label="Environment", widget=SELECT, field="environment",
             display={"piecewise": "Piecewise on the tree", "iid": "Unrelated tasks", "switching": "Switching subtree"},
             tooltip="**Piecewise**: each task's best action is constant on pieces of the tree, cut at the switch "
                     "edges. **Unrelated**: each task's best action at random. **Switching**: a subtree changes "
                     "its best action halfway through. **My loss file**: rows task, y_1, …, y_k."),
-    Setting("switches", INT, "edges where the best action changes", 3, lo=0, hi=10**6,
-            label="Switches (edges where the best action changes)", widget=SLIDER, field="switches"),
+    Setting("switches", hi=10**6, label="Switches (edges where the best action changes)", widget=SLIDER,
+            field="switches"),
     _seed("the seed of the environment"),
     _run(),
     Setting("trial", INT, "the trial the maps show (the last snapshot at or before it)", lo=0, hi=200_000,
@@ -245,13 +240,10 @@ TREE_HEDGE = PageSpec("tree_hedge", "TREE-HEDGE", "Learning", ":material/call_sp
             options={"excess": "Loss above the best comparator", "cumulative": "Cumulative loss"}),
     _region("the task tree (the regret map)"),
     Setting("task", VERTEX, "a task (vertex) to point out in the maps", view=True),
-), prefix="hedge", tree_sizes=(2, 10**9), tree_check=_check_hedge, build=_hedge)
+), prefix="hedge", tree_sizes=(2, 10**9), tree_check=_check_hedge, build=_hedge, config=HedgeConfig)
 
 
 def _ofde(fields: dict, v: dict, tree):
-    # start-up: engine.forests.run loads the forest learners and numba
-    from engine.forests.run import OfdeConfig
-
     train = test = valid = ""
     if v["data"] == "benchmark":
         found = available("density")
@@ -266,40 +258,32 @@ OFDE = PageSpec("ofde", "OFDE vs Chow-Liu", "Learning", ":material/scatter_plot:
     Setting("data", CHOICE, "the data: a synthetic Markov tree or a benchmark", "synthetic",
             choices=("synthetic", "benchmark"), label="Data", widget=RADIO, key="ofde_source",
             options={"synthetic": "Synthetic Markov tree", "benchmark": "Benchmark"}),
-    Setting("vars", INT, "variables of the synthetic Markov tree", 12, lo=4, hi=40, label="Variables", widget=SLIDER,
-            key="ofde_nvars", field="n_vars"),
-    Setting("train", CHOICE, "training samples of the synthetic source", "3000",
+    Setting("vars", default=12, lo=4, hi=40, label="Variables", widget=SLIDER, key="ofde_nvars", field="n_vars"),
+    Setting("train", CHOICE, default="3000",
             choices=("500", "1000", "2000", "3000", "5000", "10000", "20000"), label="Training samples",
             widget=SELECT_SLIDER, key="ofde_ntrain", field="n_train",
             options={n: int(n) for n in ("500", "1000", "2000", "3000", "5000", "10000", "20000")}),
-    Setting("data_seed", INT, "the seed of the synthetic data", label="Data seed", widget=NUMBER, key="ofde_dseed",
-            field="data_seed", **SEED),
+    Setting("data_seed", hi=SEED["hi"], label="Data seed", widget=NUMBER, key="ofde_dseed", field="data_seed"),
     Setting("benchmark", CHOICE, "the benchmark", "nltcs", choices=("nltcs", "msnbc", "kdd", "plants"),
             label="Benchmark", widget=SELECT, key="ofde_bench"),
-    Setting("experts", CHOICE, "Markov trees or Markov forests", "trees", choices=("trees", "forests"),
-            label="Experts", widget=RADIO, key="ofde_model", field="model",
+    Setting("experts", label="Experts", widget=RADIO, key="ofde_model", field="model",
             display={"trees": "Markov trees", "forests": "Markov forests"}),
-    Setting("mixture", INT, "the mixture size k (0 = ln n)", 0, lo=0, hi=20, label="Mixture size k (0 = ln n)",
-            widget=NUMBER, key="ofde_k", field="mixture_size"),
-    Setting("scale", CHOICE, "the perturbation scale (1 = the paper's)", "1",
+    Setting("mixture", hi=20, label="Mixture size k (0 = ln n)", widget=NUMBER, key="ofde_k", field="mixture_size"),
+    Setting("scale", CHOICE, default="1",
             choices=("0.01", "0.03", "0.1", "0.3", "1"), label="Perturbation scale (1 = paper)",
             widget=SELECT_SLIDER, field="perturbation_scale",
             options={s: float(s) for s in ("0.01", "0.03", "0.1", "0.3", "1")}),
-    Setting("rounds", INT, "rounds (0 = one pass over the training set)", 0, lo=0, hi=10**7,
-            label="Rounds (0 = one pass)", widget=NUMBER, step=1000, field="rounds"),
+    Setting("rounds", hi=10**7, label="Rounds (0 = one pass)", widget=NUMBER, step=1000, field="rounds"),
     _seed("the seed of the learner"),
     _run(),
     Setting("tab", CHOICE, "the open tab", "curve", choices=("curve", "structure", "time", "tradeoff"),
             label="View", widget=TABS, view=True,
             options={"curve": "Learning curve", "structure": "Forest vs Chow-Liu", "time": "Time per round",
                      "tradeoff": "Perturbation trade-off"}),
-), prefix="ofde", uses_tree=False, build=_ofde)
+), prefix="ofde", uses_tree=False, build=_ofde, config=OfdeConfig)
 
 
 def _rta(fields: dict, v: dict, tree):
-    # start-up: engine.multilabel.run imports scikit-learn (seconds)
-    from engine.multilabel.run import RtaConfig
-
     if v["data"] == "synthetic":
         data = {"synthetic": {"n_examples": int(v["examples"]), "n_labels": int(v["labels"]), "n_features": 20,
                               "seed": 0}}
@@ -319,28 +303,25 @@ RTA = PageSpec("rta", "RTA Multilabel", "Learning", ":material/label:", (
     Setting("examples", INT, "examples of the synthetic data", 300, lo=60, hi=3000, label="Examples", widget=NUMBER,
             step=20),
     Setting("labels", INT, "labels of the synthetic data", 6, lo=2, hi=14, label="Labels", widget=NUMBER),
-    Setting("trees", INT, "random spanning trees", 10, lo=1, hi=40, label="Spanning trees", widget=SLIDER,
-            field="n_trees"),
-    Setting("max_k", CHOICE, "the largest K of the K-best lists", "32", choices=("2", "4", "8", "16", "32", "64"),
+    Setting("trees", hi=40, label="Spanning trees", widget=SLIDER, field="n_trees"),
+    Setting("max_k", CHOICE, default="32", choices=("2", "4", "8", "16", "32", "64"),
             label="Largest K", widget=SELECT_SLIDER, field="max_k",
             options={k: int(k) for k in ("2", "4", "8", "16", "32", "64")}),
     Setting("c", CHOICE, "the margin slack C, or inner validation", "inner",
             choices=("inner", "0.01", "0.1", "0.5", "1", "10", "50", "100"), field="C",
             to_config=lambda c: None if c == "inner" else float(c)),
-    Setting("folds", INT, "cross-validation folds", 3, lo=2, hi=10, label="Folds", widget=NUMBER, field="folds"),
-    Setting("passes", INT, "passes over the training set", 15, lo=1, hi=200, label="Passes", widget=NUMBER,
-            field="max_passes"),
-    Setting("baseline", BOOL, "the LinearSVC baseline on the same folds", True,
-            label="LinearSVC baseline on the same folds", widget=CHECKBOX, field="baseline",
+    Setting("folds", default=3, hi=10, label="Folds", widget=NUMBER, field="folds"),
+    Setting("passes", default=15, hi=200, label="Passes", widget=NUMBER, field="max_passes"),
+    Setting("baseline", BOOL, default=True, label="LinearSVC baseline on the same folds", widget=CHECKBOX,
+            field="baseline",
             to_config=lambda on: "svm" if on else None),
     _seed(),
     _run(),
-), prefix="rta", uses_tree=False, build=_rta)
+), prefix="rta", uses_tree=False, build=_rta, config=RtaConfig)
 
 
 def _bhtmm(fields: dict, v: dict, tree):
-    # start-up: engine.htmm.run loads the samplers and numba
-    from engine.htmm.run import SYNTHETIC, BhtmmConfig
+    # start-up: engine.htmm.sp imports scikit-learn (about a second); the page table is read at every start
     from engine.htmm.sp import AUTHORS_CODE
 
     if v["source"] == "synthetic":
@@ -370,27 +351,19 @@ BHTMM = PageSpec("bhtmm", "Hidden Tree Markov Models", "Learning", ":material/sc
             options={"synthetic": "Synthetic ternary trees (section IV-B generator)",
                      "symm": "symm benchmark (600 / 180 trees)",
                      "inex05": "INEX 2005 benchmark (4,820 / 4,811 XML trees)"}),
-    Setting("task", CHOICE, "node labelling or tree classification", "label", choices=("label", "classify"),
-            label="Task", widget=RADIO, field="task", display={"label": "node labelling", "classify": "classification"}),
-    Setting("model", CHOICE, "TF-BHTMM or SP-BHTMM", "tf", choices=("tf", "sp"), label="Model", widget=RADIO,
-            field="model", display={"tf": "TF-BHTMM", "sp": "SP-BHTMM"}),
-    Setting("states", INT, "hidden states C", 10, lo=2, hi=12, label="Hidden states C", widget=SLIDER,
-            field="states"),
-    Setting("iterations", INT, "training iterations", 30, lo=1, hi=200, label="Iterations", widget=SLIDER,
-            field="iterations"),
-    Setting("synthetic", INT, "synthetic training trees per class", 40, lo=5, hi=200,
-            label="Synthetic trees per class (training)", widget=SLIDER, field="synthetic_trees",
-            tooltip="test: 30 % of that; only for the synthetic source"),
-    Setting("lmin", INT, "first important child position L_min (TF)", 1, lo=0, hi=8, field="lmin"),
-    Setting("lmax", INT, "last important child position L_max (TF)", 3, lo=0, hi=8, field="lmax",
-            to_config=lambda x: int(max(x, 1))),
-    Setting("phi", FLOAT, "the size prior φ (TF)", 2.0, lo=0.0, hi=10.0, label="Size prior φ (TF)", widget=NUMBER,
-            step=0.5, field="phi"),
-    Setting("sampler", CHOICE, "the hidden-state sampler (TF)", "exact", choices=("exact", "prior"),
-            label="Hidden-state sampler (TF)", widget=SELECT, field="sampler",
+    Setting("task", label="Task", widget=RADIO, field="task",
+            display={"label": "node labelling", "classify": "classification"}),
+    Setting("model", label="Model", widget=RADIO, field="model", display={"tf": "TF-BHTMM", "sp": "SP-BHTMM"}),
+    Setting("states", lo=2, hi=12, label="Hidden states C", widget=SLIDER, field="states"),
+    Setting("iterations", default=30, lo=1, hi=200, label="Iterations", widget=SLIDER, field="iterations"),
+    Setting("synthetic", default=40, lo=5, hi=200, label="Synthetic trees per class (training)", widget=SLIDER,
+            field="synthetic_trees", tooltip="test: 30 % of that; only for the synthetic source"),
+    Setting("lmin", hi=8, field="lmin"),
+    Setting("lmax", INT, default=3, lo=0, hi=8, field="lmax", to_config=lambda x: int(max(x, 1))),
+    Setting("phi", hi=10.0, label="Size prior φ (TF)", widget=NUMBER, step=0.5, field="phi"),
+    Setting("sampler", label="Hidden-state sampler (TF)", widget=SELECT, field="sampler",
             display={"exact": "exact joint draw", "prior": "paper's prior proposal (Alg. 1)"}),
-    Setting("init", CHOICE, "the start of TF-BHTMM", "sp", choices=("sp", "prior"), label="Start (TF)",
-            widget=SELECT, field="init",
+    Setting("init", label="Start (TF)", widget=SELECT, field="init",
             display={"sp": "states from a short SP-BHTMM run", "prior": "parameters from the priors (paper)"}),
     Setting("sp", CHOICE, "the SP-BHTMM implementation", "exact", choices=("exact", "paper", "authors"),
             label="SP-BHTMM implementation", widget=SELECT, key="bhtmm_sp_variant",
@@ -403,7 +376,7 @@ BHTMM = PageSpec("bhtmm", "Hidden Tree Markov Models", "Learning", ":material/sc
     _run("start training when the page opens"),
     Setting("test_tree", INT, "the test tree shown (1 = the first)", 1, lo=1, hi=100_000, label="Test tree",
             widget=SLIDER, key="bhtmm_tree", view=True),
-), prefix="bhtmm", uses_tree=False, build=_bhtmm)
+), prefix="bhtmm", uses_tree=False, build=_bhtmm, config=BhtmmConfig)
 
 RUNS = PageSpec("runs", "Runs", "Runs", ":material/history:", (
     Setting("record", TEXT, "the recorded run to open, by id", view=True),
@@ -412,26 +385,23 @@ RUNS = PageSpec("runs", "Runs", "Runs", ":material/history:", (
 
 
 def _reproduce(fields: dict, v: dict, tree):
-    from engine.reproduce import ReproduceConfig
-
     return ReproduceConfig(**fields)
 
 
 REPRODUCE = PageSpec("reproduce", "Reproduce", "Runs", ":material/fact_check:", (
-    Setting("paper", CHOICE, "the paper whose protocol runs", "cover", choices=tuple(REPRODUCIBLE), label="Paper",
-            widget=RADIO, field="paper",
+    Setting("paper", label="Paper", widget=RADIO, field="paper",
             display={"cover": "cover: optimal cover against brute force (Theorem 6)",
                      "hedge": "hedge: TREE-HEDGE and its bound (Theorem 9)",
                      "rta": "rta: RTA's Table 1 and Figure 1",
                      "ofde": "ofde: OFDE's Figure 2, Chow-Liu log-likelihoods",
                      "bhtmm": "bhtmm: TF- and SP-BHTMM, Tables I and III"}),
-    Setting("quick", BOOL, "the quick (reduced) protocol", True, label="Quick protocol", widget=TOGGLE, field="quick",
+    Setting("quick", label="Quick protocol", widget=TOGGLE, field="quick",
             tooltip="Fewer seeds, folds and iterations (the report says which): every paper in a minute or two. "
                     "Off: the paper's own protocol, which can take from seconds (cover) to hours (ofde, bhtmm) on "
                     "a small machine."),
     Setting("report", TEXT, "the report shown: a reproduction's run id in the run history", view=True),
     _run("start the reproduction when the page opens"),
-), prefix="repro", uses_tree=False, build=_reproduce)
+), prefix="repro", uses_tree=False, build=_reproduce, config=ReproduceConfig)
 
 #: The app's pages in menu order; the lessons open at ``/``, where a class starts.
 PAGES = PageTable([LESSONS, PRACTICE, TREE_STUDIO, COVER_INSPECTOR, ONLINE_MARGINALS, BELIEF_PROPAGATION, TREE_HEDGE, OFDE,

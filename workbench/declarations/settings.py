@@ -24,6 +24,7 @@ from typing import Any
 
 from engine import limits
 from engine.errors import InvalidParameterError
+from engine.params import Param
 from workbench.declarations.value_formats import (format_evidence, format_matrix, format_region, number_text,
                                                    parse_evidence, parse_matrix, parse_region)
 
@@ -42,6 +43,8 @@ KINDS = (INT, FLOAT, CHOICE, BOOL, TEXT, VERTEX, TREE, EVIDENCE, MATRIX, REGION)
 SLIDER, NUMBER, SELECT, RADIO, SELECT_SLIDER, TOGGLE, CHECKBOX, TABS = (
     "slider", "number", "select", "radio", "select_slider", "toggle", "checkbox", "tabs")
 WIDGETS = (SLIDER, NUMBER, SELECT, RADIO, SELECT_SLIDER, TOGGLE, CHECKBOX, TABS)
+# the kind of value of a declared parameter's type (a str parameter: CHOICE with choices, else TEXT)
+_KIND_OF = {int: INT, float: FLOAT, bool: BOOL}
 #: Longest value any setting takes in a link (a Newick tree has its own, larger limit).
 MAX_VALUE_CHARS = 400
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -65,6 +68,13 @@ class Setting:
     choices : the tokens of a ``choice``.
     leaf : a ``vertex`` that must be a leaf of the tree.
 
+    A setting whose ``field`` the page's run configuration declares (:mod:`engine.params`) leaves
+    out what the declaration says: its kind, help, default, the ends of its range and its choices
+    come from there (:meth:`declared_by`, which the page's spec calls). The page writes only what is
+    its own: a narrower range (a slider's ends, what a class can run in seconds), another first
+    value, fewer choices -- each inside what the algorithm accepts, as ``tests/test_parameters.py``
+    checks -- and the presentation below.
+
     Its widget (none when ``widget`` is empty: state the page keeps itself, see ``workbench.address_bar.Bind``):
 
     label : the widget's label; widget : one of :data:`WIDGETS`; step : its step;
@@ -82,8 +92,8 @@ class Setting:
     """
 
     name: str
-    kind: str
-    help: str
+    kind: str = ""
+    help: str = ""
     default: Any = None
     lo: float | None = None
     hi: float | None = None
@@ -99,8 +109,12 @@ class Setting:
     field: str = ""
     to_config: Callable[[Any], Any] | None = None
     view: bool = False
+    #: the attributes :meth:`declared_by` took from the field's declaration (the rest are the page's)
+    derived: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if not self.kind and self.field:
+            return   # kind, help, range and default come from the field's declaration (declared_by)
         if self.kind not in KINDS:
             raise ValueError(f"setting {self.name}: unknown kind {self.kind!r}")
         if self.kind == CHOICE and not self.choices:
@@ -112,6 +126,38 @@ class Setting:
         unknown = set(self.options) - set(self.choices)
         if unknown:
             raise ValueError(f"setting {self.name}: options for {', '.join(sorted(unknown))}, not choices")
+
+    def declared_by(self, param: Param, where: str) -> "Setting":
+        """This setting completed by ``param``, the declaration of its :attr:`field` (``where``
+        names it, e.g. ``HedgeConfig.eta``): what the page left out is taken from there.
+
+        A setting whose tokens stand for other values (``options``, ``to_config``) takes only the
+        help. A range end the page leaves out must be a closed, finite end of the declaration.
+        """
+        if self.options or self.to_config is not None:
+            return dataclasses.replace(self, help=self.help or param.doc,
+                                       derived=self.derived if self.help else ("help",))
+        kind = _KIND_OF.get(param.kind) or (CHOICE if param.choices else TEXT)
+        if self.kind and self.kind != kind:
+            raise ValueError(f"setting {self.name}: kind {self.kind}, but {where} is declared {kind}")
+        default = self.default
+        if default is None and param.default is not None:
+            default = float(param.default) if kind == FLOAT else param.default
+        more = {"kind": kind, "help": self.help or param.doc, "default": default}
+        if kind in (INT, FLOAT):
+            closed = {"lo": param.closed in ("both", "left"), "hi": param.closed in ("both", "right")}
+            for end in ("lo", "hi"):
+                if getattr(self, end) is None:
+                    value = getattr(param, end)
+                    if value is None or not closed[end]:
+                        raise ValueError(f"setting {self.name}: {where} accepts {param.describe()}; "
+                                         f"a link's range is closed, so give {end}=")
+                    more[end] = float(value) if kind == FLOAT else int(value)
+        if kind == CHOICE and not self.choices:
+            more["choices"] = param.choices
+        derived = self.derived + tuple(k for k in ("kind", "help", "default", "lo", "hi", "choices")
+                                       if k in more and getattr(self, k) in (None, "", ()))
+        return dataclasses.replace(self, **more, derived=derived)
 
     # ------------------------------------------------------------------ the value in a link
     def describe(self) -> str:
