@@ -436,8 +436,11 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
                     f"φ({md(s)})" + (f" times the messages from {', '.join(md(o) for o in others)}" if others
                                       else " only (a leaf)") + f", summed against ψ({md(s)}, {md(r)}):")
         ts, tr = _tex(s), _tex(r)
-        st.latex(rf"m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}})\,"
-                 rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf"\, m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others))
+        # inline maths, its factors joined by a dot: on a phone it wraps after one instead of
+        # scrolling sideways in a box the keyboard cannot reach
+        st.markdown(rf"$m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}}) \cdot "
+                    rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf" \cdot m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others)
+                    + "$")
         st.table(_message_table(model, w))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
@@ -662,8 +665,10 @@ address_bar.page_head("belief_propagation", "Belief Propagation",
                 "sum-product messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each "
                 "message by hand from the numbers that make it, or play the schedule.",
                 BINDS)
-st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
-         r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
+# the two equations as inline maths: on a phone each wraps after a dot instead of scrolling sideways
+st.markdown(r"Eq. 5: $m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i) \cdot \psi_{ij}(x_i, x_j) \cdot "
+            r"\prod_{k \in N(i)\setminus\{j\}} m_{k\to i}(x_i)$  " "\n"
+            r"Eq. 6: $p_{x_i}(x_i) \propto \phi_i(x_i) \cdot \prod_{j\in N(i)} m_{j\to i}(x_i)$")
 flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])
