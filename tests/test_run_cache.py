@@ -198,15 +198,6 @@ def test_a_lesson_step_opens_on_the_result_its_run_left(db, monkeypatch):
     assert len(RunStore(db).list()) == 1
 
 
-@pytest.fixture(scope="module")
-def pool():
-    p = runner._Pool(1)
-    p.warm()
-    yield p
-    p.executor.shutdown(cancel_futures=True)
-    p.manager.shutdown()
-
-
 def test_the_lessons_runs_run_ahead_once_each(db, pool):
     """The background runs: what the history has is not run again; the rest run one at a time,
     recorded under no owner, and are then found by a page's launch."""
