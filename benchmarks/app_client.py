@@ -25,7 +25,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["free_port", "serve", "serve_hall", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async"]
+__all__ = ["free_port", "serve", "serve_hall", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async",
+           "new_element"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,39 +108,50 @@ def server_command(app_dir: Path, port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def serve(app_dir: Path = ROOT, *, env: dict | None = None, log_path: Path | None = None,
-          start_timeout: float = 180.0):
-    """Start the app on a free 127.0.0.1 port; yield ``(url, seconds until healthy)``; stop it."""
-    port = free_port()
+def _launched(command: list[str], app_dir: Path, *, what: str, healthy, env: dict | None, log_path: Path | None,
+              start_timeout: float, poll: float, stop_timeout: float):
+    """Run ``command`` in ``app_dir`` in a process group of its own; yield the seconds until
+    ``healthy()`` is true; stop the process and its group. ``what`` names it in the errors."""
     log = open(log_path, "w") if log_path else subprocess.DEVNULL
     full_env = dict(os.environ if env is None else env)
     full_env["PYTHONPATH"] = str(app_dir)   # this tree's engine and workbench, not an installed one
     t0 = time.perf_counter()
-    proc = subprocess.Popen(server_command(app_dir, port), cwd=app_dir, env=full_env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(command, cwd=app_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
     try:
         deadline = t0 + start_timeout
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"the app exited with status {proc.returncode} before it was healthy"
+                raise RuntimeError(f"the {what} exited with status {proc.returncode} before it was healthy"
                                    + (f" (log: {log_path})" if log_path else ""))
-            if health_ms(url, timeout=2) < 2000:
+            if healthy():
                 break
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"the app was not healthy within {start_timeout:.0f} s")
-            time.sleep(0.2)
-        yield url, time.perf_counter() - t0
+                raise RuntimeError(f"the {what} was not healthy within {start_timeout:.0f} s")
+            time.sleep(poll)
+        yield time.perf_counter() - t0
     finally:
         proc.terminate()
         try:
-            proc.wait(15)
+            proc.wait(stop_timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
         _reap_group(proc.pid)
         if log_path:
             log.close()
+
+
+@contextlib.contextmanager
+def serve(app_dir: Path = ROOT, *, env: dict | None = None, log_path: Path | None = None,
+          start_timeout: float = 180.0):
+    """Start the app on a free 127.0.0.1 port; yield ``(url, seconds until healthy)``; stop it."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with _launched(server_command(app_dir, port), app_dir, what="app", env=env, log_path=log_path,
+                   healthy=lambda: health_ms(url, timeout=2) < 2000,
+                   start_timeout=start_timeout, poll=0.2, stop_timeout=15) as seconds:
+        yield url, seconds
 
 
 def _reap_group(pgid: int) -> None:
@@ -158,36 +170,26 @@ def serve_hall(app_dir: Path = ROOT, processes: int = 2, *, env: dict | None = N
     """Start ``processes`` app processes behind nginx (``python -m workbench.hall``) on free 127.0.0.1
     ports; yield ``(url of nginx, seconds until every process is healthy)``; stop them all."""
     port = free_port()
-    log = open(log_path, "w") if log_path else subprocess.DEVNULL
-    full_env = dict(os.environ if env is None else env)
-    full_env["PYTHONPATH"] = str(app_dir)
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "workbench.hall", "--workers", str(processes), "--port", str(port)],
-                            cwd=app_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = t0 + start_timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the hall exited with status {proc.returncode} before it was healthy"
-                                   + (f" (log: {log_path})" if log_path else ""))
-            if all(health_ms(f"http://127.0.0.1:{port + 1 + i}", timeout=2) < 2000 for i in range(processes)) \
-                    and health_ms(url, timeout=2) < 2000:
-                break
-            if time.perf_counter() > deadline:
-                raise RuntimeError(f"the hall was not healthy within {start_timeout:.0f} s")
-            time.sleep(0.5)
-        yield url, time.perf_counter() - t0
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(40)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        _reap_group(proc.pid)
-        if log_path:
-            log.close()
+
+    def healthy() -> bool:
+        return (all(health_ms(f"http://127.0.0.1:{port + 1 + i}", timeout=2) < 2000 for i in range(processes))
+                and health_ms(url, timeout=2) < 2000)
+
+    command = [sys.executable, "-m", "workbench.hall", "--workers", str(processes), "--port", str(port)]
+    with _launched(command, app_dir, what="hall", env=env, log_path=log_path, healthy=healthy,
+                   start_timeout=start_timeout, poll=0.5, stop_timeout=40) as seconds:
+        yield url, seconds
+
+
+def new_element(delta) -> tuple[str, object] | None:
+    """The kind and body of the element a ``ForwardMsg.delta`` draws (``"markdown"``, ``"exception"``,
+    a widget, ...), or None when the delta draws none."""
+    if delta.WhichOneof("type") != "new_element":
+        return None
+    el = delta.new_element
+    kind = el.WhichOneof("type")
+    return None if kind is None else (kind, getattr(el, kind))
 
 
 @dataclass
@@ -366,13 +368,10 @@ class Student:
 
     def _read_delta(self, fm, errors: list[str]) -> None:
         d = fm.delta
-        if d.WhichOneof("type") != "new_element":
+        drawn = new_element(d)
+        if drawn is None:
             return
-        el = d.new_element
-        kind = el.WhichOneof("type")
-        if kind is None:
-            return
-        body = getattr(el, kind)
+        kind, body = drawn
         if kind == "exception":
             errors.append(f"{body.type}: {body.message}")
             return

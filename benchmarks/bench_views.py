@@ -24,8 +24,19 @@ indicator has been gone for 0.5 s; ``floor_usable_s`` -- the same for a two-page
 a title and a line of text (what Streamlit itself costs a fresh session on this machine: loading its
 scripts into an empty browser context, the websocket, one script run).
 
+``--lessons``: ``lesson_settled_s`` -- every step of every lesson, as a lecturer goes through them
+on a server just started (its health check answered) with an empty run history: the first step
+opened from its link, each next one by the panel's Next; from the click until the panel says
+"Step k of N", Streamlit's running indicator is gone, the page's script has ended (a step whose
+link starts a learning run ends with the run) and all has stayed so for 0.5 s. A step's row says
+why it took what it did: the run's own time ("done in N s"), whether it was queued behind the run
+workers' warm-up ("preparing", "queued"), or that it opened on a result of the run history.
+``--settle-after S`` waits S seconds after the health check before the first lesson (a lecturer
+who starts the server a minute before the class).
+
 Prints a table, or with ``--json`` one JSON object ``{"rows": [...], "usable_s": {...},
-"page_usable_s": {...}, "floor_usable_s": ..., "load_average": [...]}``. ``--pages`` measures only
+"page_usable_s": {...}, "floor_usable_s": ..., "load_average": [...]}`` (with ``--lessons``:
+``{"lesson_settled_s": [...], "load_average": [...]}``). ``--pages`` measures only
 ``page_usable_s`` and ``floor_usable_s``. Times nothing inside a test.
 """
 
@@ -218,6 +229,100 @@ def browser_times(sizes=(10_000, 100_000, 1_000_000), repeats: int = 3) -> tuple
     return usable, pages
 
 
+#: what the page says while a step waits, read every poll: a step's reason for taking long
+_STATUS_JS = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const t = main ? main.innerText : '';
+    const out = [];
+    if (t.includes(': preparing')) out.push('preparing');
+    if (t.includes('(the server is busy)')) out.push('queued');
+    if (t.includes('of the run history, with exactly these settings')) out.push('history');
+    return out;
+}"""
+
+
+def _settle(pg, text: str, timeout: float) -> tuple[float, set]:
+    """Wait until the lesson panel says ``text`` and the page is idle for 0.5 s; (seconds, what the
+    page said meanwhile: preparing, queued, history)."""
+    t0 = time.perf_counter()
+    seen: set = set()
+    pg.evaluate("window.__quietFrom = 0")
+    while True:
+        seen.update(pg.evaluate(_STATUS_JS))
+        said = pg.evaluate("t => (document.querySelector('.st-key-lesson_panel') || {innerText: ''})"
+                           ".innerText.includes(t)", text)
+        if said and pg.evaluate(_IDLE_JS):
+            return time.perf_counter() - t0 - 0.5, seen
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError(f"{text} did not settle within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def lesson_times(settle_after: float = 0.0, timeout: float = 600.0) -> list[dict]:
+    """``lesson_settled_s``: every step of every lesson on a server just started (see the module
+    docstring); one row per step."""
+    import re
+    import tempfile
+
+    from benchmarks.app_client import ROOT, serve
+    from benchmarks.bench_app import _browser
+    from tests.browser.conftest import chromium_path
+    from workbench.declarations.lessons import load_lessons
+    from workbench.declarations.page_table import PAGES as TABLE
+
+    chromium = chromium_path()
+    if chromium is None:
+        return []
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, TREE_WORKBENCH_DB=str(Path(tmp) / "runs.sqlite"))
+        with serve(ROOT, env=env, start_timeout=600) as (url, _):
+            time.sleep(settle_after)
+            pw, b = _browser(chromium)
+            try:
+                ctx = b.new_context(viewport={"width": 1600, "height": 1000})
+                pg = ctx.new_page()
+                for lesson in load_lessons()[0]:
+                    n = len(lesson.steps)
+                    for k, step in enumerate(lesson.steps, 1):
+                        t0 = time.perf_counter()
+                        if k == 1:
+                            first = step.url
+                            pg.goto(f"{url}{first}{'&' if '?' in first else '?'}lesson={lesson.id}&step=1")
+                        else:
+                            pg.locator(".st-key-lesson_panel").get_by_role("button", name="Next").click()
+                        lag = time.perf_counter() - t0
+                        settled, seen = _settle(pg, f"Step {k} of {n}", timeout)
+                        main = pg.locator("[data-testid='stMain']").inner_text()
+                        done = re.findall(r"done in ([0-9.]+) s", main)
+                        rows.append({"lesson": lesson.id, "step": k, "run": "run" in TABLE.parse_link(step.url).raw,
+                                     "settled_s": round(lag + settled, 2),
+                                     "run_s": float(done[-1]) if done else None, "seen": sorted(seen)})
+                ctx.close()
+            finally:
+                b.close()
+                pw.stop()
+    return rows
+
+
+def lesson_table(res: dict) -> str:
+    rows = res["lesson_settled_s"]
+    slow = [r for r in rows if r["settled_s"] > 3.0]
+    lines = ["| lesson | step | starts a run | settled s | the run's own s | the page said |",
+             "|---|---:|---|---:|---:|---|"]
+    for r in rows:
+        if r["run"] or r["settled_s"] > 3.0:
+            lines.append(f"| {r['lesson']} | {r['step']} | {'yes' if r['run'] else 'no'} | {r['settled_s']:.2f} | "
+                         f"{'' if r['run_s'] is None else r['run_s']} | {', '.join(r['seen'])} |")
+    times = sorted(r["settled_s"] for r in rows)
+    lines.append("")
+    lines.append(f"{len(rows)} steps; {len(slow)} settled after more than 3 s; slowest {times[-1] if times else 0:.2f} s, "
+                 f"median {statistics.median(times) if times else 0:.2f} s (only the steps that start a run or "
+                 "took more than 3 s are listed)")
+    lines.append(f"load average {res['load_average']}")
+    return "\n".join(lines)
+
+
 def run(sizes=(1_000, 10_000, 100_000, 1_000_000), browser: bool = True, pages_only: bool = False) -> dict:
     rows = []
     if not pages_only:
@@ -259,7 +364,15 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000,1000000", help="comma-separated vertex counts")
     ap.add_argument("--no-browser", action="store_true", help="server times only (no Chromium)")
     ap.add_argument("--pages", action="store_true", help="only the lecture tree's pages and the empty app, in Chromium")
+    ap.add_argument("--lessons", action="store_true", help="only every lesson step's time to settle, in Chromium")
+    ap.add_argument("--settle-after", type=float, default=0.0,
+                    help="with --lessons: seconds between the health check and the first lesson")
     args = ap.parse_args(argv)
+    if args.lessons:
+        res = {"lesson_settled_s": lesson_times(args.settle_after)}
+        res["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        print(json.dumps(res) if args.json else lesson_table(res))
+        return 0
     sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
     res = run(sizes, browser=not args.no_browser, pages_only=args.pages)
     print(json.dumps(res) if args.json else table(res))

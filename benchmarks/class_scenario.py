@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.app_client import HealthPoll, serve, serve_hall
+from benchmarks.app_client import HealthPoll, new_element, serve, serve_hall
 
 __all__ = ["run_class", "Tab", "LESSON", "FIRST_POLL", "POLLS", "TOKEN"]
 
@@ -226,13 +226,10 @@ class Tab:
                 self._delta(fm.delta, now)
 
     def _delta(self, d, now: float) -> None:
-        if d.WhichOneof("type") != "new_element":
+        drawn = new_element(d)
+        if drawn is None:
             return
-        el = d.new_element
-        kind = el.WhichOneof("type")
-        if kind is None:
-            return
-        body = getattr(el, kind)
+        kind, body = drawn
         if kind == "exception":
             self.errors.append(f"{body.type}: {body.message}"[:300])
             return

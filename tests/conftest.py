@@ -247,6 +247,18 @@ def db_target(request, tmp_path) -> str:
     return request.getfixturevalue("pg_url")
 
 
+@pytest.fixture(scope="module")
+def pool():
+    """The app's pool of run workers (``workbench.runner``) with one process, warmed, for a module."""
+    from workbench import runner   # only the modules that use the pool import the app's runner
+
+    p = runner._Pool(1)
+    p.warm()
+    yield p
+    p.executor.shutdown(cancel_futures=True)
+    p.manager.shutdown()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """``engine.datasets.data_home()``; tests that need it fail in CI when it is missing, skip elsewhere."""

@@ -190,4 +190,4 @@ def test_cli_errors_are_one_line(files, tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("error:") and r.stderr.count("\n") == 1
     assert "line 2" in r.stderr
     r = _cli("ofde", "--train", files["train"], "--test", files["test"], "--mixture-size", "-1")
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "mixture size" in r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "mixture_size = -1: expected an integer >= 0" in r.stderr

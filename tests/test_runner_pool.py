@@ -4,7 +4,6 @@ a session has at most its share of runs (AppTest)."""
 
 import time
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.errors import EngineError
@@ -13,15 +12,6 @@ from engine.runs.registry import load_config
 from engine.runs.store import RunStore
 from tests import runs_family
 from workbench import runner
-
-
-@pytest.fixture(scope="module")
-def pool():
-    p = runner._Pool(1)
-    p.warm()
-    yield p
-    p.executor.shutdown(cancel_futures=True)
-    p.manager.shutdown()
 
 
 def _submit(pool, db, **settings):

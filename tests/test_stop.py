@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -39,6 +38,7 @@ import pytest
 
 from engine import warmup as W
 from tests.conftest import ROOT
+from tests.postgres import free_port
 from workbench.hall import _healthy   # the hall's own health check of an app process
 
 pytestmark = [pytest.mark.slow]
@@ -76,25 +76,6 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
     except OSError:
         return "?"
-
-
-def free_port(room: int = 0) -> int:
-    """A free 127.0.0.1 port with ``room`` free ports after it."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port + room < 65536 and all(_free(port + i) for i in range(1, room + 1)):
-            return port
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @dataclass
@@ -308,40 +289,36 @@ def _runs(db: Path) -> list[tuple]:
 
 
 # ---------------------------------------------------------------------- the moments
-def stop_in_warm_up(tmp: Path, how: str) -> Stopped:
-    """(a) The warm-up compiling the first pages' kernels, from an empty cache: a second in."""
-    served, _ = _serve(_env(tmp, tmp / "empty-cache"))
+def _stop_when(tmp: Path, cache: Path, said: str, pause: float, how: str, not_yet: str | None = None) -> Stopped:
+    """Serve with the kernel cache ``cache``; once the server has said ``said`` (a regular expression)
+    and ``pause`` seconds more have passed, check that it has not said ``not_yet`` (the moment is not
+    over) and stop it ``how``."""
+    served, _ = _serve(_env(tmp, cache))
     try:
-        assert served.wait_for(r"^\[warm-up\] first start after an install", 300), served.output
-        served.pause(1.5)
+        assert served.wait_for(said, 300), served.output
+        served.pause(pause)
+        assert not_yet is None or not_yet not in served.output, served.output
         return served.stop(how)
     finally:
         served.kill()
+
+
+def stop_in_warm_up(tmp: Path, how: str) -> Stopped:
+    """(a) The warm-up compiling the first pages' kernels, from an empty cache: a second in."""
+    return _stop_when(tmp, tmp / "empty-cache", r"^\[warm-up\] first start after an install", 1.5, how)
 
 
 def stop_while_online_walks_compile(tmp: Path, how: str) -> Stopped:
     """(b) The port open, the online model's walks compiling beside the server: a second in."""
-    served, _ = _serve(_env(tmp, cache_copy(tmp / "cache", _ONLINE)))
-    try:
-        assert served.wait_for(r"URL: http://127\.0\.0\.1", 300), served.output
-        served.pause(1.0)
-        assert "online model ready" not in served.output, served.output
-        return served.stop(how)
-    finally:
-        served.kill()
+    return _stop_when(tmp, cache_copy(tmp / "cache", _ONLINE), r"URL: http://127\.0\.0\.1", 1.0, how,
+                      not_yet="online model ready")
 
 
 def stop_while_run_workers_prepare(tmp: Path, how: str) -> Stopped:
     """(b) The port open, the run workers compiling the learning kernels (``prepare``), a few
-    seconds after they started."""
-    served, _ = _serve(_env(tmp, cache_copy(tmp / "cache", _LEARNING)))
-    try:
-        assert served.wait_for(r"URL: http://127\.0\.0\.1", 300), served.output
-        served.pause(8.0)   # the workers spawned, importing, then compiling (minutes of it)
-        assert "run workers ready" not in served.output, served.output
-        return served.stop(how)
-    finally:
-        served.kill()
+    seconds after they started (spawned, importing, then compiling: minutes of it)."""
+    return _stop_when(tmp, cache_copy(tmp / "cache", _LEARNING), r"URL: http://127\.0\.0\.1", 8.0, how,
+                      not_yet="run workers ready")
 
 
 def stop_with_a_run_in_flight(tmp: Path, how: str) -> Stopped:

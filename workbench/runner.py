@@ -22,10 +22,24 @@ manager leave a Ctrl-C to the server, which stops them in that order.
 
 Every time left it shows counts down from its first value and never rises
 (``engine.warmup.Countdown``): "preparing (N s)", and a run's time left once it has one.
+
+**A configuration runs once.** A run config is deterministic given its seed, so :func:`launch`
+first looks for a finished run of exactly that configuration (:func:`cached_result`): the same
+config JSON, the same run function, the same code version (``engine.runs.store.code_version``) and
+every file it names unchanged since that run started; in this process (the last
+:data:`RESULTS_KEPT` results, whoever ran them), then in the run history on disk (so a restarted
+server has them too). It shows that run's result at once and says which run it is. A run of the
+same configuration already going in another session is watched instead of started again (the
+first session keeps its Cancel). When the server starts its pool with the preparation
+(:func:`start_pool`), it also runs, one at a time in the background, every run a lesson step's
+link starts (``run=1``), in the order the lessons use them (:func:`lesson_runs`), unless the
+history has them already: a class that reaches such a step finds its result
+(``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import json
@@ -49,14 +63,16 @@ from streamlit.errors import StreamlitAPIException
 from engine.files import public_message
 from engine.errors import EngineError
 from engine.runs.protocol import RunCancelled, RunConfig, RunResult
-from engine.runs.store import RunStore, default_db_target
+from engine.runs.registry import family
+from engine.runs.store import RunStore, code_version, default_db_target
 from engine.warmup import Countdown, busy_factor, busy_text, child_signals, signals_held, start_processes
 from engine.warmup import label as stage_label
 from workbench.identity import session_owner
 from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "shutdown_pool",
-           "pool_size", "per_session_cap", "spawn_processes", "WORKERS_ENV", "PER_SESSION_ENV"]
+           "pool_size", "per_session_cap", "spawn_processes", "WORKERS_ENV", "PER_SESSION_ENV", "cached_result",
+           "lesson_runs", "run_lesson_runs", "LESSON_RUNS_ENV", "RESULTS_KEPT"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
 #: a run's first time-left estimate waits for this much of its run (seconds): from the first tenth of a
@@ -65,6 +81,11 @@ _ETA_AFTER = 1.0
 _JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
+LESSON_RUNS_ENV = "TREE_WORKBENCH_LESSON_RUNS"
+#: finished results kept in this process (the lessons' runs are nine)
+RESULTS_KEPT = 32
+#: the newest finished runs of an algorithm searched for a configuration in the run history
+HISTORY_LOOKUP = 500
 
 
 def format_eta(seconds: float) -> str:
@@ -107,6 +128,101 @@ def history() -> RunStore | None:
     except (EngineError, OSError) as exc:
         st.warning(f"Runs are not recorded: {public_message(exc)}")
         return None
+
+
+# ------------------------------------------------------------------ results of a configuration
+_RESULTS: "collections.OrderedDict[tuple, tuple[RunResult, int | None]]" = collections.OrderedDict()
+_RESULTS_LOCK = threading.Lock()
+_GOING: dict[tuple, "Job"] = {}   # result key -> a run of it going now (another session's, or a lesson's)
+
+
+def _files(value) -> list[str]:
+    """The existing files a configuration's values name (its data), depth first."""
+    if isinstance(value, dict):
+        return [f for v in value.values() for f in _files(v)]
+    if isinstance(value, (list, tuple)):
+        return [f for v in value for f in _files(v)]
+    if isinstance(value, str) and value and len(value) < 4096:
+        with contextlib.suppress(OSError, ValueError):
+            if os.path.isfile(value):
+                return [value]
+    return []
+
+
+def result_key(config: RunConfig, run_fn) -> tuple:
+    """What makes two runs the same: the run function, the configuration, the code version, and
+    each file the configuration names as it is now (its size and time of change); with the run
+    history they are recorded in (whose run ids the page names)."""
+    stamps = []
+    for f in _files(config.to_dict()):
+        with contextlib.suppress(OSError):
+            st_ = os.stat(f)
+            stamps.append((f, st_.st_size, st_.st_mtime_ns))
+    return (f"{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}", config.to_json(),
+            code_version(), tuple(stamps), default_db_target())
+
+
+def _remember(key: tuple, result: RunResult, run_id: int | None) -> None:
+    with _RESULTS_LOCK:
+        _RESULTS[key] = (result, run_id)
+        _RESULTS.move_to_end(key)
+        while len(_RESULTS) > RESULTS_KEPT:
+            _RESULTS.popitem(last=False)
+
+
+def _is_family_run(config: RunConfig, run_fn) -> bool:
+    """Whether ``run_fn`` is the run of ``config``'s family (what its record in the history ran)."""
+    try:
+        return family(config.algorithm).run is run_fn
+    except EngineError:
+        return False
+
+
+def _from_history(store: RunStore, config: RunConfig) -> tuple[RunResult, int] | None:
+    """The newest finished run of exactly ``config`` in ``store`` (every owner's), run by this code
+    version, every file it names unchanged since it started; ``None`` when there is none."""
+    want = config.to_json()
+    version = code_version()
+    files = _files(config.to_dict())
+    for rec in store.list(algorithm=config.algorithm, status="finished", limit=HISTORY_LOOKUP):
+        if rec.code_version != version or json.dumps(rec.config, sort_keys=True) != want:
+            continue
+        try:
+            if any(os.stat(f).st_mtime > rec.started for f in files):
+                continue
+        except OSError:
+            continue
+        full = store.get(rec.id)
+        return full.result, full.id
+    return None
+
+
+def cached_result(config: RunConfig, run_fn, store: RunStore | None = None) -> tuple[RunResult, int | None] | None:
+    """``(result, run id)`` of a finished run of exactly this configuration (see the module
+    docstring): kept in this process, else found in ``store`` (the run history with every owner's
+    runs) when ``run_fn`` is the family's own run; ``None`` when it never ran."""
+    key = result_key(config, run_fn)
+    with _RESULTS_LOCK:
+        hit = _RESULTS.get(key)
+    if hit is not None or store is None or not _is_family_run(config, run_fn):
+        return hit
+    try:
+        found = _from_history(store, config)
+    except (EngineError, OSError):   # an unreadable history: the run runs
+        return None
+    if found is not None:
+        _remember(key, *found)
+    return found
+
+
+def _job_ended(job: "Job") -> None:
+    """A run's job has ended: a finished run of a configuration is kept (:func:`cached_result`)."""
+    if job.result_key is not None:
+        with _RESULTS_LOCK:
+            if _GOING.get(job.result_key) is job:
+                del _GOING[job.result_key]
+        if job.error is None and isinstance(job.value, dict) and "result" in job.value:
+            _remember(job.result_key, job.value["result"], job.value.get("run_id"))
 
 
 # ------------------------------------------------------------------ the worker side (other processes)
@@ -533,6 +649,7 @@ class _Pool:
                 job.error = (RunCancelled(message) if what == "cancelled" else EngineError(message)
                              if what == "engine" else RuntimeError(f"the run failed:\n{text}"))
         job.ended = time.perf_counter()
+        _job_ended(job)
         job.done.set()
 
     def _forget(self, job: "Job") -> None:
@@ -595,6 +712,7 @@ class _Pool:
             self._forget(job)
             job.error = RunCancelled("cancelled before it started")
             job.ended = time.perf_counter()
+            _job_ended(job)
             job.done.set()
 
 
@@ -634,13 +752,78 @@ def shutdown_pool(grace: float = 2.5) -> int:
 def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
     """Start the run workers now (the server calls it as it starts serving); with ``prepare``, the
     workers then compile the learning kernels (:meth:`_Pool.prepare`), ``on_prepared(seconds)``
-    called when they are done."""
+    called when they are done, and run the lessons' runs in the background (:func:`run_lesson_runs`,
+    unless ``TREE_WORKBENCH_LESSON_RUNS=0``)."""
     p = _get_pool()
     if p is None:
         return
     p.warm()
     if prepare:
         p.prepare(on_prepared)
+        if os.environ.get(LESSON_RUNS_ENV, "").strip() != "0":
+            threading.Thread(target=run_lesson_runs, args=(p,), name="lesson-runs", daemon=True).start()
+
+
+def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
+    """``(config, run function)`` of every run a lesson step's link starts (``run=1``), once each, in
+    the order the lessons (default: those the app reads) use them: the configuration the step's page
+    builds from the link (its spec's :meth:`~workbench.declarations.page_spec.PageSpec.run_config`)."""
+    from workbench.declarations.page_spec import link_tree
+    from workbench.declarations.page_table import PAGES
+
+    if lessons is None:   # read here, not at import: the lesson panel loads the practice families (1.4 s)
+        from workbench.declarations.lessons import load_lessons
+        from workbench.lesson_panel import lessons_folder
+
+        lessons = load_lessons(lessons_folder())[0]
+    out, seen = [], set()
+    for lesson in lessons:
+        for step in lesson.steps:
+            link = PAGES.parse_link(step.url)
+            if not link.values.get("run") or link.page.build is None:
+                continue
+            config = link.page.run_config(link.values, link_tree(link.values)[0])
+            if config is not None and config.to_json() not in seen:
+                seen.add(config.to_json())
+                out.append((config, family(config.algorithm).run))
+    return out
+
+
+def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None = None) -> int:
+    """Run each of ``runs`` (default :func:`lesson_runs`) that has no result yet
+    (:func:`cached_result`) in ``pool``, one at a time (a student's run waits for one of them at
+    most), recorded in the run history under no owner with the label "lesson"; a session that
+    launches one of them meanwhile watches it. Returns how many ran."""
+    try:
+        runs = lesson_runs() if runs is None else runs
+        store = RunStore(default_db_target())
+    except (EngineError, OSError) as exc:
+        print(f"the lessons' runs are not run ahead: {public_message(exc)}", file=sys.stderr)
+        return 0
+    ran = 0
+    with store:
+        for config, run_fn in runs:
+            if pool.stopping:
+                break
+            if cached_result(config, run_fn, store) is not None:
+                continue
+            key = result_key(config, run_fn)
+            with _RESULTS_LOCK:
+                job = _GOING.get(key)   # a session started it first: wait for it
+                new = job is None
+                if new:
+                    job = _GOING[key] = Job(key=f"lesson|{config.to_json()}")
+                    job.result_key = key
+            if new:
+                try:
+                    job.submit(pool, "run", (config, run_fn, (store.target, None), "lesson"))
+                except RuntimeError:   # the executor was shut down (the server stops)
+                    break
+                ran += 1
+            while not job.done.wait(1.0):
+                if pool.stopping:
+                    return ran
+    return ran
 
 
 class Job:
@@ -669,6 +852,7 @@ class Job:
         self.future: Future | None = None
         self.pool: _Pool | None = None
         self._eta: Countdown | None = None   # the time left as shown: never more than shown before
+        self.result_key: tuple | None = None   # a run's configuration (see cached_result)
 
     def start(self) -> "Job":
         """Run ``work`` in a background thread of this process."""
@@ -703,6 +887,7 @@ class Job:
             self.run_id = getattr(exc, "run_id", None)
         finally:
             self.ended = time.perf_counter()
+            _job_ended(self)
             self.done.set()
 
     @property
@@ -757,18 +942,22 @@ def _jobs() -> dict[str, Job]:
     return st.session_state.setdefault(_JOBS, {})
 
 
-def _watch(job: Job, label: str):
-    """Draw the job's status until it ends; the job's outcome is left on the job. Every update says
+def _watch(job: Job, label: str, *, cancel: bool = True):
+    """Draw the job's status until it ends (with a Cancel button unless ``cancel`` is false: a run
+    another session started); the job's outcome is left on the job. Every update says
     ``expanded=True`` while the run goes on: an update without it clears the expanded state, and
     Streamlit then draws the status closed, its Cancel button hidden and out of the Tab order
     (docs/accessibility.md)."""
     with st.status(label, expanded=True) as status:
         bar = st.progress(job.fraction, text=job.text())
-        try:
-            st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
-                      on_click=_cancel, args=(job,))
-        except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
-            st.caption("The run cannot be cancelled from inside a form.")
+        if not cancel:
+            st.caption("Another session started this run with the same settings: its result shows here too.")
+        else:
+            try:
+                st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
+                          on_click=_cancel, args=(job,))
+            except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
+                st.caption("The run cannot be cancelled from inside a form.")
         queued = job.started_at is None
         preparing = job.preparing is not None
         if preparing:
@@ -805,13 +994,20 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
+def _start(key: str, kind: str, payload: tuple, work, result_key: tuple | None = None) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
-    a message) when this session already has its share of the server's runs."""
+    a message) when this session already has its share of the server's runs. With ``result_key``
+    (a run's configuration, :func:`result_key`), a run of it that another session or the lessons'
+    warm-up started is attached to as well (it is not this session's: no Cancel, no share)."""
     jobs = _jobs()
     job = jobs.get(key)
     if job is not None and not job.done.is_set():
         return job
+    if result_key is not None:
+        with _RESULTS_LOCK:
+            going = _GOING.get(result_key)
+        if going is not None and not going.done.is_set():
+            return going
     mine = [j for j in jobs.values() if not j.done.is_set()]
     cap = per_session_cap()
     if len(mine) >= cap:
@@ -825,7 +1021,12 @@ def _start(key: str, kind: str, payload: tuple, work) -> Job | None:
     except EngineError as exc:   # the server is stopping
         st.warning(public_message(exc))
         return None
-    job = Job(work, key).start() if pool is None else Job(key=key).submit(pool, kind, payload)
+    job = Job(work, key)
+    job.result_key = result_key
+    if result_key is not None:
+        with _RESULTS_LOCK:
+            _GOING[result_key] = job
+    job = job.start() if pool is None else job.submit(pool, kind, payload)
     jobs[key] = job
     return job
 
@@ -854,11 +1055,31 @@ def last_run() -> int | None:
     return st.session_state.get(_LAST_RUN)
 
 
+def _every_owner(store: RunStore | None) -> RunStore | None:
+    """The whole run history behind ``store`` (a session's view of it): a configuration's result is
+    the same whoever ran it."""
+    return None if store is None else _history(default_db_target())
+
+
+def _show_earlier(label: str, result: RunResult, run_id: int | None) -> None:
+    """Say that the result shown is an earlier run's, of exactly these settings."""
+    took = f" (it ran in {result.seconds:.1f} s)" if result.seconds is not None else ""
+    where = f"run {run_id} of the run history" if run_id is not None else "an earlier run on this server"
+    st.caption(f"{label}: the result of {where}, with exactly these settings{took}; the same settings give "
+               "the same result, so it opens at once.", help="A run's configuration fixes its seed: runs of it "
+               "agree. Change a setting or the seed for a new run.")
+
+
 def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
-    """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown)."""
+    """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown).
+    A configuration that ran before opens on that run's result (:func:`cached_result`, said so)."""
     from engine.runs.execute import execute
 
     store = history()
+    earlier = cached_result(config, run_fn, _every_owner(store))
+    if earlier is not None:
+        _show_earlier(label, *earlier)
+        return earlier[0]
 
     def work(progress):   # thread mode: the same steps as a worker's
         out: dict[str, Any] = {}
@@ -874,16 +1095,19 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return out
 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
-    job = _start(key, "run", (config, run_fn, _where(store), label), work)
+    job = _start(key, "run", (config, run_fn, _where(store), label), work, result_key(config, run_fn))
     if job is None:
         return None
-    _watch(job, label)
+    mine = job.key == key and _jobs().get(key) is job
+    _watch(job, label, cancel=mine)
     if not _succeeded(job):
         return None
     rid = job.value.get("run_id")
-    if rid is not None:
+    if rid is not None and mine:
         st.session_state[_LAST_RUN] = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
+    elif rid is not None:
+        st.caption(f"Recorded as run {rid} in the run history, by the session that started it.")
     return job.value["result"]
 
 

@@ -110,11 +110,11 @@ class RunConfig:
 
         seed = getattr(self, "seed", 0)
         need(is_int(seed) and 0 <= seed < 2**63, f"seed must be an integer in 0..2^63-1, got {str(seed)[:40]}")
-        validate_params(self)
-        for name, key in self.limited.items():
+        for name, key in self.limited.items():   # first: a size past its limit names the limit to raise
             value = getattr(self, name)
-            if is_number(value) or value == math.inf:   # (other types: the family's own check names them)
+            if is_number(value) or value == math.inf:   # (other types: the declaration's check names them)
                 limits.check(key, value, name)
+        validate_params(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"algorithm": self.algorithm}

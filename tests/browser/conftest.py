@@ -71,6 +71,16 @@ def serve_app(env: dict, log_dir: Path):
         pytest.fail(str(exc))
 
 
+@contextlib.contextmanager
+def serve_class_app(tmp_path_factory, name: str, secret: str, **env: str):
+    """Run the app for a class: its own run history, the lecturer token ``secret`` and ``env`` (folders
+    named after ``name``); yield its URL."""
+    full = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp(f"{name}db") / "runs.sqlite"),
+                TREE_WORKBENCH_LECTURER_TOKEN=secret, **env)
+    with serve_app(full, tmp_path_factory.mktemp(f"{name}log")) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def app_url(chromium, tmp_path_factory):
     env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("db") / "runs.sqlite"))
@@ -350,6 +360,58 @@ def sign_in_lecturer(page, secret: str) -> None:
     field.press("Enter")
     page.locator(".st-key-lecturer_sign_out").wait_for(timeout=60_000)
     wait_for_app(page)
+
+
+def says(page, selector: str, text: str, timeout: float = 30_000) -> None:
+    """Wait until an element matching ``selector`` shows ``text``."""
+    page.wait_for_function(
+        "([s, t]) => Array.from(document.querySelectorAll(s)).some(e => e.innerText.includes(t))",
+        arg=[selector, text], timeout=timeout, polling=100)
+
+
+@contextlib.contextmanager
+def class_people(browser, name: str, *options: dict):
+    """A lecturer and students, each in a browser context of their own (``options``: one dict of
+    context options a person, the lecturer first); yields their pages. On a failure every page is
+    screenshotted (``failed-<name>-lecturer``, ``failed-<name>-student<i>``); the contexts are closed."""
+    contexts = [browser.new_context(**o) for o in options]
+    try:
+        yield [c.new_page() for c in contexts]
+    except Exception:   # what each of them showed when it failed
+        for i, c in enumerate(contexts):
+            for pg in c.pages:
+                with contextlib.suppress(Exception):
+                    shot(pg, f"failed-{name}-{'lecturer' if i == 0 else f'student{i}'}")
+        raise
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def join_class(page, app_url: str, code: str, *, by_link: bool, touch: bool = False) -> None:
+    """A student joins the class ``code``: by its join link, or on the app's first page by typing the
+    code (in lower case) into the join box and pressing Join (``touch``: tapped, as on a phone)."""
+    if by_link:
+        page.goto(f"{app_url}/?class={code}")
+        return
+    page.goto(app_url)
+    wait_for_app(page, timeout=120_000)
+    box, join = page.locator(".st-key-class_join_code input"), page.get_by_role("button", name="Join")
+    if touch:
+        box.tap()
+    box.fill(code.lower())
+    join.tap() if touch else join.click()
+
+
+def press_and_wait(page, url: str, button: str, done: str, *, shot_name: str, timeout: float) -> None:
+    """Open ``url`` (a screenshot ``shot_name`` of it), press the button ``button`` and wait until the
+    page shows ``done`` and the app is idle again."""
+    page.goto(url)
+    wait_for_app(page)
+    shot(page, shot_name)
+    page.get_by_role("button", name=button).click()
+    page.wait_for_selector(f"text={done}", timeout=timeout)
+    wait_for_app(page, timeout=timeout)
 
 
 def click_vertex(page, v: int) -> None:

@@ -2,18 +2,14 @@
 
 import pytest
 
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import press_and_wait, shot, wait_for_app
 
 pytestmark = pytest.mark.browser
 
 
 def test_bhtmm_synthetic_run(page, app_url):
-    page.goto(f"{app_url}/bhtmm")
-    wait_for_app(page)
-    shot(page, "bhtmm_start")
-    page.get_by_role("button", name="Train and evaluate").click()
-    page.wait_for_selector("text=Generated accuracy", timeout=180_000)
-    wait_for_app(page, timeout=180_000)
+    press_and_wait(page, f"{app_url}/bhtmm", "Train and evaluate", "Generated accuracy", shot_name="bhtmm_start",
+                   timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 4  # confusion, log-likelihood, k, tree
     page.set_viewport_size({"width": 1400, "height": 3300})  # the app scrolls inside its own pane

@@ -8,16 +8,15 @@ Screenshots in tests/browser/screenshots/ (room_*.png)."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
-import os
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import serve_app, shot, sign_in_lecturer, wait_for_app
+from tests.browser.conftest import (class_people, join_class, says, serve_class_app, shot, sign_in_lecturer,
+                                    wait_for_app)
 from tests.browser.test_accessibility import axe_violations, own_violations
 
 pytestmark = pytest.mark.browser
@@ -67,16 +66,8 @@ PROJECTOR = {"viewport": {"width": 1280, "height": 720}}
 def room_url(chromium, tmp_path_factory):
     folder = tmp_path_factory.mktemp("roomlessons")
     (folder / "room.md").write_text(LESSON, encoding="utf-8")
-    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("roomdb") / "runs.sqlite"),
-               TREE_WORKBENCH_LECTURER_TOKEN=SECRET, TREE_WORKBENCH_LESSONS=str(folder))
-    with serve_app(env, tmp_path_factory.mktemp("roomlog")) as url:
+    with serve_class_app(tmp_path_factory, "room", SECRET, TREE_WORKBENCH_LESSONS=str(folder)) as url:
         yield url
-
-
-def _says(page, selector: str, text: str, timeout: float = 30_000) -> None:
-    page.wait_for_function(
-        "([s, t]) => Array.from(document.querySelectorAll(s)).some(e => e.innerText.includes(t))",
-        arg=[selector, text], timeout=timeout, polling=100)
 
 
 def _in_view(page, selector: str) -> dict:
@@ -102,43 +93,34 @@ def _no_sideways(page) -> None:
 
 
 def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_source):
-    contexts = [browser.new_context(**PROJECTOR)] + [browser.new_context(**PHONE) for _ in range(3)]
-    try:
-        lect, *students = [c.new_page() for c in contexts]
+    with class_people(browser, "room", PROJECTOR, PHONE, PHONE, PHONE) as (lect, *students):
         lect.goto(f"{room_url}/")
         wait_for_app(lect, timeout=120_000)
         sign_in_lecturer(lect, SECRET)
         lect.locator("[data-testid='stSidebar'] label").filter(has_text="Presenter mode").click()
         wait_for_app(lect)
         lect.locator(".st-key-lesson_lead_room button").click()
-        _says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
+        says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
         wait_for_app(lect)
         code = lect.locator(".st-key-class_dashboard h3").inner_text().split(": ")[1].strip()
         shot(lect, "room_lecturer_class_opened")
 
         # three students on phones join before the lecturer starts: they wait, and say so
         for k, s in enumerate(students):
-            if k == 1:
-                s.goto(f"{room_url}/?class={code}")
-            else:
-                s.goto(room_url)
-                wait_for_app(s, timeout=120_000)
-                s.locator(".st-key-class_join_code input").tap()
-                s.locator(".st-key-class_join_code input").fill(code.lower())
-                s.get_by_role("button", name="Join").tap()
-            _says(s, "[data-testid='stMain'] h1", "Waiting for the lecturer", 60_000)
+            join_class(s, room_url, code, by_link=k == 1, touch=True)
+            says(s, "[data-testid='stMain'] h1", "Waiting for the lecturer", 60_000)
             _no_sideways(s)
         shot(students[0], "room_phone_waiting")
 
         # the lecturer starts: the console, its controls inside the projector's first screen
         lect.locator(".st-key-class_go button").click()
-        _says(lect, ".st-key-class_console", "Step 1 of 3", 60_000)
+        says(lect, ".st-key-class_console", "Step 1 of 3", 60_000)
         wait_for_app(lect)
         for key in ("lesson_prev", "lesson_next", "class_reveal", "class_console_toggle"):
             _in_view(lect, f".st-key-{key} button")
-        _says(lect, "[data-testid='stMain']", code, 10_000)
+        says(lect, "[data-testid='stMain']", code, 10_000)
         for s in students:
-            _says(s, ".st-key-class_student", "Step 1 of 3", 60_000)
+            says(s, ".st-key-class_student", "Step 1 of 3", 60_000)
             assert s.locator(".st-key-class_reveal, .st-key-lesson_reveal").count() == 0   # no Reveal for a student
             _no_sideways(s)
         shot(lect, "room_console_step1")
@@ -166,8 +148,8 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_sourc
             s.locator(f".st-key-class_q_{code}_2 input").tap()
             s.locator(f".st-key-class_q_{code}_2 input").fill(a)
             s.locator(".st-key-class_send button").tap()
-            _says(s, ".st-key-class_student", "Your answer is in", 30_000)
-        _says(lect, ".st-key-class_console", "3 answered", 30_000)
+            says(s, ".st-key-class_student", "Your answer is in", 30_000)
+        says(lect, ".st-key-class_console", "3 answered", 30_000)
         shot(lect, "room_console_three_answers")
         # axe-core on the projected console and on a phone at the poll
         for who, pg in (("the console", lect), ("a phone at the poll", students[1])):
@@ -177,15 +159,15 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_sourc
 
         # a reload keeps the student's seat and answer
         students[0].reload()
-        _says(students[0], ".st-key-class_student", "Your answer is in: 0.4954", 60_000)
+        says(students[0], ".st-key-class_student", "Your answer is in: 0.4954", 60_000)
 
         # Reveal: the chart marks the engine's answer; each phone shows the answer, theirs judged
         wait_for_app(lect)
         lect.locator(".st-key-class_reveal button").first.click()
-        _says(lect, ".st-key-class_console", "engine's answer", 30_000)
+        says(lect, ".st-key-class_console", "engine's answer", 30_000)
         for s, a in zip(students, answers):
-            _says(s, ".st-key-class_student", "Answer: 0.4954", 30_000)
-            _says(s, ".st-key-class_student", "right." if a == answers[0] else "not quite.", 30_000)
+            says(s, ".st-key-class_student", "Answer: 0.4954", 30_000)
+            says(s, ".st-key-class_student", "right." if a == answers[0] else "not quite.", 30_000)
             _no_sideways(s)
         shot(lect, "room_console_revealed")
         shot(students[2], "room_phone_revealed")
@@ -199,20 +181,20 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_sourc
             _in_view(s, ".st-key-class_send button")
             s.locator(f".st-key-class_q_{code}_3 label").filter(has_text=choice).first.tap()
             s.locator(".st-key-class_send button").tap()
-            _says(s, ".st-key-class_student", "Your answer is in", 30_000)
+            says(s, ".st-key-class_student", "Your answer is in", 30_000)
             _no_sideways(s)
-        _says(lect, ".st-key-class_console", "3 answered", 30_000)
+        says(lect, ".st-key-class_console", "3 answered", 30_000)
         wait_for_app(lect)
         lect.locator(".st-key-class_reveal button").first.click()
-        _says(lect, ".st-key-class_console", "engine's answer", 30_000)
+        says(lect, ".st-key-class_console", "engine's answer", 30_000)
         for s in students:
-            _says(s, ".st-key-class_student", "Answer: 1", 30_000)
+            says(s, ".st-key-class_student", "Answer: 1", 30_000)
         shot(lect, "room_console_choice_revealed")
 
         # the page in one click, and back; then the CSV files
         wait_for_app(lect)
         lect.locator(".st-key-class_console_toggle button").first.click()
-        _says(lect, "[data-testid='stMain'] h1", "Cover Inspector", 60_000)
+        says(lect, "[data-testid='stMain'] h1", "Cover Inspector", 60_000)
         for key in ("lesson_prev", "lesson_next", "class_console_toggle"):
             _in_view(lect, f".st-key-{key} button")
         shot(lect, "room_lecturer_on_the_page")
@@ -233,15 +215,6 @@ def test_a_lecturer_on_a_projector_and_three_phones(browser, room_url, axe_sourc
         assert (summary["2"]["answered"], summary["2"]["right"]) == ("3", "2")
         assert (summary["3"]["answered"], summary["3"]["right"]) == ("3", "2")
         assert float(summary["2"]["median_seconds"]) >= 0
-    except Exception:
-        for i, c in enumerate(contexts):
-            for pg in c.pages:
-                with contextlib.suppress(Exception):
-                    shot(pg, f"failed-room-{'lecturer' if i == 0 else f'student{i}'}")
-        raise
-    finally:
-        for c in contexts:
-            c.close()
 
 
 def test_no_page_scrolls_sideways_on_a_phone(browser, room_url):

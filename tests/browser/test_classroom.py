@@ -8,17 +8,16 @@ Screenshots in tests/browser/screenshots/ (class_*.png)."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from workbench.declarations.lessons import load_lessons
-from tests.browser.conftest import serve_app, shot, sign_in_lecturer, wait_for_app
+from tests.browser.conftest import (class_people, join_class, says, serve_class_app, shot, sign_in_lecturer,
+                                    wait_for_app)
 
 pytestmark = pytest.mark.browser
 
@@ -29,29 +28,19 @@ POLL_STEP = 4  # "From which iteration are all beliefs of this tree exact?" (a n
 
 @pytest.fixture(scope="module")
 def class_url(chromium, tmp_path_factory):
-    env = dict(os.environ, TREE_WORKBENCH_DB=str(tmp_path_factory.mktemp("classdb") / "runs.sqlite"),
-               TREE_WORKBENCH_LECTURER_TOKEN=SECRET)
-    with serve_app(env, tmp_path_factory.mktemp("classlog")) as url:
+    with serve_class_app(tmp_path_factory, "class", SECRET) as url:
         yield url
 
 
-def _says(page, selector: str, text: str, timeout: float = 30_000) -> None:
-    page.wait_for_function(
-        "([s, t]) => Array.from(document.querySelectorAll(s)).some(e => e.innerText.includes(t))",
-        arg=[selector, text], timeout=timeout, polling=200)
-
-
 def _panel_says(page, text: str, timeout: float = 30_000) -> None:
-    _says(page, "[data-testid='stSidebar']", text, timeout)
+    says(page, "[data-testid='stSidebar']", text, timeout)
 
 
 def test_lecturer_and_three_students(browser, class_url):
     n = len(LESSON.steps)
     q = LESSON.steps[POLL_STEP - 1].question
     assert q is not None and q.kind == "number"
-    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
-    try:
-        lect, *students = [c.new_page() for c in contexts]
+    with class_people(browser, "class", *[{"viewport": {"width": 1400, "height": 1000}}] * 4) as (lect, *students):
 
         # the lecturer opens a class: code, join link and QR code
         lect.goto(f"{class_url}/")
@@ -59,7 +48,7 @@ def test_lecturer_and_three_students(browser, class_url):
         sign_in_lecturer(lect, SECRET)
         assert SECRET not in lect.url and SECRET not in lect.content()
         lect.locator(".st-key-lesson_lead_first_class button").click()
-        _says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
+        says(lect, "[data-testid='stMain']", "Your class: ", 60_000)
         wait_for_app(lect)
         head = lect.locator(".st-key-class_dashboard h3").inner_text()
         code = re.search(r"Your class: ([A-Z0-9]{6})", head).group(1)
@@ -68,29 +57,23 @@ def test_lecturer_and_three_students(browser, class_url):
 
         # three students join: two with the code in the box, one with the join link
         for k, s in enumerate(students):
-            if k == 1:
-                s.goto(f"{class_url}/?class={code}")
-            else:
-                s.goto(class_url)
-                wait_for_app(s, timeout=120_000)
-                s.locator(".st-key-class_join_code input").fill(code.lower())
-                s.get_by_role("button", name="Join").click()
+            join_class(s, class_url, code, by_link=k == 1)
             _panel_says(s, f"Class {code} · following the lecturer", 60_000)
-            _says(s, "[data-testid='stMain'] h1", "Waiting for the lecturer", 60_000)   # not started yet
+            says(s, "[data-testid='stMain'] h1", "Waiting for the lecturer", 60_000)   # not started yet
             page_text = s.content()
             assert SECRET not in page_text and SECRET not in s.url
         shot(students[0], "class_student_joined")
 
         # the lecturer goes to the lesson, sees the followers, and moves three steps: they follow
         lect.locator(".st-key-class_go button").click()
-        _says(lect, ".st-key-class_console", f"Step 1 of {n}", 60_000)
-        _says(lect, ".st-key-class_console", "3 connected · 3 following", 30_000)
+        says(lect, ".st-key-class_console", f"Step 1 of {n}", 60_000)
+        says(lect, ".st-key-class_console", "3 connected · 3 following", 30_000)
         for k in range(2, POLL_STEP + 1):
             wait_for_app(lect, timeout=120_000)
             lect.locator(".st-key-lesson_next button").first.click()
-            _says(lect, ".st-key-class_console", f"Step {k} of {n}", 60_000)
+            says(lect, ".st-key-class_console", f"Step {k} of {n}", 60_000)
             for s in students:
-                _says(s, ".st-key-class_student", f"Step {k} of {n}", 60_000)
+                says(s, ".st-key-class_student", f"Step {k} of {n}", 60_000)
         shot(students[2], "class_student_followed")
 
         # the poll: each student answers (one of them wrong), the lecturer sees three answers
@@ -99,30 +82,30 @@ def test_lecturer_and_three_students(browser, class_url):
             wait_for_app(s, timeout=120_000)
             s.locator(f".st-key-class_q_{code}_{POLL_STEP} input").fill(a)
             s.locator(".st-key-class_send button").click()
-            _says(s, ".st-key-class_student", "Your answer is in", 30_000)
-        _says(lect, ".st-key-class_console", "3 answered", 30_000)
+            says(s, ".st-key-class_student", "Your answer is in", 30_000)
+        says(lect, ".st-key-class_console", "3 answered", 30_000)
 
         # a reload is a new Streamlit session: the seat cookie puts the student back in the class,
         # following, on the same seat (the answer is still theirs, and counted once)
-        seat = [c for c in contexts[1].cookies() if c["name"] == "tree_workbench_seat"]
+        seat = [c for c in students[0].context.cookies() if c["name"] == "tree_workbench_seat"]
         assert len(seat) == 1 and seat[0]["value"] == code and seat[0]["sameSite"] == "Strict", seat
         assert SECRET not in seat[0]["value"]
         students[0].reload()
         _panel_says(students[0], f"Class {code} · following the lecturer", 60_000)
-        _says(students[0], ".st-key-class_student", f"Step {POLL_STEP} of {n}", 60_000)
-        _says(students[0], ".st-key-class_student", f"Your answer is in: {answers[0]}", 60_000)
-        _says(lect, ".st-key-class_console", "3 answered", 30_000)
+        says(students[0], ".st-key-class_student", f"Step {POLL_STEP} of {n}", 60_000)
+        says(students[0], ".st-key-class_student", f"Your answer is in: {answers[0]}", 60_000)
+        says(lect, ".st-key-class_console", "3 answered", 30_000)
         assert "engine's answer" not in lect.locator(".st-key-class_console").inner_text()
         shot(lect, "class_lecturer_three_answers")
 
         # reveal: every student sees the answer and the distribution
         wait_for_app(lect)
         lect.locator(".st-key-class_reveal button").first.click()
-        _says(lect, ".st-key-class_console", "engine's answer", 30_000)
+        says(lect, ".st-key-class_console", "engine's answer", 30_000)
         for s, a in zip(students, answers):
-            _says(s, ".st-key-class_student", f"Answer: {q.answer}", 30_000)
-            _says(s, ".st-key-class_student", "3 answered, 2 right", 30_000)
-            _says(s, ".st-key-class_student", "right." if a == q.answer else "not quite.", 30_000)
+            says(s, ".st-key-class_student", f"Answer: {q.answer}", 30_000)
+            says(s, ".st-key-class_student", "3 answered, 2 right", 30_000)
+            says(s, ".st-key-class_student", "right." if a == q.answer else "not quite.", 30_000)
         shot(lect, "class_lecturer_revealed")
 
         # the lecturer downloads the answers: one row per student, the answers as sent, judged
@@ -146,12 +129,3 @@ def test_lecturer_and_three_students(browser, class_url):
         gone.reload()
         wait_for_app(gone, timeout=120_000)
         assert f"Class {code}" not in gone.locator("[data-testid='stSidebar']").inner_text()
-    except Exception:   # what each of the four showed when it failed
-        for i, c in enumerate(contexts):
-            for pg in c.pages:
-                with contextlib.suppress(Exception):
-                    shot(pg, f"failed-class-{'lecturer' if i == 0 else f'student{i}'}")
-        raise
-    finally:
-        for c in contexts:
-            c.close()

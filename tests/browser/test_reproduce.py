@@ -3,18 +3,15 @@ report with its figure, and find it among the earlier reports."""
 
 import pytest
 
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import press_and_wait, shot
 
 pytestmark = pytest.mark.browser
 
 
 def test_reproduce_the_cover_quick(page, app_url):
-    page.goto(f"{app_url}/reproduce?paper=cover")
-    wait_for_app(page)
-    shot(page, "reproduce_open")
-    page.get_by_role("button", name="Reproduce").click()
-    page.wait_for_selector("text=Reproducing \"Online Sum-Product Computation over Trees\"", timeout=240_000)
-    wait_for_app(page, timeout=120_000)
+    press_and_wait(page, f"{app_url}/reproduce?paper=cover", "Reproduce",
+                   "Reproducing \"Online Sum-Product Computation over Trees\"", shot_name="reproduce_open",
+                   timeout=240_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Report as Markdown").count() == 1 and page.get_by_text("Report as HTML").count() == 1
