@@ -18,6 +18,9 @@ Measured (the JSON's ``class``):
   shows r or more);
 - ``lost_answers``: answers sent but not in the class's database at the end (of 5 × N);
 - ``health_max_ms``: the slowest ``/_stcore/health`` answer during the scenario;
+- ``server_cpu_ms_per_student_step``: the server's CPU time over the five moves (each student's
+  follow, answer and heartbeats, the lecturer's panel), per student and move: what a class costs
+  whatever the machine's load;
 - ``idle_server_cpu_pct``: the server process's CPU time over 20 s with every student connected and
   following and nobody acting, as a percentage of one core.
 """
@@ -317,6 +320,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
     to_count: list[float] = []
     sent = 0
     by_step: dict[int, float | None] = {}   # step -> follow p95 (ms)
+    cpu0 = _cpu_seconds(server_pid) if server_pid is not None else None
     for k in range(FIRST_POLL, FIRST_POLL + POLLS):
         q = lesson.steps[k - 1].question
         assert q is not None and q.kind == "number", (k, q)
@@ -361,6 +365,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
             seen = [t for t, n in lect.counts if n >= rank and t >= ts]
             if seen:
                 to_count.append((min(seen) - ts) * 1000)
+    moves_cpu = _cpu_seconds(server_pid) - cpu0 if cpu0 is not None else None
     stored = len(store.answers(code, lecturer=lecturer_key(TOKEN)))
 
     idle = None
@@ -379,6 +384,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
             "follows_seen": len(follow), "answer_to_count_ms_p95": _round(_pct(to_count, 95)),
             "answers_sent": POLLS * students, "answers_acknowledged": sent,
             "lost_answers": POLLS * students - stored, "idle_server_cpu_pct": _round(idle, 1),
+            "server_cpu_ms_per_student_step": _round(None if moves_cpu is None else 1000 * moves_cpu / (POLLS * students), 1),
             "connected_at_end": presence.connected, "following_at_end": presence.following, "errors": errors}
 
 

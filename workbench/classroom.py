@@ -34,6 +34,7 @@ import os
 import re
 import socket
 import struct
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone, tzinfo
@@ -54,15 +55,15 @@ __all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOK
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
            "rejoin_from_cookie", "leave", "join_link", "student_root", "start_lines", "local_time", "browser_zone", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
            "practice_step", "distribution_markdown", "is_polling", "start", "reveal",
-           "poll_distribution", "student_poll"]
+           "poll_distribution", "student_poll", "changed"]
 
 #: How often a follower's browser asks for the class's change counter when the server has no follow
 #: route (with one, it asks once and is answered when the class changes: :mod:`workbench.follow`).
 FOLLOW_SECONDS = 1.0
 #: A follower's browser asks again for a move its page has not shown after this long.
 RETRY_SECONDS = 3.0
-#: How often the lecturer's panel reads the counts.
-LECTURER_SECONDS = 1.0
+#: How often the lecturer's panel reads the counts (an answer shows within this, plus a run).
+LECTURER_SECONDS = 0.5
 #: How often a student tells the store it is still connected.
 HEARTBEAT_SECONDS = 5.0
 
@@ -85,11 +86,71 @@ Go = Callable[[Lesson, int], None]
 Find = Callable[[str], "Lesson | None"]
 
 
+# -- what this process knows of its classes --------------------------------------------------------
+# The follow route reads the change counter of every class somebody waits on every
+# workbench.follow.CHECK_SECONDS. While that reading is fresh, a class record this process read
+# serves all of its sessions as long as the counter has not moved: 30 followers of a move read the
+# class once, not 30 times over one locked connection (with the interpreter shared, each locked read
+# waited for the others' script runs: a sixth of a follow's time in the profile, docs/benchmarks.md).
+# Without the route (AppTest, a plain ``streamlit run``) nothing is known and every read goes to the
+# store. A change made by this process forgets what it knew of the class at once.
+
+#: A counter read by the follow route longer ago than this is not trusted.
+KNOWN_SECONDS = 1.0
+_known: dict[str, tuple[int | None, float]] = {}     # code -> (change counter, when read)
+_records: dict[str, ClassRecord] = {}                # code -> the record read at that counter
+_opened: dict[tuple[str, int, int], bool] = {}       # (code, step, counter) -> whether its poll is open
+_known_lock = threading.Lock()
+
+
 def read_versions(codes) -> dict[str, int | None]:
     """The change counters of classes ``codes`` (None: gone), for the follow route
-    (:mod:`workbench.follow`; not a Streamlit call)."""
+    (:mod:`workbench.follow`; not a Streamlit call); what this process's sessions then know."""
     store = class_store()
-    return {code: store.version(code) for code in codes}
+    got = {code: store.version(code) for code in codes}
+    now = time.monotonic()
+    with _known_lock:
+        if len(_known) > 4096:   # classes nobody waits on any more
+            _known.clear(), _records.clear(), _opened.clear()
+        _known.update((code, (v, now)) for code, v in got.items())
+    return got
+
+
+def _known_version(code: str) -> int | None:
+    hit = _known.get(code)
+    return hit[0] if hit is not None and time.monotonic() - hit[1] < KNOWN_SECONDS else None
+
+
+def changed(code: str) -> None:
+    """This process changed class ``code``: what it knew of it is forgotten."""
+    with _known_lock:
+        _known.pop(code, None)
+        _records.pop(code, None)
+
+
+def _record(code: str) -> ClassRecord:
+    """Class ``code`` as the store has it (shared by this process's sessions while its counter is
+    known not to have moved)."""
+    v = _known_version(code)
+    rec = _records.get(code) if v is not None else None
+    if rec is not None and rec.version == v:
+        return rec
+    rec = class_store().get(code)
+    if v is not None and rec.version == v:
+        with _known_lock:
+            _records[code] = rec
+    return rec
+
+
+def _poll_opened(rec: ClassRecord, k: int) -> bool:
+    key = (rec.code, k, rec.version)
+    hit = _opened.get(key) if _known_version(rec.code) == rec.version else None
+    if hit is None:
+        hit = class_store().poll(rec.code, k).opened
+        if _known_version(rec.code) == rec.version:
+            with _known_lock:
+                _opened[key] = hit
+    return hit
 
 
 def _seat() -> str:
@@ -114,7 +175,7 @@ def current() -> ClassRecord | None:
     if not code:
         return None
     try:
-        return class_store().get(code)
+        return _record(code)
     except ClassError:
         _forget("The class was deleted by the lecturer.")
         return None
@@ -131,8 +192,7 @@ def is_polling(lesson: Lesson, k: int) -> bool:
     """Whether step ``k`` of ``lesson`` is a poll of this session's class."""
     rec = current()
     q = lesson.steps[k - 1].question
-    return bool(rec and rec.lesson == lesson.id and q is not None and q.kind != "reveal"
-                and class_store().poll(rec.code, k).opened)
+    return bool(rec and rec.lesson == lesson.id and q is not None and q.kind != "reveal" and _poll_opened(rec, k))
 
 
 # -- the lecturer -----------------------------------------------------------------------------------
@@ -176,6 +236,7 @@ def start(lesson: Lesson, k: int) -> None:
     rec, lid = current(), lecturer_id()
     if rec is not None and lid is not None and role() == "lecturer" and rec.lesson == lesson.id and rec.is_open():
         class_store().start(rec.code, k, lecturer=lid, poll=_poll_step(lesson, k))
+        changed(rec.code)
 
 
 def moved(lesson: Lesson, k: int) -> None:
@@ -188,6 +249,7 @@ def moved(lesson: Lesson, k: int) -> None:
         lid = lecturer_id()
         if lid is not None and rec.is_open():
             class_store().move(rec.code, k, lecturer=lid, poll=_poll_step(lesson, k))
+            changed(rec.code)
     elif k != rec.step:
         st.session_state[_FOLLOW] = False
 
@@ -320,12 +382,14 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
         "url": follow_url(code), "seen": st.session_state.get(_SEEN), "retryMs": int(RETRY_SECONDS * 1000),
         "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)})
     store = class_store()
-    version = store.version(code)
+    version = _known_version(code)   # what the follow route answered this browser with
+    if version is None:
+        version = store.version(code)
     if version is None:
         _forget("The class was deleted by the lecturer.")
         st.rerun(scope="app")
     if version != st.session_state.get(_SEEN):
-        rec = store.get(code)
+        rec = _record(code)
         lesson = find(rec.lesson)
         if st.session_state.get(_FOLLOW) and lesson is not None and opened != (rec.lesson, rec.step):
             _beat(rec, force=True)
@@ -575,6 +639,7 @@ def reveal(code: str, k: int) -> None:
     lid = lecturer_id()
     if lid is not None:
         class_store().reveal(code, k, lecturer=lid)
+        changed(code)
 
 
 # -- practice steps ---------------------------------------------------------------------------------

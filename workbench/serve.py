@@ -212,6 +212,75 @@ def lighter_runtime() -> None:
     config.on_config_parsed(memo.clear, force_connect=True)
 
 
+class _Handoff:
+    """Callbacks from script threads run on the event loop in the order they came, with one wake-up
+    of the loop per batch instead of one per callback (see :func:`batched_handoff`)."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self._queue: collections.deque = collections.deque()
+        self._lock = threading.Lock()
+        self._pending = False
+
+    def push(self, callback) -> None:
+        with self._lock:
+            self._queue.append(callback)
+            if self._pending:
+                return
+            self._pending = True
+        try:
+            self.loop.call_soon_threadsafe(self.flush)
+        except RuntimeError:   # the loop is closed: the server stops, as Streamlit drops them then
+            with self._lock:
+                self._queue.clear()
+                self._pending = False
+            if not self.loop.is_closed():
+                raise
+
+    def flush(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._pending = False
+                    return
+                batch = list(self._queue)
+                self._queue.clear()
+            for callback in batch:
+                try:
+                    callback()
+                except Exception as exc:   # as the loop reports a callback's error, and go on
+                    self.loop.call_exception_handler({"message": "a script runner event failed", "exception": exc})
+
+
+def batched_handoff() -> None:
+    """Hand a session's script events (every element a script draws is one) to the event loop in
+    batches. Streamlit schedules each with ``call_soon_threadsafe``, which writes to the loop's
+    wake-up pipe: a system call per element, during which the script thread lets the interpreter
+    go and then waits for it again. With 30 students following a move, those waits were a sixth of
+    the server's samples (docs/benchmarks.md, "Classroom speed"); batched, a burst of elements
+    wakes the loop once. The callbacks run in the same order as before."""
+    from streamlit.runtime.app_session import AppSession
+
+    call = AppSession._call_soon_on_event_loop
+    if getattr(call, "__wrapped__", None) is not None:
+        return
+    handoffs: dict[int, _Handoff] = {}
+    made = threading.Lock()
+
+    def call_soon_on_event_loop(self, callback) -> None:
+        loop = self._event_loop
+        handoff = handoffs.get(id(loop))
+        if handoff is None or handoff.loop is not loop:
+            with made:
+                handoff = handoffs.get(id(loop))
+                if handoff is None or handoff.loop is not loop:
+                    handoff = handoffs[id(loop)] = _Handoff(loop)
+        handoff.push(callback)
+
+    call_soon_on_event_loop.__wrapped__ = call
+    AppSession._call_soon_on_event_loop = call_soon_on_event_loop
+
+
 #: the follow route's endpoints this process serves (their long polls end when the server stops)
 _FOLLOW_ENDPOINTS: list = []
 
@@ -679,6 +748,7 @@ def _main(args) -> int:
     # instead of 5, so that the loop waits less behind busy scripts.
     sys.setswitchinterval(0.001)
     lighter_runtime()
+    batched_handoff()
     from workbench.turns import scripts_in_turn
 
     scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)

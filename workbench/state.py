@@ -20,6 +20,7 @@ import os
 import streamlit as st
 
 from engine.errors import EngineError
+from engine.networks import network_sample_names
 from engine.trees import Tree
 from engine.trees.samples import read_sample, sample_names
 from engine.trees.spec import tree_from_spec
@@ -29,7 +30,7 @@ from workbench.figures.style import current, page_css
 from workbench.text import md
 
 __all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
-           "render_sidebar", "list_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
+           "render_sidebar", "list_samples", "network_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
            "tree_version", "PRESENTER",
            "TREE_LINK", "sample_link"]
 
@@ -51,6 +52,13 @@ def sample_link(name: str) -> str:
 
 def list_samples() -> list[str]:
     return sample_names()
+
+
+@st.cache_resource(ttl=10, show_spinner=False)
+def network_samples() -> list[str]:
+    """The sample networks' names without extensions (the pages' "network" choice), read from
+    their folder at most every 10 s: listing it on every run was 5 % of a class's page runs."""
+    return [n.rsplit(".", 1)[0] for n in network_sample_names()]
 
 
 @st.cache_resource(show_spinner=False)

@@ -309,8 +309,3 @@ def _arrows(tree: Tree, drawing: TreeDrawing, marks: Marks, arrows, current, sty
     view, arrows and style and shared by the sessions (a class following a step of eight messages
     placed them 30 times over: 7 % of each page's run)."""
     return treeview_data._arrows(tree, drawing, marks, arrows, current, style, place=_placed)
-
-
-@st.cache_resource(max_entries=256, hash_funcs={TreeDrawing: _drawing_key, Marks: _marks_key}, show_spinner=False)
-def _placed(drawing: TreeDrawing, marks: Marks, arrows: tuple, current, style) -> tuple:
-    return _place(drawing, marks, arrows, current, style)

@@ -26,7 +26,7 @@ from engine.inference.messages import belief_work, marginals_csv, message_work, 
 from engine.inference.models import BPModel
 from engine.inference.evidence import evidence_vectors
 from workbench.declarations.value_formats import format_evidence
-from engine.networks import network_sample_names, read_network_bytes, read_sample_network
+from engine.networks import read_network_bytes, read_sample_network
 from workbench.declarations.page_table import PAGES
 from engine.trees import Tree
 from engine.trees.generators import star_tree
@@ -39,7 +39,7 @@ from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
-from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample
+from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample, network_samples
 from workbench.text import md, subscript
 from workbench.widgets import keep, widget
 
@@ -89,10 +89,6 @@ def _tex(name: str) -> str:
     special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
                "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
     return r"\text{" + "".join(special.get(c, c) for c in " ".join(str(name).split())[:40]) + "}"
-
-
-def _samples() -> list[str]:
-    return [n.rsplit(".", 1)[0] for n in network_sample_names()]
 
 
 @page_cache(st.cache_resource, max_entries=8, show_spinner=False)
@@ -249,8 +245,8 @@ def _seed_network(name) -> None:
         S.network = CURRENT
         return
     stem = str(name).rsplit(".", 1)[0]
-    if stem not in _samples():
-        raise ValueError(f"no sample network is called {name}; samples: {', '.join(_samples())}")
+    if stem not in network_samples():
+        raise ValueError(f"no sample network is called {name}; samples: {', '.join(network_samples())}")
     if S.network != stem:
         S.network = stem
 
@@ -262,7 +258,7 @@ def _state_bind(name: str) -> address_bar.Bind:
 
 BINDS = {
     "psi": _state_bind("psi"), "phi": _state_bind("phi"), "evidence": _state_bind("evidence"),
-    "network": address_bar.Bind(seed=_seed_network, read=lambda: S.network if S.network in _samples() else None),
+    "network": address_bar.Bind(seed=_seed_network, read=lambda: S.network if S.network in network_samples() else None),
     "vertex": address_bar.vertex(selection_key(KEY), _page_tree),
     "speed": address_bar.Bind(S.key("speed"), _snap_speed),
     "region": view_bind(KEY),
@@ -273,7 +269,7 @@ BINDS = {
 def settings() -> None:
     """The model: the current tree with random φ and a Potts ψ, or a network."""
     c0, c1, c2, c3 = st.columns([1.3, 1, 1, 1])
-    options = [CURRENT] + _samples()
+    options = [CURRENT] + network_samples()
     up = S.uploaded
     if up is not None:
         options.append(UPLOADED + up[0])
@@ -440,8 +436,11 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
                     f"φ({md(s)})" + (f" times the messages from {', '.join(md(o) for o in others)}" if others
                                       else " only (a leaf)") + f", summed against ψ({md(s)}, {md(r)}):")
         ts, tr = _tex(s), _tex(r)
-        st.latex(rf"m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}})\,"
-                 rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf"\, m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others))
+        # inline maths, its factors joined by a dot: on a phone it wraps after one instead of
+        # scrolling sideways in a box the keyboard cannot reach
+        st.markdown(rf"$m_{{{ts}\to {tr}}}(x_{{{tr}}}) = \sum_{{x_{{{ts}}}}} \phi_{{{ts}}}(x_{{{ts}}}) \cdot "
+                    rf"\psi(x_{{{ts}}}, x_{{{tr}}})" + "".join(rf" \cdot m_{{{_tex(o)}\to {ts}}}(x_{{{ts}}})" for o in others)
+                    + "$")
         st.table(_message_table(model, w))
     if done:
         st.success("All 2(n−1) messages sent: every marginal is exact. log Z = "
@@ -666,8 +665,10 @@ address_bar.page_head("belief_propagation", "Belief Propagation",
                 "sum-product messages (eq. 5) and marginals (eq. 6). Click a vertex to set evidence, check each "
                 "message by hand from the numbers that make it, or play the schedule.",
                 BINDS)
-st.latex(r"m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i)\,\psi_{ij}(x_i, x_j) \prod_{k \in N(i)\setminus\{j\}}"
-         r" m_{k\to i}(x_i) \qquad p_{x_i}(x_i) \propto \phi_i(x_i) \prod_{j\in N(i)} m_{j\to i}(x_i)")
+# the two equations as inline maths: on a phone each wraps after a dot instead of scrolling sideways
+st.markdown(r"Eq. 5: $m_{i\to j}(x_j) = \sum_{x_i} \phi_i(x_i) \cdot \psi_{ij}(x_i, x_j) \cdot "
+            r"\prod_{k \in N(i)\setminus\{j\}} m_{k\to i}(x_i)$  " "\n"
+            r"Eq. 6: $p_{x_i}(x_i) \propto \phi_i(x_i) \cdot \prod_{j\in N(i)} m_{j\to i}(x_i)$")
 flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])

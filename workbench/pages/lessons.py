@@ -78,6 +78,7 @@ def _my_class(lid: str) -> None:
                 go_to_step(lesson, k)
             if rec.is_open() and st.button("Close the class now", key="class_close", icon=":material/lock:"):
                 store.close_class(rec.code, lecturer=lid)
+                classroom.changed(rec.code)
                 st.rerun()
         right.image(classroom.qr_png(link), caption=f"Scan to join {rec.code}", width=240,
                     alt=f"QR code of the join link of class {rec.code}")
@@ -113,6 +114,7 @@ def _my_classes(lid: str) -> None:
                 if classroom.current() is not None and classroom.current().code == rec.code:
                     classroom.leave()
                 store.delete(rec.code, lecturer=lid)
+                classroom.changed(rec.code)
                 st.rerun()
 
 

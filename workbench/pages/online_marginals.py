@@ -25,7 +25,7 @@ from engine.inference.scenario import parse_scenario
 from engine.inference.session import OnlineSession
 from engine.jsonio import loads
 from engine.inference.evidence import evidence_vectors
-from engine.networks import network_sample_names, read_sample_network
+from engine.networks import read_sample_network
 from workbench.declarations.page_table import PAGES
 from engine.trees import Tree
 from workbench import address_bar
@@ -49,7 +49,7 @@ from workbench.figures.style import NEUTRAL, OKABE_ITO
 from workbench.figures.style import current as current_style
 from workbench.session import PageState
 from workbench.treeview import tree_view, view_bind
-from workbench.state import current_tree, set_tree
+from workbench.state import current_tree, network_samples, set_tree
 from workbench.text import md, subscript
 from workbench.widgets import widget
 
@@ -93,15 +93,11 @@ def _page_tree():
     return _network(name).tree if name and name != NO_NETWORK else current_tree()
 
 
-def _samples() -> list[str]:
-    return [n.rsplit(".", 1)[0] for n in network_sample_names()]
-
-
 def _settings(tree) -> PairwiseConfig:
     """The model's settings (the evidence is the lesson's), drawn; their configuration."""
     c0, c1, c2, c3 = st.columns([1.2, 1, 2, 1])
     with c0:
-        net_name = widget(SPEC, "network", options=[NO_NETWORK] + _samples())
+        net_name = widget(SPEC, "network", options=[NO_NETWORK] + network_samples())
     if net_name != NO_NETWORK:
         net = _network(net_name)
         c1.metric("Labels k", net.k)
@@ -244,7 +240,7 @@ def _seed_psi(m) -> None:
 BINDS = {
     "psi": address_bar.Bind(seed=_seed_psi, read=lambda: S.matrix_now if S.mode == EDIT else None),
     "network": address_bar.Bind(S.key("network"), lambda name: name.rsplit(".", 1)[0],
-                          lambda x: x if x in _samples() else None),
+                          lambda x: x if x in network_samples() else None),
     "evidence": address_bar.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
     "vertex": address_bar.vertex(selection_key(KEY), _page_tree),
     "region": view_bind(KEY),

@@ -1,0 +1,172 @@
+"""What a class costs the server (workbench.classroom, workbench.serve, workbench.turns): a process
+reads a class once while the follow route knows its change counter, script events reach the event
+loop in batches and in order, and a follower's move gives its turn back before it waits.
+
+The speed itself is measured by ``python -m benchmarks.bench_app --only-class`` (README); these tests
+check that each saving keeps what the class sees exact."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from engine.classroom import ClassStore, lecturer_key
+from engine.errors import ClassError
+from workbench import classroom
+
+LECTURER = lecturer_key("a lecturer's token")
+
+
+class CountingStore:
+    """A real class store that counts the reads of a class record."""
+
+    def __init__(self, store: ClassStore):
+        self.store, self.gets, self.polls = store, 0, 0
+
+    def get(self, code):
+        self.gets += 1
+        return self.store.get(code)
+
+    def poll(self, code, step):
+        self.polls += 1
+        return self.store.poll(code, step)
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    counting = CountingStore(ClassStore(tmp_path / "class.sqlite"))
+    monkeypatch.setattr(classroom, "class_store", lambda: counting)
+    for known in (classroom._known, classroom._records, classroom._opened):   # emptied around the test
+        known.clear()
+    yield counting
+    for known in (classroom._known, classroom._records, classroom._opened):
+        known.clear()
+    counting.store.close()
+
+
+def test_without_the_follow_route_every_read_goes_to_the_store(store):
+    rec = store.store.open_class("bp", lecturer=LECTURER)
+    for _ in range(3):
+        assert classroom._record(rec.code).step == 1
+    assert store.gets == 3
+
+
+def test_a_known_counter_serves_one_read_to_every_session_until_it_moves(store):
+    rec = store.store.open_class("bp", lecturer=LECTURER)
+    store.store.start(rec.code, 1, lecturer=LECTURER, poll=True)
+    classroom.read_versions([rec.code])   # the follow route's check
+    first = classroom._record(rec.code)
+    for _ in range(29):   # the other followers of this process
+        assert classroom._record(rec.code) == first
+    assert store.gets == 1
+    assert classroom._poll_opened(first, 1) and classroom._poll_opened(first, 1) and store.polls == 1
+    # another process moves the class: until the route reads the counter, the record may be the old one
+    # (as the follow route itself); once it has, every session sees the move
+    store.store.move(rec.code, 2, lecturer=LECTURER, poll=False)
+    classroom.read_versions([rec.code])
+    moved = classroom._record(rec.code)
+    assert moved.step == 2 and moved.version > first.version and store.gets == 2
+    assert not classroom._poll_opened(moved, 2)
+
+
+def test_a_change_made_here_is_seen_at_once(store):
+    rec = store.store.open_class("bp", lecturer=LECTURER)
+    classroom.read_versions([rec.code])
+    assert classroom._record(rec.code).step == 1
+    store.store.move(rec.code, 3, lecturer=LECTURER)
+    classroom.changed(rec.code)   # what classroom.moved and the Lessons page do after a write
+    assert classroom._record(rec.code).step == 3
+
+
+def test_an_old_reading_of_the_counter_is_not_trusted(store, monkeypatch):
+    rec = store.store.open_class("bp", lecturer=LECTURER)
+    classroom.read_versions([rec.code])
+    classroom._record(rec.code)
+    monkeypatch.setattr(classroom, "KNOWN_SECONDS", 0.0)
+    store.store.move(rec.code, 2, lecturer=LECTURER)
+    assert classroom._record(rec.code).step == 2
+
+
+def test_a_deleted_class_is_not_served_from_memory(store):
+    rec = store.store.open_class("bp", lecturer=LECTURER)
+    classroom.read_versions([rec.code])
+    classroom._record(rec.code)
+    store.store.delete(rec.code, lecturer=LECTURER)
+    assert classroom.read_versions([rec.code]) == {rec.code: None}
+    with pytest.raises(ClassError, match=rec.code):
+        classroom._record(rec.code)
+
+
+def test_script_events_reach_the_loop_in_order_and_an_error_stops_none(monkeypatch):
+    """workbench.serve.batched_handoff: four threads push 500 callbacks each; every one runs on the
+    loop, each thread's in the order it pushed them, and a failing callback is reported, not fatal."""
+    from streamlit.runtime.app_session import AppSession
+
+    from workbench.serve import batched_handoff
+
+    monkeypatch.setattr(AppSession, "_call_soon_on_event_loop", AppSession._call_soon_on_event_loop)
+    batched_handoff()
+    batched_handoff()   # twice: one layer
+    assert getattr(AppSession._call_soon_on_event_loop.__wrapped__, "__wrapped__", None) is None
+
+    loop = asyncio.new_event_loop()
+    errors, seen = [], []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context["exception"]))
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    session = type("Session", (), {"_event_loop": loop})()
+
+    def push(t: int) -> None:
+        for i in range(500):
+            AppSession._call_soon_on_event_loop(session, lambda t=t, i=i: seen.append((t, i)))
+        AppSession._call_soon_on_event_loop(session, lambda: 1 / 0)
+
+    threads = [threading.Thread(target=push, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    done = threading.Event()
+    AppSession._call_soon_on_event_loop(session, done.set)
+    assert done.wait(30)
+    loop.call_soon_threadsafe(loop.stop)
+    runner.join(30)
+    loop.close()
+    assert len(seen) == 2000 and len(errors) == 4 and all(isinstance(e, ZeroDivisionError) for e in errors)
+    for t in range(4):
+        assert [i for u, i in seen if u == t] == list(range(500))
+    AppSession._call_soon_on_event_loop(session, lambda: None)   # a closed loop: dropped, as Streamlit does
+
+
+def test_a_follower_gives_its_turn_back_before_switch_page_waits(monkeypatch):
+    """workbench.turns.end_turn: with one turn, a run that ends its turn lets the next run start
+    while it is still going (st.switch_page's sleep); outside a served app it does nothing."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    from workbench.turns import end_turn, scripts_in_turn
+
+    end_turn()   # no turn held: nothing to give back
+    ended, other_ran, finish = threading.Event(), threading.Event(), threading.Event()
+
+    def fake_run(self, what):
+        if what == "follower":
+            end_turn()
+            ended.set()
+            finish.wait(30)   # the sleep before the page's run
+        else:
+            other_ran.set()
+
+    monkeypatch.setattr(ScriptRunner, "_run_script", fake_run)
+    scripts_in_turn(turns=1, wait=30.0)
+    follower = threading.Thread(target=ScriptRunner._run_script, args=(None, "follower"))
+    follower.start()
+    assert ended.wait(30)
+    ScriptRunner._run_script(None, "other")   # would wait 30 s for the held turn
+    assert other_ran.is_set() and not finish.is_set()
+    finish.set()
+    follower.join(30)
