@@ -427,10 +427,12 @@ class _Pool:
         into the shared on-disk cache), in a thread of this process. A run submitted meanwhile waits
         for its own algorithm's stages only (``engine.warmup.run_stages``), which go first, and says
         "preparing (N s)" with the time they have left. ``on_done(seconds)`` is called when it is over."""
-        from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names
+        from engine import jit
+        from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names, stand_ins
 
         names = stage_names(BEHIND)
         if is_warm(names) or self.stopping:
+            jit.release(*stand_ins(names))
             return
         self.stage_names = list(names)
         self.prepared.clear()
@@ -446,6 +448,7 @@ class _Pool:
 
             def compiled(name: str, seconds: float, left: list) -> None:
                 done[name] = seconds
+                jit.release(*stand_ins([name]))   # in the cache: this process calls them from now on
                 with self.stage_change:
                     self.stages_done[name] = seconds
                     self.stage_change.notify_all()
@@ -749,19 +752,21 @@ def shutdown_pool(grace: float = 2.5) -> int:
     return 0 if pool is None else pool.stop(grace)
 
 
-def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
+def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> bool:
     """Start the run workers now (the server calls it as it starts serving); with ``prepare``, the
     workers then compile the learning kernels (:meth:`_Pool.prepare`), ``on_prepared(seconds)``
     called when they are done, and run the lessons' runs in the background (:func:`run_lesson_runs`,
-    unless ``TREE_WORKBENCH_LESSON_RUNS=0``)."""
+    unless ``TREE_WORKBENCH_LESSON_RUNS=0``). False when runs go to threads of this process (no
+    workers)."""
     p = _get_pool()
     if p is None:
-        return
+        return False
     p.warm()
     if prepare:
         p.prepare(on_prepared)
         if os.environ.get(LESSON_RUNS_ENV, "").strip() != "0":
             threading.Thread(target=run_lesson_runs, args=(p,), name="lesson-runs", daemon=True).start()
+    return True
 
 
 def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
