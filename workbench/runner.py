@@ -805,7 +805,7 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
     except (EngineError, OSError) as exc:
         print(f"the lessons' runs are not run ahead: {public_message(exc)}", file=sys.stderr)
         return 0
-    ran = 0
+    ran, t0 = 0, time.perf_counter()
     with store:
         for config, run_fn in runs:
             if pool.stopping:
@@ -828,6 +828,9 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
             while not job.done.wait(1.0):
                 if pool.stopping:
                     return ran
+    if runs and not pool.stopping:
+        print(f"[warm-up] the lessons' {len(runs)} runs ready in {time.perf_counter() - t0:.0f} s ({ran} run now, "
+              f"{len(runs) - ran} from the run history or another session)", flush=True)
     return ran
 
 
