@@ -498,10 +498,10 @@ class _Pool:
         the stages done so far (before any is done, the machine's load: ``busy_factor``)."""
         from engine.warmup import estimate_seconds, expected_seconds, speed
 
-        done = dict(self.stages_done)
+        done, started = dict(self.stages_done), dict(self.stages_started)   # copies: the preparation adds to them
         pace = speed(done) if done else busy_factor(self.workers)
         now = time.perf_counter()
-        running = {n: t for n, t in self.stages_started.items() if n not in done}
+        running = {n: t for n, t in started.items() if n not in done}
 
         def rest(n: str) -> float:
             return max(1.0, expected_seconds(n) * pace - (now - running[n]))
