@@ -96,6 +96,9 @@ class Members:
     def pop(self, part, default: Any = _MISSING):
         return st.session_state.pop(self.key(*_parts(part)), self._default if default is _MISSING else default)
 
+    def setdefault(self, part, value):
+        return st.session_state.setdefault(self.key(*_parts(part)), value)
+
 
 def _parts(part) -> tuple:
     return part if isinstance(part, tuple) else (part,)
@@ -123,9 +126,12 @@ def _declare(cls: type, key: str, name: str) -> None:
 
 def _annotated(cls: type) -> dict[str, str]:
     """The annotated attributes of ``cls`` itself, each with its annotation as written."""
-    return {name: kind if isinstance(kind, str) else repr(kind).removeprefix(f"{__name__}.")
-            for name, kind in cls.__dict__.get("__annotations__", {}).items()
-            if not name.startswith("_") and "ClassVar" not in str(kind)}
+    out = {name: kind if isinstance(kind, str) else repr(kind).removeprefix(f"{__name__}.")
+           for name, kind in cls.__dict__.get("__annotations__", {}).items()
+           if not name.startswith("_") and "ClassVar" not in str(kind)}
+    for name in out.keys() & {"key", "pop", "setdefault", "has", "prefix"}:
+        raise TypeError(f"{cls.__name__}.{name}: the name of a method of every state, choose another")
+    return out
 
 
 class SessionState:
