@@ -23,12 +23,13 @@ manager leave a Ctrl-C to the server, which stops them in that order.
 Every time left it shows counts down from its first value and never rises
 (``engine.warmup.Countdown``): "preparing (N s)", and a run's time left once it has one.
 
-**A configuration runs once.** A run config is deterministic given its seed, so :func:`launch`
-first looks for a finished run of exactly that configuration (:func:`cached_result`): the same
+**A configuration runs once.** A run config is deterministic given its seed, so a page that
+asks for it (``launch(..., reuse=True)``: the learning pages; the Runs page's Re-run does not)
+first gets a finished run of exactly that configuration (:func:`cached_result`): the same
 config JSON, the same run function, the same code version (``engine.runs.store.code_version``) and
 every file it names unchanged since that run started; in this process (the last
 :data:`RESULTS_KEPT` results, whoever ran them), then in the run history on disk (so a restarted
-server has them too). It shows that run's result at once and says which run it is. A run of the
+server has them too). It shows that run's result at once and says which run it is; a run of the
 same configuration already going in another session is watched instead of started again (the
 first session keeps its Cancel). When the server starts its pool with the preparation
 (:func:`start_pool`), it also runs, one at a time in the background, every run a lesson step's
@@ -1002,16 +1003,18 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work, result_key: tuple | None = None) -> Job | None:
+def _start(key: str, kind: str, payload: tuple, work, result_key: tuple | None = None,
+           share: bool = False) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
-    a message) when this session already has its share of the server's runs. With ``result_key``
-    (a run's configuration, :func:`result_key`), a run of it that another session or the lessons'
-    warm-up started is attached to as well (it is not this session's: no Cancel, no share)."""
+    a message) when this session already has its share of the server's runs. ``result_key`` (a
+    run's configuration, :func:`result_key`) keeps the run's result once it finishes; with
+    ``share``, a run of it that another session or the lessons' runs ahead started is attached to
+    as well (it is not this session's: no Cancel, no share of the runs)."""
     jobs = _jobs()
     job = jobs.get(key)
     if job is not None and not job.done.is_set():
         return job
-    if result_key is not None:
+    if result_key is not None and share:
         with _RESULTS_LOCK:
             going = _GOING.get(result_key)
         if going is not None and not going.done.is_set():
@@ -1078,13 +1081,14 @@ def _show_earlier(label: str, result: RunResult, run_id: int | None) -> None:
                "agree. Change a setting or the seed for a new run.")
 
 
-def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
+def launch(config: RunConfig, run_fn, *, label: str = "Running", reuse: bool = False) -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown).
-    A configuration that ran before opens on that run's result (:func:`cached_result`, said so)."""
+    With ``reuse``, a configuration that ran before opens on that run's result (:func:`cached_result`,
+    said so) and one running in another session is watched, not started again."""
     from engine.runs.execute import execute
 
     store = history()
-    earlier = cached_result(config, run_fn, _every_owner(store))
+    earlier = cached_result(config, run_fn, _every_owner(store)) if reuse else None
     if earlier is not None:
         _show_earlier(label, *earlier)
         return earlier[0]
@@ -1103,7 +1107,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return out
 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
-    job = _start(key, "run", (config, run_fn, _where(store), label), work, result_key(config, run_fn))
+    job = _start(key, "run", (config, run_fn, _where(store), label), work, result_key(config, run_fn), share=reuse)
     if job is None:
         return None
     mine = job.key == key and _jobs().get(key) is job

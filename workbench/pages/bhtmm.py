@@ -258,7 +258,7 @@ address_bar.page_head("bhtmm", "Hidden Tree Markov Models",
 params, cfg, go = settings()
 store = S.setdefault("runs", {})
 if go or address_bar.run_once("bhtmm", cfg):
-    result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}")
+    result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}", reuse=True)
     if result is not None:
         key = (SPEC.with_defaults(params)["source"], cfg.task)
         store.setdefault(key, {})[cfg.model] = (params, cfg, result)

@@ -138,7 +138,7 @@ with main:
             st.error(public_message(exc))
             cfg = None
         if cfg is not None:
-            res = launch(cfg, run, label="Learning online")
+            res = launch(cfg, run, label="Learning online", reuse=True)
             if res is not None:
                 S.result = (params, res)
     if go_trade:
@@ -147,7 +147,7 @@ with main:
             cfg = config_for(values, s)
             if cfg is None:
                 break
-            res = launch(cfg, run, label=f"Perturbation scale {s:g}")
+            res = launch(cfg, run, label=f"Perturbation scale {s:g}", reuse=True)
             if res is None:
                 break
             curves[f"scale {s:g}" + (" (paper)" if s == 1.0 else "")] = res.metrics["curve"]

@@ -146,7 +146,7 @@ with right:
             st.error(public_message(exc))
             config = None
     if config is not None and (go_btn or (choice != UPLOAD and address_bar.run_once("rta", config))):
-        result = launch(config, run, label="Cross-validating RTA")
+        result = launch(config, run, label="Cross-validating RTA", reuse=True)
         if result is not None:
             S.result = (params, result)
     stored = S.result

@@ -118,7 +118,7 @@ if submitted or (config is not None and address_bar.run_once("tree_hedge", confi
         Path(loss_file).write_bytes(upload.getvalue())
         config = dataclasses.replace(SPEC.run_config(address_bar.values(SPEC), tree), environment="file",
                                      loss_file=loss_file)
-    result = launch(config, run, label="TREE-HEDGE run")
+    result = launch(config, run, label="TREE-HEDGE run", reuse=True)
     if result is not None:
         try:
             run_tree = tree_from_spec(config.tree)
