@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from engine.practice import Score
 
 __all__ = ["SessionState", "PageState", "ElementState", "Family", "Members", "session_value", "AppState",
-           "PracticeState"]
+           "LessonState", "PracticeState"]
 
 _MISSING = object()
 T = TypeVar("T")
@@ -268,6 +268,25 @@ class AppState(SessionState, prefix=""):
     """The app's own switches, read by every page (its keys are the switches' names)."""
 
     presenter: bool = False   # the sidebar's presenter toggle: larger text, markers and lines (figures.style)
+
+
+class LessonState(SessionState, prefix="lesson"):
+    """The open lesson and its panel (workbench.lesson_panel), the lesson cards of the Lessons page; the
+    address bar reads the open lesson for the page's link."""
+
+    open: tuple | None = None         # (lesson id, step number) of the open lesson
+    answers: dict | None = None       # (lesson id, step) -> "right" | "wrong" | "empty" | "revealed"
+    panel: None = None                # the panel beside the page
+    show: bool = False                # its buttons: show this step
+    prev: bool = False                # ... the previous step
+    next: bool = False                # ... the next step
+    close: bool = False               # ... close the lesson
+    check: bool = False               # ... check the answer
+    reveal: bool = False              # ... reveal it
+    q: Family[object] = None          # the answer to the question of a step: lesson id, step
+    card: Family[None] = None         # the Lessons page: a lesson's card, by lesson id
+    start: Family[bool] = False       # ... its Start button
+    lead: Family[bool] = False        # ... its "Lead a class" button
 
 
 class PracticeState(PageState, page="practice"):
