@@ -138,6 +138,50 @@ def test_a_second_launch_opens_on_the_first_run_s_result(db, monkeypatch):
                for c in captions), captions
 
 
+SLOWISH = {"steps": 40, "delay": 0.05}   # about 2 s
+
+
+def _launch_slowish_app():
+    import streamlit as st
+
+    from engine.runs.registry import load_config
+    from tests import runs_family
+    from workbench.runner import launch
+
+    cfg = load_config({"algorithm": "treeflip", "seed": 4, "steps": 40, "delay": 0.05})
+    st.session_state["got"] = launch(cfg, runs_family.run, label="Mine", reuse=True)
+
+
+def test_a_launch_watches_the_run_of_its_configuration_going_elsewhere(db, monkeypatch):
+    """Another session's run of the same configuration is going: the page watches it (no Cancel, no
+    second run) and shows its result."""
+    monkeypatch.setenv(runner.WORKERS_ENV, "0")
+    cfg = _flip(**SLOWISH)
+
+    def work(progress):
+        out = {}
+
+        def capture(c, p):
+            out["result"] = runs_family.run(c, p)
+            return out["result"]
+
+        with RunStore(db) as store:
+            out["run_id"] = execute(cfg, progress, store, run_fn=capture, label="elsewhere").id
+        return out
+
+    elsewhere = runner.Job(work, key="elsewhere")
+    elsewhere.result_key = runner.result_key(cfg, runs_family.run)
+    runner._GOING[elsewhere.result_key] = elsewhere
+    elsewhere.start()
+    at = AppTest.from_function(_launch_slowish_app, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert elsewhere.done.is_set() and at.session_state["got"] is elsewhere.value["result"]
+    assert not [b for b in at.button if str(b.key).startswith("runner_cancel")]
+    assert any("was started already" in c.value for c in at.caption)
+    assert len(RunStore(db).list()) == 1
+    assert runner.cached_result(cfg, runs_family.run)[1] == elsewhere.value["run_id"]   # kept once it ended
+
+
 # ------------------------------------------------------------------ the lessons' runs
 RUN_STEPS = [(lesson.id, k, step.url) for lesson in load_lessons()[0] for k, step in enumerate(lesson.steps, 1)
              if "run" in PAGES.parse_link(step.url).raw]

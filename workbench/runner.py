@@ -960,7 +960,8 @@ def _watch(job: Job, label: str, *, cancel: bool = True):
     with st.status(label, expanded=True) as status:
         bar = st.progress(job.fraction, text=job.text())
         if not cancel:
-            st.caption("Another session started this run with the same settings: its result shows here too.")
+            st.caption("This run of the same settings was started already (by another session, or ahead of the "
+                       "lessons): its result shows here too.")
         else:
             try:
                 st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
