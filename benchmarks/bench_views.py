@@ -32,7 +32,8 @@ link starts a learning run ends with the run) and all has stayed so for 0.5 s. A
 why it took what it did: the run's own time ("done in N s"), whether it was queued behind the run
 workers' warm-up ("preparing", "queued"), or that it opened on a result of the run history.
 ``--settle-after S`` waits S seconds after the health check before the first lesson (a lecturer
-who starts the server a minute before the class).
+who starts the server a minute before the class); ``--only rta,htmm`` goes through those lessons
+only, in that order (a class that starts with a late lesson).
 
 Prints a table, or with ``--json`` one JSON object ``{"rows": [...], "usable_s": {...},
 "page_usable_s": {...}, "floor_usable_s": ..., "load_average": [...]}`` (with ``--lessons``:
@@ -236,7 +237,6 @@ _STATUS_JS = """() => {
     const out = [];
     if (t.includes(': preparing')) out.push('preparing');
     if (t.includes('(the server is busy)')) out.push('queued');
-    if (t.includes('of the run history, with exactly these settings')) out.push('history');
     return out;
 }"""
 
@@ -258,9 +258,9 @@ def _settle(pg, text: str, timeout: float) -> tuple[float, set]:
         time.sleep(0.05)
 
 
-def lesson_times(settle_after: float = 0.0, timeout: float = 600.0) -> list[dict]:
-    """``lesson_settled_s``: every step of every lesson on a server just started (see the module
-    docstring); one row per step."""
+def lesson_times(settle_after: float = 0.0, timeout: float = 600.0, only: tuple[str, ...] = ()) -> list[dict]:
+    """``lesson_settled_s``: every step of every lesson (or of the lessons ``only`` names, in the
+    order named) on a server just started (see the module docstring); one row per step."""
     import re
     import tempfile
 
@@ -282,7 +282,8 @@ def lesson_times(settle_after: float = 0.0, timeout: float = 600.0) -> list[dict
             try:
                 ctx = b.new_context(viewport={"width": 1600, "height": 1000})
                 pg = ctx.new_page()
-                for lesson in load_lessons()[0]:
+                lessons = {x.id: x for x in load_lessons()[0]}
+                for lesson in [lessons[x] for x in only] if only else lessons.values():
                     n = len(lesson.steps)
                     for k, step in enumerate(lesson.steps, 1):
                         t0 = time.perf_counter()
@@ -295,6 +296,8 @@ def lesson_times(settle_after: float = 0.0, timeout: float = 600.0) -> list[dict
                         settled, seen = _settle(pg, f"Step {k} of {n}", timeout)
                         main = pg.locator("[data-testid='stMain']").inner_text()
                         done = re.findall(r"done in ([0-9.]+) s", main)
+                        if "of the run history, with exactly these settings" in main:
+                            seen.add("history")
                         rows.append({"lesson": lesson.id, "step": k, "run": "run" in TABLE.parse_link(step.url).raw,
                                      "settled_s": round(lag + settled, 2),
                                      "run_s": float(done[-1]) if done else None, "seen": sorted(seen)})
@@ -367,9 +370,10 @@ def main(argv=None) -> int:
     ap.add_argument("--lessons", action="store_true", help="only every lesson step's time to settle, in Chromium")
     ap.add_argument("--settle-after", type=float, default=0.0,
                     help="with --lessons: seconds between the health check and the first lesson")
+    ap.add_argument("--only", default="", help="with --lessons: these lessons only, in this order (ids, comma-separated)")
     args = ap.parse_args(argv)
     if args.lessons:
-        res = {"lesson_settled_s": lesson_times(args.settle_after)}
+        res = {"lesson_settled_s": lesson_times(args.settle_after, only=tuple(x for x in args.only.split(",") if x))}
         res["load_average"] = [round(x, 2) for x in os.getloadavg()]
         print(json.dumps(res) if args.json else lesson_table(res))
         return 0

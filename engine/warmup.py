@@ -263,8 +263,9 @@ class Stage:
     """A part of the compilation: ``exercise()`` calls its kernels as the app does. ``cost``: CPU
     seconds it took from an empty cache on the 2-core test machine (the first estimate of a
     machine that has no times of its own; docs/benchmarks.md, "The first minute"). ``stand_in``:
-    the kernel modules whose plain-Python build answers while this stage compiles elsewhere
-    (``engine.jit.defer``), so that nobody waits for it. ``runs``: the learning algorithms (a run
+    the kernel modules not called while this stage compiles elsewhere (``engine.jit.defer``): their
+    callers take a slower path meanwhile (the plain-Python build of the same kernels, or the careful
+    readers of tree files), so that nobody waits for the compile. ``runs``: the learning algorithms (a run
     config's ``algorithm``) whose kernels it compiles: a run launched while the stages compile
     waits for these only, and they go first (:func:`run_stages`)."""
 
@@ -291,7 +292,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("bp", "belief propagation", SERVE, 9.0, ("trees",), _belief_propagation),
     Stage("online", "online model and verbs", SOON, 15.0, ("covers", "online-update", "online-marginal"), _online,
           _ONLINE),
-    Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files),
+    Stage("tree-files", "large tree files", BEHIND, 8.0, ("trees",), _tree_files,
+          ("engine.trees.formats._kernels",)),
     Stage("hedge", "TREE-HEDGE", BEHIND, 6.0, ("online",), _hedge, runs=("hedge",)),
     Stage("forests", "OFDE and Chow-Liu", BEHIND, 10.0, ("trees",), _forests, runs=("ofde", "chowliu")),
     Stage("rta", "RTA", BEHIND, 20.0, ("trees",), _rta, runs=("rta",)),
@@ -308,8 +310,8 @@ def label(name: str) -> str:
 
 
 def stand_ins(names: Iterable[str]) -> list[str]:
-    """The kernel modules whose plain-Python build answers while the stages ``names`` compile
-    elsewhere (``engine.jit.defer`` them until the stages are loaded)."""
+    """The kernel modules a slower path stands in for while the stages ``names`` compile elsewhere
+    (``engine.jit.defer`` them until the stages are in the cache)."""
     return sorted({m for n in _ordered(names) for m in _BY_NAME[n].stand_in})
 
 

@@ -34,7 +34,7 @@ def test_labelling_runs_for_both_models_and_fills_the_table():
     assert {"this run TF-BHTMM %", "this run SP-BHTMM %"} <= set(df.columns)
     assert list(df["label (children)"]) == ["0", "1", "2", "3", "All"]
     # the test-tree slider redraws without error
-    at.slider(key="bhtmm_tree").set_value(2)
+    at.slider(key="bhtmm_test_tree").set_value(2)
     at.run()
     assert not at.exception
 
@@ -48,7 +48,7 @@ def test_classification_run():
 
 def test_sp_as_the_authors_code_is_named_in_the_table():
     at = open_page(PAGE, timeout=120)
-    at.selectbox(key="bhtmm_sp_variant").set_value("authors")
+    at.selectbox(key="bhtmm_sp").set_value("authors")
     small(at, "sp")
     assert not at.error
     df = at.dataframe[0].value

@@ -96,7 +96,7 @@ def test_inspect_component_and_vertex():
 def test_rake_only_variant_and_root_choice():
     at = open_page(path_tree(9))
     root_box(at).set_value("8").run()
-    at.radio(key="cover_variant").set_value("Rake-only (section 4)").run()
+    at.radio(key="cover_cover").set_value("Rake-only (section 4)").run()
     assert not at.exception
     # the slider now runs over the rake-only rounds
     assert at.slider(key="cover_t").max == rake_only_cover(path_tree(9), 8).rounds

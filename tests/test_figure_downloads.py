@@ -161,7 +161,7 @@ def test_inference_pages_export(downloads):
         check_exports(at, *downloads)
     downloads[0].clear()
     at.switch_page("workbench/pages/belief_propagation.py").run()
-    at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
+    at.slider(key="bp_messages").set_value(at.slider(key="bp_messages").max).run()
     got = check_exports(at, *downloads)
     for tab in ("Parallel schedule", "Elimination order"):   # a page computes only its open tab
         got |= check_exports(open_tab(at, "bp_tab", tab), *downloads)
@@ -178,8 +178,8 @@ def test_tree_hedge_exports(downloads):
 
 def test_ofde_exports(downloads):
     at = open_app_page("workbench/pages/ofde.py")
-    at.slider(key="ofde_nvars").set_value(6)
-    at.select_slider(key="ofde_ntrain").set_value(500)
+    at.slider(key="ofde_vars").set_value(6)
+    at.select_slider(key="ofde_train").set_value(500)
     at.button(key="ofde_run").click().run()
     assert {"ofde_learning_curve.svg", "ofde_forest.pdf", "ofde_chow_liu.svg", "ofde_round_time.pdf"} <= \
         check_exports(at, *downloads)

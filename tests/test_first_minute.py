@@ -113,6 +113,39 @@ def test_a_run_waits_for_its_own_stages_only_and_says_which():
     assert pool._needs("run", (rta,)) == []   # compiled already: handed over at once
 
 
+def test_the_preparation_hands_a_waiting_run_over_and_releases_each_stages_kernels(monkeypatch):
+    """The run workers' preparation (fake stages, threads for processes): an RTA run submitted while
+    the first stage compiles is handed over as soon as the RTA stage, which goes next, is done; the
+    readers of large tree files are called by the server once their stage is done."""
+    from engine import jit
+    from engine.runs.registry import load_config
+    from workbench import runner
+
+    started, _ = _fake_stages(monkeypatch, seconds=0.5)
+    monkeypatch.setattr(W, "is_warm", lambda names: False)
+    pool = runner._Pool.__new__(runner._Pool)   # threads for the worker processes
+    pool.executor, pool.workers, pool.stopping = ThreadPoolExecutor(1), 1, False
+    pool.prepared, pool.lock, pool.jobs, pool.order = threading.Event(), threading.Lock(), {}, []
+    pool.prepared.set()
+    pool.stage_names, pool.stages_started, pool.stages_done = [], {}, {}
+    pool.stage_change, pool.waits, pool.pending, pool.prepare_clock = threading.Condition(), {}, {}, None
+    handed = []
+    monkeypatch.setattr(pool, "_hand_over", lambda job, kind, payload, families:
+                        handed.append((job.key, sorted(pool.stages_done))))
+    formats = W.stand_ins(["tree-files"])
+    jit.defer(*formats)
+    try:
+        pool.prepare()
+        pool.submit(runner.Job(key="rta"), "run", (load_config({"algorithm": "rta"}),))
+        assert pool.prepared.wait(60)
+        assert not jit.deferred(formats[0])
+    finally:
+        jit.release(*formats)
+        pool.executor.shutdown()
+    assert started[:2] == ["tree-files", "rta"], started
+    assert handed == [("rta", ["rta", "tree-files"])]
+
+
 def test_online_marginals_serves_while_its_walks_compile_and_switches_after():
     """While the server compiles the online model's walks (``workbench.serve`` after a fresh
     install) the page answers at once from their plain-Python build; the first click after they are

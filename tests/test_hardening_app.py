@@ -18,7 +18,7 @@ def test_vertex_names_reach_markdown_escaped_on_belief_propagation():
     at.session_state["tree"] = Tree.from_named_edges([(EVIL, "b"), ("b", "c")])
     at.session_state["tree_version"] = at.session_state["tree_version"] + 1 if "tree_version" in at.session_state else 1
     at.run()
-    at.slider(key="bp_step").set_value(1)
+    at.slider(key="bp_messages").set_value(1)
     at.run()
     assert not at.exception, at.exception
     texts = [m.value for m in at.markdown]

@@ -85,23 +85,23 @@ def test_online_inconsistent_evidence_is_an_error_not_a_traceback():
 def test_bp_page_steps_and_tabs():
     at = open_page(BP)
     assert not at.exception, at.exception
-    total = at.slider(key="bp_step").max
-    at.slider(key="bp_step").set_value(total)
+    total = at.slider(key="bp_messages").max
+    at.slider(key="bp_messages").set_value(total)
     at.run()
     assert not at.exception, at.exception
     assert any("All 2(n−1) messages sent" in s.value for s in at.success)
     _button(at, "bp_back").click()
     at.run()
-    assert at.slider(key="bp_step").value == total - 1
+    assert at.slider(key="bp_messages").value == total - 1
     assert not at.get("metric")             # only the open tab is computed
     open_tab(at, "bp_tab", "Parallel schedule")
-    at.slider(key="bp_iter").set_value(at.slider(key="bp_iter").max).run()
+    at.slider(key="bp_iteration").set_value(at.slider(key="bp_iteration").max).run()
     assert not at.exception, at.exception
     err = next(float(m.value) for m in at.metric if m.label == "Largest |belief − exact| now")
     assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
-    last = at.slider(key="bp_iter").value
+    last = at.slider(key="bp_iteration").value
     open_tab(at, "bp_tab", "Sequential schedule")      # a closed tab's slider kept its value
-    assert at.slider(key="bp_step").value == total - 1
+    assert at.slider(key="bp_messages").value == total - 1
     open_tab(at, "bp_tab", "Elimination order")
     at.slider(key="bp_k").set_value(3)
     at.slider(key="bp_star").set_value(10).run()
@@ -109,7 +109,7 @@ def test_bp_page_steps_and_tabs():
     assert any("never creates a table larger than |X| = 2 entries" in c.value for c in at.caption)
     assert "largest table 1,024" in at.get("plotly_chart")[0].proto.spec   # 2^10: the star's centre first
     open_tab(at, "bp_tab", "Parallel schedule")   # a closed tab's slider kept its value
-    assert at.slider(key="bp_iter").value == last
+    assert at.slider(key="bp_iteration").value == last
     assert at.session_state["bp_star"] == 10
 
 

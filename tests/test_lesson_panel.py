@@ -184,8 +184,8 @@ def test_bp_page_messages_and_marginals_equal_the_engines(query):
         at.query_params[name] = text
     at.run()
     assert not at.exception, at.exception
-    total = at.slider(key="bp_step").max
-    at.slider(key="bp_step").set_value(total).run()
+    total = at.slider(key="bp_messages").max
+    at.slider(key="bp_messages").set_value(total).run()
     assert not at.exception, at.exception
     # an independent model of the same link, built from the engine alone
     tree = None if "network" in link.raw else tree_from_link(link.raw["tree"])
@@ -306,7 +306,7 @@ def test_bp_page_soft_evidence_multiplies_phi_and_zero_weights_are_refused():
 
 def test_bp_page_play_and_pause_switch_the_timer():   # the ticks themselves: the browser test
     at = _open_link("/belief_propagation?tree=lecture_5_vertices")
-    assert at.slider(key="bp_step").value == 0
+    assert at.slider(key="bp_messages").value == 0
     _button(at, "bp_play").click().run()
     assert at.session_state["bp_playing"]
     assert any(b.key == "bp_play" and b.label == "Pause" for b in at.button)
@@ -319,12 +319,12 @@ def test_bp_pause_clicked_as_the_schedule_ends_does_not_play_again():
     "Pause" the user clicked pauses; it does not start the schedule again from message 0."""
     at = _open_link("/belief_propagation?tree=lecture_5_vertices")
     _button(at, "bp_play").click().run()
-    total = int(at.slider(key="bp_step").max)
+    total = int(at.slider(key="bp_messages").max)
     at.session_state["bp_playing"] = False        # what the last tick did, the button not redrawn
-    at.session_state["bp_step"] = total
+    at.session_state["bp_messages"] = total
     _button(at, "bp_play").click().run()          # the button still says Pause
     assert not at.session_state["bp_playing"]
-    assert at.slider(key="bp_step").value == total
+    assert at.slider(key="bp_messages").value == total
 
 
 @pytest.mark.slow

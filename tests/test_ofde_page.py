@@ -15,8 +15,8 @@ def test_page_runs_a_synthetic_experiment():
     at = open_page()
     assert not at.exception
     assert at.title[0].value == "OFDE vs Chow-Liu"
-    at.slider(key="ofde_nvars").set_value(6)
-    at.select_slider(key="ofde_ntrain").set_value(500)
+    at.slider(key="ofde_vars").set_value(6)
+    at.select_slider(key="ofde_train").set_value(500)
     at.button(key="ofde_run").click()
     at.run()
     assert not at.exception, at.exception
@@ -27,7 +27,7 @@ def test_page_runs_a_synthetic_experiment():
     cl = float(next(mt.value for mt in at.metric if mt.label == "Chow-Liu"))
     assert final < 0 and cl < 0
     # forests, and the perturbation-scale comparison
-    at.radio(key="ofde_model").set_value("forests")
+    at.radio(key="ofde_experts").set_value("forests")
     at.button(key="ofde_trade").click()
     at.run()
     assert not at.exception and not at.error
@@ -36,7 +36,7 @@ def test_page_runs_a_synthetic_experiment():
 
 def test_upload_without_files_is_an_error_line():
     at = open_page()
-    at.radio(key="ofde_source").set_value("Upload CSV")
+    at.radio(key="ofde_data").set_value("Upload CSV")
     at.run()
     at.button(key="ofde_run").click()
     at.run()
@@ -47,9 +47,9 @@ def test_upload_without_files_is_an_error_line():
 def test_benchmark_option_on_a_short_nltcs_run(data_dir, monkeypatch):
     monkeypatch.setenv("TREE_WORKBENCH_DATA", str(data_dir))
     at = open_page()
-    at.radio(key="ofde_source").set_value("Benchmark")
+    at.radio(key="ofde_data").set_value("Benchmark")
     at.run()
-    assert at.selectbox(key="ofde_bench").value == "nltcs"
+    assert at.selectbox(key="ofde_benchmark").value == "nltcs"
     at.number_input(key="ofde_rounds").set_value(1500)
     at.button(key="ofde_run").click()
     at.run()
@@ -69,7 +69,7 @@ def test_benchmark_file_with_a_bad_value_is_an_error_line(tmp_path, monkeypatch)
     (d / "nltcs.ts.data.gz").write_bytes(gzip.compress(b"0,1,0\n1,x,0\n"))
     monkeypatch.setenv("TREE_WORKBENCH_DATA", str(tmp_path))
     at = open_page()
-    at.radio(key="ofde_source").set_value("Benchmark")
+    at.radio(key="ofde_data").set_value("Benchmark")
     at.run()
     at.button(key="ofde_run").click()
     at.run()

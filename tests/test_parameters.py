@@ -19,7 +19,7 @@ import pytest
 
 from engine.errors import EngineError, InvalidParameterError
 from engine.forests.run import ChowLiuConfig, OfdeConfig
-from engine.hedge import potentials
+from engine.hedge import environments, potentials
 from engine.hedge.run import HedgeConfig
 from engine.htmm.config import BhtmmConfig
 from engine.htmm.sp import SPBHTMM
@@ -29,6 +29,7 @@ from engine.multilabel.config import RtaConfig
 from engine.multilabel.learner import RTAClassifier
 from engine.params import Param, declared, validate_params
 from engine.reproduce import ReproduceConfig
+from engine.trees import generate
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.settings import CHOICE, FLOAT, INT, SLIDER, Setting
@@ -178,6 +179,10 @@ def test_bhtmm_states_is_the_models_declaration_with_the_runs_cap():
 def test_the_learning_rate_is_one_declaration_from_the_config_to_the_learners():
     assert declared(HedgeConfig)["eta"] is potentials.ETA
     assert declared(HedgeConfig)["coupling"] is potentials.COUPLING
+    for name, param in (("trials", environments.TRIALS), ("low", environments.LOW), ("high", environments.HIGH)):
+        assert declared(HedgeConfig)[name] is param, name
+    with pytest.raises(InvalidParameterError, match=r"^low = 1.5: expected a number in \[0, 1\]$"):
+        environments.iid_environment(generate("path", 4), 2, 10, low=1.5, high=0.6)
     with pytest.raises(InvalidParameterError, match=r"^eta = 0: expected a number in \(0, 1e6\]$"):
         potentials.check_eta(0)
     with pytest.raises(InvalidParameterError, match=r"^coupling = 2: expected a number in \[0, 1\]$"):

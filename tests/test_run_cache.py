@@ -117,21 +117,69 @@ def _launch_twice_app():
     from workbench.runner import launch
 
     cfg = load_config({"algorithm": "treeflip", "seed": 4})
-    st.session_state["first"] = launch(cfg, runs_family.run, label="First")
-    st.session_state["second"] = launch(cfg, runs_family.run, label="Again")
+    st.session_state["first"] = launch(cfg, runs_family.run, label="First", reuse=True)
+    st.session_state["second"] = launch(cfg, runs_family.run, label="Again", reuse=True)
+    st.session_state["third"] = launch(cfg, runs_family.run, label="Anew")
 
 
 def test_a_second_launch_opens_on_the_first_run_s_result(db, monkeypatch):
+    """A page that reuses results opens on the first run's; a launch without ``reuse`` (the Runs
+    page's Re-run) runs anew."""
     monkeypatch.setenv(runner.WORKERS_ENV, "0")
     at = AppTest.from_function(_launch_twice_app, default_timeout=60).run()
     assert not at.exception, at.exception
-    first, second = at.session_state["first"], at.session_state["second"]
+    first, second, third = at.session_state["first"], at.session_state["second"], at.session_state["third"]
     assert first is not None and second is first
+    assert third is not first and _same(third, first)
     captions = [c.value for c in at.caption]
-    rid = RunStore(db).list()[0].id
-    assert len(RunStore(db).list()) == 1   # one run recorded, not two
-    assert any(c.startswith(f"Again: the result of run {rid} of the run history, with exactly these settings")
+    runs = [r.id for r in RunStore(db).list()]
+    assert len(runs) == 2   # the first and the third
+    assert any(c.startswith(f"Again: the result of run {min(runs)} of the run history, with exactly these settings")
                for c in captions), captions
+
+
+SLOWISH = {"steps": 40, "delay": 0.05}   # about 2 s
+
+
+def _launch_slowish_app():
+    import streamlit as st
+
+    from engine.runs.registry import load_config
+    from tests import runs_family
+    from workbench.runner import launch
+
+    cfg = load_config({"algorithm": "treeflip", "seed": 4, "steps": 40, "delay": 0.05})
+    st.session_state["got"] = launch(cfg, runs_family.run, label="Mine", reuse=True)
+
+
+def test_a_launch_watches_the_run_of_its_configuration_going_elsewhere(db, monkeypatch):
+    """Another session's run of the same configuration is going: the page watches it (no Cancel, no
+    second run) and shows its result."""
+    monkeypatch.setenv(runner.WORKERS_ENV, "0")
+    cfg = _flip(**SLOWISH)
+
+    def work(progress):
+        out = {}
+
+        def capture(c, p):
+            out["result"] = runs_family.run(c, p)
+            return out["result"]
+
+        with RunStore(db) as store:
+            out["run_id"] = execute(cfg, progress, store, run_fn=capture, label="elsewhere").id
+        return out
+
+    elsewhere = runner.Job(work, key="elsewhere")
+    elsewhere.result_key = runner.result_key(cfg, runs_family.run)
+    runner._GOING[elsewhere.result_key] = elsewhere
+    elsewhere.start()
+    at = AppTest.from_function(_launch_slowish_app, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert elsewhere.done.is_set() and at.session_state["got"] is elsewhere.value["result"]
+    assert not [b for b in at.button if str(b.key).startswith("runner_cancel")]
+    assert any("was started already" in c.value for c in at.caption)
+    assert len(RunStore(db).list()) == 1
+    assert runner.cached_result(cfg, runs_family.run)[1] == elsewhere.value["run_id"]   # kept once it ended
 
 
 # ------------------------------------------------------------------ the lessons' runs
@@ -156,7 +204,8 @@ def test_the_lessons_runs_are_what_their_steps_launch(monkeypatch):
     in the order of the lessons."""
     launched = []
 
-    def record(config, run_fn, *, label="Running"):
+    def record(config, run_fn, *, label="Running", reuse=False):
+        assert reuse
         launched.append((config.to_json(), run_fn))
         return None
 

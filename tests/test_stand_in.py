@@ -45,9 +45,12 @@ def test_build_gives_the_plain_python_build_while_deferred_only():
         assert pure.__name__ == ONLINE + "_pure" and pure is _online_kernels.pure_module()
         assert not hasattr(pure.update_entry, "compile")   # plain Python: no numba dispatcher
     assert not jit.deferred(ONLINE) and jit.build(_online_kernels) is _online_kernels
-    # the server defers exactly the kernels whose stages it compiles after its port opens
+    # the server defers exactly the kernels whose stages it compiles after its port opens and that
+    # have a slower path: the online walks (their plain-Python build), the readers of large tree
+    # files (the careful ones); the first pages' kernels are compiled before the port opens
     assert W.stand_ins(W.stage_names(W.SOON)) == [ONLINE]
-    assert W.stand_ins(W.stage_names(W.SERVE, W.BEHIND)) == []
+    assert W.stand_ins(W.stage_names(W.BEHIND)) == ["engine.trees.formats._kernels"]
+    assert W.stand_ins(W.stage_names(W.SERVE)) == []
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -157,3 +160,36 @@ def test_a_cold_cache_process_answers_before_its_walks_compile_then_switches(tmp
     assert got["compiled_after"] is True and got["warm_after"] is True, got
     np.testing.assert_allclose(got["second"], got["ref"], rtol=RTOL)
     assert sum(got["first"]) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_large_tree_files_are_read_and_written_carefully_while_their_kernels_compile(monkeypatch):
+    """While the run workers compile the readers of large tree files (the server defers them), the
+    careful readers and writers answer, with the same tree and the same text, and no compiled one is
+    called (here: each would raise)."""
+    from engine.trees.formats import _kernels as FK
+    from engine.trees.formats import format_tree_text, newick, parse_tree_text, positional
+
+    assert W.stand_ins(["tree-files"]) == [FK.__name__]
+    tree = generate("random", 20_000, seed=5)
+    texts = {fmt: format_tree_text(tree, fmt) for fmt in ("newick", "jsonl")}
+    assert len(texts["newick"]) >= newick.FAST_FROM and len(texts["jsonl"]) >= positional.FAST_READ_FROM
+    assert tree.n >= max(positional.FAST_FROM, newick.FAST_FROM // 10)
+    read = {fmt: parse_tree_text(text, fmt) for fmt, text in texts.items()}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a compiled reader or writer was called while deferred")
+
+    for name in ("scan_newick", "newick_tokens", "child_slots", "json_int_rows", "json_object_spans",
+                 "json_plain_strings", "int_rows_json"):
+        monkeypatch.setattr(FK, name, refuse)
+    jit.defer(FK.__name__)
+    try:
+        for fmt, text in texts.items():
+            assert format_tree_text(tree, fmt) == text
+            back = parse_tree_text(text, fmt)
+            assert back.names == read[fmt].names
+            np.testing.assert_array_equal(back.parent, read[fmt].parent)
+    finally:
+        jit.release(FK.__name__)
+    with pytest.raises(AssertionError, match="while deferred"):   # the compiled path again
+        parse_tree_text(texts["newick"], "newick")

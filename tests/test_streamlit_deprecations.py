@@ -57,8 +57,8 @@ def test_rta_results_log_no_deprecation_warning(streamlit_log):
 
 def test_ofde_results_log_no_deprecation_warning(streamlit_log):
     at = open_app_page("workbench/pages/ofde.py")
-    at.slider(key="ofde_nvars").set_value(5)
-    at.select_slider(key="ofde_ntrain").set_value(500)
+    at.slider(key="ofde_vars").set_value(5)
+    at.select_slider(key="ofde_train").set_value(500)
     at.button(key="ofde_run").click()
     at.run()
     assert not at.exception, at.exception

@@ -185,7 +185,7 @@ def test_belief_propagation_after_adding_a_vertex_is_exact(at):
     assert ("1", "six") in tree.named_edges()
     at.switch_page("workbench/pages/belief_propagation.py")
     at.run()
-    at.slider(key="bp_step").set_value(at.slider(key="bp_step").max).run()
+    at.slider(key="bp_messages").set_value(at.slider(key="bp_messages").max).run()
     assert not at.exception, at.exception
     model = at.session_state["bp_model"]
     want = brute_force(tree, model.node_potentials, model.edge_potentials, k=model.k).marginals

@@ -42,15 +42,26 @@ from engine.errors import EngineError
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
+from workbench.session import Family, LessonState, SessionState
 from workbench.state import TREE_LINK, current_tree, link_tree, set_tree, tree_link, tree_source
 
 __all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",
            "write_query", "view_query", "address_link", "reset_next", "copy_link_button", "app_root",
            "tree_from_query", "setting_bind"]
 
-_SEEN = "_links_seen"      # page -> {name: text} the address held after this page's last write
-_BINDS = "_links_binds"    # page -> {name: Bind} (for write_query inside fragments)
-_RESET = "_links_reset"    # a page whose next run takes every bound value from the address
+
+
+class LinkState(SessionState, prefix="_links"):
+    """What the address bar keeps between runs."""
+
+    seen: dict | None = None       # page -> {name: text} the address held after this page's last write
+    binds: dict | None = None      # page -> {name: Bind} (for write_query inside fragments)
+    reset: str | None = None       # a page whose next run takes every bound value from the address
+    run: Family[bool] = False      # a page whose link said run=1 (see run_once)
+    runs: set | None = None        # (page, config) the links started once in this session
+
+
+S = LinkState()
 
 
 def _same(x):
@@ -93,17 +104,18 @@ def vertex(key: str, tree: Callable[[], Any] | None = None) -> Bind:
 def run_bind(page: str, shown: Callable[[], bool]) -> Bind:
     """``run=1``: a link asks the page to start its run (see :func:`run_once`); the page's own link
     says ``run=1`` while ``shown()`` (the results on the page are those of its settings)."""
-    key = f"_links_run_{page}"
-    return Bind(seed=lambda v: st.session_state.__setitem__(key, bool(v)), read=lambda: True if shown() else None)
+    def seed(v) -> None:
+        S.run[page] = bool(v)
+
+    return Bind(seed=seed, read=lambda: True if shown() else None)
 
 
 def run_once(page: str, config) -> bool:
     """Whether the page should start ``config`` now because a link said ``run=1``: once per session
     and configuration (a reload or another student's session starts its own)."""
-    ss = st.session_state
-    if not ss.pop(f"_links_run_{page}", False):
+    if not S.run.pop(page):
         return False
-    done = ss.setdefault("_links_runs", set())
+    done = S.setdefault("runs", set())
     key = (page, config.to_json())
     if key in done:
         return False
@@ -145,14 +157,14 @@ def arrived(page: str, name: str) -> str | None:
     raw = st.query_params.get(name)
     if raw is None:
         return None
-    seen = st.session_state.get(_SEEN, {}).get(PAGES.page(page).url_path)
+    seen = (S.seen or {}).get(PAGES.page(page).url_path)
     return raw if seen is None or seen.get(name) != raw else None
 
 
 def reset_next(page: str) -> None:
     """The next run of ``page`` takes every bound value from the address (missing: its default);
     the lesson panel calls this before it moves the page to a step."""
-    st.session_state[_RESET] = PAGES.page(page).url_path
+    S.reset = PAGES.page(page).url_path
 
 
 def page_head(page: str, title: str, caption: str | None = None,
@@ -173,14 +185,13 @@ def sync_query(page: str, binds: Mapping[str, str | Bind] | None = None) -> dict
     setting of the page, bound or not: ``run``, ``network``, ...).
     """
     schema = PAGES.page(page)
-    ss = st.session_state
     bound = _binds(schema, binds)
-    ss.setdefault(_BINDS, {})[schema.url_path] = bound
+    S.setdefault("binds", {})[schema.url_path] = bound
     raw = _address()
-    seen = ss.setdefault(_SEEN, {}).get(schema.url_path)
-    reset = ss.get(_RESET) == schema.url_path
+    seen = S.setdefault("seen", {}).get(schema.url_path)
+    reset = S.reset == schema.url_path
     if reset:
-        del ss[_RESET]
+        del S.reset
     query = {k: v for k, v in raw.items() if k != "tree"}   # the tree is read by tree_from_query
     values, errors = schema.parse_query(query, strict=False)
     if raw != seen or reset:
@@ -223,7 +234,7 @@ def values(page: str | PageSpec) -> dict[str, Any]:
     settings not set left out: what :meth:`~workbench.declarations.page_spec.PageSpec.run_config` takes."""
     schema = PAGES.page(page)
     ss = st.session_state
-    bound = ss.get(_BINDS, {}).get(schema.url_path, {})
+    bound = (S.binds or {}).get(schema.url_path, {})
     out: dict[str, Any] = {}
     for name, b in bound.items():
         if b.read is None and b.key not in ss:
@@ -241,11 +252,10 @@ def view_query(page: str) -> dict[str, str]:
     """The query of the exact view of ``page`` now: the current tree (on pages that show one),
     the open lesson and step, and every bound widget's value that is not the spec's default."""
     schema = PAGES.page(page)
-    ss = st.session_state
     got: dict[str, Any] = {}
     if schema.uses_tree:
         got["tree"] = tree_link()
-    lesson = ss.get("lesson_open")
+    lesson = LessonState().open
     if lesson:
         got["lesson"], got["step"] = lesson
     got.update(values(schema))
@@ -275,7 +285,7 @@ def write_query(page: str) -> None:
     want = view_query(schema.url_path)
     if want != _address():
         st.query_params.from_dict(want)
-    st.session_state.setdefault(_SEEN, {})[schema.url_path] = want
+    S.setdefault("seen", {})[schema.url_path] = want
 
 
 def address_link(page: str) -> str:

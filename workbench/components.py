@@ -46,6 +46,7 @@ import streamlit as st
 
 from engine.trees import Tree
 from workbench.figures.describe import describe_figure, figure_csv
+from workbench.session import ElementState
 
 _A11Y = st.components.v2.component(
     "tree_workbench.figure_a11y", html="",
@@ -182,7 +183,7 @@ def as_spec(fig: go.Figure) -> dict:
 
 
 def _first_id(key: str, decode: Callable):
-    ev = st.session_state.get(key)
+    ev = ElementState(key).event
     points = ev["selection"]["points"] if ev and "selection" in ev else []
     for p in points:
         cd = p.get("customdata")
@@ -413,13 +414,13 @@ def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequ
 def selection_key(key: str) -> str:
     """The session-state key under which the component ``key`` keeps the name of its selected vertex
     (a link's ``vertex=`` is put there, see ``workbench.address_bar.vertex``)."""
-    return f"{key}__vertex"
+    return ElementState(key).key("vertex")
 
 
 def selected_vertex(tree: Tree, key: str, default: int | None = None) -> int | None:
     """The vertex selected on the component ``key`` (``default`` when none is, or when its name is
     not a vertex of this tree)."""
-    name = st.session_state.get(selection_key(key))
+    name = ElementState(key).vertex
     v = tree.find(name) if name is not None else None
     return default if v is None else v
 
@@ -428,29 +429,29 @@ def select_vertex(tree: Tree, key: str, v: int | None) -> None:
     """Select vertex ``v`` (an index; ``None`` clears); the name box follows. Call it from a
     callback or before the box is drawn."""
     name = None if v is None else tree.name(int(v))
-    st.session_state[selection_key(key)] = name
-    st.session_state[f"{key}__box"] = name
+    element = ElementState(key)
+    element.vertex = element.box = name
 
 
 def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", default: int | None = None,
                help: str | None = None, on_pick: Callable[[int], None] | None = None) -> None:
     """The keyboard route to the selection: a searchable list of the names (a text box above
     :data:`PICK_LIMIT` vertices). ``on_pick(v)`` is called after the selection changes."""
-    box = f"{key}__box"
+    element = ElementState(key)
     current = selected_vertex(tree, key, default)
-    set_now = current is not None and st.session_state.get(box) != tree.name(current)
+    set_now = current is not None and element.box != tree.name(current)
     if set_now:
-        st.session_state[box] = tree.name(current)
+        element.box = tree.name(current)
     help = help or "Type to search; the vertex you pick is selected in the drawing too."
 
     def changed():
-        name = st.session_state.get(box)
+        name = element.box
         v = tree.find(name) if name else None
         if v is None:
             if name:
-                st.session_state[f"{key}__box_error"] = f"no vertex is named {name}"
+                element.box_error = f"no vertex is named {name}"
             return
-        st.session_state[selection_key(key)] = tree.name(v)
+        element.vertex = tree.name(v)
         if on_pick is not None:
             on_pick(v)
 
@@ -459,11 +460,11 @@ def vertex_box(tree: Tree, key: str, *, label: str = "Pick a vertex by name", de
         # draws the box without the value set above (a run it never saw) shows, and would send
         # back, the selection instead of vertex 0. (Set in this very run, the value is sent with
         # the box, and a default beside it would only draw Streamlit's warning.)
-        st.selectbox(label, tree.names, key=box, on_change=changed, help=help,
+        st.selectbox(label, tree.names, key=element.key("box"), on_change=changed, help=help,
                      index=0 if set_now or current is None else int(current))
     else:
-        st.text_input(label, key=box, on_change=changed, help=help)
-    err = st.session_state.pop(f"{key}__box_error", None)
+        st.text_input(label, key=element.key("box"), on_change=changed, help=help)
+    err = element.pop("box_error")
     if err:
         st.error(err)
 

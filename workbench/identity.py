@@ -35,10 +35,11 @@ import streamlit as st
 from engine.classroom import ClassStore, lecturer_key
 from engine.errors import ClassError
 from engine.runs.store import DB_ENV, URL_ENV, default_db_target
+from workbench.session import SessionState
 
 __all__ = ["OWNER_COOKIE", "CLASSROOM_ENV", "LECTURER_ENV", "LECTURER_EMAILS_ENV", "OwnerCookie", "classroom_mode",
            "class_store", "browser_token", "is_lecturer", "lecturer_id", "session_owner", "sign_in_form",
-           "oidc_lecturer"]
+           "oidc_lecturer", "IdentityState", "LecturerState"]
 
 #: The cookie that names this browser to the server (a random token; never shown anywhere).
 OWNER_COOKIE = "tree_workbench_owner"
@@ -52,9 +53,28 @@ LECTURER_ENV = "TREE_WORKBENCH_LECTURER_TOKEN"
 LECTURER_EMAILS_ENV = "TREE_WORKBENCH_LECTURER_EMAILS"
 
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
-# the session's keys
-_OWNER, _LECTURER, _CHECKED = "run_owner", "lecturer", "lecturer_checked"
-_FORM, _TYPED = "lecturer_sign_in", "lecturer_token"
+
+
+class IdentityState(SessionState, prefix=""):
+    """Who this session is (its keys are read by outside scripts and tests by these names)."""
+
+    run_owner: str | None = None   # this browser's token (its owner cookie's, else a random one)
+    lecturer: bool = False         # the session is the lecturer's
+
+
+class LecturerState(SessionState, prefix="lecturer"):
+    """The lecturer's sign-in."""
+
+    checked: bool = False          # this browser's sign-in was looked up (once per session)
+    sign_in: None = None           # the sign-in form
+    token: str = ""                # ... the token typed
+    sign_in_button: bool = False   # ... its button
+    sign_in_error: str | None = None  # ... a wrong token, shown once
+    sign_out: bool = False         # the sign-out button
+    oidc: bool = False             # the sign-in with the university's account
+
+
+I, L = IdentityState(), LecturerState()
 
 
 # -- the owner cookie, made by the server ----------------------------------------------------------
@@ -129,7 +149,7 @@ def class_store() -> ClassStore:
 def browser_token() -> str:
     """This browser's token: its owner cookie; without one (no middleware in front of the server),
     a random token of this session."""
-    tok = st.session_state.get(_OWNER)
+    tok = I.run_owner
     if tok:
         return tok
     try:
@@ -137,7 +157,7 @@ def browser_token() -> str:
     except Exception:   # no browser context (a test harness)
         raw = None
     tok = raw if isinstance(raw, str) and _TOKEN_RE.match(raw) else secrets.token_urlsafe(24)
-    st.session_state[_OWNER] = tok
+    I.run_owner = tok
     return tok
 
 
@@ -205,19 +225,18 @@ def is_lecturer() -> bool:
     """Whether this session is the lecturer's: signed in through the form (this browser's sign-in
     is looked up once per session) or through OpenID Connect."""
     _refuse_link()
-    ss = st.session_state
-    if ss.get(_LECTURER):
+    if I.lecturer:
         return True
-    if not ss.get(_CHECKED):
-        ss[_CHECKED] = True
+    if not L.checked:
+        L.checked = True
         secret = os.environ.get(LECTURER_ENV, "")
         try:
-            ss[_LECTURER] = bool(secret) and class_store().signed_in(browser_token(), lecturer=lecturer_key(secret))
+            I.lecturer = bool(secret) and class_store().signed_in(browser_token(), lecturer=lecturer_key(secret))
         except ClassError:
-            ss[_LECTURER] = False
-    if not ss.get(_LECTURER) and _oidc_ready() and oidc_lecturer(_user(), _emails()):
-        ss[_LECTURER] = True
-    return bool(ss.get(_LECTURER))
+            I.lecturer = False
+    if not I.lecturer and _oidc_ready() and oidc_lecturer(_user(), _emails()):
+        I.lecturer = True
+    return bool(I.lecturer)
 
 
 def session_owner() -> str | None:
@@ -229,18 +248,17 @@ def session_owner() -> str | None:
 
 
 def _sign_in() -> None:
-    ss = st.session_state
-    typed, secret = str(ss.get(_TYPED) or ""), os.environ.get(LECTURER_ENV, "")
+    typed, secret = str(L.token or ""), os.environ.get(LECTURER_ENV, "")
     if not secret or not hmac.compare_digest(typed.encode(), secret.encode()):
-        ss[_FORM + "_error"] = "That is not the lecturer's token: check it and type it again."
+        L.sign_in_error = "That is not the lecturer's token: check it and type it again."
         return
     class_store().sign_in(browser_token(), lecturer=lecturer_key(secret))
-    ss[_LECTURER] = True
+    I.lecturer = True
 
 
 def _sign_out() -> None:
     class_store().sign_out(browser_token())
-    st.session_state[_LECTURER] = False
+    I.lecturer = False
     if _oidc_ready() and oidc_lecturer(_user(), _emails()):
         st.logout()
 
@@ -255,18 +273,18 @@ def sign_in_form() -> None:
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
         c1.caption("Signed in as the lecturer on this browser: your classes and every student's runs are yours "
                    "to see.")
-        c2.button("Sign out", key="lecturer_sign_out", icon=":material/logout:", on_click=_sign_out, width="stretch")
+        c2.button("Sign out", key=L.key("sign_out"), icon=":material/logout:", on_click=_sign_out, width="stretch")
         return
     with st.expander("Lecturer: sign in", icon=":material/key:"):
         if os.environ.get(LECTURER_ENV):
-            with st.form(_FORM, clear_on_submit=True, enter_to_submit=True, border=False):
-                st.text_input("The lecturer's token (set when the server was started)", key=_TYPED, type="password",
+            with st.form(L.key("sign_in"), clear_on_submit=True, enter_to_submit=True, border=False):
+                st.text_input("The lecturer's token (set when the server was started)", key=L.key("token"), type="password",
                               max_chars=256, autocomplete="current-password")
-                st.form_submit_button("Sign in", key="lecturer_sign_in_button", icon=":material/login:",
+                st.form_submit_button("Sign in", key=L.key("sign_in_button"), icon=":material/login:",
                                       on_click=_sign_in)
-            error = st.session_state.pop(_FORM + "_error", None)
+            error = L.pop("sign_in_error")
             if error:
                 st.error(error, icon=":material/key_off:")
         if oidc:
-            st.button("Sign in with your account", key="lecturer_oidc", icon=":material/account_circle:",
+            st.button("Sign in with your account", key=L.key("oidc"), icon=":material/account_circle:",
                       on_click=st.login)

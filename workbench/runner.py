@@ -23,12 +23,13 @@ manager leave a Ctrl-C to the server, which stops them in that order.
 Every time left it shows counts down from its first value and never rises
 (``engine.warmup.Countdown``): "preparing (N s)", and a run's time left once it has one.
 
-**A configuration runs once.** A run config is deterministic given its seed, so :func:`launch`
-first looks for a finished run of exactly that configuration (:func:`cached_result`): the same
+**A configuration runs once.** A run config is deterministic given its seed, so a page that
+asks for it (``launch(..., reuse=True)``: the learning pages; the Runs page's Re-run does not)
+first gets a finished run of exactly that configuration (:func:`cached_result`): the same
 config JSON, the same run function, the same code version (``engine.runs.store.code_version``) and
 every file it names unchanged since that run started; in this process (the last
 :data:`RESULTS_KEPT` results, whoever ran them), then in the run history on disk (so a restarted
-server has them too). It shows that run's result at once and says which run it is. A run of the
+server has them too). It shows that run's result at once and says which run it is; a run of the
 same configuration already going in another session is watched instead of started again (the
 first session keeps its Cancel). When the server starts its pool with the preparation
 (:func:`start_pool`), it also runs, one at a time in the background, every run a lesson step's
@@ -427,10 +428,12 @@ class _Pool:
         into the shared on-disk cache), in a thread of this process. A run submitted meanwhile waits
         for its own algorithm's stages only (``engine.warmup.run_stages``), which go first, and says
         "preparing (N s)" with the time they have left. ``on_done(seconds)`` is called when it is over."""
-        from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names
+        from engine import jit
+        from engine.warmup import BEHIND, estimate_seconds, is_warm, stage_names, stand_ins
 
         names = stage_names(BEHIND)
         if is_warm(names) or self.stopping:
+            jit.release(*stand_ins(names))
             return
         self.stage_names = list(names)
         self.prepared.clear()
@@ -446,6 +449,7 @@ class _Pool:
 
             def compiled(name: str, seconds: float, left: list) -> None:
                 done[name] = seconds
+                jit.release(*stand_ins([name]))   # in the cache: this process calls them from now on
                 with self.stage_change:
                     self.stages_done[name] = seconds
                     self.stage_change.notify_all()
@@ -495,10 +499,10 @@ class _Pool:
         the stages done so far (before any is done, the machine's load: ``busy_factor``)."""
         from engine.warmup import estimate_seconds, expected_seconds, speed
 
-        done = dict(self.stages_done)
+        done, started = dict(self.stages_done), dict(self.stages_started)   # copies: the preparation adds to them
         pace = speed(done) if done else busy_factor(self.workers)
         now = time.perf_counter()
-        running = {n: t for n, t in self.stages_started.items() if n not in done}
+        running = {n: t for n, t in started.items() if n not in done}
 
         def rest(n: str) -> float:
             return max(1.0, expected_seconds(n) * pace - (now - running[n]))
@@ -749,19 +753,21 @@ def shutdown_pool(grace: float = 2.5) -> int:
     return 0 if pool is None else pool.stop(grace)
 
 
-def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> None:
+def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | None = None) -> bool:
     """Start the run workers now (the server calls it as it starts serving); with ``prepare``, the
     workers then compile the learning kernels (:meth:`_Pool.prepare`), ``on_prepared(seconds)``
     called when they are done, and run the lessons' runs in the background (:func:`run_lesson_runs`,
-    unless ``TREE_WORKBENCH_LESSON_RUNS=0``)."""
+    unless ``TREE_WORKBENCH_LESSON_RUNS=0``). False when runs go to threads of this process (no
+    workers)."""
     p = _get_pool()
     if p is None:
-        return
+        return False
     p.warm()
     if prepare:
         p.prepare(on_prepared)
         if os.environ.get(LESSON_RUNS_ENV, "").strip() != "0":
             threading.Thread(target=run_lesson_runs, args=(p,), name="lesson-runs", daemon=True).start()
+    return True
 
 
 def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
@@ -800,7 +806,7 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
     except (EngineError, OSError) as exc:
         print(f"the lessons' runs are not run ahead: {public_message(exc)}", file=sys.stderr)
         return 0
-    ran = 0
+    ran, t0 = 0, time.perf_counter()
     with store:
         for config, run_fn in runs:
             if pool.stopping:
@@ -823,6 +829,9 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
             while not job.done.wait(1.0):
                 if pool.stopping:
                     return ran
+    if runs and not pool.stopping:
+        print(f"[warm-up] the lessons' {len(runs)} runs ready in {time.perf_counter() - t0:.0f} s ({ran} run now, "
+              f"{len(runs) - ran} from the run history or another session)", flush=True)
     return ran
 
 
@@ -951,7 +960,8 @@ def _watch(job: Job, label: str, *, cancel: bool = True):
     with st.status(label, expanded=True) as status:
         bar = st.progress(job.fraction, text=job.text())
         if not cancel:
-            st.caption("Another session started this run with the same settings: its result shows here too.")
+            st.caption("This run of the same settings was started already (by another session, or ahead of the "
+                       "lessons): its result shows here too.")
         else:
             try:
                 st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
@@ -994,16 +1004,18 @@ def _cancel(job: Job) -> None:
     st.toast("Run cancelled", icon=":material/stop_circle:")
 
 
-def _start(key: str, kind: str, payload: tuple, work, result_key: tuple | None = None) -> Job | None:
+def _start(key: str, kind: str, payload: tuple, work, result_key: tuple | None = None,
+           share: bool = False) -> Job | None:
     """The job for ``key``: the same run still going (attach to it), or a new one; ``None`` (with
-    a message) when this session already has its share of the server's runs. With ``result_key``
-    (a run's configuration, :func:`result_key`), a run of it that another session or the lessons'
-    warm-up started is attached to as well (it is not this session's: no Cancel, no share)."""
+    a message) when this session already has its share of the server's runs. ``result_key`` (a
+    run's configuration, :func:`result_key`) keeps the run's result once it finishes; with
+    ``share``, a run of it that another session or the lessons' runs ahead started is attached to
+    as well (it is not this session's: no Cancel, no share of the runs)."""
     jobs = _jobs()
     job = jobs.get(key)
     if job is not None and not job.done.is_set():
         return job
-    if result_key is not None:
+    if result_key is not None and share:
         with _RESULTS_LOCK:
             going = _GOING.get(result_key)
         if going is not None and not going.done.is_set():
@@ -1070,13 +1082,14 @@ def _show_earlier(label: str, result: RunResult, run_id: int | None) -> None:
                "agree. Change a setting or the seed for a new run.")
 
 
-def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | None:
+def launch(config: RunConfig, run_fn, *, label: str = "Running", reuse: bool = False) -> RunResult | None:
     """Run ``run_fn(config, progress)`` with visible progress, record it; ``None`` if it failed (shown).
-    A configuration that ran before opens on that run's result (:func:`cached_result`, said so)."""
+    With ``reuse``, a configuration that ran before opens on that run's result (:func:`cached_result`,
+    said so) and one running in another session is watched, not started again."""
     from engine.runs.execute import execute
 
     store = history()
-    earlier = cached_result(config, run_fn, _every_owner(store))
+    earlier = cached_result(config, run_fn, _every_owner(store)) if reuse else None
     if earlier is not None:
         _show_earlier(label, *earlier)
         return earlier[0]
@@ -1095,7 +1108,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running") -> RunResult | 
         return out
 
     key = f"{label}|{getattr(run_fn, '__module__', '')}.{getattr(run_fn, '__qualname__', '')}|{config.to_json()}"
-    job = _start(key, "run", (config, run_fn, _where(store), label), work, result_key(config, run_fn))
+    job = _start(key, "run", (config, run_fn, _where(store), label), work, result_key(config, run_fn), share=reuse)
     if job is None:
         return None
     mine = job.key == key and _jobs().get(key) is job

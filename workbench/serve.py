@@ -421,7 +421,10 @@ def _compile_online(names: list[str]) -> None:
 
 def _start_run_workers(online: list[str] = ()) -> None:
     """Beside the server: the online model's walks ``online`` compiled (if any), then the run
-    workers started; they compile the learning kernels (a line in the log when they are done)."""
+    workers started; they compile the learning kernels (a line in the log when they are done), and
+    this process calls each stage's kernels once they are in the cache (``engine.jit.release``)."""
+    from engine import jit
+    from engine import warmup as W
     from workbench.runner import start_pool
 
     if online:
@@ -433,8 +436,10 @@ def _start_run_workers(online: list[str] = ()) -> None:
         _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
 
     try:
-        start_pool(prepare=True, on_prepared=prepared)
+        if not start_pool(prepare=True, on_prepared=prepared):   # no workers compile them: this process will
+            jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
     except Exception as exc:  # noqa: BLE001 - runs then start their pool on first use; say why
+        jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
         if not STOP.asked:
             _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
 
@@ -732,6 +737,9 @@ def _main(args) -> int:
     from engine import jit
     from engine import warmup as W
 
+    # the learning stages compile in the run workers once the server serves: meanwhile the careful
+    # readers of large tree files read them here (the class tree's too), instead of compiling here
+    jit.defer(*W.stand_ins([] if W.is_warm(W.stage_names(W.BEHIND)) else W.stage_names(W.BEHIND)))
     if not args.no_warm_up:
         later = warm_up()["later"]
     else:   # their plain-Python build answers from the first session on, until they are compiled

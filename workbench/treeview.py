@@ -35,6 +35,7 @@ from workbench.components import FigureText, array_key, export_buttons, select_v
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.style import PROBABILITY_SCALE, SELECT, current
 from workbench.figures.view_export import view_pdf, view_svg
+from workbench.session import ElementState
 # the payload is made without Streamlit (shared with the notebook widget, workbench.notebook)
 from workbench.treeview_data import DEFAULT_WIDTH, EVIDENCE, HIGHLIGHT, SUGGESTIONS, _place, _plain  # noqa: F401
 from workbench.treeview_data import encode as _encode
@@ -98,16 +99,17 @@ class ViewState:
     linked: bool = False      # the viewport came from a link: kept for the tree the page draws next
 
 
-def _state_key(key: str) -> str:
-    return f"{key}__view"
-
-
 def view_state(key: str) -> ViewState:
-    return st.session_state.get(_state_key(key)) or ViewState()
+    return ElementState(key).view or ViewState()
 
 
 def set_view(key: str, state: ViewState) -> None:
-    st.session_state[_state_key(key)] = state
+    ElementState(key).view = state
+
+
+def _event(key: str, kind: str):
+    """The tree view ``key``'s last event of ``kind`` (view, layout, pick, choose, open, query), or None."""
+    return (ElementState(key).event or {}).get(kind)
 
 
 def view_bind(key: str) -> address_bar.Bind:
@@ -141,7 +143,7 @@ def focus_on(tree: Tree, key: str, v: int) -> None:
 
 def _on_view(key: str) -> None:
     vs = view_state(key)
-    got = view_request((st.session_state.get(key) or {}).get("view"), vs.width, vs.height)
+    got = view_request(_event(key, "view"), vs.width, vs.height)
     if got is None:   # a malformed request from the browser: keep the view
         return
     w, h, vp, seq = got
@@ -149,14 +151,14 @@ def _on_view(key: str) -> None:
 
 
 def _on_layout(key: str) -> None:
-    wanted = (st.session_state.get(key) or {}).get("layout")
+    wanted = _event(key, "layout")
     vs = view_state(key)
     if wanted in LAYOUTS:
         set_view(key, replace(vs, viewport=None, layout=wanted, seq=vs.seq + 1))
 
 
 def _on_pick(tree: Tree, key: str, on_pick) -> None:
-    ev = (st.session_state.get(key) or {}).get("pick") or {}
+    ev = _event(key, "pick") or {}
     v = ev.get("id") if isinstance(ev, dict) else None
     if isinstance(v, int) and 0 <= v < tree.n:
         select_vertex(tree, key, v)
@@ -165,14 +167,14 @@ def _on_pick(tree: Tree, key: str, on_pick) -> None:
 
 
 def _on_choose(tree: Tree, key: str, on_pick) -> None:
-    ev = (st.session_state.get(key) or {}).get("choose") or {}
+    ev = _event(key, "choose") or {}
     if not isinstance(ev, dict):
         return
     v = ev.get("id")
     if not (isinstance(v, int) and 0 <= v < tree.n):
         v = tree.find(str(ev.get("name", ""))[:1000])
     if v is None:
-        st.session_state[f"{key}__error"] = f"no vertex is named {str(ev.get('name', ''))[:80]}"
+        ElementState(key).error = f"no vertex is named {str(ev.get('name', ''))[:80]}"
         return
     select_vertex(tree, key, int(v))
     focus_on(tree, key, int(v))
@@ -182,8 +184,8 @@ def _on_choose(tree: Tree, key: str, on_pick) -> None:
 
 def _on_open(tree: Tree, key: str) -> None:
     """A collapsed mark clicked: the view that draws its first level (:meth:`TreeDrawing.opening`)."""
-    ev = (st.session_state.get(key) or {}).get("open") or {}
-    shown = st.session_state.get(f"{key}__shown")
+    ev = _event(key, "open") or {}
+    shown = ElementState(key).shown
     g = ev.get("g") if isinstance(ev, dict) else None
     if shown is None or not isinstance(g, int):
         return
@@ -232,7 +234,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
         set_view(key, vs)
     elif vs.tree != tree.content_key:   # a new tree (or the first view): its overview, the page's layout
         # numbered past the browser's requests, so that it draws this view rather than its own
-        vs = ViewState(width=vs.width, height=height, layout=layout if _state_key(key) not in st.session_state
+        vs = ViewState(width=vs.width, height=height, layout=layout if not ElementState(key).has("view")
                        or vs.tree else vs.layout, tree=tree.content_key, seq=vs.seq + 1)
         set_view(key, vs)
     drawing = drawing_of(tree, vs.layout)
@@ -245,10 +247,10 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
         vp = vp.fitted(vs.width, height)
     shown = (vs.layout, (vp.x0, vp.x1, vp.y0, vp.y1), vs.width, height, marker)
     marks = _marks(drawing, *shown[1:], DEFAULT_BUDGET)
-    st.session_state[f"{key}__shown"] = shown   # what a click on a collapsed mark refers to
+    ElementState(key).shown = shown   # what a click on a collapsed mark refers to
     if selected is None:
         selected = selected_vertex(tree, key, default)
-    query = (st.session_state.get(key) or {}).get("query") if key in st.session_state else None
+    query = _event(key, "query")
     data, pic = view_payload(tree, key, drawing, marks, values=values, scale=scale, lo=lo, hi=hi,
                              value_title=value_title, categories=categories, rings=rings, ring_name=ring_name,
                              highlight=highlight, selected=selected,
@@ -260,7 +262,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # the region asked for, before it was widened to this canvas (a link's, or a found vertex's):
     # what a canvas of another width asks for again, as long as the user has not moved the view
     data["want"] = None if vs.viewport is None else [vs.viewport.x0, vs.viewport.x1, vs.viewport.y0, vs.viewport.y1]
-    err = st.session_state.pop(f"{key}__error", None)
+    err = ElementState(key).pop("error")
     # read aloud (the canvas names itself with data["desc"]): a skip link before, "CSV" (one row
     # per vertex, made when clicked) and "Describe" after
     text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(

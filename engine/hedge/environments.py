@@ -31,13 +31,20 @@ from engine.files import read_text, text_lines
 from engine.hedge.potentials import check_states
 from engine.jsonio import loads
 from engine.limits import check_seed
+from engine.params import Param
 from engine.trees import Tree
 from engine.shapes import dimension
 
 __all__ = ["ENVIRONMENTS", "LossStream", "piecewise_environment", "iid_environment",
-           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels", "check_stream_size"]
+           "switching_environment", "read_loss_file", "make_environment", "piecewise_labels", "check_stream_size",
+           "TRIALS", "LOW", "HIGH"]
 
 ENVIRONMENTS = ("piecewise", "iid", "switching")
+#: The length of a loss stream (the run's T).
+TRIALS = Param(int, 2000, "the number of trials T", lo=1)
+#: The Bernoulli mean loss of each task's best action, and of the other actions (low < high).
+LOW = Param(float, 0.2, "the mean loss of the best action", lo=0, hi=1)
+HIGH = Param(float, 0.6, "the mean loss of the other actions", lo=0, hi=1)
 
 
 @dataclass(frozen=True)
@@ -89,15 +96,12 @@ def check_stream_size(trials: int, k: int) -> None:
 
 def _check_common(k, trials, low, high):
     k = check_states(k)
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise InvalidParameterError(f"the number of trials must be an integer >= 1, got {trials!r}")
-    check_stream_size(int(trials), k)
-    if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
-        raise InvalidParameterError(f"loss means must lie in [0, 1], got low={low!r}, high={high!r}")
-    if not low < high:
+    trials = TRIALS.check(trials, "trials")
+    check_stream_size(trials, k)
+    if not LOW.check(low, "low") < HIGH.check(high, "high"):
         raise InvalidParameterError(
             f"the best action's mean loss low={low!r} must be below the others' high={high!r}")
-    return k, int(trials)
+    return k, trials
 
 
 def piecewise_labels(tree: Tree, k: int, switches: int, rng) -> np.ndarray:

@@ -17,7 +17,8 @@ import numpy as np
 
 from engine.hedge.baselines import IndependentHedge, SharedHedge
 from engine.hedge.bound import BoundOracle
-from engine.hedge.environments import ENVIRONMENTS, LossStream, check_stream_size, make_environment, read_loss_file
+from engine.hedge.environments import (ENVIRONMENTS, HIGH, LOW, TRIALS, LossStream, check_stream_size,
+                                       make_environment, read_loss_file)
 from engine.hedge.learner import BACKENDS, DEFAULT_BACKEND, TreeHedge
 from engine.hedge.potentials import COUPLING, ETA, favourite_actions
 from engine.params import Param, declared
@@ -53,13 +54,13 @@ class HedgeConfig(RunConfig):
 
     tree: Any = field(default_factory=lambda: {"generate": "random", "n": 31, "seed": 0})
     states: int = Param(int, 3, "the number of actions", lo=2).field()
-    trials: int = Param(int, 2000, "the number of trials T", lo=1).field()
+    trials: int = TRIALS.field()
     eta: float = ETA.field()
     coupling: float = COUPLING.field()
     environment: str = Param(str, "piecewise", "the environment", choices=ENVIRONMENTS + ("file",)).field()
     switches: int = Param(int, 3, "edges where the best action changes", lo=0).field()
-    low: float = Param(float, 0.2, "the mean loss of the best action", lo=0, hi=1).field()
-    high: float = Param(float, 0.6, "the mean loss of the other actions", lo=0, hi=1).field()
+    low: float = LOW.field()
+    high: float = HIGH.field()
     loss_file: str | None = Param(str, None, "the loss file of the file environment", none=True).field()
     backend: str = Param(str, DEFAULT_BACKEND, "how TREE-HEDGE computes marginals", choices=BACKENDS).field()
     snapshots: int = Param(int, 60, "how many times the per-task state is recorded", lo=2).field()
@@ -72,7 +73,7 @@ class HedgeConfig(RunConfig):
         need(self.environment != "file" or bool(self.loss_file),
              "the file environment needs a loss file (loss_file / --losses)")
         need(self.environment == "file" or self.low < self.high,
-             f"loss means must satisfy low < high, got low={self.low!r}, high={self.high!r}")
+             f"the best action's mean loss low={self.low!r} must be below the others' high={self.high!r}")
 
 
 @dataclass(frozen=True)

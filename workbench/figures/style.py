@@ -423,15 +423,17 @@ def _template(style: Style) -> go.layout.Template:
 
 def current() -> Style:
     """The style of the running Streamlit session: the browser's theme and the presenter switch
-    (``st.session_state["presenter"]``); the light default outside a session."""
-    try:
+    (:attr:`workbench.session.AppState.presenter`); the light default outside a session."""
+    try:   # imported here: the figures are drawn without Streamlit too (the CLI's reports, the benchmarks)
         import streamlit as st
         from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        from workbench.session import AppState
 
         if get_script_run_ctx(suppress_warning=True) is None:
             return Style()
         theme = st.context.theme.type or "light"
         return Style(theme=theme if theme in THEMES else "light",
-                     presenter=bool(st.session_state.get("presenter", False)))
+                     presenter=bool(AppState().presenter))
     except Exception:  # noqa: BLE001 - a figure is still drawn, in the default style
         return Style()

@@ -43,6 +43,10 @@ class BhtmmState(PageState, page="bhtmm"):
     runs: dict | None = None               # (source, task) -> model -> (settings, config, result)
     last: tuple | None = None              # ((source, task), model) of the run shown
     params_now: dict | None = None         # the settings now
+    cm: None = None                        # the figures: the confusion matrix
+    ll: None = None                        # ... the log-likelihood curve
+    k: None = None                         # ... the trace of the number of states
+    tree_fig: None = None                  # ... the labelled tree
 
 
 S = BhtmmState()
@@ -200,16 +204,16 @@ def show(cfg: BhtmmConfig, result):
             cm = m["generated_confusion"] if gen else m["confusion"]
             names = [f"{i} ({i - 1} ch.)" if ternary(cfg) else str(i) for i in range(1, len(cm) + 1)]
             chart(confusion_figure(cm, names, title="Confusion matrix (rows: true label)"),
-                            key="bhtmm_cm", describe=_confusion_lead(cm, "labels", "generated" if gen else "predicted"))
+                            key=S.key("cm"), describe=_confusion_lead(cm, "labels", "generated" if gen else "predicted"))
         else:
             chart(confusion_figure(m["confusion"], m["classes"], title="Confusion matrix (rows: true class)"),
-                            key="bhtmm_cm", describe=_confusion_lead(m["confusion"], "classes", "predicted"))
+                            key=S.key("cm"), describe=_confusion_lead(m["confusion"], "classes", "predicted"))
     with right:
-        chart(loglik_figure(result.curves["loglik"]), key="bhtmm_ll",
+        chart(loglik_figure(result.curves["loglik"]), key=S.key("ll"),
               describe=f"The model's log-likelihood at each of its {len(result.curves['loglik']):,} recorded iterations.")
         ks = {k: v for k, v in result.curves.items() if k.startswith("k[")}
         if ks:
-            chart(k_trace_figure(ks), key="bhtmm_k",
+            chart(k_trace_figure(ks), key=S.key("k"),
                   describe=f"The sampled size of each of the {len(ks)} entries of k ({', '.join(ks)}) per iteration; "
                   f"learned k = {m['k']}.")
 
@@ -234,13 +238,13 @@ def show(cfg: BhtmmConfig, result):
         wrong = sum(str(a) != b for a, b in zip(pred, true))
         rule = " Label = number of children + 1 on these ternary trees." if ternary(cfg) else ""
         st.caption(f"Tree {t + 1}: {tree.n} nodes, {wrong} wrong label(s), drawn as vermillion squares marked ✗.{rule}")
-        chart(labelled_tree_figure(tree, pred, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}",
+        chart(labelled_tree_figure(tree, pred, true), key=S.key("tree_fig"), name=f"bhtmm_tree_{t + 1}",
               describe=f"Test tree {t + 1}: {tree.n} nodes, each with its {kind} label; {wrong} of them wrong.")
     else:
         yp, yt = result.artefacts["predicted_class"][t], result.artefacts["true_class"][t]
         st.caption(f"Tree {t + 1}: class {yt}, predicted {yp} "
                    f"({'right' if yp == yt else 'wrong'}; posterior {result.artefacts['posterior_max'][t]:.2f}).")
-        chart(labelled_tree_figure(tree, true, true), key="bhtmm_tree_fig", name=f"bhtmm_tree_{t + 1}",
+        chart(labelled_tree_figure(tree, true, true), key=S.key("tree_fig"), name=f"bhtmm_tree_{t + 1}",
               describe=f"Test tree {t + 1}: {tree.n} nodes, each with its label; the tree's class {yt}, predicted {yp}.")
 
 
@@ -254,7 +258,7 @@ address_bar.page_head("bhtmm", "Hidden Tree Markov Models",
 params, cfg, go = settings()
 store = S.setdefault("runs", {})
 if go or address_bar.run_once("bhtmm", cfg):
-    result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}")
+    result = launch(cfg, run, label=f"Training {NAMES[cfg.model]}", reuse=True)
     if result is not None:
         key = (SPEC.with_defaults(params)["source"], cfg.task)
         store.setdefault(key, {})[cfg.model] = (params, cfg, result)

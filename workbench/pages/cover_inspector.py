@@ -39,13 +39,12 @@ from workbench.components import chart, page_cache, tree_hash
 from workbench import address_bar
 from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
-from workbench.session import PageState
+from workbench.session import ElementState, Family, PageState
 from workbench.state import current_tree, set_tree, tree_version
 from workbench.treeview import focus_on, tree_view, view_bind
 from workbench.text import md, superscript
 from workbench.widgets import keep, widget
 
-TABLE = "cover_table"   # the components table (its selection: a chart or table event)
 BRUTE_FORCE_N = 14
 BEST_ROOT_N = 2000
 PICK_LIMIT = 4000
@@ -67,9 +66,23 @@ class CoverState(PageState, page="cover_inspector"):
     pick_applied: str | None = None           # ... as last applied to the selection
     table_ids: list | None = None             # the D node of each row of the components table
     best: tuple | None = None                 # (for which cover, leaves, heights) of "try all leaves"
+    root_at: Family[str] = None               # the root's box of a tree version (a new tree: a new box)
+    preset: Family[bool] = False              # the presets' buttons, by name
+    table: None = None                        # the components table (its selection: a chart or table event)
+    t_view: None = None                       # the tree view of T
+    d_view: None = None                       # ... and of the decomposition tree D
+    round_counts: None = None                 # the table of merges by round
+    chain_table: None = None                  # ... of the chain of a selected vertex
+    check: bool = False                       # the buttons: check the cover against Definition 1
+    try_roots: bool = False                   # ... try every leaf as the root
+    use_best: bool = False                    # ... use the best root
+    roots_plot: None = None                   # the figures: the height by root
+    icicle: None = None                       # ... the icicle of D
+    growth: None = None                       # ... the height's growth
 
 
 S = CoverState()
+TABLE, T_VIEW, D_VIEW = S.key("table"), S.key("t_view"), S.key("d_view")
 
 
 # ---------------------------------------------------------------- cached engine calls
@@ -110,7 +123,7 @@ def _round_tables(tree, cover, t: int, sel_vertex, chain) -> None:
         st.markdown("**The rounds**: T_t shrinks round after round")
         st.dataframe(counts.style.apply(lambda r: ["font-weight: bold" if r["round t"] == t else "" for _ in r],
                                         axis=1), hide_index=True, height=min(36 * (len(counts) + 1), 320),
-                     width="stretch", key="cover_round_counts")
+                     width="stretch", key=S.key("round_counts"))
     with b:
         if sel_vertex is not None and chain is not None:
             size = cover.node_size()
@@ -120,7 +133,7 @@ def _round_tables(tree, cover, t: int, sel_vertex, chain) -> None:
                 "component": [cover.node_name(int(z)) for z in chain],
                 "kind": [KIND_NAMES[int(cover.kind[z])] for z in chain],
                 "edges": [int(size[z]) for z in chain]}), hide_index=True, width="stretch",
-                height=min(36 * (len(chain) + 1), 320), key="cover_chain_table")
+                height=min(36 * (len(chain) + 1), 320), key=S.key("chain_table"))
         else:
             st.caption("Select a vertex (click it in T, or find it by name) to follow its component through the "
                        "rounds.")
@@ -189,6 +202,11 @@ def _use_preset(name: str) -> None:
     set_tree(make(), source, link=link)
 
 
+def _use_root(version: int, name: str) -> None:
+    """Make leaf ``name`` the root in the root's box of tree version ``version`` (a button's callback)."""
+    S.root_at[version] = name
+
+
 def _selection_bind(kind: str) -> address_bar.Bind:
     """``vertex=`` / ``node=`` of a link and the page's selection ``cover_sel``: a link's name waits
     as ``("link", kind, name)`` until the cover is built (a node is named in D)."""
@@ -227,7 +245,8 @@ def _resolve_link_selection(tree, cover) -> None:
 
 def _fresh_event(key: str):
     """The first selected point's customdata of a chart or table, only when it is new."""
-    ev = st.session_state.get(key)
+    element = ElementState(key)
+    ev = element.event
     if not ev:
         return None
     sel = ev["selection"] if "selection" in ev else None
@@ -235,9 +254,9 @@ def _fresh_event(key: str):
         return None
     items = sel.get("points") or sel.get("rows") or []
     sig = repr(items)
-    if st.session_state.get(key + "__seen") == sig:
+    if element.seen == sig:
         return None
-    st.session_state[key + "__seen"] = sig
+    element.seen = sig
     if not items:
         return None
     it = items[0]
@@ -257,7 +276,7 @@ def _label_vertex(tree, v: int) -> str:
 # ---------------------------------------------------------------- page
 
 tree = current_tree()
-root_key = f"{SPEC.key('root')}_{tree_version()}"   # a new tree: a new root box
+root_key = S.key("root_at", tree_version())   # a new tree: a new root box
 address_bar.page_head("cover_inspector", "Cover Inspector",
                 "A hierarchical cover splits the tree recursively at single vertices; its decomposition "
                 "tree D caches sums for online inference. The algorithm of Figure 1 (Herbster, Pasteris "
@@ -266,11 +285,11 @@ address_bar.page_head("cover_inspector", "Cover Inspector",
                 "and reaches the minimum height among (2,s)-covers in linear time.", {
     "root": address_bar.Bind(root_key, from_widget=lambda name: name if tree.find(name) is not None
                        and tree.is_leaf(tree.find(name)) else None),
-    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "region": view_bind("cover_t_view")})
+    "vertex": _selection_bind("vertex"), "node": _selection_bind("node"), "region": view_bind(T_VIEW)})
 st.markdown("**Presets**")
 pcols = st.columns(len(PRESETS))
 for col, name in zip(pcols, PRESETS):
-    col.button(name, key=f"cover_preset_{name}", on_click=_use_preset, args=(name,),
+    col.button(name, key=S.key("preset", name), on_click=_use_preset, args=(name,),
                width="stretch")
 
 if tree.n < 2:
@@ -281,8 +300,7 @@ version = (tree_version(), tree.content_key)
 leaf_names = [tree.name(int(v)) for v in tree.leaves]
 c1, c2, c3 = st.columns([2, 2, 3])
 with c1:
-    if root_key not in st.session_state:
-        st.session_state[root_key] = tree.name(default_root(tree))
+    S.root_at.setdefault(tree_version(), tree.name(default_root(tree)))
     if len(leaf_names) <= 5000:
         root_name = widget(SPEC, "root", options=leaf_names, key=root_key)
     else:
@@ -357,7 +375,7 @@ def _pick_vertex(v) -> None:
     S.sel = ("vertex", int(v))
     cover = S.current
     if cover is not None and cover.m > LINK_FOCUS:
-        focus_on(cover.to_tree(), "cover_d_view", cover.node_of_vertex(int(v)))
+        focus_on(cover.to_tree(), D_VIEW, cover.node_of_vertex(int(v)))
 
 
 def _pick_in_d(c) -> None:
@@ -365,7 +383,7 @@ def _pick_in_d(c) -> None:
     S.sel = ("node", int(c))
     cover = S.current
     if cover is not None and cover.tree.n > LINK_FOCUS and cover.kind[int(c)] != EDGE:
-        focus_on(cached_rooted(cover.tree, cover.s), "cover_t_view", int(cover.split_vertex[int(c)]))
+        focus_on(cached_rooted(cover.tree, cover.s), T_VIEW, int(cover.split_vertex[int(c)]))
 
 
 @st.fragment
@@ -418,7 +436,7 @@ def rounds(tree, cover, s: int) -> None:
         st.markdown(f"**The tree T** rooted at s = {md(tree.name(s))}: colour = the round a vertex is merged in "
                     "(grey: a leaf of T, only ever the end of an edge)")
         split = int(cover.split_vertex[sel_node]) if sel_node is not None and cover.kind[sel_node] != EDGE else None
-        tree_view(rooted, "cover_t_view", page="cover_inspector", values=np.where(vr < 0, np.nan, vr).astype(float),
+        tree_view(rooted, T_VIEW, page="cover_inspector", values=np.where(vr < 0, np.nan, vr).astype(float),
                   scale=SEQUENTIAL_SCALE, lo=0.0, hi=float(max(cover.rounds, 1)), value_title="merged in round",
                   rings=merging, ring_name=f"merged in round {t}", highlight=comp, selected=sel_vertex,
                   path_of=sel_vertex if sel_vertex is not None else split,
@@ -427,7 +445,7 @@ def rounds(tree, cover, s: int) -> None:
     with right:
         dtree = cover.to_tree()
         st.markdown(f"**Decomposition tree D** ({cover.m:,} nodes, height {cover.height})")
-        tree_view(dtree, "cover_d_view", categories=(np.asarray(cover.kind, np.int64), KIND_COLOURS),
+        tree_view(dtree, D_VIEW, categories=(np.asarray(cover.kind, np.int64), KIND_COLOURS),
                   highlight=chain if chain is not None else (), selected=sel_node, on_pick=_pick_in_d,
                   path_of=int(chain[0]) if chain is not None else sel_node,
                   layout="tidy", describe=f"The decomposition tree D of the cover ({cover.m:,} nodes, height "
@@ -484,7 +502,7 @@ def _optimality_tab() -> None:
                         f"(this one has {tree.n:,}). Bounds: the height is at most about "
                         f"2⌈log₂ n⌉ = {2 * math.ceil(math.log2(tree.n))} and at most the diameter "
                         f"{info.diameter} for the rake-only cover.")
-        if tree.n <= 300 and st.button("Check the cover against Definition 1", key="cover_check"):
+        if tree.n <= 300 and st.button("Check the cover against Definition 1", key=S.key("check")):
             errs = cover_violations(cover)
             if errs:
                 st.error("; ".join(errs[:5]))
@@ -496,7 +514,7 @@ def _optimality_tab() -> None:
         best_key = (S.key("best"), version, cover.rake_only)
         if tree.n > BEST_ROOT_N:
             st.caption(f"Trying every leaf is offered up to {BEST_ROOT_N:,} vertices.")
-        elif st.button(f"Try all {len(leaf_names):,} leaves as root", key="cover_try_roots"):
+        elif st.button(f"Try all {len(leaf_names):,} leaves as root", key=S.key("try_roots")):
             bar = st.progress(0.0, text="Trying roots…")
             try:
                 leaves, hs = heights_by_root(tree, rake_only=cover.rake_only,
@@ -511,22 +529,20 @@ def _optimality_tab() -> None:
             i = min(range(len(hs)), key=lambda k: hs[k])
             best = tree.name(int(leaves[i]))
             st.markdown(f"Best root **{md(best)}** with height **{hs[i]}**; worst height {max(hs)}.")
-            chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best), key="cover_roots_plot",
+            chart(roots_figure([tree.name(int(v)) for v in leaves], hs, best=best), key=S.key("roots_plot"),
                   name="cover_best_root", width="stretch",
                   describe=f"The optimal cover's height with each of the {len(hs):,} leaves as root: best root "
                   f"{best} with height {hs[i]}, worst height {max(hs)}.")
 
-            def _use_best(name=best, key=root_key):
-                st.session_state[key] = name
-
-            st.button(f"Use root {best}", key="cover_use_best", on_click=_use_best)
+            st.button(f"Use root {best}", key=S.key("use_best"), on_click=_use_root,
+                      args=(tree_version(), best))
 
 
 def _icicle_tab() -> None:
     """D as an icicle: one block per component, as wide as its edges."""
     st.caption("Each block is a component; its width is its number of edges, and its kind is written in it "
                "and coloured: grey edge, blue rake, orange compress, purple root. Click to zoom into a subtree.")
-    chart(cached_icicle(tree, s, cover.rake_only, current_style()), key="cover_icicle", name="cover_icicle",
+    chart(cached_icicle(tree, s, cover.rake_only, current_style()), key=S.key("icicle"), name="cover_icicle",
           width="stretch", describe=f"The decomposition tree D as an icicle: {cover.m:,} components, height "
           f"{cover.height}; each block is as wide as its number of edges.")
 
@@ -538,7 +554,7 @@ def _growth_tab() -> None:
     rows = growth_rows()
     tops = ", ".join(f"{fam} {max(r['height'] for r in rows if r['family'] == fam)}"
                      for fam in dict.fromkeys(r["family"] for r in rows))
-    chart(growth_figure(rows), key="cover_growth", name="cover_height_growth", width="stretch",
+    chart(growth_figure(rows), key=S.key("growth"), name="cover_height_growth", width="stretch",
           describe=f"The optimal cover's height against the number of vertices, up to "
           f"{max(r['n'] for r in rows):,}, for three families; the largest heights: {tops}.")
 

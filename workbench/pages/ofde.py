@@ -33,6 +33,15 @@ class OfdeState(PageState, page="ofde"):
     tradeoff: tuple | None = None          # (settings, curves by scale, metrics) of the scale comparison
     params_now: tuple | None = None        # the settings now: (source shown, their values)
     upload_dir: str | None = None          # this session's folder of uploaded files
+    up_train: object = None                # the uploaded training file
+    up_test: object = None                 # ... and test file
+    run: bool = False                      # the buttons: Run OFDE
+    trade: bool = False                    # ... Compare perturbation scales
+    curve: None = None                     # the figures: the learning curve
+    forest: None = None                    # ... the forest
+    cl: None = None                        # ... the Chow-Liu tree
+    time: None = None                      # ... the time of a round
+    trade_fig: None = None                 # ... the perturbation trade-off
 
 
 S = OfdeState()
@@ -85,8 +94,8 @@ with controls:
         widget(SPEC, "benchmark", options=list(benchmarks))
         st.caption("One pass over kdd or msnbc takes one to three minutes; set a number of rounds to stop earlier.")
     else:
-        up_train = st.file_uploader("Training CSV", type=["csv", "data", "gz", "txt"], key="ofde_up_train")
-        up_test = st.file_uploader("Test CSV", type=["csv", "data", "gz", "txt"], key="ofde_up_test")
+        up_train = st.file_uploader("Training CSV", type=["csv", "data", "gz", "txt"], key=S.key("up_train"))
+        up_test = st.file_uploader("Test CSV", type=["csv", "data", "gz", "txt"], key=S.key("up_test"))
         st.caption("Comma-separated small integer codes (0, 1, 2, ...), one sample per line, optional header.")
     widget(SPEC, "experts", horizontal=True)
     widget(SPEC, "mixture")
@@ -98,8 +107,8 @@ with controls:
     params = (source, values)
     S.params_now = params
     scale_now = SPEC.setting("scale").config_value(values.get("scale", SPEC.setting("scale").default))
-    go_run = st.button("Run OFDE", type="primary", key="ofde_run", width="stretch")
-    go_trade = st.button("Compare perturbation scales", key="ofde_trade", width="stretch")
+    go_run = st.button("Run OFDE", type="primary", key=S.key("run"), width="stretch")
+    go_trade = st.button("Compare perturbation scales", key=S.key("trade"), width="stretch")
 
 
 def config_for(values: dict, scale: float | None = None) -> OfdeConfig | None:
@@ -129,7 +138,7 @@ with main:
             st.error(public_message(exc))
             cfg = None
         if cfg is not None:
-            res = launch(cfg, run, label="Learning online")
+            res = launch(cfg, run, label="Learning online", reuse=True)
             if res is not None:
                 S.result = (params, res)
     if go_trade:
@@ -138,7 +147,7 @@ with main:
             cfg = config_for(values, s)
             if cfg is None:
                 break
-            res = launch(cfg, run, label=f"Perturbation scale {s:g}")
+            res = launch(cfg, run, label=f"Perturbation scale {s:g}", reuse=True)
             if res is None:
                 break
             curves[f"scale {s:g}" + (" (paper)" if s == 1.0 else "")] = res.metrics["curve"]
@@ -171,7 +180,7 @@ with main:
         with tab_curve:
             levels = {"Chow-Liu": m["chowliu_test_loglik"], f"CLT (eps {m['clt_epsilon']})": m["clt_test_loglik"]}
             label = f"OFDE over {m['model']} (k={m['mixture_size']}, scale {m['perturbation_scale']:g})"
-            chart(learning_curve_figure({label: m["curve"]}, levels), width="stretch", key="ofde_curve",
+            chart(learning_curve_figure({label: m["curve"]}, levels), width="stretch", key=S.key("curve"),
                   name="ofde_learning_curve",
                   describe=f"Average test log-likelihood of OFDE over {m['rounds']:,} rounds on {m['n_vars']} "
                   f"variables: {m['final_test_loglik']:.3f} at the end, against {m['chowliu_test_loglik']:.3f} for "
@@ -187,21 +196,21 @@ with main:
             with left:
                 chart(structure_figure(m["n_vars"], m["edges"], names=a["names"], marked=ours - cl,
                                        title="OFDE: heaviest component", layout=shared),
-                      width="stretch", key="ofde_forest", name="ofde_forest",
+                      width="stretch", key=S.key("forest"), name="ofde_forest",
                       describe=f"The forest OFDE learned on {m['n_vars']} variables: {len(ours):,} edges, "
                       f"{len(ours - cl):,} of them not in the Chow-Liu tree.")
             with right:
                 chart(structure_figure(m["n_vars"], a["chowliu_edges"], names=a["names"], marked=cl - ours,
                                        title="Chow-Liu tree", mark_colour=THEIRS_ONLY[0], mark_dash=THEIRS_ONLY[1],
                                        layout=shared),
-                      width="stretch", key="ofde_cl", name="ofde_chow_liu",
+                      width="stretch", key=S.key("cl"), name="ofde_chow_liu",
                       describe=f"The Chow-Liu tree on {m['n_vars']} variables: {len(cl):,} edges, "
                       f"{len(cl - ours):,} of them not in OFDE's forest.")
             st.caption(f"Both drawn on the Chow-Liu tree's layout. Vermillion, thick and solid: OFDE edges the Chow-Liu "
                        f"tree lacks ({len(ours - cl)}); orange, thick and dashed: Chow-Liu edges OFDE lacks ({len(cl - ours)}). Mixture weights: "
                        + ", ".join(f"{c['weight']:.3f}" for c in a["mixture"]))
         with tab_time:
-            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key="ofde_time", name="ofde_round_time",
+            chart(round_time_figure(res.curves["round_ms"]), width="stretch", key=S.key("time"), name="ofde_round_time",
                   describe=f"Time of each of OFDE's {m['rounds']:,} rounds: median {m['per_round_ms_median']:.3f} ms, "
                   f"90th percentile {m['per_round_ms_p90']:.3f} ms.")
             st.caption(f"Median {m['per_round_ms_median']:.3f} ms, 90th percentile {m['per_round_ms_p90']:.3f} ms "
@@ -216,7 +225,7 @@ with main:
                 _, curves, tm = trade
                 chart(learning_curve_figure(curves, {"Chow-Liu": tm["chowliu_test_loglik"]},
                                             title="Smaller perturbations converge faster"),
-                      width="stretch", key="ofde_trade_fig", name="ofde_perturbation_tradeoff",
+                      width="stretch", key=S.key("trade_fig"), name="ofde_perturbation_tradeoff",
                       describe=f"OFDE's test log-likelihood with {len(curves)} perturbation scales on the same "
                       f"data, against {tm['chowliu_test_loglik']:.3f} for the Chow-Liu tree.")
                 st.caption("Perturbations are uniform in [0, scale / beta_t] with beta_t = sqrt(2/t)/n. The regret "

@@ -16,18 +16,13 @@ from workbench import address_bar
 from workbench.components import chart
 from workbench.declarations.page_table import PAGES, SEED
 from workbench.figures.tree_figure import tree_figure
-from workbench.session import PageState
+from workbench.session import PracticeState
 from workbench.widgets import widget
 
 SPEC = PAGES["practice"]
 
 
-class PracticeState(PageState, page="practice"):
-    score: Score | None = None        # every checked attempt of this session
-    message: str | None = None        # a typed answer that could not be read, shown once
-
-
-S = PracticeState()
+S = PracticeState()   # declared in workbench.session: the lesson panel reads the score
 
 
 def _new_exercise() -> None:
@@ -36,15 +31,11 @@ def _new_exercise() -> None:
 
 
 def _submit(exercise) -> None:
-    text = st.session_state.get(_answer_key(exercise), "")
+    text = S.answer[exercise.family, exercise.seed]
     try:
         S.score, _ = (S.score or Score()).attempt(exercise, text)
     except EngineError as exc:
         S.message = public_message(exc)
-
-
-def _answer_key(exercise) -> str:
-    return f"practice_answer_{exercise.family}_{exercise.seed}"   # a fresh, empty box for every exercise
 
 
 address_bar.page_head("practice", "Practice",
@@ -71,14 +62,14 @@ with right:
     if tree is not None:
         asked = asked_vertex(ex)
         chart(tree_figure(tree, height=300, selected=None if asked is None else tree.index(asked)),
-              key="practice_tree", name=f"practice-{ex.family}-{ex.seed}",
+              key=S.key("tree"), name=f"practice-{ex.family}-{ex.seed}",
               describe=f"The tree of exercise {ex.seed}: {tree.n:,} vertices, {tree.leaves.size:,} leaves, root "
               f"{tree.name(tree.root)}" + ("." if asked is None else f"; vertex {asked} ringed."))
         if asked is not None:
             st.caption(f"Ringed: vertex {asked}.")
     st.caption(f"Answer format: {ex.answer_format}")
-    with st.form(key=f"practice_form_{ex.family}_{ex.seed}", border=False):
-        st.text_input("Your answer", key=_answer_key(ex), placeholder=ex.answer_format.split(";")[0])
+    with st.form(key=S.key("form", ex.family, ex.seed), border=False):   # a fresh, empty box for every exercise
+        st.text_input("Your answer", key=S.key("answer", ex.family, ex.seed), placeholder=ex.answer_format.split(";")[0])
         st.form_submit_button("Check", icon=":material/check:", on_click=_submit, args=(ex,))
     bad = S.pop("message")
     tries = (S.score or Score()).of(ex.family, ex.seed)

@@ -16,7 +16,7 @@ from workbench.components import chart
 from workbench.declarations.page_table import PAGES
 from workbench.figures.reproduce_figures import report_figure, rows_frame
 from workbench.runner import history, last_run, launch
-from workbench.session import PageState
+from workbench.session import Family, PageState
 from workbench.text import md
 from workbench.widgets import widget
 
@@ -26,6 +26,10 @@ SPEC = PAGES["reproduce"]
 class ReproduceState(PageState, page="reproduce"):
     report: int | None = None        # the run id of the report shown
     result: object | None = None     # the last reproduction's result (shown even without a run history)
+    fig: Family[None] = None         # the report's figures, by number
+    dl_md: None = None               # the report's downloads: Markdown
+    dl_html: None = None             # ... HTML
+    pick: int | None = None          # the earlier report chosen
 
 
 S = ReproduceState()
@@ -103,7 +107,7 @@ with right:
         st.caption(f"{len(compared)} of {len(report.rows)} rows compared with a published number. Spread: the "
                    "standard deviation of ours over the seeds or folds (n); difference: ours minus published.")
         for i, f in enumerate(report.figures):
-            chart(report_figure(f), key=f"repro_fig_{i}", name=f"{report.paper}-{f.name}", width="stretch",
+            chart(report_figure(f), key=S.key("fig", i), name=f"{report.paper}-{f.name}", width="stretch",
                   describe=f"Figure {i + 1} of {len(report.figures)} of the report: {f.title}, "
                   f"{len(f.series)} series ({', '.join(f.series)}). {f.caption}")
             if f.caption:
@@ -121,9 +125,9 @@ with right:
         stem = f"reproduce-{report.paper}" + ("-quick" if s.get("quick") else "")
         c1.download_button("Report as Markdown", data=lambda r=report: r.markdown(figure_dir=None),
                            file_name=f"{stem}.md", mime="text/markdown", icon=":material/download:",
-                           on_click="ignore", key="repro_dl_md")
+                           on_click="ignore", key=S.key("dl_md"))
         c2.download_button("Report as HTML", data=lambda r=report: r.html(), file_name=f"{stem}.html",
-                           mime="text/html", icon=":material/download:", on_click="ignore", key="repro_dl_html")
+                           mime="text/html", icon=":material/download:", on_click="ignore", key=S.key("dl_html"))
 
     st.header("Earlier reports")
     if not reports:
@@ -141,7 +145,7 @@ with right:
         names = {r.id: f"run {r.id}: {r.config.get('paper')} ({'quick' if r.config.get('quick') else 'full'}), "
                        f"{datetime.fromtimestamp(r.started).strftime('%Y-%m-%d %H:%M')}" for r in reports}
         pick = st.selectbox("Open a report", ids, index=ids.index(chosen) if chosen in ids else None,
-                            format_func=names.get, placeholder="Choose an earlier report", key="repro_pick")
+                            format_func=names.get, placeholder="Choose an earlier report", key=S.key("pick"))
         if pick is not None and pick != chosen:
             S.report = pick
             st.rerun()

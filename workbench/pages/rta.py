@@ -38,6 +38,10 @@ class RtaState(PageState, page="rta"):
     C: float = 1.0                         # ... its value when fixed
     result: tuple | None = None            # (settings, result) of the run shown
     params_now: tuple | None = None        # the settings now
+    exact_fig: None = None                 # the figures: the exact-match fraction
+    pairs_fig: None = None                 # ... the label pairs
+    trees_fig: None = None                 # ... the spanning trees
+    training_fig: None = None              # ... the training (dual and gap)
 
 
 S = RtaState()
@@ -142,7 +146,7 @@ with right:
             st.error(public_message(exc))
             config = None
     if config is not None and (go_btn or (choice != UPLOAD and address_bar.run_once("rta", config))):
-        result = launch(config, run, label="Cross-validating RTA")
+        result = launch(config, run, label="Cross-validating RTA", reuse=True)
         if result is not None:
             S.result = (params, result)
     stored = S.result
@@ -172,14 +176,14 @@ with right:
         with c1:
             exact = result.curves["exact_fraction_vs_k"]
             chart(exact_fraction_figure(exact, m["labels"], n_trees=m["n_trees"]),
-                  key="rta_exact_fig", name="rta_exact_fraction", width="stretch",
+                  key=S.key("exact_fig"), name="rta_exact_fraction", width="stretch",
                   describe=f"The share of test examples whose best candidate is certified exact, against K, on "
                   f"{m['labels']} labels and {m['n_trees']} trees" + (
                       f": {100 * exact[0][1]:.1f} % at K = {exact[0][0]}, {100 * exact[-1][1]:.1f} % at K = "
                       f"{exact[-1][0]}." if exact else "."))
         with c2:
             chart(label_pair_figure(a["label_pair_weights"], a["label_names"], a["label_frequencies"]),
-                  key="rta_pairs_fig", name="rta_label_pairs", width="stretch",
+                  key=S.key("pairs_fig"), name="rta_label_pairs", width="stretch",
                   describe=f"The {len(a['label_names'])} labels, each as often on as its size shows, joined by the "
                   f"norm of the learned weights of each label pair over the {m['n_trees']} trees.")
             st.caption("Edge width: norm of the learned weights of the label pair, over the trees that hold it. "
@@ -187,13 +191,13 @@ with right:
         st.header("The sampled spanning trees")
         st.caption("Labels sit at the same places in every tree; the root (an orange square) is label 0. "
                    + " · ".join(f"{i} = {n}" for i, n in enumerate(a["label_names"])))
-        chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), key="rta_trees_fig",
+        chart(spanning_trees_figure(a["tree_parents"], a["label_names"]), key=S.key("trees_fig"),
               name="rta_spanning_trees", width="stretch",
               describe=f"The {len(a['tree_parents'])} random spanning trees over the {len(a['label_names'])} labels, "
               f"each rooted at label 0 ({a['label_names'][0]}).")
         with st.expander("Per fold and training curve"):
             st.dataframe(per_fold_table(m), width="stretch")
             dual, gap = result.curves.get("dual_objective"), result.curves.get("duality_gap")
-            chart(training_figure(dual, gap), key="rta_training_fig", name="rta_training", width="stretch",
+            chart(training_figure(dual, gap), key=S.key("training_fig"), name="rta_training", width="stretch",
                   describe=f"The first fold's training over {len(dual or gap or ()):,} passes: the dual objective "
                   "and the duality gap per pass" + (f", final gap {gap[-1][1]:.3g}." if gap else "."))

@@ -83,6 +83,26 @@ class RunsState(PageState, page="runs"):
     chosen: list | None = None              # the runs shown and compared
     live: bool = False                      # runs were in progress at the last look
     pending_delete: list | None = None      # runs the user asked to delete (waiting for Yes)
+    refresh: bool = False                   # the buttons: look again for new runs
+    config_text: str = ""                   # the config to run (JSON)
+    launch: bool = False                    # ... run it
+    alg: list | None = None                 # the filters: algorithms
+    status: list | None = None              # ... statuses
+    dates: tuple = ()                       # ... the days the runs started between
+    search: str = ""                        # ... a text the run holds
+    curve_one: str | None = None            # one run's curve shown
+    curve_plot: None = None                 # ... its figure
+    curve_many: str | None = None           # the curve overlaid for several runs
+    logx: bool = False                      # ... on a logarithmic x axis
+    overlay_plot: None = None               # ... its figure
+    metric: str | None = None               # the metric compared
+    metric_plot: None = None                # ... its figure
+    export_json: None = None                # the downloads of the runs shown: JSON
+    export_csv: None = None                 # ... CSV
+    rerun: bool = False                     # the buttons on the runs shown: re-run one's config
+    delete: bool = False                    # ... delete them
+    delete_yes: bool = False                # ... yes, delete
+    delete_no: bool = False                 # ... keep them
 
 
 S = RunsState()
@@ -121,7 +141,7 @@ if store.owner is not None:
 else:
     head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · "
                  f"`{store.short_name}`" + (" · read-only" if store.read_only else ""))
-refresh.button("Refresh", icon=":material/refresh:", key="runs_refresh", help="Look again for new runs",
+refresh.button("Refresh", icon=":material/refresh:", key=S.key("refresh"), help="Look again for new runs",
                width="stretch")
 if msg := S.pop("flash"):
     st.success(msg)
@@ -151,8 +171,8 @@ st.fragment(live_panel, run_every=1.0 if any_running else None)()
 with st.expander("Launch a config or a sweep", icon=":material/play_arrow:"):
     st.markdown('A config is a JSON object with an `"algorithm"` and its settings; a `"sweep"` key '
                 'such as `{"seed": [0, 1, 2]}` runs the grid of its lists.')
-    text = st.text_area("Config (JSON)", value=example_config(), height=180, key="runs_config_text")
-    if st.button("Run config", type="primary", key="runs_launch"):
+    text = st.text_area("Config (JSON)", value=example_config(), height=180, key=S.key("config_text"))
+    if st.button("Run config", type="primary", key=S.key("launch")):
         try:
             spec = loads(text, where="config")
             if not isinstance(spec, dict):
@@ -184,10 +204,10 @@ if not everything:
 
 c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
 algs = sorted(set(family_names()) | {r.algorithm for r in everything})
-picked_algs = c1.multiselect("Algorithm", algs, key="runs_alg")
-picked_status = c2.multiselect("Status", list(STATUSES), key="runs_status")
-days = c3.date_input("Started between", value=(), key="runs_dates")
-search = c4.text_input("Search", placeholder="label, setting, error…", key="runs_search")
+picked_algs = c1.multiselect("Algorithm", algs, key=S.key("alg"))
+picked_status = c2.multiselect("Status", list(STATUSES), key=S.key("status"))
+days = c3.date_input("Started between", value=(), key=S.key("dates"))
+search = c4.text_input("Search", placeholder="label, setting, error…", key=S.key("search"))
 days = tuple(days) if isinstance(days, (tuple, list)) else (days,)
 filters = Filters(tuple(picked_algs), tuple(picked_status), days[0] if days else None,
                   days[1] if len(days) > 1 else None, search.strip())
@@ -265,8 +285,8 @@ if len(selected) == 1:
         if rec.status == "running":
             st.progress(rec.progress or 0.0, text=f"{rec.message or 'running'} (pid {rec.pid} on {rec.host})")
         elif rec.curves:
-            curve = st.selectbox("Curve", list(rec.curves), key="runs_curve_one")
-            chart(curves_figure([rec], curve), key="runs_curve_plot", name=f"run_{curve}",
+            curve = st.selectbox("Curve", list(rec.curves), key=S.key("curve_one"))
+            chart(curves_figure([rec], curve), key=S.key("curve_plot"), name=f"run_{curve}",
                   describe=f"The curve {curve} of run {run_name(rec)} ({rec.status}, {len(rec.curves[curve]):,} points).")
         else:
             st.info("This run has no curves.")
@@ -278,17 +298,17 @@ else:
     left, right = st.columns([2, 1])
     with left:
         if curve_names:
-            curve = st.selectbox("Curve", curve_names, key="runs_curve_many")
-            log_x = st.toggle("Logarithmic x axis", key="runs_logx")
-            chart(curves_figure(selected, curve, log_x=log_x), key="runs_overlay_plot", name=f"runs_{curve}",
+            curve = st.selectbox("Curve", curve_names, key=S.key("curve_many"))
+            log_x = st.toggle("Logarithmic x axis", key=S.key("logx"))
+            chart(curves_figure(selected, curve, log_x=log_x), key=S.key("overlay_plot"), name=f"runs_{curve}",
                   describe=f"The curve {curve} of {sum(bool(r.curves.get(curve)) for r in selected)} of the "
                   f"{len(selected)} runs compared, one line per run" + (", logarithmic x axis." if log_x else "."))
         else:
             st.info("None of these runs has curves.")
     with right:
         if metric_names:
-            metric = st.selectbox("Metric", metric_names, key="runs_metric")
-            chart(metric_figure(selected, metric), key="runs_metric_plot", name=f"runs_{metric}",
+            metric = st.selectbox("Metric", metric_names, key=S.key("metric"))
+            chart(metric_figure(selected, metric), key=S.key("metric_plot"), name=f"runs_{metric}",
                   describe=f"The metric {metric} of each of the {len(selected)} runs compared, one bar per run.")
     st.dataframe(pd.DataFrame({run_name(r): {m: r.metrics.get(m) for m in metric_names} for r in selected}),
                  width="stretch")
@@ -299,12 +319,12 @@ a1, a2, a3, a4 = st.columns(4)
 stem = f"run_{chosen[0]}" if len(chosen) == 1 else f"runs_{'_'.join(map(str, chosen[:6]))}"
 # the files are built only when a button is pressed (curves can be long)
 a1.download_button("Export JSON", lambda: export_runs(selected, "json"), file_name=f"{stem}.json",
-                   mime="application/json", icon=":material/download:", key="runs_export_json", on_click="ignore")
+                   mime="application/json", icon=":material/download:", key=S.key("export_json"), on_click="ignore")
 a2.download_button("Export CSV", lambda: export_runs(selected, "csv"), file_name=f"{stem}.csv",
-                   mime="text/csv", icon=":material/download:", key="runs_export_csv", on_click="ignore")
-rerun = a3.button("Re-run this config", icon=":material/replay:", key="runs_rerun", disabled=len(selected) != 1,
+                   mime="text/csv", icon=":material/download:", key=S.key("export_csv"), on_click="ignore")
+rerun = a3.button("Re-run this config", icon=":material/replay:", key=S.key("rerun"), disabled=len(selected) != 1,
                   help="Run the same config again (a new record); pick exactly one run")
-if a4.button("Delete…", icon=":material/delete:", key="runs_delete"):
+if a4.button("Delete…", icon=":material/delete:", key=S.key("delete")):
     S.pending_delete = list(chosen)
 
 pending = S.pending_delete
@@ -313,7 +333,7 @@ if pending:
     st.warning(f"Delete {'run' if len(pending) == 1 else 'runs'} {', '.join(f'#{i}' for i in pending)} "
                "from the history? This cannot be undone.")
     y, n, _ = st.columns([1, 1, 4])
-    if y.button("Yes, delete", type="primary", key="runs_delete_yes"):
+    if y.button("Yes, delete", type="primary", key=S.key("delete_yes")):
         try:
             for i in pending:
                 store.delete(i)
@@ -322,7 +342,7 @@ if pending:
             flash(f"Not all deleted: {exc}")
         del S.pending_delete
         st.rerun()
-    if n.button("Keep", key="runs_delete_no"):
+    if n.button("Keep", key=S.key("delete_no")):
         del S.pending_delete
         st.rerun()
 

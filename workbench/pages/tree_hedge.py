@@ -38,6 +38,8 @@ class HedgeState(PageState, page="tree_hedge"):
     time: int | None = None                 # the trial the maps show
     task: str | None = None                 # the task pointed out, by name
     map: str = "favourite"                  # the action map shows each task's favourite, or its best action
+    curves: None = None                     # the figures: the loss curves
+    heat: None = None                       # ... the heat map of the weights
 
 
 S = HedgeState()
@@ -116,7 +118,7 @@ if submitted or (config is not None and address_bar.run_once("tree_hedge", confi
         Path(loss_file).write_bytes(upload.getvalue())
         config = dataclasses.replace(SPEC.run_config(address_bar.values(SPEC), tree), environment="file",
                                      loss_file=loss_file)
-    result = launch(config, run, label="TREE-HEDGE run")
+    result = launch(config, run, label="TREE-HEDGE run", reuse=True)
     if result is not None:
         try:
             run_tree = tree_from_spec(config.tree)
@@ -183,7 +185,7 @@ def results(run_tree, result) -> None:
     with left:
         view = widget(SPEC, "view", horizontal=True, label_visibility="collapsed")
         excess = SPEC.setting("view").token_of(view) != "cumulative"
-        chart(loss_curves_figure(result.curves, excess=excess, t=t), key="hedge_curves",
+        chart(loss_curves_figure(result.curves, excess=excess, t=t), key=S.key("curves"),
               describe=f"The {'loss above the best comparator' if excess else 'cumulative mix loss'} of each "
               f"learner over {snaps[-1]:,} trials, with the regret bound; trial {t:,} marked.")
         st.caption("Measured above L(μ*), the loss of Theorem 9's best comparator on the trials so far: a curve "
@@ -193,7 +195,7 @@ def results(run_tree, result) -> None:
         learner = widget(SPEC, "learner")
         chart(regret_heatmap(snaps, a["task_regret"][learner], a["vertex_names"], a["task_order"], t=t,
                                        height=400, title=f"Regret per task: {LEARNER_STYLE[learner][0]}"),
-                        key="hedge_heat", describe=_heat_lead(a, learner, snaps, i))
+                        key=S.key("heat"), describe=_heat_lead(a, learner, snaps, i))
 
     trials_at = a["task_trials"][i]
     hover = [f"{trials_at[v]} trials so far · regret {a['task_regret'][learner][i][v]:.2f}" for v in range(run_tree.n)]

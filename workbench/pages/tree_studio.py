@@ -21,7 +21,7 @@ from engine.trees.metrics import tree_info
 from workbench.declarations.tree_text import generator_link
 from workbench import address_bar
 from workbench.components import page_cache, select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
-from workbench.session import PageState
+from workbench.session import Family, PageState
 from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
                              tree_version, undo)
 from workbench.treeview import tree_view, view_bind
@@ -29,7 +29,6 @@ from workbench.text import md
 from workbench.widgets import widget
 
 TABLE_LIMIT = 2_000      # vertices whose edge table is editable
-KEY = "studio_tree"      # the clickable tree and its selection (workbench.components)
 COPY_LIMIT = 5_000       # vertices whose Newick is shown to copy (larger: download it)
 SLIDER_MAX = 10_000
 
@@ -56,9 +55,25 @@ class StudioState(PageState, page="tree_studio"):
     child_name: str = ""                    # the editor: the name of a new child
     rename_to: str = ""                     # ... the new name of the selected vertex
     info: tuple = (None,)                   # (tree version, summary) of the current tree
+    tree: None = None                       # the clickable tree and its selection (workbench.components)
+    table: Family[dict] = None              # the edge table of a tree version (its edits)
+    load_sample: bool = False               # the buttons: load the sample
+    paste_go: bool = False                  # ... use the pasted text
+    generate: bool = False                  # ... generate
+    add: bool = False                       # ... add a child
+    rename: bool = False                    # ... rename the vertex
+    delete: bool = False                    # ... delete the leaf
+    reroot: bool = False                    # ... make it the root
+    undo: bool = False                      # ... undo the last change
+    apply_table: bool = False               # ... apply the edge table
+    down_fmt: str | None = None             # the download: its format
+    down_gz: bool = False                   # ... gzipped
+    download: None = None                   # ... its button
+    copy_as: str | None = None              # the current tree shown as Newick, TikZ or LaTeX
 
 
 S = StudioState()
+KEY = S.key("tree")
 
 
 def sample_label(name: str) -> str:
@@ -172,9 +187,9 @@ def on_edit(action: str) -> None:
         apply(lambda: editing.reroot(tree, v), f"edited: rooted at {name}")
 
 
-def on_apply_table(key: str) -> None:
+def on_apply_table(version: int) -> None:
     tree = current_tree()
-    state = st.session_state.get(key) or {}
+    state = S.table[version] or {}
     rows = [tuple(e) for e in tree.named_edges()]
     # the data editor's state: {"edited_rows": {i: {col: val}}, "added_rows": [...], "deleted_rows": [...]}
     for i, change in state.get("edited_rows", {}).items():
@@ -205,7 +220,7 @@ with left:
     with src_sample:
         st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
                      placeholder="Choose a sample", key=S.key("sample"))
-        st.button("Load sample", type="primary", key="studio_load_sample", on_click=on_load_sample,
+        st.button("Load sample", type="primary", key=S.key("load_sample"), on_click=on_load_sample,
                   disabled=S.sample is None)
     with src_upload:
         st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key=S.key("index"), on_change=on_upload,
@@ -220,7 +235,7 @@ with left:
         st.text_area("Newick or edge list", height=140, key=S.key("paste"),
                      placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
         st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key=S.key("paste_fmt"))
-        st.button("Use this text", key="studio_paste_go", on_click=on_paste,
+        st.button("Use this text", key=S.key("paste_go"), on_click=on_paste,
                   disabled=not S.paste.strip())
     with src_gen:
         kind = st.selectbox("Family", list(GENERATORS), key=S.key("kind"),
@@ -238,7 +253,7 @@ with left:
             elif kind == "spider" and n > 2:
                 st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key=S.key("legs"))
         st.number_input("Seed", 0, 2**31 - 1, 0, key=S.key("seed"))
-        st.button("Generate", type="primary", key="studio_generate", on_click=on_generate)
+        st.button("Generate", type="primary", key=S.key("generate"), on_click=on_generate)
     show_error("source")
 
 @st.fragment
@@ -269,21 +284,21 @@ def editor(tree, version) -> None:
     c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
     with c1:
         st.text_input("New child's name", key=S.key("child_name"), placeholder=editing.fresh_name(tree))
-        st.button("Add child", key="studio_add", on_click=on_edit, args=("add",), width="stretch",
+        st.button("Add child", key=S.key("add"), on_click=on_edit, args=("add",), width="stretch",
                   icon=":material/add:")
     with c2:
         st.text_input("Rename to", key=S.key("rename_to"), placeholder=selected_name)
-        st.button("Rename", key="studio_rename", on_click=on_edit, args=("rename",), width="stretch",
+        st.button("Rename", key=S.key("rename"), on_click=on_edit, args=("rename",), width="stretch",
                   icon=":material/edit:")
     with c3:
-        st.button("Delete leaf", key="studio_delete", on_click=on_edit, args=("delete",), width="stretch",
+        st.button("Delete leaf", key=S.key("delete"), on_click=on_edit, args=("delete",), width="stretch",
                   disabled=not tree.is_leaf(v) or tree.n == 1, icon=":material/delete:",
                   help="Only a leaf (a vertex with one neighbour) can be deleted.")
     with c4:
-        st.button("Make root", key="studio_reroot", on_click=on_edit, args=("reroot",), width="stretch",
+        st.button("Make root", key=S.key("reroot"), on_click=on_edit, args=("reroot",), width="stretch",
                   disabled=v == tree.root, icon=":material/vertical_align_top:")
     show_error("edit")
-    st.button("Undo last change", key="studio_undo", disabled=not can_undo(), on_click=undo,
+    st.button("Undo last change", key=S.key("undo"), disabled=not can_undo(), on_click=undo,
               icon=":material/undo:")
 
 
@@ -298,12 +313,11 @@ with tab_table:
         st.caption("A single vertex has no edges; add a child above.")
     elif tree.n <= TABLE_LIMIT:
         st.caption("Edit names, add rows (one edge each) or delete rows, then apply: the result must be a tree.")
-        key = f"studio_table_{version}"
         st.data_editor(pd.DataFrame(tree.named_edges(), columns=["parent", "child"]), num_rows="dynamic",
-                       key=key, width="stretch", hide_index=True,
+                       key=S.key("table", version), width="stretch", hide_index=True,
                        column_config={"parent": st.column_config.TextColumn("parent"),
                                       "child": st.column_config.TextColumn("child")})
-        st.button("Apply table", key="studio_apply_table", on_click=on_apply_table, args=(key,),
+        st.button("Apply table", key=S.key("apply_table"), on_click=on_apply_table, args=(version,),
                   icon=":material/check:")
         show_error("table")
     else:
@@ -321,15 +335,15 @@ with tab_info:
     st.caption(f"Rooted at **{md(info.root)}** · source: {md(tree_source())}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
-                       key="studio_down_fmt")
-    gz = st.checkbox("gzip", key="studio_down_gz")
+                       key=S.key("down_fmt"))
+    gz = st.checkbox("gzip", key=S.key("down_gz"))
     fname = f"tree{WRITE_EXTENSIONS[fmt]}" + (".gz" if gz else "")
     # the file is written when the button is clicked (every format can write every tree)
     st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
-                       key="studio_download", icon=":material/download:", mime="application/octet-stream",
+                       key=S.key("download"), icon=":material/download:", mime="application/octet-stream",
                        on_click="ignore")
 with tab_copy:
-    kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key="studio_copy_as",
+    kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key=S.key("copy_as"),
                                 help="TikZ: a tikzpicture for slides and papers (plain TikZ, compiles with "
                                      "pdfLaTeX); LaTeX document: the same in a complete standalone document.")
     if kind is None:

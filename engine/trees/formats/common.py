@@ -11,13 +11,25 @@ from engine.files import line_col
 from engine.limits import LIMITS
 
 __all__ = ["MAX_INPUT_BYTES", "line_col", "where", "fill_names", "refuse_unwritable", "matrix_fits",
-           "token_matrix", "token_strings", "token_keys", "XML_ILLEGAL", "LINE_BREAKS", "TreeFormatError"]
+           "token_matrix", "token_strings", "token_keys", "XML_ILLEGAL", "LINE_BREAKS", "TreeFormatError",
+           "KERNELS", "compiled_ready"]
 
 #: characters XML 1.0 cannot hold, not even as a character reference (GraphML and XML documents)
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 #: characters that end a line for ``str.splitlines`` (an edge list is read line by line), and NUL
 LINE_BREAKS = re.compile("[\x00\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _NUL = re.compile("\x00")
+#: the kernel module of the compiled readers and writers of large trees
+KERNELS = "engine.trees.formats._kernels"
+
+
+def compiled_ready() -> bool:
+    """Whether the compiled readers and writers of large trees may be called now: not while a
+    server compiles them in other processes (``engine.jit.defer``), when the careful ones read and
+    write instead (the same tree and the same text, slower) rather than compiling them here."""
+    from engine.jit import deferred   # here, not at the top: only a large tree asks, and it imports numba
+
+    return not deferred(KERNELS)
 
 
 def refuse_unwritable(tree, fmt: str, bad: re.Pattern | None = None, *, labels: bool = False) -> None:

@@ -10,7 +10,8 @@ tree of a file is read.
 Large trees: a plain text of at least :data:`FAST_FROM` characters (ASCII, no quotes or comments) is
 read by a compiled scanner running the same state machine (:mod:`engine.trees.formats._kernels`),
 which declines anything unusual so that this parser reads it and names the line and column; trees of
-at least ``FAST_FROM // 10`` vertices are written by a compiled walk. Both give the same tree and text.
+at least ``FAST_FROM // 10`` vertices are written by a compiled walk. Both give the same tree and text;
+while a server compiles them elsewhere the careful ones read and write everything (``compiled_ready``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import re
 import numpy as np
 
 from engine.errors import TreeFormatError
-from engine.trees.formats.common import matrix_fits, refuse_unwritable, token_keys, token_matrix, token_strings, where
+from engine.trees.formats.common import (compiled_ready, matrix_fits, refuse_unwritable, token_keys, token_matrix,
+                                         token_strings, where)
 from engine.trees.model import Tree
 
 __all__ = ["parse_newick", "parse_newick_lengths", "format_newick"]
@@ -50,7 +52,8 @@ def parse_newick_lengths(text: str) -> tuple[Tree, np.ndarray]:
     >>> tree.names, lengths.tolist()
     (('0', 'X', 'A', 'B', 'C'), [nan, nan, 0.1, 0.2, nan])
     """
-    if len(text) >= FAST_FROM and not text.isspace():   # (a blank flood: the careful parser says so at once)
+    # (a blank flood: the careful parser says so at once)
+    if len(text) >= FAST_FROM and not text.isspace() and compiled_ready():
         fast = _fast_newick(text)
         if fast is not None:
             return fast
@@ -256,7 +259,7 @@ def format_newick(tree: Tree, lengths=None) -> str:
     refuse_unwritable(tree, "Newick")
     if tree.n == 1:
         return _q(tree.name(0)) + ";\n"
-    if tree.n >= FAST_FROM // 10:
+    if tree.n >= FAST_FROM // 10 and compiled_ready():
         return _fast_format(tree, lengths)
     ptr, idx = tree.children_ptr, tree.children_idx
     names = tree.names

@@ -22,7 +22,7 @@ import numpy as np
 from engine.errors import EngineError, TreeFormatError
 from engine.files import iter_lines, text_lines
 from engine.jsonio import loads
-from engine.trees.formats.common import token_matrix, token_strings
+from engine.trees.formats.common import compiled_ready, token_matrix, token_strings
 from engine.trees.model import Tree
 
 __all__ = ["parse_positional", "parse_positional_record", "format_positional", "read_positional_stream",
@@ -78,7 +78,7 @@ FAST_READ_FROM = 100_000
 def parse_positional_record(line: str | bytes, lineno: int = 1) -> Tree:
     """The tree of one JSON line, text or UTF-8 bytes (``lineno`` is for messages)."""
     where = f"line {lineno}"
-    fast = _fast_record(line, where) if len(line) >= FAST_READ_FROM else None
+    fast = _fast_record(line, where) if len(line) >= FAST_READ_FROM and compiled_ready() else None
     if fast is not None:
         rec, parent, slot = fast
     else:
@@ -302,7 +302,7 @@ def format_positional(tree: Tree) -> str:
         raise TreeFormatError(f"JSON lines would give every one of the {n:,} nodes {width:,} slots (the widest "
                               f"node's), over {3 * n * width / 2**20:,.0f} MiB: more than its reader accepts "
                               "(limit 'bytes'); write .nwk or .csv")
-    if n >= FAST_FROM:
+    if n >= FAST_FROM and compiled_ready():
         children = _children_rows(tree, number, width, pos)
     else:
         children = None
