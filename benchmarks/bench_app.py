@@ -13,7 +13,7 @@
 - ``click_to_marginal_ms_p50`` / ``_p95``: Online Marginals on a 1,000-vertex tree, 50 clicks
   alternating between two vertices, from the mouse press to the clicked vertex's marginal on
   screen (browser clock); ``lost_clicks`` counts clicks that never showed their vertex;
-- ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, ...}`` for 1, 10 and 30 simulated students
+- ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, server_cpu_ms_per_interaction, ...}`` for 1, 10 and 30 simulated students
   (``benchmarks.app_client.Student``: Streamlit's websocket protocol from asyncio), each opening
   Online Marginals and setting evidence five times (click a vertex, then "Observe label": ten
   interactions; the click is the tree view's "pick" event, as the browser sends it), with the
@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 from benchmarks.app_client import ROOT, HealthPoll, Student, serve, serve_hall
-from benchmarks.class_scenario import run_class
+from benchmarks.class_scenario import _cpu_seconds, _server_pid, run_class
 from tests.browser.conftest import click_view_vertex, show_view, view_points, wait_for_view
 
 __all__ = ["main", "CLASS_TREE"]
@@ -153,6 +153,8 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
         await asyncio.wait_for(asyncio.gather(*(_student(url, i, rounds, n, results, errors)
                                                 for i in range(concurrency))), 600)
 
+    pid = _server_pid(url)
+    cpu0 = _cpu_seconds(pid, children=False) if pid is not None else None
     t0 = time.perf_counter()
     with HealthPoll(url) as health:
         try:
@@ -160,12 +162,15 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
         except asyncio.TimeoutError:
             errors.append("the class did not finish within 600 s")
     wall = time.perf_counter() - t0
+    cpu = _cpu_seconds(pid, children=False) - cpu0 if cpu0 is not None else None
     inter = [x * 1000 for kind, x in results if kind == "interaction"]
     opens = [x * 1000 for kind, x in results if kind == "open"]
     return {"concurrency": concurrency, "p50_ms": _round(_pct(inter, 50)), "p95_ms": _round(_pct(inter, 95)),
             "errors": len(errors), "interactions": len(inter),
             "open_p50_ms": _round(_pct(opens, 50)), "open_p95_ms": _round(_pct(opens, 95)),
             "health_max_ms": _round(max(health, default=None)), "wall_s": round(wall, 2),
+            # the server process's CPU over the whole run (opening the page included), per interaction
+            "server_cpu_ms_per_interaction": _round(None if cpu is None or not inter else 1000 * cpu / len(inter)),
             "load_average": _load(), "error_samples": errors[:3]}
 
 
@@ -432,9 +437,10 @@ def _processes_table(res: dict) -> str:
 def _class_table(c: dict) -> list[str]:
     return ["", f"class: 1 lecturer, {c['students']} students, 5 moves and 5 polls (load {c['load_average']})", "",
             "| follow p50 (ms) | follow p95 (ms) | answer → count p95 (ms) | lost answers | slowest health (ms) "
-            "| idle server CPU (% of a core) |", "|---:|---:|---:|---:|---:|---:|",
+            "| idle server CPU (% of a core) | server CPU per student and move (ms) |", "|---:|---:|---:|---:|---:|---:|---:|",
             f"| {c['follow_ms_p50']} | {c['follow_ms_p95']} | {c['answer_to_count_ms_p95']} | "
-            f"{c['lost_answers']} of {c['answers_sent']} | {c['health_max_ms']} | {c['idle_server_cpu_pct']} |"]
+            f"{c['lost_answers']} of {c['answers_sent']} | {c['health_max_ms']} | {c['idle_server_cpu_pct']} | "
+            f"{c.get('server_cpu_ms_per_student_step', '—')} |"]
 
 
 def _table(res: dict) -> str:
@@ -453,11 +459,13 @@ def _table(res: dict) -> str:
         lines += ["", f"click → marginal (n = {res.get('tree_size', 1000):,}, {res['clicks']} clicks): p50 "
                       f"{res['click_to_marginal_ms_p50']} ms, p95 {res['click_to_marginal_ms_p95']} ms, "
                       f"lost clicks {res['lost_clicks']} (load {res['load_average_clicks']})"]
-    lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
-              "|---:|---:|---:|---:|---:|---:|---|"]
+    lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) "
+                  "| server CPU per interaction (ms) | load |",
+              "|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s in res.get("sessions", []):
         lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
-                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s['load_average']} |")
+                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s.get('server_cpu_ms_per_interaction', '—')} "
+                     f"| {s['load_average']} |")
     if "browser_check" in res:
         bc = res["browser_check"]
         lines += ["", f"browser check, 'Observe label': Chromium p50 {bc['observe_ms_p50_browser']} ms "

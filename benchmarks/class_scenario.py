@@ -18,7 +18,7 @@ Measured (the JSON's ``class``):
   shows r or more);
 - ``lost_answers``: answers sent but not in the class's database at the end (of 5 × N);
 - ``health_max_ms``: the slowest ``/_stcore/health`` answer during the scenario;
-- ``server_cpu_ms_per_student_step``: the server's CPU time over the five moves (each student's
+- ``server_cpu_ms_per_student_step``: the server process's CPU time over the five moves (each student's
   follow, answer and heartbeats, the lecturer's panel), per student and move: what a class costs
   whatever the machine's load;
 - ``idle_server_cpu_pct``: the server process's CPU time over 20 s with every student connected and
@@ -270,12 +270,13 @@ def _pct(xs, q):
     return xs[min(len(xs) - 1, max(0, int(round(q / 100 * (len(xs) - 1)))))]
 
 
-def _cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of ``pid`` and its children's threads (Linux /proc)."""
+def _cpu_seconds(pid: int, *, children: bool = True) -> float:
+    """CPU time (user + system) of ``pid``'s threads and, unless ``children=False``, of its
+    children's (the run workers) (Linux /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
     pids = [pid]
-    for p in Path("/proc").iterdir():
+    for p in Path("/proc").iterdir() if children else ():
         if p.name.isdigit():
             try:
                 fields = (p / "stat").read_text().rsplit(")", 1)[-1].split()
@@ -320,7 +321,8 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
     to_count: list[float] = []
     sent = 0
     by_step: dict[int, float | None] = {}   # step -> follow p95 (ms)
-    cpu0 = _cpu_seconds(server_pid) if server_pid is not None else None
+    # the server's own process: the run workers may be compiling the learning kernels meanwhile
+    cpu0 = _cpu_seconds(server_pid, children=False) if server_pid is not None else None
     for k in range(FIRST_POLL, FIRST_POLL + POLLS):
         q = lesson.steps[k - 1].question
         assert q is not None and q.kind == "number", (k, q)
@@ -365,7 +367,7 @@ async def _scenario(url: str, db, students: int, server_pid: int | None, student
             seen = [t for t, n in lect.counts if n >= rank and t >= ts]
             if seen:
                 to_count.append((min(seen) - ts) * 1000)
-    moves_cpu = _cpu_seconds(server_pid) - cpu0 if cpu0 is not None else None
+    moves_cpu = _cpu_seconds(server_pid, children=False) - cpu0 if cpu0 is not None else None
     stored = len(store.answers(code, lecturer=lecturer_key(TOKEN)))
 
     idle = None

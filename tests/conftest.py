@@ -316,6 +316,11 @@ def tree_views(at) -> list:
     return [el for el in at.get("bidi_component") if not str(el.key or "").endswith("-a11y")]
 
 
+#: the geometries the tree views were sent, by name (what treeview.js keeps), and its fields
+GEOMETRIES: dict[str, dict] = {}
+GEOMETRY_KEYS = ("vxy", "vid", "vname", "ep", "eo", "gp", "go", "gcount", "gname", "glabel", "gtext")
+
+
 def view_data(at, key: str) -> dict:
     """What the tree view ``key`` was sent (``workbench.treeview.view_payload``), its base64 arrays
     decoded: ``vid`` (drawn vertices), ``vflag`` (ringed), ``gcount`` (collapsed marks' counts), ..."""
@@ -330,6 +335,11 @@ def view_data(at, key: str) -> dict:
     for el in tree_views(at):
         if el.key == key:
             data = json.loads(el.proto.bytes or el.proto.json)   # the JSON text's bytes (treeview.py)
+            # as treeview.js: a view's geometry comes once, then its name ("geo") while it is recoloured
+            if "vxy" in data:
+                GEOMETRIES[data["geo"]] = {k: data[k] for k in GEOMETRY_KEYS}
+            else:
+                data.update(GEOMETRIES[data["geo"]])
             for name, dtype in types.items():
                 data[name] = np.frombuffer(base64.b64decode(data.get(name) or ""), dtype=dtype)
             return data

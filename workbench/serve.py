@@ -757,6 +757,9 @@ def _main(args) -> int:
     sys.setswitchinterval(0.001)
     lighter_runtime()
     batched_handoff()
+    from workbench import treeview_data
+
+    treeview_data.SEND_GEOMETRY_ONCE = True   # a click recolours a view: its positions are not sent again
     from workbench.turns import scripts_in_turn
 
     scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)

@@ -39,6 +39,7 @@ from workbench.session import ElementState
 # the payload is made without Streamlit (shared with the notebook widget, workbench.notebook)
 from workbench.treeview_data import DEFAULT_WIDTH, EVIDENCE, HIGHLIGHT, SUGGESTIONS, _place, _plain  # noqa: F401
 from workbench.treeview_data import encode as _encode
+from workbench.treeview_data import geometry_id
 from workbench.treeview_data import view_request
 
 __all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state", "set_view", "focus_on", "suggest",
@@ -268,11 +269,19 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
         tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
     text.before()
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
-    # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time)
-    _COMPONENT(key=key, data=_encode(tree, marks, data), height="content",
+    # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time);
+    # the geometry (positions, names) only when this session's browser was not sent it last: a click
+    # sends the view's colours (treeview.js keeps the geometry and asks again for one it lacks: "geo")
+    sent = f"{key}__geo"
+    gid = geometry_id(tree, marks)
+    payload = _encode(tree, marks, data,
+                      geometry=not treeview_data.SEND_GEOMETRY_ONCE or st.session_state.get(sent) != gid)
+    st.session_state[sent] = gid
+    _COMPONENT(key=key, data=payload, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
-               on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key))
+               on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key),
+               on_geo_change=lambda: st.session_state.pop(sent, None))
     if err:
         st.error(err)
     if page is not None:

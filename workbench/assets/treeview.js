@@ -660,6 +660,28 @@ function parse(data) {
   return typeof data === "string" ? (data ? JSON.parse(data) : null) : data;
 }
 
+// The geometry of the views this page was sent (positions and names, the bulk of a view), by name
+// ("geo"): the server sends a view's geometry once, then only its name while the view is recoloured
+// (workbench/treeview_data.py, encode). The last few are kept; one not here is asked for again.
+const GEO = new Map();
+const GEO_KEYS = ["vxy", "vid", "vname", "ep", "eo", "gp", "go", "gcount", "gname", "glabel", "gtext"];
+
+function withGeometry(S, data) {
+  if (!data || !data.geo) return data;   // a whole payload (the notebook's)
+  if (data.vxy !== undefined) {
+    const g = {};
+    for (const k of GEO_KEYS) g[k] = data[k];
+    GEO.delete(data.geo);
+    GEO.set(data.geo, g);
+    while (GEO.size > 8) GEO.delete(GEO.keys().next().value);
+    return data;
+  }
+  const g = GEO.get(data.geo);
+  if (g) return Object.assign(data, g);
+  S.api.setTriggerValue("geo", data.geo);   // not kept (a new page load): the server sends it whole
+  return null;
+}
+
 // Show a view's data.
 function show(S, data) {
   // new marks, or the answer to a request (the same marks, drawn where the server says)
@@ -744,7 +766,7 @@ function notebookWidget() {
         model.on("change:round", () => { slider.value = String(model.get("round")); out.textContent = slider.value; });
         S.bar.insertBefore(box, S.legend);
       }
-      const update = () => { const d = parse(model.get("_payload")); if (d) show(S, d); };
+      const update = () => { const d = withGeometry(S, parse(model.get("_payload"))); if (d) show(S, d); };
       model.on("change:_payload", update);
       update();
       return () => { S.ro.disconnect(); clearTimeout(S.timer); clearTimeout(S.qtimer); };
@@ -763,7 +785,7 @@ export default function (component) {
     S.root = parentElement;
   }
   S.api = { setStateValue, setTriggerValue };
-  const data = parse(component.data);
+  const data = withGeometry(S, parse(component.data));
   if (data) show(S, data);
   return undefined;
 }
