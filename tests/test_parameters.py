@@ -274,3 +274,26 @@ def test_a_setting_takes_what_the_page_leaves_out_from_the_declaration():
                  config=HedgeConfig)
     with pytest.raises(ValueError, match="give its kind"):
         PageSpec("t", "T", "Learning", ":material/bolt:", (Setting("start", field="tree"),), config=HedgeConfig)
+
+
+# ---------------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("command, config", [("hedge", HedgeConfig), ("ofde", OfdeConfig), ("chowliu", ChowLiuConfig),
+                                             ("rta", RtaConfig), ("bhtmm", BhtmmConfig)])
+def test_the_command_lines_defaults_and_choices_are_the_declarations(command, config):
+    """The command line builds its parser without importing the algorithms (``tests/test_cli_start.py``),
+    so its flags write defaults and choices of their own; they must be the declarations'."""
+    import argparse
+
+    from engine.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    params = declared(config)
+    flags = [a for a in sub._actions if a.dest in params]
+    assert len(flags) >= 2, command
+    for flag in flags:
+        p = params[flag.dest]
+        if flag.default is not None:
+            assert flag.default == p.default and p.accepts(flag.default), (command, flag.dest, flag.default)
+        if flag.choices is not None and not isinstance(flag.choices, range):
+            assert set(flag.choices) <= set(p.choices), (command, flag.dest, flag.choices)
