@@ -43,7 +43,7 @@ from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
 from workbench.session import Family, LessonState, SessionState
-from workbench.state import TREE_LINK, current_tree, link_tree, set_tree, tree_link, tree_source
+from workbench.state import TreeState, current_tree, link_tree, set_tree, tree_link, tree_source
 
 __all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",
            "write_query", "view_query", "address_link", "reset_next", "copy_link_button", "app_root",
@@ -367,7 +367,7 @@ def tree_from_query(page: str) -> None:
         return
     current_tree()
     text = raw.strip()
-    if text == st.session_state.get(TREE_LINK) or not text:
+    if text == TreeState().tree_link or not text:
         return
     try:
         limits.check("link_chars", len(text), "the tree of the link: characters")

@@ -27,22 +27,31 @@ from engine.trees.spec import tree_from_spec
 from workbench.declarations.tree_text import tree_from_link, tree_to_link
 
 from workbench.figures.style import current, page_css
+from workbench.session import AppState, SessionState
 from workbench.text import md
 
 __all__ = ["DEFAULT_SAMPLE", "CLASS_TREE_ENV", "current_tree", "set_tree", "undo", "can_undo",
            "render_sidebar", "list_samples", "network_samples", "load_sample", "class_tree", "link_tree", "tree_link", "tree_source",
-           "tree_version", "PRESENTER",
-           "TREE_LINK", "sample_link"]
+           "tree_version", "PRESENTER", "TreeState", "sample_link"]
 
 DEFAULT_SAMPLE = "lecture_5_vertices.csv"
 CLASS_TREE_ENV = "TREE_WORKBENCH_TREE"
 _UNDO_DEPTH = 50
-# the session's keys
-#: the ?tree= text of the current tree ("" = none fits)
-TREE_LINK = "tree_link"
-_TREE, _SOURCE, _UNDO, _VERSION = "tree", "tree_source", "tree_undo", "tree_version"
+
+
+class TreeState(SessionState, prefix=""):
+    """The current tree (its keys are set by tests and read by outside scripts by these names)."""
+
+    tree: Tree | None = None          # the tree every page works on
+    tree_source: str = ""             # where it comes from, in a few words
+    tree_link: str | None = None      # the ?tree= text that brings it back ("" = none fits; None: not worked out)
+    tree_undo: list | None = None     # (tree, source, link) of the trees before it, the last one last
+    tree_version: int = 0             # how many times the current tree has changed
+
+
+T = TreeState()
 #: the sidebar's presenter toggle (larger text, markers and lines)
-PRESENTER = "presenter"
+PRESENTER = AppState.key("presenter")
 
 
 def sample_link(name: str) -> str:
@@ -86,12 +95,12 @@ def class_tree() -> tuple[Tree, str]:
 
 def current_tree() -> Tree:
     """The tree every page works on (the class tree until the user picks another)."""
-    if _TREE not in st.session_state:
+    if not T.has("tree"):
         tree, source = class_tree()
-        st.session_state[_TREE], st.session_state[_SOURCE] = tree, source
-        st.session_state[TREE_LINK] = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
-        st.session_state[_UNDO] = []
-    return st.session_state[_TREE]
+        T.tree, T.tree_source = tree, source
+        T.tree_link = sample_link(DEFAULT_SAMPLE) if source.startswith("sample ") else None
+        T.tree_undo = []
+    return T.tree
 
 
 def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None = None) -> None:
@@ -99,26 +108,24 @@ def set_tree(tree: Tree, source: str, *, undoable: bool = True, link: str | None
     ``?tree=`` text that brings it back (a sample name or a generator spec); without it the link
     carries the tree's Newick text when it is small enough."""
     old = current_tree()
-    stack = st.session_state.setdefault(_UNDO, [])
+    stack = T.setdefault("tree_undo", [])
     if undoable:
-        stack.append((old, tree_source(), st.session_state.get(TREE_LINK)))
+        stack.append((old, tree_source(), T.tree_link))
         del stack[:-_UNDO_DEPTH]
     _make_current(tree, source, link)
 
 
 def _make_current(tree: Tree, source: str, link: str | None) -> None:
-    st.session_state[_TREE] = tree
-    st.session_state[_SOURCE] = source
-    st.session_state[TREE_LINK] = link
-    st.session_state[_VERSION] = tree_version() + 1
+    T.tree, T.tree_source, T.tree_link = tree, source, link
+    T.tree_version = tree_version() + 1
 
 
 def can_undo() -> bool:
-    return bool(st.session_state.get(_UNDO))
+    return bool(T.tree_undo)
 
 
 def undo() -> None:
-    stack = st.session_state.get(_UNDO) or []
+    stack = T.tree_undo or []
     if stack:
         _make_current(*stack.pop())
 
@@ -126,10 +133,10 @@ def undo() -> None:
 def tree_link() -> str | None:
     """The ``?tree=`` text of the current tree, or None when it is too large for a link."""
     tree = current_tree()
-    got = st.session_state.get(TREE_LINK)
+    got = T.tree_link
     if got is None:
         got = tree_to_link(tree) or ""
-        st.session_state[TREE_LINK] = got
+        T.tree_link = got
     return got or None
 
 
@@ -141,12 +148,12 @@ def link_tree(text: str) -> Tree:
 
 def tree_source() -> str:
     """Where the current tree comes from, in a few words (a sample, a file, a link, ...)."""
-    return st.session_state.get(_SOURCE, "")
+    return T.tree_source
 
 
 def tree_version() -> int:
     """How many times this session's current tree has changed (a page's caches follow it)."""
-    return st.session_state.get(_VERSION, 0)
+    return T.tree_version
 
 
 def render_sidebar() -> None:
@@ -160,7 +167,7 @@ def render_sidebar() -> None:
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
     # WCAG AA contrast where Streamlit's own colours fall short (captions, dark primary buttons)
     st.html(f"<style>{page_css(current())}</style>")
-    if st.session_state.get(PRESENTER):
+    if AppState().presenter:
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
         st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
