@@ -171,6 +171,27 @@ def test_an_estimator_and_its_config_share_one_declaration(estimator, config, na
         validate_params(bad, bad.parameters)
 
 
+def test_the_forest_learners_check_the_declarations_their_configs_use():
+    from engine.forests import estimators, fpl, structure
+    from engine.forests.chowliu import ChowLiu
+    from engine.forests.ofde import OFDE
+
+    ofde = declared(OfdeConfig)
+    assert (ofde["model"], ofde["perturbation_scale"], ofde["prior"]) == (structure.MODEL, fpl.SCALE,
+                                                                         estimators.PSEUDOCOUNT)
+    assert declared(ChowLiuConfig)["pseudocount"] == dataclasses.replace(
+        estimators.PSEUDOCOUNT, default=0.25, doc="the pseudo-count of every pair table")
+    assert inspect.signature(ChowLiu).parameters["pseudocount"].default == 0.25
+    X = np.random.default_rng(0).integers(0, 2, (40, 4))
+    for estimator, message in ((OFDE(prior=0), "prior = 0: expected a number > 0"),
+                               (OFDE(model="bush"), "model = 'bush': expected 'trees' or 'forests'"),
+                               (OFDE(perturbation_scale=-1), "perturbation_scale = -1: expected a number >= 0"),
+                               (ChowLiu(pseudocount=0.0), "pseudocount = 0.0: expected a number > 0")):
+        with pytest.raises(InvalidParameterError) as info:
+            estimator.fit(X)
+        assert str(info.value) == message
+
+
 def test_bhtmm_states_is_the_models_declaration_with_the_runs_cap():
     run, model = declared(BhtmmConfig)["states"], TFBHTMM.parameters["n_states"]
     assert dataclasses.replace(model, hi=64) == run and model is SPBHTMM.parameters["n_states"]

@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.errors import InvalidParameterError
+from engine.params import Param
 from engine.shapes import dimension
 
 __all__ = ["pairs", "pair_id", "PairCounts", "Tables", "jeffreys_tables", "consistent_tables",
@@ -141,15 +142,12 @@ class Tables:
         return self.pair_logp - self.node_logp[iu][:, :, None] - self.node_logp[ju][:, None, :]
 
 
+#: The pseudo-count a of the add-a estimators: positive, so every log-probability is finite.
+PSEUDOCOUNT = Param(float, 0.5, "the pseudo-count a added to every count", lo=0, closed="neither")
+
+
 def _check_pseudo(a: float, name: str) -> float:
-    try:
-        a = float(a)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be a positive number, got {str(a)[:40]!r}") from None
-    if not (a > 0 and np.isfinite(a)):
-        raise InvalidParameterError(f"{name} must be positive and finite (it keeps every log-probability "
-                                    f"finite), got {a}")
-    return a
+    return PSEUDOCOUNT.check(a, name)
 
 
 def jeffreys_tables(counts: PairCounts, node_pseudocount: float = 0.5, pair_pseudocount: float = 0.5) -> Tables:

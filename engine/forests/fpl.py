@@ -12,11 +12,14 @@ import math
 
 import numpy as np
 
-from engine.errors import InvalidParameterError
 from engine.forests.structure import _check_model, kernels
 from engine.forests.estimators import pairs
+from engine.params import Param
 
-__all__ = ["PerturbedLeader", "paper_alpha", "paper_beta"]
+__all__ = ["PerturbedLeader", "paper_alpha", "paper_beta", "SCALE"]
+
+#: The scale of the perturbation (1: the paper's; smaller perturbs less).
+SCALE = Param(float, 1.0, "the perturbation scale (1 = the paper's)", lo=0)
 
 
 def paper_alpha(t: int, n: int) -> float:
@@ -37,9 +40,7 @@ class PerturbedLeader:
 
     def __init__(self, n: int, model: str = "trees", scale: float = 1.0):
         self.forest = _check_model(model)
-        if not (scale >= 0 and math.isfinite(scale)):
-            raise InvalidParameterError(f"perturbation scale must be a finite number >= 0, got {scale}")
-        self.n, self.scale = int(n), float(scale)
+        self.n, self.scale = int(n), SCALE.check(scale, "perturbation_scale")
         self.iu, self.ju = pairs(self.n)
         self.W = np.zeros(len(self.iu))
 

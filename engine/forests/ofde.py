@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from engine import limits
 from engine.errors import InvalidParameterError
-from engine.forests.estimators import PairCounts, Tables, consistent_tables, forest_loglik, pair_id, pairs
+from engine.forests.estimators import PSEUDOCOUNT, PairCounts, Tables, consistent_tables, forest_loglik, pair_id, pairs
 from engine.forests.fpl import PerturbedLeader, paper_alpha, paper_beta
 from engine.forests.structure import _check_model, kernels
 from engine.forests.validation import CodesDensity, as_codes, check_alphabet, check_codes
@@ -129,11 +129,10 @@ class OFDE(CodesDensity, BaseEstimator):
             k = default_mixture_size(n)
         else:
             k = limits.check_count("mixture", self.mixture_size, "mixture size k", minimum=1)
-        if not self.prior > 0:
-            raise InvalidParameterError(f"prior (Dirichlet pseudo-count) must be positive, got {self.prior}")
+        prior = PSEUDOCOUNT.check(self.prior, "prior")
         leader = PerturbedLeader(n, self.model, self.perturbation_scale)
         self._rng = np.random.default_rng(check_seed(self.seed))
-        self._forest, self._prior = forest, float(self.prior)
+        self._forest, self._prior = forest, prior
         self._n, self._V = n, n + 1 if forest else n
         self._iu, self._ju = pairs(n)
         self._logc = np.log(np.arange(1024) + self._prior)  # log(c + a) for integer counts c

@@ -10,6 +10,7 @@ or CSV files, or, with ``train`` empty, the embedded synthetic source (a random 
 from __future__ import annotations
 
 import time
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -17,6 +18,9 @@ import numpy as np
 
 from engine.errors import DataFormatError, InvalidParameterError
 from engine.forests.data import Dataset, check_synthetic_sizes, read_data, synthetic_split
+from engine.forests.estimators import PSEUDOCOUNT
+from engine.forests.fpl import SCALE
+from engine.forests.structure import MODEL
 from engine.params import Param
 from engine.runs.protocol import ProgressCallback, RunConfig, RunResult, need, no_progress
 
@@ -53,12 +57,11 @@ class OfdeConfig(_DataFields):
     algorithm = "ofde"
     limited: ClassVar[dict[str, str]] = {**_DataFields.limited, "mixture_size": "mixture", "rounds": "rounds",
                                          "eval_points": "eval_points"}
-    model: str = Param(str, "trees", "Markov trees or Markov forests", choices=("trees", "forests")).field()
+    model: str = MODEL.field()
     mixture_size: int = Param(int, 0, "the mixture size k (0 = ln n)", lo=0).field()
     rounds: int = Param(int, 0, "rounds (0 = one pass over the training set)", lo=0).field()
-    perturbation_scale: float = Param(float, 1.0, "the perturbation scale (1 = the paper's)", lo=0).field()
-    prior: float = Param(float, 0.5, "the Dirichlet pseudo-count of the experts' tables", lo=0,
-                         closed="neither").field()
+    perturbation_scale: float = SCALE.field()
+    prior: float = PSEUDOCOUNT.field()   # the Dirichlet pseudo-count of the experts' tables
     eval_points: int = Param(int, 40, "points of the learning curve", lo=2).field()
 
 
@@ -68,7 +71,7 @@ class ChowLiuConfig(_DataFields):
 
     algorithm = "chowliu"
     threshold: bool = Param(bool, False, "the thresholded Chow-Liu forest (epsilon chosen on valid)").field()
-    pseudocount: float = Param(float, 0.25, "the pseudo-count of every pair table", lo=0, closed="neither").field()
+    pseudocount: float = dataclasses.replace(PSEUDOCOUNT, default=0.25, doc="the pseudo-count of every pair table").field()
 
     def validate(self) -> None:
         super().validate()

@@ -19,11 +19,14 @@ import numpy as np
 
 from engine.errors import InvalidParameterError
 from engine.forests.estimators import pair_id, pairs
+from engine.params import Param
 
 __all__ = ["kernels", "warm_up", "greedy_structure", "maximum_spanning_tree", "forest_via_extra_vertex",
-           "edges_of", "extend_forest", "restrict_tree", "MODELS"]
+           "edges_of", "extend_forest", "restrict_tree", "MODELS", "MODEL"]
 
 MODELS = ("trees", "forests")
+#: The experts of OFDE and the structure Chow-Liu's search returns: spanning trees or forests.
+MODEL = Param(str, "trees", "Markov trees or Markov forests", choices=MODELS)
 _KERNELS = None
 
 
@@ -49,9 +52,7 @@ def warm_up() -> None:
 
 
 def _check_model(model: str) -> bool:
-    if model not in MODELS:
-        raise InvalidParameterError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
-    return model == "forests"
+    return MODEL.check(model, "model") == "forests"
 
 
 def greedy_structure(w: np.ndarray, n: int, model: str = "trees") -> np.ndarray:
