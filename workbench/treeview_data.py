@@ -146,8 +146,8 @@ def encode(tree: Tree, marks: Marks, data: dict, *, geometry: bool = True) -> by
     parses, its geometry spliced in as encoded once per marks, and named (``"geo"``,
     :func:`geometry_id`). ``geometry=False``: the name only, for a browser that was sent this
     geometry already (treeview.js keeps the last few it was sent and asks again for one it lacks):
-    a click that recolours the view sends its colours, not its positions and names (on 1,000
-    vertices, 8 KB instead of 83 KB per view and click)."""
+    a click that recolours the view sends its colours, not its positions and names (Online
+    Marginals on 1,000 vertices: its two views' 11 KB per click instead of 99 KB)."""
     _, geo, text, gid = _geometry_entry(tree, marks)
     rest = json.dumps({**{k: v for k, v in data.items() if k not in geo}, "geo": gid}, separators=(",", ":"),
                       default=_plain).encode()
