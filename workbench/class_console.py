@@ -29,11 +29,28 @@ from workbench.declarations.lessons import Lesson
 from workbench import classroom
 from workbench.figures.class_figures import poll_figure, poll_text
 from workbench.figures.style import current as current_style
+from workbench.session import Family, LessonState, SessionState
 
-__all__ = ["console", "student_bar", "main_area", "downloads", "CONSOLE_MODE"]
+__all__ = ["console", "student_bar", "main_area", "downloads", "ConsoleState"]
 
-#: the lecturer's view: the console ("console") or the step's page under the controls ("page")
-CONSOLE_MODE = "class_console_mode"
+class ConsoleState(SessionState, prefix="class"):
+    """The class's part of the main area (its element keys are what the browser tests and
+    benchmarks/class_scenario.py press)."""
+
+    console_mode: str = "console"     # the lecturer's view: the console, or the step's page ("page")
+    poll_figure: tuple | None = None  # (what it shows, the figure) of the poll's answers
+    console: None = None              # the elements: the lecturer's console
+    controls: None = None             # ... its controls
+    reveal: bool = False              # ... reveal the answer
+    console_toggle: bool = False      # ... the page or the console
+    poll_chart: None = None           # ... the poll's answers
+    top: None = None                  # ... back to the page's top when the step changes
+    student: None = None              # a student's bar
+    csv_all: Family[None] = None      # the class's answers as CSV, by where they are drawn
+    csv_summary: Family[None] = None  # ... and its summary
+
+
+S, LESSON = ConsoleState(), LessonState()
 
 
 def main_area(opened: tuple[str, int] | None, lesson: Lesson | None, go) -> bool:
@@ -65,11 +82,11 @@ _TOP = st.components.v2.component("tree_workbench.class_top", html="",
 
 def _top(code: str, k: int) -> None:
     """The page back at its top when the class's step changes (see ``assets/class_top.js``)."""
-    _TOP(key="class_top", data={"step": f"{code}/{k}"})
+    _TOP(key=S.key("top"), data={"step": f"{code}/{k}"})
 
 
 def _toggle() -> None:
-    st.session_state[CONSOLE_MODE] = "console" if st.session_state.get(CONSOLE_MODE) == "page" else "page"
+    S.console_mode = "console" if S.console_mode == "page" else "page"
 
 
 def console(rec: ClassRecord, lesson: Lesson, k: int, go) -> bool:
@@ -79,20 +96,20 @@ def console(rec: ClassRecord, lesson: Lesson, k: int, go) -> bool:
     step = lesson.steps[k - 1]
     q = step.question
     store = classroom.class_store()
-    on_page = st.session_state.get(CONSOLE_MODE) == "page"
+    on_page = S.console_mode == "page"
     revealed = q is not None and store.poll(rec.code, k).revealed
     target = None
-    with st.container(key="class_console"):
+    with st.container(key=S.key("console")):
         _top(rec.code, k)
-        with st.container(horizontal=True, vertical_alignment="center", key="class_controls"):
-            if st.button("Back", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1):
+        with st.container(horizontal=True, vertical_alignment="center", key=S.key("controls")):
+            if st.button("Back", key=LESSON.key("prev"), icon=":material/arrow_back:", disabled=k == 1):
                 target = k - 1
-            if st.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n, type="primary"):
+            if st.button("Next", key=LESSON.key("next"), icon=":material/arrow_forward:", disabled=k == n, type="primary"):
                 target = k + 1
             if q is not None and not revealed:
-                st.button("Reveal", key="class_reveal", icon=":material/visibility:", on_click=classroom.reveal,
+                st.button("Reveal", key=S.key("reveal"), icon=":material/visibility:", on_click=classroom.reveal,
                           args=(rec.code, k), help="Show the class the engine's answer and everyone's answers")
-            st.button("Show the page" if not on_page else "Show the console", key="class_console_toggle",
+            st.button("Show the page" if not on_page else "Show the console", key=S.key("console_toggle"),
                       icon=":material/web:" if not on_page else ":material/co_present:", on_click=_toggle,
                       help="The step's page (the algorithm's view) or the console for the projector")
             st.markdown(f"**{rec.code}** · **Step {k} of {n}**: {step.title}"
@@ -141,9 +158,9 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
         downloads(rec, lesson)
 
 
-def downloads(rec: ClassRecord, lesson: Lesson, *, prefix: str = "console") -> None:
+def downloads(rec: ClassRecord, lesson: Lesson, *, where: str = "console") -> None:
     """The class's answers (with right or wrong) and its summary per question, as CSV files (the
-    buttons' keys start with ``prefix``: the Lessons page draws them too)."""
+    buttons' keys name ``where`` they are drawn: the Lessons page draws them too)."""
     lid = classroom.lecturer_id()
     if lid is None:
         return
@@ -153,11 +170,11 @@ def downloads(rec: ClassRecord, lesson: Lesson, *, prefix: str = "console") -> N
               if s.question is not None and s.question.kind != "reveal"}
     tz = classroom.browser_zone()
     c1, c2 = st.columns(2)
-    c1.download_button("All answers (CSV)", key=f"{prefix}_csv_all",
+    c1.download_button("All answers (CSV)", key=S.key("csv_all", where),
                        data=partial(store.export_csv, rec.code, lecturer=lid, questions=questions, checks=checks, tz=tz),
                        file_name=f"class-{rec.code}.csv", mime="text/csv", icon=":material/download:",
                        on_click="ignore", width="stretch")
-    c2.download_button("Summary (CSV)", key=f"{prefix}_csv_summary",
+    c2.download_button("Summary (CSV)", key=S.key("csv_summary", where),
                        data=partial(store.summary_csv, rec.code, lecturer=lid, questions=questions, checks=checks),
                        file_name=f"class-{rec.code}-summary.csv", mime="text/csv", icon=":material/summarize:",
                        on_click="ignore", width="stretch",
@@ -183,12 +200,12 @@ def _poll(code: str, lesson: Lesson, k: int) -> None:
     rows = d.rows()
     if rows:
         style = current_style()
-        memo = st.session_state.get("class_poll_figure")
+        memo = S.poll_figure
         key = (code, k, tuple(rows), poll.revealed, style)
         if memo is None or memo[0] != key:
             memo = (key, poll_figure(rows, revealed=poll.revealed, style=style))
-            st.session_state["class_poll_figure"] = memo
-        st.plotly_chart(memo[1], key="class_poll_chart", config=style.plotly_config())
+            S.poll_figure = memo
+        st.plotly_chart(memo[1], key=S.key("poll_chart"), config=style.plotly_config())
     st.caption(poll_text(rows, d.total, revealed=poll.revealed))
     q = lesson.steps[k - 1].question
     if poll.revealed:
@@ -207,7 +224,7 @@ def student_bar(rec: ClassRecord, lesson: Lesson, k: int) -> None:
     n = len(lesson.steps)
     step = lesson.steps[k - 1]
     q = step.question
-    with st.container(key="class_student", border=True):
+    with st.container(key=S.key("student"), border=True):
         _top(rec.code, k)
         st.markdown(f"**Class {rec.code}** · **Step {k} of {n}**: {step.title}")
         if q is None:

@@ -50,8 +50,9 @@ from workbench import address_bar
 from workbench.follow import route_path
 from workbench.identity import (CLASSROOM_ENV, LECTURER_ENV, browser_token, class_store, classroom_mode,
                                 is_lecturer, lecturer_id)
+from workbench.session import Family, SessionState
 
-__all__ = ["FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
+__all__ = ["ClassState", "FOLLOW_SECONDS", "LECTURER_SECONDS", "HEARTBEAT_SECONDS", "SEAT_COOKIE", "read_versions",
            "class_store", "lecturer_id", "current", "role", "lead", "resume", "join", "join_from_query",
            "rejoin_from_cookie", "leave", "join_link", "student_root", "start_lines", "local_time", "browser_zone", "PUBLIC_URL_ENV", "qr_png", "moved", "panel", "presence_line",
            "practice_step", "distribution_markdown", "is_polling", "start", "reveal",
@@ -67,14 +68,49 @@ LECTURER_SECONDS = 0.5
 #: How often a student tells the store it is still connected.
 HEARTBEAT_SECONDS = 5.0
 
-_CODE, _ROLE, _FOLLOW, _SEAT, _SEEN, _BEAT, _NICK = ("class_code", "class_role", "class_following", "class_seat",
-                                                     "class_seen", "class_beat", "class_nickname")
-_MESSAGE = "class_message"
 #: The cookie that keeps a student's seat across a reload (``CODE.seat``; see assets/class_seat.js).
 SEAT_COOKIE = "tree_workbench_seat"
 # the class's code (an older cookie also held a seat token after a dot: ignored)
 _SEAT_RE = re.compile(rf"^([{CODE_ALPHABET}]{{{CODE_LENGTH}}})(?:\.[A-Za-z0-9_-]{{16,64}})?$")
-_SEAT_TRIED, _SEAT_CLEAR = "class_seat_tried", "class_seat_clear"
+
+
+class ClassState(SessionState, prefix="class"):
+    """A session's class (its element keys are what the browser tests and benchmarks/class_scenario.py press)."""
+
+    code: str | None = None           # the class this session is in
+    role: str | None = None           # ... as "lecturer" or "student"
+    following: bool = False           # a student moves with the lecturer
+    seat: str | None = None           # this browser's seat (derived from its owner token)
+    seen: int | None = None           # the class's change counter this page shows
+    beat: float = 0.0                 # when the store last heard that this student is connected
+    nickname: str = ""                # a student's nickname (when the lecturer asks for them)
+    message: str | None = None        # why the session left its class, shown once
+    seat_tried: bool = False          # the seat cookie was tried (once per session)
+    seat_clear: bool = False          # the seat cookie is to be cleared
+    poll_error: str | None = None     # why an answer was not taken, shown once
+    practice_sent: tuple | None = None  # the practice results last sent to the store
+    seat_cookie: None = None          # the elements: the seat cookie's component
+    follow: None = None               # ... the follower's component
+    panel: None = None                # ... the class's block in the sidebar
+    leave: bool = False               # ... its buttons: leave the class
+    explore: bool = False             # ... explore on my own
+    catch_up: bool = False            # ... catch up
+    q: Family[object] = None          # ... a student's answer to a poll: class code, step
+    send: bool = False                # ... send it
+    join_form: None = None            # the Lessons page: the join form
+    join_code: str = ""               # ... the code typed
+    dashboard: None = None            # ... the lecturer's class
+    go: bool = False                  # ... go to its step
+    close: bool = False               # ... close it now
+    resume: Family[bool] = False      # ... the lecturer's classes: lead one again, by code
+    csv: Family[None] = None          # ... download its answers
+    delete: Family[bool] = False      # ... delete it
+    lead_options: None = None         # ... the options of a class to lead
+    hours: float | None = None        # ... how long it stays open
+    nicknames: bool = False           # ... whether students give nicknames
+
+
+C = ClassState()
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 _SEAT_COMPONENT = st.components.v2.component(
@@ -157,21 +193,21 @@ def _seat() -> str:
     """This browser's seat in a class: derived one way from its owner token
     (:func:`workbench.identity.browser_token`), so a reload takes the same seat, the seat cookie
     carries only the class's code, and no seat reveals the token."""
-    seat = st.session_state.get(_SEAT)
+    seat = C.seat
     if not seat:
         seat = hashlib.sha256(("tree-workbench-seat:" + browser_token()).encode()).hexdigest()[:32]
-        st.session_state[_SEAT] = seat
+        C.seat = seat
     return seat
 
 
 def role() -> str | None:
     """``"lecturer"``, ``"student"`` or None (not in a class)."""
-    return st.session_state.get(_ROLE) if st.session_state.get(_CODE) else None
+    return C.role if C.code else None
 
 
 def current() -> ClassRecord | None:
     """This session's class, or None (a deleted class is forgotten)."""
-    code = st.session_state.get(_CODE)
+    code = C.code
     if not code:
         return None
     try:
@@ -182,10 +218,10 @@ def current() -> ClassRecord | None:
 
 
 def _forget(message: str | None = None) -> None:
-    for key in (_CODE, _ROLE, _FOLLOW, _SEEN, _BEAT):
-        st.session_state.pop(key, None)
+    for name in ("code", "role", "following", "seen", "beat"):
+        C.pop(name)
     if message:
-        st.session_state[_MESSAGE] = message
+        C.message = message
 
 
 def is_polling(lesson: Lesson, k: int) -> bool:
@@ -212,7 +248,7 @@ def lead(lesson: Lesson, *, hours: float, nicknames: bool) -> ClassRecord:
     rec = store.open_class(lesson.id, lecturer=lid, hours=hours, nicknames=nicknames)
     if _poll_step(lesson, 1):
         store.open_poll(rec.code, 1, lecturer=lid)
-    st.session_state.update({_CODE: rec.code, _ROLE: "lecturer"})
+    C.update(code=rec.code, role="lecturer")
     return rec
 
 
@@ -227,7 +263,7 @@ def resume(code: str, find: Find, go: Go) -> None:
     lesson = find(rec.lesson)
     if lesson is None:
         raise ClassError(f"class {rec.code} is on the lesson {rec.lesson!r}, which is no longer among the lessons")
-    st.session_state.update({_CODE: rec.code, _ROLE: "lecturer"})
+    C.update(code=rec.code, role="lecturer")
     go(lesson, min(rec.step, len(lesson.steps)))
 
 
@@ -251,7 +287,7 @@ def moved(lesson: Lesson, k: int) -> None:
             class_store().move(rec.code, k, lecturer=lid, poll=_poll_step(lesson, k))
             changed(rec.code)
     elif k != rec.step:
-        st.session_state[_FOLLOW] = False
+        C.following = False
 
 
 # -- students ---------------------------------------------------------------------------------------
@@ -263,10 +299,10 @@ def join(text: str, find: Find, go: Go) -> None:
     lesson = find(rec.lesson)
     if lesson is None:
         raise ClassError(f"class {rec.code} is on the lesson {rec.lesson!r}, which this server does not have")
-    if role() == "lecturer" and st.session_state.get(_CODE) == rec.code:
+    if role() == "lecturer" and C.code == rec.code:
         go(lesson, min(rec.step, len(lesson.steps)))
         return
-    st.session_state.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: rec.version, _BEAT: 0.0})
+    C.update(code=rec.code, role="student", following=True, seen=rec.version, beat=0.0)
     _beat(rec, force=True)
     go(lesson, min(rec.step, len(lesson.steps)))
 
@@ -291,10 +327,9 @@ def rejoin_from_cookie() -> None:
     the same seat (its answers stay its own), following; the first poll of :func:`_watch` then
     moves it to the lecturer's step. Tried once per session; a cookie of a closed, deleted or
     unknown class is cleared without a word."""
-    ss = st.session_state
-    if ss.get(_SEAT_TRIED) or ss.get(_CODE) or is_lecturer():
+    if C.seat_tried or C.code or is_lecturer():
         return
-    ss[_SEAT_TRIED] = True
+    C.seat_tried = True
     try:
         raw = (st.context.cookies or {}).get(SEAT_COOKIE)
     except Exception:   # no browser context (a test harness): nothing to rejoin
@@ -305,9 +340,9 @@ def rejoin_from_cookie() -> None:
     try:
         rec = class_store().join(m.group(1))
     except ClassError:
-        ss[_SEAT_CLEAR] = True
+        C.seat_clear = True
         return
-    ss.update({_CODE: rec.code, _ROLE: "student", _FOLLOW: True, _SEEN: None, _BEAT: 0.0})
+    C.update(code=rec.code, role="student", following=True, seen=None, beat=0.0)
     _beat(rec, force=True)
 
 
@@ -318,7 +353,7 @@ def leave() -> None:
             class_store().leave(rec.code, _seat())
         except ClassError:
             pass
-        st.session_state[_SEAT_CLEAR] = True
+        C.seat_clear = True
     _forget()
 
 
@@ -327,18 +362,18 @@ def _seat_cookie(rec: ClassRecord | None) -> None:
     it leaves (nothing is drawn otherwise)."""
     if rec is not None and role() == "student" and rec.is_open():
         seconds = max(60, int(rec.closes_at - time.time()))
-        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": rec.code,
+        _SEAT_COMPONENT(key=C.key("seat_cookie"), data={"name": SEAT_COOKIE, "value": rec.code,
                                                         "seconds": seconds})
-    elif st.session_state.pop(_SEAT_CLEAR, False):
-        _SEAT_COMPONENT(key="class_seat_cookie", data={"name": SEAT_COOKIE, "value": "", "seconds": 0})
+    elif C.pop("seat_clear"):
+        _SEAT_COMPONENT(key=C.key("seat_cookie"), data={"name": SEAT_COOKIE, "value": "", "seconds": 0})
 
 
 def _beat(rec: ClassRecord, *, force: bool = False) -> None:
     now = time.monotonic()
-    if force or now - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS:
-        st.session_state[_BEAT] = now
+    if force or now - C.beat >= HEARTBEAT_SECONDS:
+        C.beat = now
         try:
-            class_store().heartbeat(rec.code, _seat(), following=bool(st.session_state.get(_FOLLOW)), step=rec.step)
+            class_store().heartbeat(rec.code, _seat(), following=bool(C.following), step=rec.step)
         except ClassError:
             pass
 
@@ -348,14 +383,14 @@ def _catch_up(find: Find, go: Go) -> None:
     lesson = find(rec.lesson) if rec else None
     if rec is None or lesson is None:
         return
-    st.session_state[_FOLLOW] = True
+    C.following = True
     _beat(rec, force=True)
     go(lesson, min(rec.step, len(lesson.steps)))
 
 
 def _explore() -> None:
-    st.session_state[_FOLLOW] = False
-    st.session_state[_BEAT] = 0.0
+    C.following = False
+    C.beat = 0.0
 
 
 def follow_url(code: str) -> str:
@@ -375,11 +410,11 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     (:func:`panel`): Streamlit folds a rerun request that arrives while ``st.switch_page``'s is
     queued into the newest one, page and query included, so a request at that moment can replace
     the move; the browser then asks again after :data:`RETRY_SECONDS`."""
-    code = st.session_state.get(_CODE)
+    code = C.code
     if not code or role() != "student":
         return
-    _FOLLOW_COMPONENT(key="class_follow", on_tick_change=lambda: None, data={
-        "url": follow_url(code), "seen": st.session_state.get(_SEEN), "retryMs": int(RETRY_SECONDS * 1000),
+    _FOLLOW_COMPONENT(key=C.key("follow"), on_tick_change=lambda: None, data={
+        "url": follow_url(code), "seen": C.seen, "retryMs": int(RETRY_SECONDS * 1000),
         "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)})
     store = class_store()
     version = _known_version(code)   # what the follow route answered this browser with
@@ -388,18 +423,18 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     if version is None:
         _forget("The class was deleted by the lecturer.")
         st.rerun(scope="app")
-    if version != st.session_state.get(_SEEN):
+    if version != C.seen:
         rec = _record(code)
         lesson = find(rec.lesson)
-        if st.session_state.get(_FOLLOW) and lesson is not None and opened != (rec.lesson, rec.step):
+        if C.following and lesson is not None and opened != (rec.lesson, rec.step):
             _beat(rec, force=True)
             go(lesson, min(rec.step, len(lesson.steps)))
         st.rerun(scope="app")
     rec_step = opened[1] if opened else None
-    if time.monotonic() - st.session_state.get(_BEAT, 0.0) >= HEARTBEAT_SECONDS * 0.8:
-        st.session_state[_BEAT] = time.monotonic()
+    if time.monotonic() - C.beat >= HEARTBEAT_SECONDS * 0.8:
+        C.beat = time.monotonic()
         try:
-            store.heartbeat(code, _seat(), following=bool(st.session_state.get(_FOLLOW)), step=rec_step)
+            store.heartbeat(code, _seat(), following=bool(C.following), step=rec_step)
         except ClassError:
             pass
 
@@ -532,7 +567,7 @@ def poll_distribution(lesson: Lesson, k: int, answers: list[str], *, revealed: b
 
 def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     """The class block of the sidebar (nothing outside a class)."""
-    msg = st.session_state.pop(_MESSAGE, None)
+    msg = C.pop("message")
     if msg:
         st.sidebar.info(msg, icon=":material/group_off:")
     rec = current()
@@ -540,31 +575,31 @@ def panel(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
         _seat_cookie(rec)
     if rec is None:
         return
-    with st.sidebar.container(key="class_panel", border=True):
+    with st.sidebar.container(key=C.key("panel"), border=True):
         if role() == "lecturer":
             _lecturer_head(rec)
         else:
-            if not st.session_state.get(_FOLLOW) or opened == (rec.lesson, rec.step) or find(rec.lesson) is None:
-                st.session_state[_SEEN] = rec.version   # this run shows the class as it is now
+            if not C.following or opened == (rec.lesson, rec.step) or find(rec.lesson) is None:
+                C.seen = rec.version   # this run shows the class as it is now
             _student_head(rec, opened, find, go)
 
 
 def _student_head(rec: ClassRecord, opened, find: Find, go: Go) -> None:
     if not rec.is_open():
         st.markdown(f"**Class {rec.code}** closed at {local_time(rec.closes_at)}.")
-        st.button("Leave the class", key="class_leave", on_click=leave, type="tertiary", icon=":material/logout:")
+        st.button("Leave the class", key=C.key("leave"), on_click=leave, type="tertiary", icon=":material/logout:")
         return
-    following = bool(st.session_state.get(_FOLLOW))
+    following = bool(C.following)
     if following:
         st.markdown(f"**Class {rec.code}** · following the lecturer")
-        st.button("Explore on my own", key="class_explore", on_click=_explore, icon=":material/explore:")
+        st.button("Explore on my own", key=C.key("explore"), on_click=_explore, icon=":material/explore:")
     else:
         st.markdown(f"**Class {rec.code}** · exploring on your own (the lecturer is at step {rec.step})")
-        if st.button("Catch up", key="class_catch_up", type="primary", icon=":material/fast_forward:"):
+        if st.button("Catch up", key=C.key("catch_up"), type="primary", icon=":material/fast_forward:"):
             _catch_up(find, go)
     if rec.nicknames:
-        st.text_input("Your nickname (the lecturer asked for one)", key=_NICK, max_chars=40)
-    st.button("Leave the class", key="class_leave", on_click=leave, type="tertiary", icon=":material/logout:")
+        st.text_input("Your nickname (the lecturer asked for one)", key=C.key("nickname"), max_chars=40)
+    st.button("Leave the class", key=C.key("leave"), on_click=leave, type="tertiary", icon=":material/logout:")
     _watch(opened, find, go)
 
 
@@ -584,11 +619,11 @@ def presence_line(code: str) -> None:
 def _send(rec: ClassRecord, k: int, response) -> None:
     text = ", ".join(map(str, response)) if isinstance(response, (list, tuple)) else str(response or "")
     try:
-        class_store().answer(rec.code, k, _seat(), text, nickname=st.session_state.get(_NICK) or None)
+        class_store().answer(rec.code, k, _seat(), text, nickname=C.nickname or None)
     except ClassError as exc:
-        st.session_state["class_poll_error"] = str(exc)
+        C.poll_error = str(exc)
     else:
-        st.session_state.pop("class_poll_error", None)
+        C.pop("poll_error")
 
 
 @st.fragment
@@ -612,7 +647,7 @@ def student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
         st.markdown(f"**The class:** {d.total} answered" + (f", {d.right} right" if d.right is not None else ""))
         st.markdown(distribution_markdown(d.rows(), d.total, revealed=True))
         return
-    key = f"class_q_{rec.code}_{k}"
+    key = C.key("q", rec.code, k)
     if q.kind == "choice":
         response = st.radio("Your answer", q.choices, index=None, key=key)
     elif q.kind == "vertices":
@@ -620,11 +655,11 @@ def student_poll(rec: ClassRecord, lesson: Lesson, k: int) -> None:
                                  max_chars=500)
     else:
         response = st.text_input("Your answer: a number", key=key, max_chars=500)
-    if st.button("Send my answer" if mine is None else "Change my answer", key="class_send", type="primary",
+    if st.button("Send my answer" if mine is None else "Change my answer", key=C.key("send"), type="primary",
                  width="stretch", icon=":material/send:"):
         _send(rec, k, response)
         mine = store.my_answer(rec.code, k, _seat())
-    err = st.session_state.pop("class_poll_error", None)
+    err = C.pop("poll_error")
     if err:
         st.warning(err, icon=":material/warning:")
     if mine is not None:
@@ -654,12 +689,12 @@ def practice_step(lesson: Lesson, k: int, n: int, solved: int, attempts: int) ->
         _practice_results(rec.code, k, n)
         return
     mine = (rec.code, k, solved, attempts)
-    if st.session_state.get("class_practice_sent") != mine:
+    if C.practice_sent != mine:
         try:
             class_store().record_practice(rec.code, k, _seat(), solved=solved, attempts=attempts, total=n)
         except ClassError:
             return   # rate-limited or closed: the next change reports again
-        st.session_state["class_practice_sent"] = mine
+        C.practice_sent = mine
 
 
 @st.fragment(run_every=LECTURER_SECONDS)

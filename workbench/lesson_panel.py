@@ -26,15 +26,15 @@ from workbench.declarations.lessons import LESSONS_DIR, Lesson, lesson_files, lo
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.navigation import script
+from workbench.session import LessonState, PracticeState
 from workbench.turns import end_turn
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
            "render_panel"]
 
 LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
-_OPEN = "lesson_open"        # (lesson id, step number) of the open lesson
-_ANSWERS = "lesson_answers"  # (lesson id, step) -> "right" | "wrong" | "revealed"
-_PRACTICE_SCORE = f"{PAGES['practice'].prefix}_score"   # the Practice page's Score (workbench/pages/practice.py)
+S = LessonState()
+PRACTICE = PracticeState()   # the Practice page's score, read by a practice step
 
 
 def lessons_folder() -> Path:
@@ -81,7 +81,7 @@ def go_to_step(lesson: Lesson, k: int) -> None:
     link = PAGES.parse_link(lesson.steps[k - 1].url)
     query = dict(link.raw)
     query.update(lesson=lesson.id, step=str(k))
-    st.session_state[_OPEN] = (lesson.id, k)
+    S.open = (lesson.id, k)
     address_bar.reset_next(link.page.url_path)
     end_turn()
     st.switch_page(script(link.page), query_params=query)
@@ -103,20 +103,20 @@ def follow_query(page: PageSpec) -> None:
         st.warning(f"The link names the lesson {lesson_id[:60]!r}, which is not among the lessons "
                    f"({', '.join(x.id for x in all_lessons()[0]) or 'none could be read'}).",
                    icon=":material/link_off:")
-        st.session_state.pop(_OPEN, None)
+        del S.open
         return
     try:
         k = int(st.query_params.get("step", "1"))
     except ValueError:
         k = 1
     k = min(max(k, 1), len(lesson.steps))
-    if st.session_state.get(_OPEN) != (lesson.id, k):
-        st.session_state[_OPEN] = (lesson.id, k)
+    if S.open != (lesson.id, k):
+        S.open = (lesson.id, k)
         address_bar.reset_next(page.url_path)
 
 
 def _close() -> None:
-    st.session_state.pop(_OPEN, None)
+    del S.open
 
 
 def render_panel(page: PageSpec) -> bool:
@@ -124,12 +124,12 @@ def render_panel(page: PageSpec) -> bool:
     block when the session is in a class (:mod:`workbench.classroom`); in a class, the class's
     part of the main area above the page (:mod:`workbench.class_console`). ``False`` when the
     page itself is not to be drawn (the lecturer's console, a student waiting for the lecturer)."""
-    opened = st.session_state.get(_OPEN)
+    opened = S.open
     opened = tuple(opened) if opened else None
     classroom.panel(opened, find_lesson, go_to_step)
     lesson = find_lesson(opened[0]) if opened else None
     if opened and lesson is None:
-        st.session_state.pop(_OPEN, None)
+        del S.open
         opened = None
     show = class_console.main_area(opened, lesson, go_to_step)
     if not opened:
@@ -142,10 +142,10 @@ def render_panel(page: PageSpec) -> bool:
     go = None
     with st.sidebar:
         st.divider()
-        with st.container(key="lesson_panel"):
+        with st.container(key=S.key("panel")):
             st.markdown(f"**{lesson.title}**")
             if in_class and classroom.role() == "lecturer":   # the console above the page has the controls
-                st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
+                st.button("Close the lesson", key=S.key("close"), on_click=_close, icon=":material/close:",
                           type="tertiary")
                 return show
             if not in_class:   # in a class, the step counter is the one above the page
@@ -155,7 +155,7 @@ def render_panel(page: PageSpec) -> bool:
             st.markdown(f"## {step.title}")
             if PAGES.parse_link(step.url).page.url_path != page.url_path:
                 st.info("This step is on another page.", icon=":material/info:")
-                if st.button("Show this step", key="lesson_show", icon=":material/visibility:"):
+                if st.button("Show this step", key=S.key("show"), icon=":material/visibility:"):
                     go = k
             st.markdown(step.text)
             if step.question is not None and not in_class:   # a class's question is above the page
@@ -163,13 +163,13 @@ def render_panel(page: PageSpec) -> bool:
             if step.practice is not None:
                 _practice(lesson, k, *step.practice)
             c1, c2 = st.columns(2)
-            if c1.button("Previous", key="lesson_prev", icon=":material/arrow_back:", disabled=k == 1,
+            if c1.button("Previous", key=S.key("prev"), icon=":material/arrow_back:", disabled=k == 1,
                          width="stretch"):
                 go = k - 1
-            if c2.button("Next", key="lesson_next", icon=":material/arrow_forward:", disabled=k == n,
+            if c2.button("Next", key=S.key("next"), icon=":material/arrow_forward:", disabled=k == n,
                          type="primary", width="stretch"):
                 go = k + 1
-            st.button("Close the lesson", key="lesson_close", on_click=_close, icon=":material/close:",
+            st.button("Close the lesson", key=S.key("close"), on_click=_close, icon=":material/close:",
                       type="tertiary")
     if go is not None:
         if go != k:
@@ -181,7 +181,7 @@ def render_panel(page: PageSpec) -> bool:
 def _practice(lesson: Lesson, k: int, n: int, family: str) -> None:
     """A practice step: N exercises of a family on the Practice page, counted from this session's
     score there (and reported to the class when the session is in one)."""
-    score = st.session_state.get(_PRACTICE_SCORE)
+    score = PRACTICE.score
     tally = score.tally(family) if score is not None else None
     solved, attempts = (min(tally.solved, n), tally.attempts) if tally else (0, 0)
     st.markdown(f"**Practice.** Solve {n} exercise{'s' if n > 1 else ''} of *{FAMILIES[family].title}* on the "
@@ -193,24 +193,24 @@ def _practice(lesson: Lesson, k: int, n: int, family: str) -> None:
 
 
 def _question(lesson: Lesson, k: int, q) -> None:
-    answers = st.session_state.setdefault(_ANSWERS, {})
+    answers = S.setdefault("answers", {})
     key = (lesson.id, k)
     st.markdown(f"**Question.** {q.text}")
     response = None
     if q.kind == "choice":
-        response = st.radio("Your answer", q.choices, index=None, key=f"lesson_q_{lesson.id}_{k}")
+        response = st.radio("Your answer", q.choices, index=None, key=S.key("q", lesson.id, k))
     elif q.kind == "vertices":
         response = st.text_input("Your answer: vertex names, separated by commas (none: leave empty)",
-                                 key=f"lesson_q_{lesson.id}_{k}")
+                                 key=S.key("q", lesson.id, k))
     elif q.kind == "number":
-        response = st.text_input("Your answer: a number", key=f"lesson_q_{lesson.id}_{k}")
+        response = st.text_input("Your answer: a number", key=S.key("q", lesson.id, k))
     c1, c2 = st.columns(2)
-    if q.kind != "reveal" and c1.button("Check", key="lesson_check", width="stretch"):
+    if q.kind != "reveal" and c1.button("Check", key=S.key("check"), width="stretch"):
         if response is None or (isinstance(response, str) and not response.strip() and q.kind != "vertices"):
             answers[key] = "empty"
         else:
             answers[key] = "right" if q.check(response) else "wrong"
-    if c2.button("Reveal", key="lesson_reveal", width="stretch"):
+    if c2.button("Reveal", key=S.key("reveal"), width="stretch"):
         answers[key] = "revealed"
     state = answers.get(key)
     if state == "right":

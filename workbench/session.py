@@ -129,7 +129,7 @@ def _annotated(cls: type) -> dict[str, str]:
     out = {name: kind if isinstance(kind, str) else repr(kind).removeprefix(f"{__name__}.")
            for name, kind in cls.__dict__.get("__annotations__", {}).items()
            if not name.startswith("_") and "ClassVar" not in str(kind)}
-    for name in out.keys() & {"key", "pop", "setdefault", "has", "prefix"}:
+    for name in out.keys() & {"key", "pop", "setdefault", "has", "update", "prefix"}:
         raise TypeError(f"{cls.__name__}.{name}: the name of a method of every state, choose another")
     return out
 
@@ -173,6 +173,11 @@ class SessionState:
     def has(self, name: str) -> bool:
         """Whether ``name`` is set in this session."""
         return type(self).key(name) in st.session_state
+
+    def update(self, **values: Any) -> None:
+        """Set several attributes at once (each a declared one)."""
+        for name, value in values.items():
+            st.session_state[type(self).key(name)] = value
 
 
 class PageState(SessionState, prefix=""):

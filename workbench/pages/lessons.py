@@ -17,6 +17,9 @@ from workbench.classroom import local_time
 from workbench.declarations.page_table import PAGES
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
+from workbench.session import LessonState
+
+C, L = classroom.ClassState(), LessonState()
 
 address_bar.page_head("lessons", "Lessons",
                 "Each lesson is a path through the workbench, written by a lecturer as a Markdown file: a step "
@@ -34,9 +37,9 @@ if not lessons:
 
 
 def _join_box() -> None:
-    with st.form("class_join_form", border=True, enter_to_submit=True):
+    with st.form(C.key("join_form"), border=True, enter_to_submit=True):
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        code = c1.text_input("Join a class: the code the lecturer shows", key="class_join_code", max_chars=20,
+        code = c1.text_input("Join a class: the code the lecturer shows", key=C.key("join_code"), max_chars=20,
                              placeholder="e.g. K7M3QX")
         if c2.form_submit_button("Join", icon=":material/group_add:", width="stretch"):
             try:
@@ -51,7 +54,7 @@ def _my_class(lid: str) -> None:
     if rec is None or classroom.role() != "lecturer":
         return
     store = classroom.class_store()
-    with st.container(border=True, key="class_dashboard"):
+    with st.container(border=True, key=C.key("dashboard")):
         st.subheader(f"Your class: {rec.code}", anchor=False)
         st.html(f"<p style='font-size:3rem;font-weight:700;letter-spacing:0.3em;margin:0'>{html.escape(rec.code)}</p>")
         left, right = st.columns([2, 1])
@@ -69,14 +72,14 @@ def _my_class(lid: str) -> None:
             classroom.presence_line(rec.code)
             lesson = find_lesson(rec.lesson)
             if lesson is not None:
-                downloads(rec, lesson, prefix="class")
+                downloads(rec, lesson, where="lessons")
             if lesson is not None and st.button(("Start the lesson" if not rec.started else
-                                                 f"Go to step {rec.step} of the lesson"), key="class_go",
+                                                 f"Go to step {rec.step} of the lesson"), key=C.key("go"),
                                                 type="primary", icon=":material/play_arrow:"):
                 k = min(rec.step, len(lesson.steps))
                 classroom.start(lesson, k)
                 go_to_step(lesson, k)
-            if rec.is_open() and st.button("Close the class now", key="class_close", icon=":material/lock:"):
+            if rec.is_open() and st.button("Close the class now", key=C.key("close"), icon=":material/lock:"):
                 store.close_class(rec.code, lecturer=lid)
                 classroom.changed(rec.code)
                 st.rerun()
@@ -102,15 +105,15 @@ def _my_classes(lid: str) -> None:
             n = len(store.answers(rec.code, lecturer=lid))
             c1.markdown(f"**{rec.code}** · {rec.lesson} · step {rec.step} · {n} answers · "
                         + ("open" if rec.is_open() else f"closed {local_time(rec.closes_at)}"))
-            if c2.button("Lead", key=f"class_resume_{rec.code}", icon=":material/co_present:", width="stretch"):
+            if c2.button("Lead", key=C.key("resume", rec.code), icon=":material/co_present:", width="stretch"):
                 try:
                     classroom.resume(rec.code, find_lesson, go_to_step)
                 except ClassError as exc:
                     st.error(str(exc))
             c3.download_button("CSV", data=partial(store.export_csv, rec.code, lecturer=lid, questions=_questions(rec)),
-                               file_name=f"class-{rec.code}.csv", mime="text/csv", key=f"class_csv_{rec.code}",
+                               file_name=f"class-{rec.code}.csv", mime="text/csv", key=C.key("csv", rec.code),
                                on_click="ignore", width="stretch")
-            if c4.button("Delete", key=f"class_delete_{rec.code}", icon=":material/delete:", width="stretch"):
+            if c4.button("Delete", key=C.key("delete", rec.code), icon=":material/delete:", width="stretch"):
                 if classroom.current() is not None and classroom.current().code == rec.code:
                     classroom.leave()
                 store.delete(rec.code, lecturer=lid)
@@ -125,20 +128,20 @@ lead_options = None
 if lecturer is not None:
     _my_class(lecturer)
     _my_classes(lecturer)
-    with st.container(border=True, key="class_lead_options"):
+    with st.container(border=True, key=C.key("lead_options")):
         st.markdown("**Lead a class.** Open a class on a lesson below: students join with its code and follow you "
                     "from step to step, and each step's question becomes a live poll.")
         c1, c2 = st.columns(2)
         hours = c1.number_input("The class closes after (hours)", min_value=0.25, max_value=24.0,
-                                value=DEFAULT_HOURS, step=0.25, key="class_hours")
-        nicknames = c2.toggle("Ask the students for nicknames", key="class_nicknames",
+                                value=DEFAULT_HOURS, step=0.25, key=C.key("hours"))
+        nicknames = c2.toggle("Ask the students for nicknames", key=C.key("nicknames"),
                               help="Off: answers are anonymous.")
         lead_options = (hours, nicknames)
 
 start = None
 lead = None
 for lesson in lessons:
-    with st.container(border=True, key=f"lesson_card_{lesson.id}"):
+    with st.container(border=True, key=L.key("card", lesson.id)):
         head, button = st.columns([6, 1], vertical_alignment="top")
         with head:
             st.header(lesson.title, anchor=False)
@@ -147,10 +150,10 @@ for lesson in lessons:
                 st.caption(f"From {lesson.papers}")
             if lesson.intro:
                 st.markdown(lesson.intro)
-        if button.button("Start", key=f"lesson_start_{lesson.id}", type="primary", icon=":material/play_arrow:",
+        if button.button("Start", key=L.key("start", lesson.id), type="primary", icon=":material/play_arrow:",
                          width="stretch"):
             start = lesson
-        if lead_options is not None and button.button("Lead a class", key=f"lesson_lead_{lesson.id}",
+        if lead_options is not None and button.button("Lead a class", key=L.key("lead", lesson.id),
                                                       icon=":material/co_present:", width="stretch"):
             lead = lesson
         with st.expander(f"The {len(lesson.steps)} steps"):
