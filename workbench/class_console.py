@@ -29,9 +29,9 @@ from workbench.declarations.lessons import Lesson
 from workbench import classroom
 from workbench.figures.class_figures import poll_figure, poll_text
 from workbench.figures.style import current as current_style
-from workbench.session import Family, LessonState, SessionState
+from workbench.session import LessonState, SessionState
 
-__all__ = ["console", "student_bar", "main_area", "downloads", "ConsoleState"]
+__all__ = ["console", "student_bar", "main_area", "downloads", "ConsoleState", "ConsoleDownloads"]
 
 class ConsoleState(SessionState, prefix="class"):
     """The class's part of the main area (its element keys are what the browser tests and
@@ -46,8 +46,13 @@ class ConsoleState(SessionState, prefix="class"):
     poll_chart: None = None           # ... the poll's answers
     top: None = None                  # ... back to the page's top when the step changes
     student: None = None              # a student's bar
-    csv_all: Family[None] = None      # the class's answers as CSV, by where they are drawn
-    csv_summary: Family[None] = None  # ... and its summary
+
+
+class ConsoleDownloads(SessionState, prefix="console"):
+    """The class's CSV downloads on the console (the browser tests press them by these keys)."""
+
+    csv_all: None = None              # the class's answers
+    csv_summary: None = None          # ... and its summary per question
 
 
 S, LESSON = ConsoleState(), LessonState()
@@ -158,9 +163,9 @@ def _console_body(rec: ClassRecord, lesson: Lesson, k: int, revealed: bool) -> N
         downloads(rec, lesson)
 
 
-def downloads(rec: ClassRecord, lesson: Lesson, *, where: str = "console") -> None:
-    """The class's answers (with right or wrong) and its summary per question, as CSV files (the
-    buttons' keys name ``where`` they are drawn: the Lessons page draws them too)."""
+def downloads(rec: ClassRecord, lesson: Lesson, *, keys: type[SessionState] = ConsoleDownloads) -> None:
+    """The class's answers (with right or wrong) and its summary per question, as CSV files, keyed by
+    the ``csv_all`` and ``csv_summary`` of ``keys`` (the Lessons page draws them too, with its own)."""
     lid = classroom.lecturer_id()
     if lid is None:
         return
@@ -170,11 +175,11 @@ def downloads(rec: ClassRecord, lesson: Lesson, *, where: str = "console") -> No
               if s.question is not None and s.question.kind != "reveal"}
     tz = classroom.browser_zone()
     c1, c2 = st.columns(2)
-    c1.download_button("All answers (CSV)", key=S.key("csv_all", where),
+    c1.download_button("All answers (CSV)", key=keys.key("csv_all"),
                        data=partial(store.export_csv, rec.code, lecturer=lid, questions=questions, checks=checks, tz=tz),
                        file_name=f"class-{rec.code}.csv", mime="text/csv", icon=":material/download:",
                        on_click="ignore", width="stretch")
-    c2.download_button("Summary (CSV)", key=S.key("csv_summary", where),
+    c2.download_button("Summary (CSV)", key=keys.key("csv_summary"),
                        data=partial(store.summary_csv, rec.code, lecturer=lid, questions=questions, checks=checks),
                        file_name=f"class-{rec.code}-summary.csv", mime="text/csv", icon=":material/summarize:",
                        on_click="ignore", width="stretch",

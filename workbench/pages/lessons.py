@@ -72,7 +72,7 @@ def _my_class(lid: str) -> None:
             classroom.presence_line(rec.code)
             lesson = find_lesson(rec.lesson)
             if lesson is not None:
-                downloads(rec, lesson, where="lessons")
+                downloads(rec, lesson, keys=classroom.ClassState)
             if lesson is not None and st.button(("Start the lesson" if not rec.started else
                                                  f"Go to step {rec.step} of the lesson"), key=C.key("go"),
                                                 type="primary", icon=":material/play_arrow:"):
