@@ -37,7 +37,7 @@ from workbench.figures.arrows import message_text
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.figures.style import Style
 from workbench.figures.style import current as current_style
-from workbench.session import PageState
+from workbench.session import Family, PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import DEFAULT_SAMPLE, current_tree, load_sample, network_samples
 from workbench.text import md, subscript
@@ -45,7 +45,6 @@ from workbench.widgets import keep, widget
 
 SPEC = PAGES["belief_propagation"]
 DRAW_LIMIT = 40                       # messages are drawn up to this many vertices; above, the marginals
-KEY = "bp_tree"                       # the clickable tree (its selection: workbench.components)
 CURRENT = "(the current tree)"        # the model box: the current tree with random φ and a Potts ψ
 UPLOADED = "uploaded: "               # ... or an imported network
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
@@ -66,21 +65,36 @@ class BPState(PageState, page="belief_propagation"):
     click: str = "select"               # what a click on a vertex does (CLICKS)
     ev_kind: str = "hard"               # the evidence the buttons set: hard or soft
     ev_label: int = 0                   # ... its label
-    soft: None = None                   # bp_soft_A: the weight of label A in soft evidence
+    soft: Family[float] = 1.0           # the weight of each label in soft evidence
     playing: bool = False               # the schedule plays
     tick: float = 0.0                   # ... and last moved at this time
     psi_edge: int | None = None         # the network edge whose ψ is edited
-    phi_edit: None = None               # bp_phi_edit_REV, bp_psi_edit_REV, bp_psi_net_EDGE_REV: the table editors
-    psi_edit: None = None
-    psi_net: None = None
+    phi_edit: Family[dict] = None       # the table editors: φ, by the model's revision
+    psi_edit: Family[dict] = None       # ... ψ, by the revision
+    psi_net: Family[dict] = None        # ... a network edge's ψ, by edge and revision
     prior: tuple | None = None          # (what φ and ψ it was for, the marginals without evidence)
+    tree: None = None                   # the clickable tree (its selection: workbench.components)
+    bars: None = None                   # the selected vertex's marginal
+    ev_set: bool = False                # the evidence's buttons: set at the selected vertex
+    ev_clear: bool = False              # ... clear there
+    ev_clear_all: bool = False          # ... clear all
+    ev_reset: bool = False              # ... clear all (the model's tab)
+    back: bool = False                  # the schedule's buttons: back
+    next: bool = False                  # ... next
+    play: bool = False                  # ... play or pause
+    phi_reset: bool = False             # the model's buttons: back to the seeded φ
+    psi_reset: bool = False             # ... back to the Potts coupling
+    marg_table: None = None             # the tables: the marginals
+    messages_table: None = None         # ... the messages
+    dl_messages: None = None            # the downloads: the messages
+    dl_marginals: None = None           # ... the marginals
+    par_fig: None = None                # the figures: the parallel schedule
+    conv_fig: None = None               # ... its convergence
+    elim_fig: None = None               # ... the elimination
 
 
 S = BPState()
-
-
-def _soft_key(label: int) -> str:
-    return f"{S.key('soft')}_{label}"
+KEY = S.key("tree")
 
 
 # ------------------------------------------------------------------ the model
@@ -185,7 +199,7 @@ def _reset_model_state() -> None:
 
 
 def _soft_weights(model: BPModel, v: int):
-    return tuple(float(st.session_state.get(_soft_key(a), 1.0)) for a in range(len(_labels(model, v))))
+    return tuple(float(S.soft[a]) for a in range(len(_labels(model, v))))
 
 
 def _wanted_evidence(model: BPModel, v: int):
@@ -286,7 +300,7 @@ def settings() -> None:
         c2.metric("Largest number of states", net.k)
         c3.caption(f"A {net.kind} network from {net.source or 'a file'}: its own φ and ψ.")
     with st.expander("Import a network (BIF, XMLBIF, UAI, Hugin .net)", icon=":material/upload_file:"):
-        st.file_uploader("Network file", type=["bif", "xml", "xmlbif", "uai", "net", "gz"], key="bp_upload",
+        st.file_uploader("Network file", type=["bif", "xml", "xmlbif", "uai", "net", "gz"], key=S.key("upload"),
                          on_change=_on_upload,
                          help="A Bayesian network whose nodes have at most one parent, or a pairwise Markov "
                               "network on a tree; anything else is refused, naming the node or cycle at fault.")
@@ -318,7 +332,7 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     shown = ", ".join(f"{p:.4f}" for p in post) if model.states is None else \
         ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(labels, post))
     st.markdown(f"**P({md(subscript('x', name))} | evidence)** = \\[{shown}\\]")
-    marginal_panel(post, prior, key="bp_bars", name="bp_marginal",
+    marginal_panel(post, prior, key=S.key("bars"), name="bp_marginal",
                    title=f"P(x_{html.escape(name)}): prior and with the evidence",
                    labels=labels if model.states is not None else None,
                    describe=f"Vertex {name} of {tree.n:,}: P(x_{name} | evidence) = [{', '.join(f'{p:.4f}' for p in post)}]"
@@ -334,13 +348,13 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
     else:
         cols = st.columns(min(card, 4))
         for a in range(card):
-            cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=_soft_key(a))
+            cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=S.soft.key(a))
     b1, b2, b3 = st.columns(3)
-    b1.button(f"Set at {md(name)}", key="bp_ev_set", on_click=_apply_evidence, args=(sel, "set"), type="primary",
+    b1.button(f"Set at {md(name)}", key=S.key("ev_set"), on_click=_apply_evidence, args=(sel, "set"), type="primary",
               width="stretch")
-    b2.button(f"Clear at {md(name)}", key="bp_ev_clear", on_click=_apply_evidence, args=(sel, "clear"),
+    b2.button(f"Clear at {md(name)}", key=S.key("ev_clear"), on_click=_apply_evidence, args=(sel, "clear"),
               disabled=name not in ev, width="stretch")
-    b3.button("Clear all", key="bp_ev_clear_all", on_click=_set_evidence, args=({},), disabled=not ev,
+    b3.button("Clear all", key=S.key("ev_clear_all"), on_click=_set_evidence, args=({},), disabled=not ev,
               width="stretch")
     if ev:
         st.caption("Evidence: " + md(format_evidence(ev).replace(",", ", ")) + " (it multiplies φ).")
@@ -401,8 +415,8 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
             S.tick = now
             S.messages = S.messages + 1
     b1, b2, b3 = st.columns([1, 1, 6])
-    b1.button("◀ back", on_click=_step, args=(-1, total), key="bp_back")
-    b2.button("next ▶", on_click=_step, args=(1, total), key="bp_next")
+    b1.button("◀ back", on_click=_step, args=(-1, total), key=S.key("back"))
+    b2.button("next ▶", on_click=_step, args=(1, total), key=S.key("next"))
     step = widget(SPEC, "messages", where=b3, hi=total)
     done = step == total
     phase = ("collect: leaves towards the root " + tree.name(tree.root)) if step <= total // 2 \
@@ -454,12 +468,12 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
                     + ", ".join(f"{p:.4f}" for p in b.marginal[:card]) + "\\]")
         df = pd.DataFrame(exact.marginals, index=list(tree.names),
                           columns=[f"P(label {a})" for a in range(model.k)])
-        st.dataframe(df.style.format("{:.4f}"), key="bp_marg_table")
+        st.dataframe(df.style.format("{:.4f}"), key=S.key("marg_table"))
     if step:
         table = pd.DataFrame([{"step": w.step, "phase": w.phase, "from": tree.name(w.sender), "to": tree.name(w.receiver),
                                **{f"m(x_to = {a})": float(w.message[a]) for a in range(model.k)}} for w in work[:step]])
         with st.expander(f"The {step} message{'s' if step > 1 else ''} sent so far", expanded=done):
-            st.dataframe(table, hide_index=True, key="bp_messages_table")
+            st.dataframe(table, hide_index=True, key=S.key("messages_table"))
 
 
 def marginals_view(model: BPModel, exact, rev: int) -> None:
@@ -488,7 +502,7 @@ def controls(total: int) -> None:
     """Play / pause and the speed (the whole page reruns: the timer of the schedule changes)."""
     c1, c2, _ = st.columns([1, 2, 4], vertical_alignment="bottom")
     playing = S.playing
-    c1.button("Pause" if playing else "Play", key="bp_play", on_click=_play, args=(total, not playing),
+    c1.button("Pause" if playing else "Play", key=S.key("play"), on_click=_play, args=(total, not playing),
               icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
     if S.speed not in SPEEDS:
         S.speed = SPEC.setting("speed").default
@@ -541,7 +555,7 @@ def parallel(model: BPModel, exact) -> None:
     errs = _errors(trace, exact.marginals)
     fig, conv = _parallel_figures(tree, model.node_potentials, model.edge_potentials, model.k, exact.marginals,
                                   it, current_style())
-    chart(fig, key="bp_par_fig", name="bp_parallel",
+    chart(fig, key=S.key("par_fig"), name="bp_parallel",
           describe=f"Parallel schedule on {tree.n:,} vertices, iteration {it} of {last}: {2 * (tree.n - 1):,} "
                    f"messages recomputed at once; largest |belief − exact| {errs[it]:.2e}; exact from "
                    f"iteration {trace.converged_at}.")
@@ -549,7 +563,7 @@ def parallel(model: BPModel, exact) -> None:
     m1.metric("Largest |belief − exact| now", f"{errs[it]:.2e}")
     m2.metric("Exact from iteration", trace.converged_at)
     m3.metric("Messages per iteration", 2 * (tree.n - 1))
-    chart(conv, key="bp_conv_fig", name="bp_convergence",
+    chart(conv, key=S.key("conv_fig"), name="bp_convergence",
           describe=f"Largest |belief − exact| after each of {len(errs)} iterations, from {errs[0]:.2e} to "
                    f"{errs[-1]:.2e}; zero from iteration {trace.converged_at}; iteration {it} marked.")
     st.caption("Section 8.3: the parallel schedule is exact after at most diameter-many iterations. "
@@ -574,7 +588,7 @@ def elimination(tree) -> None:
             [(star.name(s.vertex), s.size) for s in centre_first],
         f"leaves first (largest table {largest_table(leaves_first):,})":
             [(star.name(s.vertex), s.size) for s in leaves_first],
-    }), key="bp_elim_fig", name="bp_elimination",
+    }), key=S.key("elim_fig"), name="bp_elimination",
         describe=f"Table sizes while eliminating a star of {leaves} leaves with {ke} labels: centre first, the "
                  f"largest table has {largest_table(centre_first):,} entries; leaves first, "
                  f"{largest_table(leaves_first):,}.")
@@ -593,7 +607,7 @@ def tables(model: BPModel) -> None:
         phi = model.prior_node_potentials
         cols = [f"label {a}" for a in range(model.k)]
         base = pd.DataFrame(phi, index=list(tree.names), columns=cols)
-        got = st.data_editor(base, key=f"{S.key('phi_edit')}_{S.rev}",
+        got = st.data_editor(base, key=S.key("phi_edit", S.rev),
                              column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
                                             for c in cols})
         rows = {}
@@ -610,7 +624,7 @@ def tables(model: BPModel) -> None:
             _changed()
             st.rerun()
         if S.phi:
-            st.button("Back to the seeded φ", key="bp_phi_reset",
+            st.button("Back to the seeded φ", key=S.key("phi_reset"),
                       on_click=lambda: (S.pop("phi"), _changed()))
         if net is not None:
             st.caption("States beyond a variable's own are padding: they stay 0.")
@@ -621,7 +635,7 @@ def tables(model: BPModel) -> None:
             psi = psi if psi.ndim == 2 else psi[0]
             cols = [f"child {b}" for b in range(model.k)]
             base = pd.DataFrame(psi, index=[f"parent {a}" for a in range(model.k)], columns=cols)
-            got = st.data_editor(base, key=f"{S.key('psi_edit')}_{S.rev}",
+            got = st.data_editor(base, key=S.key("psi_edit", S.rev),
                                  column_config={c: st.column_config.NumberColumn(c, min_value=0.0, format="%.4f")
                                                 for c in cols})
             m = got.to_numpy(dtype=float)
@@ -633,7 +647,7 @@ def tables(model: BPModel) -> None:
                 _changed()
                 st.rerun()
             if S.psi is not None:
-                st.button("Back to the Potts coupling", key="bp_psi_reset",
+                st.button("Back to the Potts coupling", key=S.key("psi_reset"),
                           on_click=lambda: (S.pop("psi"), _changed()))
         else:
             st.markdown("**Edge potentials ψ** of the network: P(child | parent) of each edge")
@@ -645,7 +659,7 @@ def tables(model: BPModel) -> None:
             psi = np.asarray(model.edge_potentials[pick], float)[: len(la), : len(lb)]
             base = pd.DataFrame(psi, index=[f"{edges[pick][0]} = {x}" for x in la],
                                 columns=[f"{edges[pick][1]} = {x}" for x in lb])
-            got = st.data_editor(base, key=f"{S.key('psi_net')}_{pick}_{S.rev}")
+            got = st.data_editor(base, key=S.key("psi_net", pick, S.rev))
             m = got.to_numpy(dtype=float)
             if not np.array_equal(m, psi):
                 if not np.all(np.isfinite(m)) or np.any(m < 0):
@@ -689,7 +703,7 @@ try:
 except EngineError as exc:
     st.error(public_message(exc))
     if _evidence():
-        st.button("Clear all evidence", key="bp_ev_reset", on_click=_set_evidence, args=({},))
+        st.button("Clear all evidence", key=S.key("ev_reset"), on_click=_set_evidence, args=({},))
     st.stop()
 S.model = model
 if tree.n > DRAW_LIMIT:
@@ -709,9 +723,9 @@ if seq_tab.open:
             model, exact, work, S.rev)
         d1, d2, _ = st.columns([1, 1, 3])
         d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv",
-                           mime="text/csv", key="bp_dl_messages", icon=":material/download:", on_click="ignore")
+                           mime="text/csv", key=S.key("dl_messages"), icon=":material/download:", on_click="ignore")
         d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals),
-                           file_name="marginals.csv", mime="text/csv", key="bp_dl_marginals",
+                           file_name="marginals.csv", mime="text/csv", key=S.key("dl_marginals"),
                            icon=":material/download:", on_click="ignore")
 if par_tab.open:
     with par_tab:

@@ -47,14 +47,13 @@ from workbench.figures.inference_figures import (difference_bars, work_bar_names
                                                  work_bars)
 from workbench.figures.style import NEUTRAL, OKABE_ITO
 from workbench.figures.style import current as current_style
-from workbench.session import PageState
+from workbench.session import Family, PageState
 from workbench.treeview import tree_view, view_bind
 from workbench.state import current_tree, network_samples, set_tree
 from workbench.text import md, subscript
 from workbench.widgets import widget
 
 SPEC = PAGES["online_marginals"]
-KEY = "om_tree"       # the clickable tree (its selection: workbench.components)
 MAX_K = SPEC.setting("k").hi
 NO_NETWORK = "(the current tree)"
 POTTS, EDIT = "Potts coupling", "Edit matrix"   # the two ways to give the edge potential
@@ -63,7 +62,7 @@ MODEL = ("k", "coupling", "psi", "cover", "network")   # the settings of the mod
 
 class OnlineState(PageState, page="online_marginals"):
     mode: str = POTTS                       # the edge potential: a Potts coupling or an edited matrix
-    matrix: None = None                     # om_matrix_K_HASH: the matrix editor's keys
+    matrix: Family[dict] = None             # the matrix editor, by k and its first matrix
     matrix_start: list | None = None        # the editor's first matrix (a link's psi, a scenario's)
     matrix_now: tuple | None = None         # the edited matrix now
     session: OnlineSession | None = None    # the lesson: the model, its evidence and its operation log
@@ -71,15 +70,27 @@ class OnlineState(PageState, page="online_marginals"):
     evidence_link: dict | None = None       # a link's evidence, applied to the next session
     evidence_said: tuple | None = None      # (session, its version, the evidence as a link gives it)
     label: int = 0                          # the label to observe
-    soft: None = None                       # om_soft_A: the weight of label A in soft evidence
+    soft: Family[float] = 1.0               # the weight of each label in soft evidence
     error: str | None = None                # the last evidence error, shown once
     flash: tuple | None = None              # (kind, message) of the last stream, check or load, shown once
     count: int = 50                         # operations of a random stream
     seed: int = 0                           # ... and its seed
     load: object = None                     # the uploaded scenario
+    tree: None = None                       # the clickable tree (its selection: workbench.components)
+    d: None = None                          # the decomposition tree D's view
+    bars: None = None                       # the selected vertex's marginal
+    work: None = None                       # the work of the last operation
+    diff: None = None                       # the posterior minus the prior
+    observe: bool = False                   # the evidence's buttons: observe the label
+    clear: bool = False                     # ... clear the evidence
+    apply: bool = False                     # ... apply the soft evidence
+    play: bool = False                      # the stream's buttons: play a random stream
+    check: bool = False                     # ... check against BP
+    save: None = None                       # ... save the scenario
 
 
 S = OnlineState()
+KEY = S.key("tree")
 
 
 @page_cache(st.cache_resource, max_entries=8, show_spinner=False)
@@ -117,7 +128,7 @@ def _settings(tree) -> PairwiseConfig:
                 start = potts_interaction(k, 1.0).tolist()
             df = st.data_editor(pd.DataFrame(start, columns=[f"→{b}" for b in range(k)],
                                              index=[f"{a}" for a in range(k)]),
-                                key=f"{S.key('matrix')}_{k}_{abs(hash(json.dumps(start)))}")
+                                key=S.key("matrix", k, abs(hash(json.dumps(start)))))
             st.caption("ψ(parent = row, child = column) on every edge, parents towards the root "
                        f"{tree.name(tree.root)}; entries >= 0, zero forbids a pair.")
             S.matrix_now = tuple(map(tuple, np.asarray(df.to_numpy(dtype=float), float).tolist()))
@@ -260,15 +271,11 @@ def _evidence(kind: str) -> None:
         if kind == "observe":
             s.update(v, _phi(s, v) * np.eye(s.k)[int(S.label)])
         elif kind == "soft":
-            s.update(v, _phi(s, v) * np.array([float(st.session_state.get(_soft_key(a), 1.0)) for a in range(s.k)]))
+            s.update(v, _phi(s, v) * np.array([float(S.soft[a]) for a in range(s.k)]))
         else:
             s.clear(v)
     except EngineError as exc:
         S.error = public_message(exc)
-
-
-def _soft_key(label: int) -> str:
-    return f"{S.key('soft')}_{label}"
 
 
 def _play() -> None:
@@ -323,7 +330,7 @@ def _d_view(cover, touched) -> None:
     kinds = np.asarray(cover.kind, np.int64)
     palette = [NEUTRAL, OKABE_ITO["blue"], OKABE_ITO["sky"], OKABE_ITO["purple"]]   # edge, rake, compress, root
     deepest = max(touched, key=lambda z: int(dtree.depth[z])) if len(touched) else None
-    tree_view(dtree, "om_d", categories=(kinds, palette), highlight=touched, path_of=deepest, height=420, layout="tidy",
+    tree_view(dtree, S.key("d"), categories=(kinds, palette), highlight=touched, path_of=deepest, height=420, layout="tidy",
               describe=f"The decomposition tree D ({cover.m:,} nodes, height {cover.height}); the nodes the last "
                        f"operation touched are ringed ({len(touched)} of them).", show_path=True)
 
@@ -384,7 +391,7 @@ def lesson(tree) -> None:
                     + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                        if sel in s.evidence else ""))
         said = ", ".join(f"{p:.4f}" for p in marg)
-        marginal_panel(marg, s.prior[sel], key="om_bars", name="marginal", title=f"P(x_{name})",
+        marginal_panel(marg, s.prior[sel], key=S.key("bars"), name="marginal", title=f"P(x_{name})",
                        labels=None if states is None else states[sel], describe=(
                            f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
                            f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
@@ -395,12 +402,12 @@ def lesson(tree) -> None:
                 S.label = 0
             st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key=S.key("label"),
                          format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
-            st.button("Observe label", key="om_observe", type="primary", on_click=_evidence, args=("observe",))
-            st.button("Clear evidence", key="om_clear", on_click=_evidence, args=("clear",))
+            st.button("Observe label", key=S.key("observe"), type="primary", on_click=_evidence, args=("observe",))
+            st.button("Clear evidence", key=S.key("clear"), on_click=_evidence, args=("clear",))
         with e2:
             for a in range(k):
-                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=_soft_key(a))
-            st.button("Apply soft evidence", key="om_apply", on_click=_evidence, args=("soft",))
+                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=S.soft.key(a))
+            st.button("Apply soft evidence", key=S.key("apply"), on_click=_evidence, args=("soft",))
         if S.error:
             st.error(S.pop("error"))
 
@@ -428,20 +435,20 @@ def lesson(tree) -> None:
         n_ops = s.n_operations
         if n_ops:
             spec = _work_spec(model.total_work, full, n_ops)
-            text = FigureText.of(spec, key="om_work", kind="bars", describe=(
+            text = FigureText.of(spec, key=S.key("work"), kind="bars", describe=(
                 f"The work of the {n_ops:,} operation{'s' if n_ops != 1 else ''} so far: {model.total_work:,} "
                 "multiply-adds online, "
                 f"{full * n_ops:,} for one belief-propagation pass per operation."))
             text.before()
             _work_bars(model.total_work, full, n_ops)
-            export_buttons(spec, key="om_work", name="work", csv=text.csv)
+            export_buttons(spec, key=S.key("work"), name="work", csv=text.csv)
             text.after()
         # without evidence every bar is zero: the chart (the page's only Plotly chart, whose script
         # a fresh browser loads) waits for the first observation
         if tree.n <= 60 and len(s.evidence):
             diff = s.marginals() - s.prior
             far, lab = np.unravel_index(int(np.argmax(np.abs(diff))), diff.shape)
-            chart(difference_bars(tree.names, diff), key="om_diff", name="posterior_minus_prior",
+            chart(difference_bars(tree.names, diff), key=S.key("diff"), name="posterior_minus_prior",
                   describe=f"How far the evidence moved each of the {tree.n:,} vertices' marginal from the prior: "
                   f"the most at vertex {tree.name(int(far))}, label {lab}, by {diff[far, lab]:+.4f}.")
 
@@ -476,14 +483,14 @@ r1, r2, r3 = st.columns(3)
 with r1:
     st.number_input("Random stream: operations", 2, 5000, 50, step=10, key=S.key("count"))
     st.number_input("Seed", 0, 10 ** 6, 0, key=S.key("seed"))
-    st.button("Play random stream", key="om_play", on_click=_play)
+    st.button("Play random stream", key=S.key("play"), on_click=_play)
 with r2:
-    st.button("Check against BP", key="om_check", on_click=_check,
+    st.button("Check against BP", key=S.key("check"), on_click=_check,
               help="One belief-propagation pass under the current evidence, compared with every online marginal.")
 with r3:
     # the file is made on the click, outside any script run (no session state there): the
     # session object is taken now
     session = S.session
     st.download_button("Save scenario", lambda: json.dumps(session.to_scenario(), indent=1),
-                       file_name="scenario.json", mime="application/json", key="om_save", on_click="ignore")
+                       file_name="scenario.json", mime="application/json", key=S.key("save"), on_click="ignore")
     st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)
