@@ -288,12 +288,13 @@ class FigureText:
     def before(self) -> None:
         """Drawn just before the figure: its accessible name and the skip link."""
         first = self.text.split(". ")[0]
-        _A11Y(key=f"{self.key}-a11y", data={"label": self.text, "title": first[:120], "kind": self.kind,
-                                             "describe": f"{self.key}__describe"}, height="content")
+        element = ElementState(self.key)
+        _A11Y(key=element.key("a11y"), data={"label": self.text, "title": first[:120], "kind": self.kind,
+                                             "describe": element.key("describe")}, height="content")
 
     def after(self) -> None:
         """Drawn after the figure and its downloads: the "Describe" expander."""
-        with st.expander("Describe", icon=":material/description:", key=f"{self.key}__describe"):
+        with st.expander("Describe", icon=":material/description:", key=ElementState(self.key).key("describe")):
             st.markdown(_MD_SPECIAL.sub(r"\\\g<0>", self.text))
 
 
@@ -309,13 +310,14 @@ def export_buttons(fig, *, key: str, name: str | None = None,
 
     makers = draw or (lambda: figure_svg(fig), lambda: figure_pdf(fig))
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
-    with st.container(horizontal=True, gap="small", key=f"{key}__exports"):
+    element = ElementState(key)
+    with st.container(horizontal=True, gap="small", key=element.key("exports")):
         for fmt, make, mime in (("SVG", makers[0], "image/svg+xml"), ("PDF", makers[1], "application/pdf")):
             st.download_button(fmt, data=make, file_name=f"{stem}.{fmt.lower()}", mime=mime,
-                               key=f"{key}__{fmt.lower()}", on_click="ignore", type="tertiary",
+                               key=element.key(fmt.lower()), on_click="ignore", type="tertiary",
                                icon=":material/download:", help=f"Download this figure as {fmt}, as shown here")
         if csv is not None:
-            st.download_button("CSV", data=csv, file_name=f"{stem}.csv", mime="text/csv", key=f"{key}__csv",
+            st.download_button("CSV", data=csv, file_name=f"{stem}.csv", mime="text/csv", key=element.key("csv"),
                                on_click="ignore", type="tertiary", icon=":material/table:",
                                help="Download the data this figure shows, as a table (CSV)")
 

@@ -69,6 +69,7 @@ from engine.runs.store import RunStore, code_version, default_db_target
 from engine.warmup import Countdown, busy_factor, busy_text, child_signals, signals_held, start_processes
 from engine.warmup import label as stage_label
 from workbench.identity import session_owner
+from workbench.session import Family, SessionState
 from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "shutdown_pool",
@@ -79,7 +80,18 @@ _POLL = 0.2  # seconds between two redraws of the progress bar
 #: a run's first time-left estimate waits for this much of its run (seconds): from the first tenth of a
 #: second it was "under a second left", then "longer than expected" for the rest of a 10 s run
 _ETA_AFTER = 1.0
-_JOBS, _LAST_RUN = "_runner_jobs", "runner_last_run"   # the session's keys
+
+
+class RunnerState(SessionState, prefix="runner"):
+    """A session's runs."""
+
+    jobs: dict | None = None          # this session's jobs, by id
+    last_run: int | None = None       # the run history's id of the last run recorded
+    cancel: Family[bool] = False      # a job's Cancel button, by job id
+
+
+S = RunnerState()
+
 WORKERS_ENV = "TREE_WORKBENCH_RUN_WORKERS"
 PER_SESSION_ENV = "TREE_WORKBENCH_RUNS_PER_SESSION"
 LESSON_RUNS_ENV = "TREE_WORKBENCH_LESSON_RUNS"
@@ -948,7 +960,7 @@ class Job:
 
 
 def _jobs() -> dict[str, Job]:
-    return st.session_state.setdefault(_JOBS, {})
+    return S.setdefault("jobs", {})
 
 
 def _watch(job: Job, label: str, *, cancel: bool = True):
@@ -964,7 +976,7 @@ def _watch(job: Job, label: str, *, cancel: bool = True):
                        "lessons): its result shows here too.")
         else:
             try:
-                st.button("Cancel", key=f"runner_cancel_{job.id}", icon=":material/stop_circle:",
+                st.button("Cancel", key=S.key("cancel", job.id), icon=":material/stop_circle:",
                           on_click=_cancel, args=(job,))
             except StreamlitAPIException:  # launched inside a form, where buttons are not allowed
                 st.caption("The run cannot be cancelled from inside a form.")
@@ -1064,7 +1076,7 @@ def _where(store: RunStore | None) -> tuple[str | None, str | None]:
 
 def last_run() -> int | None:
     """The id of the last run :func:`launch` recorded in this session (None: none yet)."""
-    return st.session_state.get(_LAST_RUN)
+    return S.last_run
 
 
 def _every_owner(store: RunStore | None) -> RunStore | None:
@@ -1117,7 +1129,7 @@ def launch(config: RunConfig, run_fn, *, label: str = "Running", reuse: bool = F
         return None
     rid = job.value.get("run_id")
     if rid is not None and mine:
-        st.session_state[_LAST_RUN] = rid
+        S.last_run = rid
         st.caption(f"Recorded as run {rid} in the run history (see the Runs page).")
     elif rid is not None:
         st.caption(f"Recorded as run {rid} in the run history, by the session that started it.")

@@ -223,6 +223,14 @@ class ElementState:
     box: str | None = None   # the "find a vertex" box's text
     box_error: str | None = None  # ... a name that is no vertex, shown once
     seen: Any = None         # the signature of the last event acted upon (a rerun does not act twice)
+    exports: None = None     # a figure's companions: its row of download buttons
+    svg: None = None         # ... the SVG download
+    pdf: None = None         # ... the PDF download
+    csv: None = None         # ... the CSV download (its data)
+    describe: None = None    # ... the "Describe" expander (its text description)
+    a11y: None = None        # ... its accessible name's component, KEY-a11y (the browser tests' name)
+
+    _JOIN: ClassVar[dict[str, str]] = {"a11y": "-"}   # a companion joined otherwise than by "__"
 
     def __init__(self, key: str):
         if not isinstance(key, str) or not key:
@@ -235,7 +243,7 @@ class ElementState:
             return self._key
         if not isinstance(type(self).__dict__.get(name), _ElementSlot):
             raise AttributeError(f"ElementState declares no {name!r}")
-        return f"{self._key}__{name}"
+        return f"{self._key}{self._JOIN.get(name, '__')}{name}"
 
     @property
     def event(self):
@@ -256,7 +264,7 @@ class ElementState:
 
 
 for _name, _default in list(vars(ElementState).items()):
-    if _name in ElementState.__annotations__:
+    if _name in _annotated(ElementState):
         setattr(ElementState, _name, _ElementSlot(_name, _default))
 
 
