@@ -47,6 +47,7 @@ class BhtmmState(PageState, page="bhtmm"):
     ll: None = None                        # ... the log-likelihood curve
     k: None = None                         # ... the trace of the number of states
     tree_fig: None = None                  # ... the labelled tree
+    settings: None = None                  # the settings' form
 
 
 S = BhtmmState()
@@ -96,7 +97,7 @@ def settings() -> tuple[dict, BhtmmConfig, bool]:
     if S.source not in src:
         st.warning(f"{S.source}: not in the data folder; the synthetic source is shown.")
         S.source = SPEC.setting("source").widget_value("synthetic")
-    with st.form("bhtmm_settings"):
+    with st.form(S.key("settings")):
         c1, c2, c3 = st.columns(3)
         with c1:
             widget(SPEC, "source", options=list(src))

@@ -40,6 +40,9 @@ class HedgeState(PageState, page="tree_hedge"):
     map: str = "favourite"                  # the action map shows each task's favourite, or its best action
     curves: None = None                     # the figures: the loss curves
     heat: None = None                       # ... the heat map of the weights
+    regret_view: None = None                # ... the task tree coloured by regret
+    action_view: None = None                # ... and by action
+    setup: None = None                      # the settings' form
 
 
 S = HedgeState()
@@ -52,7 +55,7 @@ def _shown() -> bool:
 
 BINDS = {"run": address_bar.run_bind("tree_hedge", _shown),
          "trial": address_bar.Bind(seed=lambda t: setattr(S, "trial_link", t), read=lambda: S.time if _shown() else None),
-         "task": address_bar.vertex(S.key("task")), "region": view_bind("hedge_regret_view")}
+         "task": address_bar.vertex(S.key("task")), "region": view_bind(S.key("regret_view"))}
 
 address_bar.page_head("tree_hedge", "TREE-HEDGE",
                 '"Online Sum-Product Computation over Trees" (Herbster, Pasteris & Vitale), section 5. '
@@ -85,7 +88,7 @@ with top[1]:
         set_tree(generate("random", 60, seed=7), "generated random n=60 seed=7 (TREE-HEDGE demo)", link="random:60:7")
         st.rerun()
 
-with st.form("hedge_setup"):
+with st.form(S.key("setup")):
     c1, c2, c3, c4 = st.columns(4)
     with c1:
         widget(SPEC, "k")
@@ -214,7 +217,7 @@ def results(run_tree, result) -> None:
     regret = np.asarray(a["task_regret"][learner][i], float)
     with c1:
         st.markdown(f"**Regret per task** after trial {t:,}: {LEARNER_STYLE[learner][0]}")
-        tree_view(run_tree, "hedge_regret_view", page="tree_hedge", values=regret, scale=SEQUENTIAL_SCALE, lo=0.0,
+        tree_view(run_tree, S.key("regret_view"), page="tree_hedge", values=regret, scale=SEQUENTIAL_SCALE, lo=0.0,
                   hi=max(float(regret.max()), 1e-9), value_title="regret", selected=task, on_pick=_point_out,
                   hover=lambda v: hover[v], describe=f"The task tree coloured by each task's regret after trial {t:,}.",
                   export_name="hedge_regret_tree")
@@ -226,7 +229,7 @@ def results(run_tree, result) -> None:
                                       else "best comparator μ* (Theorem 9)"}.get)
         actions = np.asarray(a["favourite"][learner][i] if shown == "favourite" else truth, np.int64)
         palette = [action_colour(-1)] + [action_colour(k) for k in range(m["states"])]
-        tree_view(run_tree, "hedge_action_view", categories=(actions + 1, palette), selected=task, on_pick=_point_out,
+        tree_view(run_tree, S.key("action_view"), categories=(actions + 1, palette), selected=task, on_pick=_point_out,
                   hover=lambda v: hover[v], describe="The task tree coloured by each task's action "
                   f"({'favourite of ' + LEARNER_STYLE[learner][0] if shown == 'favourite' else 'best'}).",
                   export_name="hedge_action_tree")
