@@ -98,35 +98,43 @@ def spelled_keys(path: Path, constants: dict[str, dict[str, ast.expr]]) -> list[
                     names[a.asname or a.name] = constants[node.module][a.name]
     aliases = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _is_session_state(node.value, set())
                for t in node.targets if isinstance(t, ast.Name)}
-    session = path == SESSION
-    found = []
-    for node in ast.walk(tree):
+    found = set(_spelled(ast.walk(tree), names, aliases, session=path == SESSION))
+    for func in ast.walk(tree):   # a function's local name bound to a built key (``sent = f"{key}__geo"``)
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            local = {t.id: node.value for node in ast.walk(func) if isinstance(node, ast.Assign)
+                     and _literal(node.value, {}) for t in node.targets if isinstance(t, ast.Name)}
+            if local:
+                found.update(_spelled(ast.walk(func), {**names, **local}, aliases, session=path == SESSION))
+    return sorted(found)
+
+
+def _spelled(nodes, names: dict[str, ast.expr], aliases: set[str], *, session: bool):
+    for node in nodes:
         if isinstance(node, ast.Call):
             func = node.func
             callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             for kw in node.keywords:
                 if kw.arg == "key" and callee not in NOT_SESSION_KEYS and _literal(kw.value, names):
-                    found.append((node.lineno, f"key={ast.unparse(kw.value)} of {callee}"))
+                    yield node.lineno, f"key={ast.unparse(kw.value)} of {callee}"
             at = None if callee in NOT_SESSION_KEYS else _POSITIONS.get(callee)
             if at is not None and len(node.args) > at and not any(isinstance(x, ast.Starred) for x in node.args[:at + 1]) \
                     and _literal(node.args[at], names):
-                found.append((node.lineno, f"{callee}(... {ast.unparse(node.args[at])} ...) as a key"))
+                yield node.lineno, f"{callee}(... {ast.unparse(node.args[at])} ...) as a key"
             if session:
                 continue
             if isinstance(func, ast.Attribute) and _is_session_state(func.value, aliases):
                 if func.attr in _SESSION_VERBS and node.args and _literal(node.args[0], names):
-                    found.append((node.lineno, f"session_state.{func.attr}({ast.unparse(node.args[0])})"))
+                    yield node.lineno, f"session_state.{func.attr}({ast.unparse(node.args[0])})"
                 if func.attr == "update" and node.args and isinstance(node.args[0], ast.Dict) and any(
                         k is not None and _literal(k, names) for k in node.args[0].keys):
-                    found.append((node.lineno, f"session_state.update({ast.unparse(node.args[0])[:40]})"))
+                    yield node.lineno, f"session_state.update({ast.unparse(node.args[0])[:40]})"
         elif session:
             continue
         elif isinstance(node, ast.Subscript) and _is_session_state(node.value, aliases) and _literal(node.slice, names):
-            found.append((node.lineno, f"session_state[{ast.unparse(node.slice)}]"))
+            yield node.lineno, f"session_state[{ast.unparse(node.slice)}]"
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
                 _is_session_state(c, aliases) for c in node.comparators) and _literal(node.left, names):
-            found.append((node.lineno, f"{ast.unparse(node.left)} in session_state"))
-    return found
+            yield node.lineno, f"{ast.unparse(node.left)} in session_state"
 
 
 def test_no_module_spells_a_session_key():
@@ -161,10 +169,13 @@ def test_the_scan_finds_each_way_of_spelling_a_key(tmp_path, monkeypatch):
         "Job(key='lesson|x')\n"
         "with st.form('setup'):\n"                            # 15
         "    pass\n"
-        "tree_view(t, 'bp_tree', page='x')\n")
+        "tree_view(t, 'bp_tree', page='x')\n"
+        "def f(key):\n"
+        "    sent = f'{key}__geo'\n"
+        "    return st.session_state.get(sent)\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     got = spelled_keys(src, {"workbench.page": _constants(ast.parse(src.read_text()))})
-    assert sorted(line for line, _ in got) == [3, 4, 5, 6, 7, 9, 10, 11, 15, 17]
+    assert [line for line, _ in got] == [3, 4, 5, 6, 7, 9, 10, 11, 15, 17, 20]
 
 
 def test_a_key_is_declared_once():

@@ -223,6 +223,7 @@ class ElementState:
     box: str | None = None   # the "find a vertex" box's text
     box_error: str | None = None  # ... a name that is no vertex, shown once
     seen: Any = None         # the signature of the last event acted upon (a rerun does not act twice)
+    geo: Any = None          # the tree view's geometry this session's browser was sent last (its id)
     exports: None = None     # a figure's companions: its row of download buttons
     svg: None = None         # ... the SVG download
     pdf: None = None         # ... the PDF download

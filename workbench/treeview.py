@@ -272,16 +272,15 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time);
     # the geometry (positions, names) only when this session's browser was not sent it last: a click
     # sends the view's colours (treeview.js keeps the geometry and asks again for one it lacks: "geo")
-    sent = f"{key}__geo"
+    element = ElementState(key)
     gid = geometry_id(tree, marks)
-    payload = _encode(tree, marks, data,
-                      geometry=not treeview_data.SEND_GEOMETRY_ONCE or st.session_state.get(sent) != gid)
-    st.session_state[sent] = gid
+    payload = _encode(tree, marks, data, geometry=not treeview_data.SEND_GEOMETRY_ONCE or element.geo != gid)
+    element.geo = gid
     _COMPONENT(key=key, data=payload, height="content",
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
                on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key),
-               on_geo_change=lambda: st.session_state.pop(sent, None))
+               on_geo_change=lambda: element.pop("geo"))
     if err:
         st.error(err)
     if page is not None:
