@@ -1,6 +1,6 @@
 """Session state is kept one way (workbench.session): every key is declared once, by an attribute of a
-declaration class, and no module spells one -- no string literal, f-string or string constant as the
-``key=`` of an element, nor as the key of an ``st.session_state`` read or write outside workbench/session.py."""
+declaration class; no module but workbench/session.py touches ``st.session_state``, and none spells a key
+-- no string literal, f-string or string constant as the ``key=`` (or positional key) of an element."""
 
 from __future__ import annotations
 
@@ -146,6 +146,14 @@ def test_no_module_spells_a_session_key():
                 if (rel, line) not in ALLOWED]
     assert not bad, "keys spelled outside their declaration (declare them in a workbench.session class):\n" + \
         "\n".join(bad)
+
+
+def test_only_the_declarations_touch_session_state():
+    """Every read and write of st.session_state goes through workbench.session (its declarations, or
+    ElementState for a key a caller holds: a setting's widget, an element's companions)."""
+    touching = sorted(str(p.relative_to(ROOT)) for p in WORKBENCH.rglob("*.py") if p != SESSION and any(
+        isinstance(n, ast.Attribute) and n.attr == "session_state" for n in ast.walk(ast.parse(p.read_text()))))
+    assert not touching, f"st.session_state outside workbench/session.py: {touching}"
 
 
 def test_the_scan_finds_each_way_of_spelling_a_key(tmp_path, monkeypatch):

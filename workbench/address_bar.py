@@ -42,7 +42,7 @@ from engine.errors import EngineError
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.settings import FLOAT, VERTEX, Setting, format_value
-from workbench.session import Family, LessonState, SessionState
+from workbench.session import ElementState, Family, LessonState, SessionState
 from workbench.state import TreeState, current_tree, link_tree, set_tree, tree_link, tree_source
 
 __all__ = ["Bind", "arrived", "choice", "vertex", "run_bind", "run_once", "page_head", "sync_query", "values",
@@ -216,7 +216,7 @@ def _seed(schema: PageSpec, name: str, b: Bind, value) -> None:
             st.warning(f"The link's {name}={value!r} cannot be used: {exc} (ignored).", icon=":material/link_off:")
         return
     if value is None:
-        st.session_state.pop(b.key, None)
+        ElementState(b.key).pop()
         return
     try:
         widget = b.to_widget(value)
@@ -226,21 +226,20 @@ def _seed(schema: PageSpec, name: str, b: Bind, value) -> None:
     except (KeyError, ValueError, EngineError) as exc:
         st.warning(f"The link's {name}={value!r} is {exc} (ignored).", icon=":material/link_off:")
         return
-    st.session_state[b.key] = widget
+    ElementState(b.key).value = widget
 
 
 def values(page: str | PageSpec) -> dict[str, Any]:
     """The typed values of the page's bound settings now (what its widgets and state say), the
     settings not set left out: what :meth:`~workbench.declarations.page_spec.PageSpec.run_config` takes."""
     schema = PAGES.page(page)
-    ss = st.session_state
     bound = (S.binds or {}).get(schema.url_path, {})
     out: dict[str, Any] = {}
     for name, b in bound.items():
-        if b.read is None and b.key not in ss:
+        if b.read is None and not ElementState(b.key).has():
             continue
         try:
-            v = b.read() if b.read is not None else b.from_widget(ss[b.key])
+            v = b.read() if b.read is not None else b.from_widget(ElementState(b.key).value)
         except (KeyError, ValueError, TypeError, EngineError):
             continue
         if v is not None:

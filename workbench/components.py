@@ -183,7 +183,7 @@ def as_spec(fig: go.Figure) -> dict:
 
 
 def _first_id(key: str, decode: Callable):
-    ev = ElementState(key).event
+    ev = ElementState(key).value
     points = ev["selection"]["points"] if ev and "selection" in ev else []
     for p in points:
         cd = p.get("customdata")

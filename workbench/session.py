@@ -42,7 +42,7 @@ from workbench.declarations.page_table import PAGES
 if TYPE_CHECKING:
     from engine.practice import Score
 
-__all__ = ["SessionState", "PageState", "ElementState", "Family", "Members", "session_value", "AppState",
+__all__ = ["SessionState", "PageState", "ElementState", "Family", "Members", "AppState",
            "LessonState", "PracticeState"]
 
 _MISSING = object()
@@ -213,8 +213,9 @@ class _ElementSlot:
 
 class ElementState:
     """The state kept beside one element (a clickable tree, a chart), under ``KEY__NAME`` for the
-    element's key ``KEY`` (itself declared by its page or module); :attr:`event` is the element's
-    own value (what Streamlit keeps under ``KEY``: a chart's selection, a component's last event)."""
+    element's key ``KEY`` (itself declared by its page or module, or by a page's spec for a setting's
+    widget); :attr:`value` is the element's own value (what Streamlit keeps under ``KEY``: a widget's
+    value, a chart's selection, a component's last event)."""
 
     view: Any = None         # the tree view's zoom and layout (workbench.treeview.ViewState)
     shown: Any = None        # what the tree view drew last: a click on a collapsed mark refers to it
@@ -247,32 +248,27 @@ class ElementState:
         return f"{self._key}{self._JOIN.get(name, '__')}{name}"
 
     @property
-    def event(self):
+    def value(self):
         """The element's own value in this session (None when it has none yet)."""
         return st.session_state.get(self._key)
 
-    @event.setter
-    def event(self, value) -> None:
+    @value.setter
+    def value(self, value) -> None:
         st.session_state[self._key] = value
 
     def has(self, name: str | None = None) -> bool:
         """Whether the element (``name`` None), or its state ``name``, is set in this session."""
         return self.key(name) in st.session_state
 
-    def pop(self, name: str, default: Any = None):
-        """The value of ``name`` (``default`` when unset), now forgotten."""
+    def pop(self, name: str | None = None, default: Any = None):
+        """The value of the element (``name`` None), or of its state ``name`` (``default`` when unset),
+        now forgotten."""
         return st.session_state.pop(self.key(name), default)
 
 
 for _name, _default in list(vars(ElementState).items()):
     if _name in _annotated(ElementState):
         setattr(ElementState, _name, _ElementSlot(_name, _default))
-
-
-def session_value(key: str, default: Any = None):
-    """The value kept under a declared ``key`` that a caller holds (a setting's widget key from its spec,
-    an element's key from its page's declaration), ``default`` when unset."""
-    return st.session_state.get(key, default)
 
 
 # ---------------------------------------------------------------- the state more than one module reads

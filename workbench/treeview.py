@@ -109,7 +109,7 @@ def set_view(key: str, state: ViewState) -> None:
 
 def _event(key: str, kind: str):
     """The tree view ``key``'s last event of ``kind`` (view, layout, pick, choose, open, query), or None."""
-    return (ElementState(key).event or {}).get(kind)
+    return (ElementState(key).value or {}).get(kind)
 
 
 def view_bind(key: str) -> address_bar.Bind:

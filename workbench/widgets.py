@@ -19,6 +19,7 @@ import streamlit as st
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.declarations.settings import CHECKBOX, NUMBER, RADIO, SELECT, SELECT_SLIDER, SLIDER, TABS, TOGGLE
+from workbench.session import ElementState
 
 __all__ = ["widget", "keep"]
 
@@ -72,8 +73,7 @@ def keep(page: str | PageSpec, *names: str) -> None:
     Writing the value back as the run starts keeps it, as Streamlit's documentation advises.
     """
     spec = page if isinstance(page, PageSpec) else PAGES.page(page)
-    ss = st.session_state
     for name in names:
-        key = spec.key(name)
-        if key in ss:
-            ss[key] = ss[key]
+        element = ElementState(spec.key(name))
+        if element.has():
+            element.value = element.value

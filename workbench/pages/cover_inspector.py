@@ -246,7 +246,7 @@ def _resolve_link_selection(tree, cover) -> None:
 def _fresh_event(key: str):
     """The first selected point's customdata of a chart or table, only when it is new."""
     element = ElementState(key)
-    ev = element.event
+    ev = element.value
     if not ev:
         return None
     sel = ev["selection"] if "selection" in ev else None
