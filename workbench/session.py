@@ -27,8 +27,10 @@ annotated ``Family[T]`` stands for a family of keys, one per part: ``S.soft[2]``
 ``S.soft.key(2)`` its key.
 
 Every key is declared by one attribute of one class: a second declaration of a key raises
-``TypeError`` naming both. Whatever the other modules need of session state goes through these
-classes; ``tests/test_session_state.py`` finds no key spelled outside them.
+``TypeError`` naming both. A declaration lives in the module that keeps the state; state that
+modules which cannot import each other read is declared here, at the end (the presenter switch, the
+open lesson, Practice's score: a page script cannot be imported). This is the one module that
+touches ``st.session_state``; ``tests/test_session_state.py`` finds no key spelled anywhere else.
 """
 
 from __future__ import annotations
