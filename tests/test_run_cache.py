@@ -261,3 +261,17 @@ def test_the_lessons_runs_run_ahead_once_each(db, pool):
         assert rec.status == "finished" and rec.label == "lesson" and rec.owner is None
         assert len(store.list()) == 2
     assert runner.run_lesson_runs(pool, [(had, runs_family.run), (new, runs_family.run)]) == 0
+
+
+def test_a_run_ahead_that_cannot_start_leaves_no_run_to_wait_for(db, capsys):
+    """A pool that refuses the run: nothing is left for a session to watch forever; the error is
+    said in the log."""
+    import types
+
+    def refuse(job, kind, payload):
+        raise RuntimeError("refused")
+
+    refusing = types.SimpleNamespace(stopping=False, submit=refuse)
+    assert runner.run_lesson_runs(refusing, [(_flip(seed=9), runs_family.run)]) == 0
+    assert not runner._GOING
+    assert "RuntimeError: refused" in capsys.readouterr().err

@@ -835,7 +835,14 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
             if new:
                 try:
                     job.submit(pool, "run", (config, run_fn, (store.target, None), "lesson"))
-                except RuntimeError:   # the executor was shut down (the server stops)
+                except Exception as exc:   # noqa: BLE001 - the executor shut down (the server stops), or a bug
+                    # a session watching it is told (one line), and launches its own next time
+                    job.error = (RunCancelled("the server stopped") if pool.stopping else
+                                 EngineError(f"the run could not start ({type(exc).__name__}); launch it again"))
+                    _job_ended(job)
+                    job.done.set()
+                    if not pool.stopping:
+                        traceback.print_exc()
                     break
                 ran += 1
             while not job.done.wait(1.0):
