@@ -30,7 +30,8 @@ opened from its link, each next one by the panel's Next; from the click until th
 "Step k of N", Streamlit's running indicator is gone, the page's script has ended (a step whose
 link starts a learning run ends with the run) and all has stayed so for 0.5 s. A step's row says
 why it took what it did: the run's own time ("done in N s"), whether it was queued behind the run
-workers' warm-up ("preparing", "queued"), or that it opened on a result of the run history.
+workers' warm-up ("preparing", "queued"), or that it opened on an earlier run's result
+("history": the run history's, or one run ahead of the lessons).
 ``--settle-after S`` waits S seconds after the health check before the first lesson (a lecturer
 who starts the server a minute before the class); ``--only rta,htmm`` goes through those lessons
 only, in that order (a class that starts with a late lesson).
@@ -296,7 +297,7 @@ def lesson_times(settle_after: float = 0.0, timeout: float = 600.0, only: tuple[
                         settled, seen = _settle(pg, f"Step {k} of {n}", timeout)
                         main = pg.locator("[data-testid='stMain']").inner_text()
                         done = re.findall(r"done in ([0-9.]+) s", main)
-                        if "of the run history, with exactly these settings" in main:
+                        if "with exactly these settings" in main:
                             seen.add("history")
                         rows.append({"lesson": lesson.id, "step": k, "run": "run" in TABLE.parse_link(step.url).raw,
                                      "settled_s": round(lag + settled, 2),

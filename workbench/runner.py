@@ -35,7 +35,8 @@ first session keeps its Cancel). When the server starts its pool with the prepar
 (:func:`start_pool`), it also runs, one at a time in the background, every run a lesson step's
 link starts (``run=1``), in the order the lessons use them (:func:`lesson_runs`), unless the
 history has them already: a class that reaches such a step finds its result
-(``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off).
+(``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off). These runs ahead are kept in the process, not
+recorded in the history (nobody asked for them; a restarted server runs them again, in seconds).
 """
 
 from __future__ import annotations
@@ -810,7 +811,7 @@ def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
 def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None = None) -> int:
     """Run each of ``runs`` (default :func:`lesson_runs`) that has no result yet
     (:func:`cached_result`) in ``pool``, one at a time (a student's run waits for one of them at
-    most), recorded in the run history under no owner with the label "lesson"; a session that
+    most), their results kept in this process (not recorded in the history); a session that
     launches one of them meanwhile watches it. Returns how many ran."""
     try:
         runs = lesson_runs() if runs is None else runs
@@ -834,7 +835,7 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
                     job.result_key = key
             if new:
                 try:
-                    job.submit(pool, "run", (config, run_fn, (store.target, None), "lesson"))
+                    job.submit(pool, "run", (config, run_fn, (None, None), "lesson"))
                 except Exception as exc:   # noqa: BLE001 - the executor shut down (the server stops), or a bug
                     # a session watching it is told (one line), and launches its own next time
                     job.error = (RunCancelled("the server stopped") if pool.stopping else
