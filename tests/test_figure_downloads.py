@@ -83,6 +83,16 @@ def check_exports(at, files: dict, drawn: list, leads: dict) -> set[str]:
     button's file is valid, and its description opens with the page's own sentence. Returns the
     file names."""
     assert not at.exception, at.exception
+    pressed = {str(b.key)[:-len("__download")] for b in at.button if str(b.key).endswith("__download")}
+    early = {str(b.key) for b in at.get("download_button") if str(b.key).rsplit("__", 1)[0] in pressed}
+    assert not early, f"a figure's files offered before its Download was pressed: {early}"
+    for _ in range(40):   # each figure's "Download" shows its files (a press each; they stay)
+        shows = [b for b in at.button if str(b.key).endswith("__download")]
+        if not shows:
+            break
+        shows[0].click()
+        at.run()
+        assert not at.exception, at.exception
     assert drawn[0] == 0, "an export was drawn during a rerun"
     keys = {b.key for b in at.get("download_button")}
     charts = [c.key for c in at.get("plotly_chart")] + [c.key for c in tree_views(at)]

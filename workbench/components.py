@@ -301,17 +301,26 @@ class FigureText:
 def export_buttons(fig, *, key: str, name: str | None = None,
                    draw: tuple[Callable[[], bytes], Callable[[], bytes]] | None = None,
                    csv: Callable[[], bytes] | None = None) -> None:
-    """Two small download buttons, "SVG" and "PDF", for ``fig`` (a Figure or a :class:`Spec`),
-    as it is shown (theme and presenter size), or for what ``draw`` (an SVG and a PDF maker) draws;
-    and "CSV" (the figure's data) when ``csv`` (a maker of its bytes) is given.
-    The file is drawn on the server when the button is clicked (``st.download_button`` with a
-    callable), never during a rerun; a click does not rerun the page."""
+    """A "Download" button for ``fig`` (a Figure or a :class:`Spec`) that shows, once pressed (and
+    from then on in this session), two download buttons, "SVG" and "PDF", of the figure as it is
+    shown (theme and presenter size), or of what ``draw`` (an SVG and a PDF maker) draws; and "CSV"
+    (the figure's data) when ``csv`` (a maker of its bytes) is given.
+    The file is drawn on the server when its button is clicked (``st.download_button`` with a
+    callable), never during a rerun; a click on it does not rerun the page. The download buttons
+    wait for the "Download" press because each one is registered with the server on every run: three
+    per figure, every click of every student, were a tenth of a class's server time (a lock that all
+    sessions' runs share, docs/benchmarks.md "Classroom speed")."""
     from workbench.figures.export import figure_pdf, figure_svg
 
     makers = draw or (lambda: figure_svg(fig), lambda: figure_pdf(fig))
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
     element = ElementState(key)
     with st.container(horizontal=True, gap="small", key=element.key("exports")):
+        if not element.downloads:
+            st.button("Download", key=element.key("download"), type="tertiary", icon=":material/download:",
+                      help="SVG or PDF of this figure, as shown here" + (", or its data as CSV" if csv else ""),
+                      on_click=_show_downloads, args=(key,))
+            return
         for fmt, make, mime in (("SVG", makers[0], "image/svg+xml"), ("PDF", makers[1], "application/pdf")):
             st.download_button(fmt, data=make, file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=element.key(fmt.lower()), on_click="ignore", type="tertiary",
@@ -320,6 +329,10 @@ def export_buttons(fig, *, key: str, name: str | None = None,
             st.download_button("CSV", data=csv, file_name=f"{stem}.csv", mime="text/csv", key=element.key("csv"),
                                on_click="ignore", type="tertiary", icon=":material/table:",
                                help="Download the data this figure shows, as a table (CSV)")
+
+
+def _show_downloads(key: str) -> None:
+    ElementState(key).downloads = True
 
 
 # ------------------------------------------------------------------ bars without a chart

@@ -228,6 +228,8 @@ class ElementState:
     seen: Any = None         # the signature of the last event acted upon (a rerun does not act twice)
     geo: Any = None          # the tree view's geometry this session's browser was sent last (its id)
     exports: None = None     # a figure's companions: its row of download buttons
+    downloads: bool = False  # ... shown once asked for (its "Download" button, below)
+    download: None = None    # ... the "Download" button that shows them
     svg: None = None         # ... the SVG download
     pdf: None = None         # ... the PDF download
     csv: None = None         # ... the CSV download (its data)

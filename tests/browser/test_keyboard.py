@@ -259,7 +259,7 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
         const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; }""")
     assert link[0].startswith(name) and link[1] > 20 and link[2] > 10, link
     shot(page, "keyboard_skip_link")
-    # the Tab stops the link skips: the tree view's search box and buttons, SVG, PDF, CSV
+    # the Tab stops the link skips: the tree view's search box and buttons, its Download button
     skipped = tree_view(page, "bp_tree").locator("button, input").count() + \
         page.locator(".st-key-bp_tree__exports button").count()
     page.keyboard.press("Enter")

@@ -148,6 +148,8 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
     wait_for_app(page)
     exports = page.locator(".st-key-bp_tree__exports")
     exports.wait_for(timeout=30_000)
+    exports.get_by_role("button", name="Download").click()   # the figure's files, shown once asked for
+    exports.get_by_role("button", name="PDF").wait_for(timeout=30_000)
     got = {}
     for fmt in ("SVG", "PDF"):
         with page.expect_download(timeout=60_000) as dl:
