@@ -117,12 +117,13 @@ def test_placed_arrows_are_kept_per_view_arrows_and_style():
 
 def test_the_bytes_sent_are_the_payload_made():
     """The browser is sent the payload's JSON with its geometry spliced in as encoded once per marks
-    (workbench.treeview._encode): the same object as the payload, on a second click too, with
-    names in any script and quotes, values, rings, a selection and a path."""
+    (workbench.treeview._encode) and named ("geo"): the same object as the payload, on a second
+    click too, with names in any script and quotes, values, rings, a selection and a path."""
     import json
 
     from engine.trees.model import Tree
     from workbench.treeview import _encode, _plain
+    from workbench.treeview_data import geometry_id
 
     names = ["racine", "ünï", 'a "quoted" name', "名前", "x\\y", "e"]
     tree = Tree.from_parent([-1, 0, 0, 1, 1, 2], names=names)
@@ -133,5 +134,6 @@ def test_the_bytes_sent_are_the_payload_made():
         data, _ = view_payload(tree, "om_tree", drawing, marks, values=np.linspace(0, 1, tree.n), rings=[4],
                                selected=selected, style=Style())
         sent = json.loads(_encode(tree, marks, data).decode())
+        assert sent.pop("geo") == geometry_id(tree, marks)
         assert sent == json.loads(json.dumps(data, default=_plain))
         assert sent["vname"] == names and sent["labelFirst"][0] == list(marks.vertices).index(selected)

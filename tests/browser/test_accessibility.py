@@ -199,9 +199,10 @@ def test_axe_after_the_main_action_in_lesson_mode(open_page, app_url, axe_source
     # a run keeps the script running (Streamlit's "Running" sign) until it is done or failed
     wait_for_app(page, timeout=300_000 if runs else 120_000)
     page.locator(".st-key-lesson_panel").wait_for(timeout=30_000)
-    if runs:
+    if runs:   # the run's end, or the result of the same settings' earlier run (the lessons' runs ahead)
         page.wait_for_function(
-            """() => /: (done in|failed|cancelled)/.test(document.querySelector('[data-testid="stMain"]').innerText)""",
+            """() => /: (done in|failed|cancelled|the result of)/.test(
+                document.querySelector('[data-testid="stMain"]').innerText)""",
             timeout=300_000, polling=500)
         wait_for_app(page)
     _wait_for_figures(page)
