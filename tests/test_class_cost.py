@@ -1,6 +1,6 @@
-"""What a class costs the server (workbench.classroom, workbench.serve, workbench.turns): a process
-reads a class once while the follow route knows its change counter, script events reach the event
-loop in batches and in order, and a follower's move gives its turn back before it waits.
+"""What a class costs the server (workbench.classroom, workbench.serve): a process reads a class
+once while the follow route knows its change counter, and script events reach the event loop in
+batches and in order.
 
 The speed itself is measured by ``python -m benchmarks.bench_app --only-class`` (README); these tests
 check that each saving keeps what the class sees exact."""
@@ -142,31 +142,3 @@ def test_script_events_reach_the_loop_in_order_and_an_error_stops_none(monkeypat
         assert [i for u, i in seen if u == t] == list(range(500))
     AppSession._call_soon_on_event_loop(session, lambda: None)   # a closed loop: dropped, as Streamlit does
 
-
-def test_a_follower_gives_its_turn_back_before_switch_page_waits(monkeypatch):
-    """workbench.turns.end_turn: with one turn, a run that ends its turn lets the next run start
-    while it is still going (st.switch_page's sleep); outside a served app it does nothing."""
-    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
-
-    from workbench.turns import end_turn, scripts_in_turn
-
-    end_turn()   # no turn held: nothing to give back
-    ended, other_ran, finish = threading.Event(), threading.Event(), threading.Event()
-
-    def fake_run(self, what):
-        if what == "follower":
-            end_turn()
-            ended.set()
-            finish.wait(30)   # the sleep before the page's run
-        else:
-            other_ran.set()
-
-    monkeypatch.setattr(ScriptRunner, "_run_script", fake_run)
-    scripts_in_turn(turns=1, wait=30.0)
-    follower = threading.Thread(target=ScriptRunner._run_script, args=(None, "follower"))
-    follower.start()
-    assert ended.wait(30)
-    ScriptRunner._run_script(None, "other")   # would wait 30 s for the held turn
-    assert other_ran.is_set() and not finish.is_set()
-    finish.set()
-    follower.join(30)

@@ -129,7 +129,8 @@ Find = Callable[[str], "Lesson | None"]
 # workbench.follow.CHECK_SECONDS. While that reading is fresh, a class record this process read
 # serves all of its sessions as long as the counter has not moved: 30 followers of a move read the
 # class once, not 30 times over one locked connection (with the interpreter shared, each locked read
-# waited for the others' script runs: a sixth of a follow's time in the profile, docs/benchmarks.md).
+# waited for the others' script runs: an eighth of the server's samples in a py-spy profile of
+# bench_app --only-class, 2 December 2026).
 # Without the route (AppTest, a plain ``streamlit run``) nothing is known and every read goes to the
 # store. A change made by this process forgets what it knew of the class at once.
 

@@ -309,7 +309,7 @@ def export_buttons(fig, *, key: str, name: str | None = None,
     callable), never during a rerun; a click on it does not rerun the page. The download buttons
     wait for the "Download" press because each one is registered with the server on every run: three
     per figure, every click of every student, were a tenth of a class's server time (a lock that all
-    sessions' runs share, docs/benchmarks.md "Classroom speed")."""
+    sessions' runs share: py-spy, bench_app --only-class, 2 December 2026)."""
     from workbench.figures.export import figure_pdf, figure_svg
 
     makers = draw or (lambda: figure_svg(fig), lambda: figure_pdf(fig))

@@ -27,7 +27,6 @@ from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.navigation import script
 from workbench.session import LessonState, PracticeState
-from workbench.turns import end_turn
 
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
            "render_panel"]
@@ -83,7 +82,6 @@ def go_to_step(lesson: Lesson, k: int) -> None:
     query.update(lesson=lesson.id, step=str(k))
     S.open = (lesson.id, k)
     address_bar.reset_next(link.page.url_path)
-    end_turn()
     st.switch_page(script(link.page), query_params=query)
 
 

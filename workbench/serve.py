@@ -257,7 +257,7 @@ def batched_handoff() -> None:
     batches. Streamlit schedules each with ``call_soon_threadsafe``, which writes to the loop's
     wake-up pipe: a system call per element, during which the script thread lets the interpreter
     go and then waits for it again. With 30 students following a move, those waits were a sixth of
-    the server's samples (docs/benchmarks.md, "Classroom speed"); batched, a burst of elements
+    the server's samples (py-spy, bench_app --only-class, 2 December 2026); batched, a burst of elements
     wakes the loop once. The callbacks run in the same order as before."""
     from streamlit.runtime.app_session import AppSession
 

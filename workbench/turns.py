@@ -28,7 +28,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["SCRIPT_TURNS", "TURN_WAIT_SECONDS", "scripts_in_turn", "out_of_turn", "end_turn"]
+__all__ = ["SCRIPT_TURNS", "TURN_WAIT_SECONDS", "scripts_in_turn", "out_of_turn"]
 
 #: Script runs that go on at once in a served app.
 SCRIPT_TURNS = 2
@@ -109,12 +109,3 @@ def out_of_turn() -> Iterator[None]:
     finally:
         _held.turn = held if line.acquire(timeout=wait) else None
 
-
-def end_turn() -> None:
-    """Give this run's turn to the next run now: what is left of it is a wait, not work
-    (``st.switch_page`` sleeps 10 ms before it asks for the new page's run, which then waits for a
-    turn of its own; with 30 followers moving at once, those sleeps held turns for 150 ms)."""
-    held = getattr(_held, "turn", None)
-    _held.turn = None
-    if held is not None:
-        held[0].release()
