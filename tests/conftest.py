@@ -344,3 +344,16 @@ def view_data(at, key: str) -> dict:
                 data[name] = np.frombuffer(base64.b64decode(data.get(name) or ""), dtype=dtype)
             return data
     raise KeyError(f"no tree view {key!r} on the page")
+
+
+@pytest.fixture(autouse=True)
+def _kernels_not_left_deferred():
+    """A test that defers kernels (``engine.jit.defer``: a served app's start, run here in-process)
+    does not leave them deferred for the next test of the same worker."""
+    from engine import jit
+
+    before = set(jit._DEFERRED)
+    yield
+    with jit._LOCK:
+        jit._DEFERRED.clear()
+        jit._DEFERRED.update(before)
