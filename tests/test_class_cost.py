@@ -142,3 +142,66 @@ def test_script_events_reach_the_loop_in_order_and_an_error_stops_none(monkeypat
         assert [i for u, i in seen if u == t] == list(range(500))
     AppSession._call_soon_on_event_loop(session, lambda: None)   # a closed loop: dropped, as Streamlit does
 
+
+
+_MEMBERSHIP = '''
+import streamlit as st
+from streamlit.runtime.state import get_session_state
+from streamlit.runtime.state.session_state import SessionState
+
+view = st.components.v2.component("membership.view", html="<div></div>", js="export default function () {}")
+st.slider("weight", 0.0, 1.0, 0.5, key="weight")
+st.text_input("name", key="name")
+st.button("go")
+view(key="view", data={"a": 1}, on_pick_change=lambda: None, default={"pick": None})
+st.session_state.setdefault("plain", 1)
+state = get_session_state()._state
+keys = ["weight", "name", "view", "plain", "missing", "$$ID-none-x"] + sorted(state._new_widget_state.keys())
+plain = type(state).__contains__
+original = getattr(plain, "__wrapped__", plain)
+st.session_state["patched"] = getattr(plain, "__wrapped__", None) is not None
+st.session_state["answers"] = [(k, plain(state, k), original(state, k)) for k in keys]
+'''
+
+
+def test_membership_without_presenting_answers_as_streamlit(monkeypatch):
+    """workbench.serve.plain_membership: ``key in session_state`` is the same for user keys,
+    widgets, a v2 component (whose value has a presenter), missing keys and raw widget ids."""
+    from streamlit.runtime.state.session_state import SessionState
+    from streamlit.testing.v1 import AppTest
+
+    from workbench.serve import plain_membership
+
+    monkeypatch.setattr(SessionState, "__contains__", SessionState.__contains__)
+    plain_membership()
+    plain_membership()   # twice: one layer
+    assert getattr(SessionState.__contains__.__wrapped__, "__wrapped__", None) is None
+    at = AppTest.from_string(_MEMBERSHIP, default_timeout=60).run()
+    at.run()   # the second run: every widget registered, the component's presenter in place
+    assert not at.exception and at.session_state["patched"]
+    answers = at.session_state["answers"]
+    assert len(answers) > 8 and any(k.startswith("$$ID") for k, _, _ in answers)
+    assert [(k, a) for k, a, _ in answers] == [(k, b) for k, _, b in answers]
+    assert {k: a for k, a, _ in answers if not k.startswith("$$")} == {
+        "weight": True, "name": True, "view": True, "plain": True, "missing": False}
+
+
+def test_recent_answers_are_the_functions_and_bounded():
+    """workbench.components.recent: a key asked lately gets the object the function gave (not a
+    copy, not another key's), the function runs once per key while kept, and at most ``size``
+    answers are kept (the least recently asked goes first)."""
+    from workbench.components import recent
+
+    calls = []
+
+    @recent(lambda a, b=0: (a, b), size=2)
+    def f(a, b=0):
+        calls.append((a, b))
+        return [a, b]
+
+    first = f(1)
+    assert f(1) is first and f(1, 0) is first and f(1, b=0) is first and calls == [(1, 0)]
+    assert f(2) == [2, 0] and f(1) is first and len(calls) == 2
+    assert f(3) == [3, 0]                      # 2 was asked least lately: it goes
+    assert list(f.recent) == [(1, 0), (3, 0)]
+    assert f(2) == [2, 0] and calls == [(1, 0), (2, 0), (3, 0), (2, 0)]

@@ -216,3 +216,39 @@ def test_a_shared_cover_and_prior_give_the_same_session():
         OnlineSession(random_tree(300, seed=6), 2, E, cover=cover)
     with pytest.raises(InvalidParameterError, match="prior marginals of shape"):
         OnlineSession(tree, 2, E, prior=prior[:10])
+
+
+@settings(max_examples=20)
+@given(tree=trees(max_n=12), k=st.integers(2, 3), seed=st.integers(0, 10**6),
+       cover=st.sampled_from(["optimal", "rake-only"]), before=st.integers(0, 4))
+def test_a_copy_answers_as_a_fresh_build_and_neither_sees_the_other(tree, k, seed, cover, before):
+    """A copy (what each student of a server gets of the one session built per settings) answers
+    every operation as a full recomputation does, and its operations leave the original as it was
+    (and the other way round); trees of one and two vertices (no cover) too."""
+    rng = np.random.default_rng(seed)
+    original = OnlineSession(tree, k, rng.random((k, k)) + 0.1, cover=cover)
+    for op in random_ops(tree, k, before, seed=rng):
+        try:
+            original.apply(op)
+        except EngineError:
+            pass
+    snapshot = original.model.state_arrays()
+    said = original.marginals().copy()
+    copy = original.copy()
+    for a, b in zip(copy.model.state_arrays(), snapshot):
+        np.testing.assert_array_equal(a, b)
+    assert copy.to_scenario() == original.to_scenario()
+    for op in random_ops(tree, k, 10, seed=rng):
+        try:
+            copy.apply(op)
+        except EngineError:
+            continue
+        np.testing.assert_allclose(copy.marginals(), _bp(copy), rtol=RTOL)
+        np.testing.assert_allclose(copy.model.marginal(0, record=False), _bp(copy)[0], rtol=RTOL)
+    for a, b in zip(original.model.state_arrays(), snapshot):   # the original did not move
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(original.marginals(), said, rtol=0, atol=0)
+    if tree.n >= 2:
+        original.update(0, np.full(k, 0.5))
+        np.testing.assert_allclose(original.marginals(), _bp(original), rtol=RTOL)
+        assert 0 not in copy.evidence or not np.array_equal(copy.evidence[0], np.full(k, 0.5))

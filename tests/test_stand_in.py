@@ -193,3 +193,20 @@ def test_large_tree_files_are_read_and_written_carefully_while_their_kernels_com
         jit.release(FK.__name__)
     with pytest.raises(AssertionError, match="while deferred"):   # the compiled path again
         parse_tree_text(texts["newick"], "newick")
+
+
+def test_a_copy_of_a_model_built_while_deferred_switches_on_its_own():
+    """A copy made while the plain-Python build stands in calls its own entry points (not the
+    original's) and changes to the compiled build once released, as the original does."""
+    tree = generate("random", 30, seed=4)
+    with _deferred():
+        model = OnlineModel(tree, 2, [[2.0, 1.0], [1.0, 2.0]])
+        copy = model.copy()
+        copy.update(3, [1.0, 0.0])
+        first = copy.marginal(7)
+        assert not copy.compiled and copy._standing_in
+        np.testing.assert_allclose(model.marginal(7), [0.5, 0.5], rtol=SAME)   # the original has no evidence
+    second = copy.marginal(7)
+    assert copy.compiled and not copy._standing_in
+    np.testing.assert_allclose(second, first, rtol=SAME, atol=0)
+    np.testing.assert_allclose(model.marginal(7), [0.5, 0.5], rtol=SAME)

@@ -31,7 +31,7 @@ import streamlit as st
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, Marks, TreeDrawing, Viewport
 from workbench import address_bar, treeview_data
-from workbench.components import FigureText, array_key, export_buttons, select_vertex, selected_vertex, tree_hash
+from workbench.components import FigureText, array_key, export_buttons, recent, select_vertex, selected_vertex, tree_hash
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.style import PROBABILITY_SCALE, SELECT, current
 from workbench.figures.view_export import view_pdf, view_svg
@@ -52,6 +52,7 @@ _COMPONENT = st.components.v2.component(
 
 
 # ------------------------------------------------------------------ shared, cached engine work
+@recent(lambda tree, layout="auto": (tree.content_key, layout), size=8)
 @st.cache_resource(max_entries=8, hash_funcs={Tree: tree_hash},
                    show_spinner="Laying the tree out (once per tree; about a second per 10^6 vertices)…")
 def drawing_of(tree: Tree, layout: str = "auto") -> TreeDrawing:
@@ -67,6 +68,7 @@ def _marks_key(m: Marks) -> tuple:
     return m.viewport, m.width, m.height, m.marker, m.stride, array_key(m.vertices)
 
 
+@recent(lambda drawing, *rest: (_drawing_key(drawing), *rest), size=96)
 @st.cache_resource(max_entries=96, hash_funcs={TreeDrawing: _drawing_key}, show_spinner=False)
 def _marks(drawing: TreeDrawing, vp: tuple, width: int, height: int, marker: float, budget: int) -> Marks:
     return drawing.marks(Viewport(*vp), width, height, marker=marker, budget=budget)

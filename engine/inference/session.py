@@ -100,6 +100,27 @@ class OnlineSession:
         self._prior = prior
         self._marginals = (-1, None) if prior is None else (0, prior)
 
+    def copy(self) -> "OnlineSession":
+        """An independent session in the same state: the model copied (:meth:`OnlineModel.copy`),
+        the log and the evidence copied; the tree, the cover, the starting potentials and the prior
+        shared (read only). A server builds one session per settings and gives each user a copy.
+
+        Examples
+        --------
+        >>> from engine.trees.generators import path_tree
+        >>> a = OnlineSession(path_tree(3), 2, [[2.0, 1.0], [1.0, 2.0]])
+        >>> b = a.copy()
+        >>> b.observe(0, 1)
+        >>> len(a.evidence), len(b.evidence), [round(float(p), 4) for p in b.query(1)]
+        (0, 1, [0.3333, 0.6667])
+        """
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.model = self.model.copy()
+        new.ops = [dict(op) for op in self.ops]
+        new.evidence = {v: vec.copy() for v, vec in self.evidence.items()}
+        return new
+
     @classmethod
     def from_scenario(cls, sc: Scenario, *, backend: str = "numba") -> "OnlineSession":
         """The session a scenario describes, with its ops replayed (the error names the op)."""
