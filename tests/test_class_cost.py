@@ -205,3 +205,58 @@ def test_recent_answers_are_the_functions_and_bounded():
     assert f(3) == [3, 0]                      # 2 was asked least lately: it goes
     assert list(f.recent) == [(1, 0), (3, 0)]
     assert f(2) == [2, 0] and calls == [(1, 0), (2, 0), (3, 0), (2, 0)]
+
+
+_FILTERED = '''
+import streamlit as st
+from streamlit.runtime.state import get_session_state
+
+from workbench.serve import _FilteredView
+
+view = st.components.v2.component("filtered.view", html="<div></div>", js="export default function () {}")
+if "picked" not in st.session_state:
+    st.session_state["picked"] = None          # a widget's key set to None by user code
+st.session_state.setdefault("plain", 3)
+st.radio("kind", ["a", "b"], key="kind")
+st.selectbox("picked", ["x", "y"], key="picked")
+st.slider("weight", 0.0, 1.0, 0.5, key="weight")
+st.number_input("count", 0, 9, 2)               # keyless
+view(key="view", data={"a": 1}, on_pick_change=lambda: None, default={"pick": None})
+safe = get_session_state()
+whole = safe.filtered_state
+lazy = _FilteredView(safe)
+state = safe._state
+asked = sorted(set(whole) | set(state._keys()) | {"missing", "picked", "kind", "view", "plain", "weight"})
+st.session_state["out"] = {
+    "asked": asked,
+    "same_membership": [k for k in asked if (k in lazy) != (k in whole)],
+    "same_values": [k for k in whole if k in lazy and lazy[k] != whole[k]],
+    "iterated": sorted(lazy) == sorted(whole) and len(lazy) == len(whole),
+    "picked_none": "picked" in lazy and lazy["picked"] is None,
+    "widgets_see": type(__import__("streamlit.elements.widgets.selectbox", fromlist=["x"]).get_session_state()).__name__,
+}
+'''
+
+
+def test_a_widgets_look_up_of_its_key_answers_as_the_whole_filtered_state(monkeypatch):
+    """workbench.serve.widget_lookups: the one-key view of ``filtered_state`` has the same keys and
+    values as the whole one (user keys, a widget key set to None, keyed and keyless widgets, a v2
+    component, internal ids, a missing key), and Streamlit's widgets read through it."""
+    from streamlit.elements.widgets import radio, selectbox, slider
+    from streamlit.testing.v1 import AppTest
+
+    from workbench.serve import _WidgetLookups, widget_lookups
+
+    for module in (radio, selectbox, slider):
+        monkeypatch.setattr(module, "get_session_state", module.get_session_state)
+    widget_lookups()
+    widget_lookups()   # twice: one layer
+    assert getattr(selectbox.get_session_state.__wrapped__, "__wrapped__", None) is None
+    at = AppTest.from_string(_FILTERED, default_timeout=60).run()
+    at.run()
+    assert not at.exception, at.exception
+    out = at.session_state["out"]
+    assert len(out["asked"]) > 8 and any(k.startswith("$$") for k in out["asked"])
+    assert out["same_membership"] == [] and out["same_values"] == [] and out["iterated"] and out["picked_none"]
+    assert at.selectbox(key="picked").value is None and at.radio(key="kind").value == "a"
+    assert out["widgets_see"] == _WidgetLookups.__name__

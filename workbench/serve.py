@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import collections.abc
 import contextlib
 import gc
 import logging
@@ -307,6 +308,87 @@ def plain_membership() -> None:
 
     __contains__.__wrapped__ = contains
     SessionState.__contains__ = __contains__
+
+
+class _WidgetLookups:
+    """The session state as a widget sees it while it is drawn (``get_session_state()`` in
+    Streamlit's widget modules), with ``filtered_state`` a :class:`_FilteredView`."""
+
+    __slots__ = ("_safe",)
+
+    def __init__(self, safe):
+        self._safe = safe
+
+    @property
+    def filtered_state(self) -> "_FilteredView":
+        return _FilteredView(self._safe)
+
+    def __getattr__(self, name):
+        return getattr(self._safe, name)
+
+
+class _FilteredView(collections.abc.Mapping):
+    """``filtered_state`` (every user key and keyed widget, by user key, values as user code
+    sees them) answered one key at a time: a widget asks only whether its own key is set and to
+    what. Built whole only when iterated."""
+
+    __slots__ = ("_safe", "_whole")
+
+    def __init__(self, safe):
+        self._safe, self._whole = safe, None
+
+    def __contains__(self, key) -> bool:
+        from streamlit.runtime.state.common import is_element_id, is_keyed_element_id
+        from streamlit.runtime.state.session_state import _is_internal_key
+
+        if not isinstance(key, str):
+            return False
+        with self._safe._lock:
+            state = self._safe._state
+            keys = state._keys()
+            if key in keys and not is_element_id(key) and not _is_internal_key(key):
+                return True   # a key set by user code
+            wid = state._key_id_mapper.get_id_from_key(key)   # a keyed widget's, by its user key
+            return (wid is not None and wid in keys and is_keyed_element_id(wid) and not _is_internal_key(wid)
+                    and state._key_id_mapper.id_key_mapping.get(wid) == key)
+
+    def __getitem__(self, key):
+        if key not in self:
+            raise KeyError(key)
+        return self._safe[key]
+
+    def _all(self) -> dict:
+        if self._whole is None:
+            self._whole = self._safe.filtered_state
+        return self._whole
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def widget_lookups() -> None:
+    """A widget's look-up of its own key in the session state, one key instead of all. Streamlit's
+    radio, slider, number input, select box, text and date widgets each read ``filtered_state``
+    while they are drawn, to see whether user code set their key to None: that builds the whole
+    state, every value presented (a v2 component's presenter defines a class on each call), once
+    per widget per run: 4.5-5 % of the server's samples with 30 students clicking or following a
+    class (py-spy --gil, bench_app, 2 December 2026). Here they get a view that answers for the
+    key asked (the same answers: tests/test_class_cost.py)."""
+    from streamlit.elements.widgets import number_input, radio, selectbox, slider, text_widgets, time_widgets
+
+    for module in (number_input, radio, selectbox, slider, text_widgets, time_widgets):
+        get = module.get_session_state
+        if getattr(get, "__wrapped__", None) is not None:
+            continue
+
+        def lookups(_get=get):
+            return _WidgetLookups(_get())
+
+        lookups.__wrapped__ = get
+        module.get_session_state = lookups
 
 
 #: the follow route's endpoints this process serves (their long polls end when the server stops)
@@ -786,6 +868,7 @@ def _main(args) -> int:
     lighter_runtime()
     batched_handoff()
     plain_membership()
+    widget_lookups()
     from workbench import treeview_data
 
     treeview_data.SEND_GEOMETRY_ONCE = True   # a click recolours a view: its positions are not sent again

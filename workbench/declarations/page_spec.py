@@ -89,10 +89,13 @@ class PageSpec:
             if not s.kind:
                 raise ValueError(f"setting {s.name}: give its kind (no declaration of field {s.field!r} on "
                                  f"{getattr(self.config, '__name__', 'a page without config')})")
+        # made once: every bound widget looks its setting up on every run of the page
+        object.__setattr__(self, "_all", {s.name: s for s in GLOBAL_SETTINGS + self.settings})
 
     @property
-    def all_settings(self) -> dict[str, Setting]:
-        return {s.name: s for s in GLOBAL_SETTINGS + self.settings}
+    def all_settings(self) -> Mapping[str, Setting]:
+        """Every setting of the page, the global ones first, by name (shared: not to be changed)."""
+        return self._all
 
     def setting(self, name: str) -> Setting:
         got = self.all_settings.get(name)
