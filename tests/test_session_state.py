@@ -202,6 +202,11 @@ def test_a_key_is_declared_once():
         class HedgeClash(PageState, page="tree_hedge"):
             eta: float = 1.0
     assert OneState.key("a") == "test_once_a"
+    # a refused declaration takes no key: the page's own state declares them all afterwards
+
+    class HedgeState(PageState, page="tree_hedge"):
+        pass
+    assert HedgeState.key("k") == "hedge_k"
 
 
 def _family_script():

@@ -35,6 +35,7 @@ touches ``st.session_state``; ``tests/test_session_state.py`` finds no key spell
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import streamlit as st
@@ -126,6 +127,19 @@ def _declare(cls: type, key: str, name: str) -> None:
         raise TypeError(f"{where}: the session key {key!r} is declared by {other} already")
 
 
+@contextlib.contextmanager
+def _all_or_none():
+    """A class's keys are declared all or none: one that clashes forgets those declared before it
+    (a refused declaration left them taken, and the page that owns them could not run again)."""
+    before = set(_DECLARED)
+    try:
+        yield
+    except BaseException:
+        for key in set(_DECLARED) - before:
+            _DECLARED.pop(key, None)
+        raise
+
+
 def _annotated(cls: type) -> dict[str, str]:
     """The annotated attributes of ``cls`` itself, each with its annotation as written."""
     out = {name: kind if isinstance(kind, str) else repr(kind).removeprefix(f"{__name__}.")
@@ -145,11 +159,12 @@ class SessionState:
     def __init_subclass__(cls, *, prefix: str, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.prefix = prefix
-        for name, kind in _annotated(cls).items():
-            key = f"{prefix}_{name}" if prefix else name
-            _declare(cls, key, name)
-            slot = _FamilySlot if kind.startswith("Family[") else _Slot
-            setattr(cls, name, slot(key, cls.__dict__.get(name)))
+        with _all_or_none():
+            for name, kind in _annotated(cls).items():
+                key = f"{prefix}_{name}" if prefix else name
+                _declare(cls, key, name)
+                slot = _FamilySlot if kind.startswith("Family[") else _Slot
+                setattr(cls, name, slot(key, cls.__dict__.get(name)))
 
     @classmethod
     def key(cls, name: str, *parts: object) -> str:
@@ -188,15 +203,16 @@ class PageState(SessionState, prefix=""):
 
     def __init_subclass__(cls, *, page: str, **kwargs):
         spec = PAGES[page]
-        for setting in spec.settings:
-            if setting.widget:
-                if setting.name in _annotated(cls):
-                    raise TypeError(f"{cls.__name__}.{setting.name}: the setting {setting.name} of /{page} "
-                                    "has this name already")
-                start = setting.widget_value(setting.default) if setting.default is not None else None
-                _declare(cls, spec.key(setting.name), setting.name)
-                setattr(cls, setting.name, _Slot(spec.key(setting.name), start))
-        super().__init_subclass__(prefix=spec.prefix, **kwargs)
+        with _all_or_none():
+            for setting in spec.settings:
+                if setting.widget:
+                    if setting.name in _annotated(cls):
+                        raise TypeError(f"{cls.__name__}.{setting.name}: the setting {setting.name} of /{page} "
+                                        "has this name already")
+                    start = setting.widget_value(setting.default) if setting.default is not None else None
+                    _declare(cls, spec.key(setting.name), setting.name)
+                    setattr(cls, setting.name, _Slot(spec.key(setting.name), start))
+            super().__init_subclass__(prefix=spec.prefix, **kwargs)
 
 
 class _ElementSlot:
