@@ -115,6 +115,19 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
         for title, why in failed.items():
             say(f"page {title} could not be warmed up: {why}")
         say(f"first pages rendered ({', '.join(out['pages'])}): {out['pages_s']:.1f} s")
+        from workbench import runner
+
+        if os.environ.get(runner.LESSON_RUNS_ENV, "").strip() != "0":
+            # the learning algorithms the lessons' runs ahead call (workbench.runner.lesson_runs)
+            # imported now, before anyone waits: imported once the port was open, their modules
+            # (SciPy's statistics among them) were a twelfth of the server's time while the first
+            # class followed its lecturer (py-spy --gil, bench_app --only-class, 2 December 2026)
+            t0 = time.perf_counter()
+            try:
+                runner.lesson_runs()
+            except Exception as exc:  # noqa: BLE001 - the runs ahead say it again when they start
+                say(f"the lessons' runs could not be prepared: {type(exc).__name__}: {exc}")
+            out["lesson_runs_s"] = round(time.perf_counter() - t0, 2)
     return out
 
 

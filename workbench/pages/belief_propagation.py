@@ -721,12 +721,13 @@ if seq_tab.open:
         playing = S.playing
         st.fragment(sequential, run_every=1.0 / float(S.speed) if playing else None)(
             model, exact, work, S.rev)
-        d1, d2, _ = st.columns([1, 1, 3])
-        d1.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv",
-                           mime="text/csv", key=S.key("dl_messages"), icon=":material/download:", on_click="ignore")
-        d2.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals),
-                           file_name="marginals.csv", mime="text/csv", key=S.key("dl_marginals"),
-                           icon=":material/download:", on_click="ignore")
+        # one row block, not three columns (each block is one more message on every run of a class)
+        with st.container(horizontal=True, gap="small"):
+            st.download_button("Messages (CSV)", lambda: messages_csv(tree, work), file_name="messages.csv",
+                               mime="text/csv", key=S.key("dl_messages"), icon=":material/download:", on_click="ignore")
+            st.download_button("Marginals (CSV)", lambda: marginals_csv(tree, exact.marginals),
+                               file_name="marginals.csv", mime="text/csv", key=S.key("dl_marginals"),
+                               icon=":material/download:", on_click="ignore")
 if par_tab.open:
     with par_tab:
         st.fragment(parallel)(model, exact)
