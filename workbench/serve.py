@@ -368,7 +368,8 @@ class _FilteredView(collections.abc.Mapping):
     def __getitem__(self, key):
         if key not in self:
             raise KeyError(key)
-        return self._safe[key]
+        with self._safe._lock:   # as filtered_state reads it (not through the script's yield check)
+            return self._safe._state[key]
 
     def _all(self) -> dict:
         if self._whole is None:
