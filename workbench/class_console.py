@@ -174,12 +174,12 @@ def downloads(rec: ClassRecord, lesson: Lesson, *, keys: type[SessionState] = Co
     checks = {i: s.question.check for i, s in enumerate(lesson.steps, 1)
               if s.question is not None and s.question.kind != "reveal"}
     tz = classroom.browser_zone()
-    c1, c2 = st.columns(2)
-    c1.download_button("All answers (CSV)", key=keys.key("csv_all"),
+    # one under the other: side by side in the console's narrow column their names were cut ("All ans…")
+    st.download_button("All answers (CSV)", key=keys.key("csv_all"),
                        data=partial(store.export_csv, rec.code, lecturer=lid, questions=questions, checks=checks, tz=tz),
                        file_name=f"class-{rec.code}.csv", mime="text/csv", icon=":material/download:",
                        on_click="ignore", width="stretch")
-    c2.download_button("Summary (CSV)", key=keys.key("csv_summary"),
+    st.download_button("Summary (CSV)", key=keys.key("csv_summary"),
                        data=partial(store.summary_csv, rec.code, lecturer=lid, questions=questions, checks=checks),
                        file_name=f"class-{rec.code}-summary.csv", mime="text/csv", icon=":material/summarize:",
                        on_click="ignore", width="stretch",
