@@ -349,13 +349,13 @@ def evidence_panel(model: BPModel, exact, sel: int) -> None:
         cols = st.columns(min(card, 4))
         for a in range(card):
             cols[a % len(cols)].number_input(f"weight of {labels[a]}", 0.0, 1e6, 1.0, 0.1, key=S.soft.key(a))
-    b1, b2, b3 = st.columns(3)
-    b1.button(f"Set at {md(name)}", key=S.key("ev_set"), on_click=_apply_evidence, args=(sel, "set"), type="primary",
-              width="stretch")
-    b2.button(f"Clear at {md(name)}", key=S.key("ev_clear"), on_click=_apply_evidence, args=(sel, "clear"),
-              disabled=name not in ev, width="stretch")
-    b3.button("Clear all", key=S.key("ev_clear_all"), on_click=_set_evidence, args=({},), disabled=not ev,
-              width="stretch")
+    with st.container(horizontal=True, gap="small"):   # one row block (wraps on a phone), not three columns
+        st.button(f"Set at {md(name)}", key=S.key("ev_set"), on_click=_apply_evidence, args=(sel, "set"),
+                  type="primary", width="stretch")
+        st.button(f"Clear at {md(name)}", key=S.key("ev_clear"), on_click=_apply_evidence, args=(sel, "clear"),
+                  disabled=name not in ev, width="stretch")
+        st.button("Clear all", key=S.key("ev_clear_all"), on_click=_set_evidence, args=({},), disabled=not ev,
+                  width="stretch")
     if ev:
         st.caption("Evidence: " + md(format_evidence(ev).replace(",", ", ")) + " (it multiplies φ).")
     else:

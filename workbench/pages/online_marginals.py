@@ -424,13 +424,14 @@ def lesson(tree) -> None:
     model = s.model
     rep = model.last_op
     full = bp_work(tree.n, k)
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Cover height", model.height)
-    m2.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red and ringed in D")
-    m3.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
-              delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
-              delta_arrow="off")   # a share, not a rise: no arrow
-    m4.metric("One full BP pass", f"{full:,}")
+    # one row block (it wraps on a phone), not four columns: four fewer messages on every click
+    with st.container(horizontal=True, gap="medium"):
+        st.metric("Cover height", model.height)
+        st.metric("Last operation", rep.op if rep else "—", help="the D nodes it touched are red and ringed in D")
+        st.metric("Its work (multiply-adds)", f"{rep.work:,}" if rep else "—",
+                  delta=f"{rep.work / full:.1%} of a BP pass" if rep else None, delta_color="off",
+                  delta_arrow="off")   # a share, not a rise: no arrow
+        st.metric("One full BP pass", f"{full:,}")
     d1, d2 = st.columns([3, 2])
     with d1:
         m_d = model.cover.m if model.cover is not None else 0
