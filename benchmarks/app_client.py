@@ -115,6 +115,10 @@ def _launched(command: list[str], app_dir: Path, *, what: str, healthy, env: dic
     log = open(log_path, "w") if log_path else subprocess.DEVNULL
     full_env = dict(os.environ if env is None else env)
     full_env["PYTHONPATH"] = str(app_dir)   # this tree's engine and workbench, not an installed one
+    # as `make run` starts it (the Makefile unexports it): with it set (some machines set it for every
+    # shell), each start compiled every module from source again and the server's imports in the
+    # background competed with the first students measured
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     t0 = time.perf_counter()
     proc = subprocess.Popen(command, cwd=app_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
