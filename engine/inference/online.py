@@ -594,8 +594,9 @@ class OnlineModel:
     def copy(self) -> "OnlineModel":
         """An independent model in the same state (tables, data, potentials, work counters), made
         by copying its two flat buffers: O(size of the model) memory copies instead of the O(n k^3)
-        fill. The tree and the cover are shared (both read only). Many sessions that start from the
-        same settings copy one model built once (the app's Online Marginals page).
+        fill. The tree and the cover are shared (both read only): many users that start from the
+        same settings can each copy one model built once. The copy calls the build of the kernels
+        that answers now (the plain-Python one while the compiled one is deferred).
 
         Examples
         --------
@@ -618,13 +619,11 @@ class OnlineModel:
         new._F[:] = self._F
         new._I = _aligned_zeros(self._I.size, np.int64)
         new._I[:] = self._I
-        K = self._Kmod
+        K = new._use(new._kernels())   # entry points bound to the copy (the stand-in's are methods)
         (new._tab, new._pool, new._theta, new._data, _, _, new._out, new._sc,
          new._NI, _, _, new._touched, new._path, _) = K.pure_module().views(new._F, new._I)
-        L = new._I
-        start = int(L[K.L_STATS])
+        start = int(new._I[K.L_STATS])
         new._stats = new._I[start:start + K.ST_SIZE]
-        new._use(K)   # entry points bound to the copy (the stand-in's are methods)
         return new
 
     def state_arrays(self) -> tuple:
