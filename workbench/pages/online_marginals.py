@@ -200,7 +200,9 @@ def _session(tree, config: PairwiseConfig) -> OnlineSession:
 def _states(s: OnlineSession):
     """The state names of a network's variables (None on the current tree)."""
     name = S.network
-    if name and name != NO_NETWORK and _network(name).tree is s.tree:
+    # by content, not identity: the session is a copy of one built per settings (_start_of), which
+    # may hold an earlier read of the same network
+    if name and name != NO_NETWORK and _network(name).tree.content_key == s.tree.content_key:
         return _network(name).states
     return None
 
