@@ -89,3 +89,23 @@ def test_a_session_has_its_share_of_runs(db, monkeypatch):
     assert not at.exception, at.exception
     assert at.session_state["got"] is None
     assert any("You already have 1 run going" in w.value for w in at.warning)
+
+
+def test_a_sigterm_in_a_finalizer_waits_for_the_next_one(monkeypatch):
+    """A SIGTERM that lands in a ``__del__`` (an llvmlite object freed while the run compiles) would
+    be printed as an ignored exception and the run go on: it is left to the next SIGTERM, which
+    ``_Pool.stop`` sends 0.1 s later; outside a finalizer the run ends at once."""
+    from types import SimpleNamespace as Frame
+
+    monkeypatch.setattr(runner, "_worker_ended", None)
+    run = Frame(f_code=runner._worker_run.__code__, f_back=None)
+    finalizer = Frame(f_code=Frame(co_name="__del__"), f_back=Frame(f_code=Frame(co_name="compile"), f_back=run))
+    assert runner._worker_stop(15, finalizer) is None and runner._worker_ended is None
+    plain = Frame(f_code=Frame(co_name="compile"), f_back=run)
+    try:
+        runner._worker_stop(15, plain)
+    except KeyboardInterrupt as exc:
+        assert "the server stopped" in str(exc) and runner._worker_ended is run
+    else:
+        raise AssertionError("a SIGTERM outside a finalizer did not interrupt the run")
+    assert runner._worker_stop(15, plain) is None   # a later one, while the run is being recorded, waits

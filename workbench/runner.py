@@ -295,13 +295,17 @@ def _worker_stop(signum, frame) -> None:
     """SIGTERM in a run worker (the server is stopping, :func:`shutdown_pool`): a run in flight ends
     at once as ``interrupted``, recorded so in the run history as after a Ctrl-C
     (``engine.runs.execute``), and a later SIGTERM while it is being recorded waits for the record;
-    a worker with no run (idle, or compiling kernels) ends now."""
+    a worker with no run (idle, or compiling kernels) ends now. A SIGTERM that lands in a finalizer
+    (``__del__``: Python would print the interrupt as an ignored exception and the run go on) is
+    left to the next one, which :meth:`_Pool.stop` sends 0.1 s later."""
     global _worker_ended
+    in_finalizer = False
     while frame is not None and frame.f_code is not _worker_run.__code__:
+        in_finalizer = in_finalizer or frame.f_code.co_name == "__del__"
         frame = frame.f_back
     if frame is None:
         os._exit(0)
-    if frame is not _worker_ended:
+    if frame is not _worker_ended and not in_finalizer:
         _worker_ended = frame
         raise KeyboardInterrupt("interrupted: the server stopped while it ran")
 
