@@ -6,7 +6,8 @@ buttons (``workbench.components.export_buttons``), no export is drawn during a r
 files are made only on a click), and the file each button gives -- the callable Streamlit runs on
 the click -- is a valid SVG (XML with an ``<svg>`` root), a valid one-page PDF (pypdf) or a CSV
 with a header and at least one row. Every figure has a "Describe" expander with its description
-(``workbench.components.FigureText``), whose accessible-name half (``<key>-a11y``) is drawn too, and
+(``workbench.components.FigureText``), whose accessible-name half (``<key>-a11y``) is drawn too (a
+tree view names itself and draws its own skip link to that expander), and
 that description opens with the page's own sentence (``describe=``: what the figure shows, with its
 key numbers), not only the words generated from the figure's data.
 """
@@ -23,7 +24,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 import workbench.figures.export as export
 from workbench.declarations.page_table import PAGES
 from workbench import components, treeview
-from tests.conftest import open_app_page, open_tab, run_rta_page, tree_views
+from tests.conftest import open_app_page, open_tab, run_rta_page, tree_views, view_data
 from workbench.navigation import script
 
 pypdf = pytest.importorskip("pypdf")
@@ -102,10 +103,17 @@ def check_exports(at, files: dict, drawn: list, leads: dict) -> set[str]:
     assert set(charts) <= shown and shown - set(charts) <= HTML_FIGURES, (shown, charts)
     described = describe_texts(at)
     labels = {str(el.key) for el in at.get("bidi_component")}
+    views = {str(el.key) for el in tree_views(at)}
     for key in shown:
         assert f"{key}__csv" in keys, f"the figure {key!r} has no CSV button"
         assert len(described.get(key, "")) > 20, f"the figure {key!r} has no description: {described.get(key)!r}"
-        assert f"{key}-a11y" in labels, f"the figure {key!r} has no accessible name"
+        if key in views:   # a tree view names itself and draws its own skip link, to its expander
+            data = view_data(at, key)
+            assert data["desc"] and data["skip"]["describe"] == f"{key}__describe", (key, data.get("skip"))
+            assert data["skip"]["title"] and data["desc"].startswith(data["skip"]["title"]), (key, data["skip"])
+            assert f"{key}-a11y" not in labels, f"the tree view {key!r} has a second, needless helper"
+        else:
+            assert f"{key}-a11y" in labels, f"the figure {key!r} has no accessible name"
         if key not in NO_LEAD_YET:
             lead = leads.get(key, "").strip()
             assert lead, f"the figure {key!r} has no description of its own (its page passes no describe=)"

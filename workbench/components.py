@@ -319,12 +319,16 @@ class FigureText:
         what draws it ("bars": :func:`bars`, which are text already)."""
         return cls(key=key, text=describe_figure(fig, describe), csv=lambda: figure_csv(fig), kind=kind)
 
+    def skip(self) -> dict:
+        """What the "Skip past this figure" link says (``title``: the description's first sentence)
+        and where it goes (``describe``: the key of the "Describe" expander that :meth:`after`
+        draws). The tree view draws the link itself (workbench/assets/treeview.js) from these."""
+        return {"title": self.text.split(". ")[0][:120], "describe": ElementState(self.key).key("describe")}
+
     def before(self) -> None:
         """Drawn just before the figure: its accessible name and the skip link."""
-        first = self.text.split(". ")[0]
-        element = ElementState(self.key)
-        _A11Y(key=element.key("a11y"), data={"label": self.text, "title": first[:120], "kind": self.kind,
-                                             "describe": element.key("describe")}, height="content")
+        _A11Y(key=ElementState(self.key).key("a11y"), data={"label": self.text, "kind": self.kind, **self.skip()},
+              height="content")
 
     def after(self) -> None:
         """Drawn after the figure and its downloads: the "Describe" expander."""

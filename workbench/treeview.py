@@ -46,8 +46,9 @@ __all__ = ["tree_view", "view_payload", "drawing_of", "ViewState", "view_state",
            "DEFAULT_WIDTH"]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
-_COMPONENT = st.components.v2.component(
-    "tree_workbench.treeview", html="", css=(_ASSETS / "treeview.css").read_text(encoding="utf-8"),
+_COMPONENT = st.components.v2.component(   # (its skip link looks like every figure's: figure_a11y.css)
+    "tree_workbench.treeview", html="", css="\n".join((_ASSETS / name).read_text(encoding="utf-8")
+                                                      for name in ("treeview.css", "figure_a11y.css")),
     js=(_ASSETS / "treeview.js").read_text(encoding="utf-8"))
 
 
@@ -265,11 +266,12 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # what a canvas of another width asks for again, as long as the user has not moved the view
     data["want"] = None if vs.viewport is None else [vs.viewport.x0, vs.viewport.x1, vs.viewport.y0, vs.viewport.y1]
     err = ElementState(key).pop("error")
-    # read aloud (the canvas names itself with data["desc"]): a skip link before, "CSV" (one row
-    # per vertex, made when clicked) and "Describe" after
+    # read aloud: the canvas names itself with data["desc"] and draws the "Skip past this figure"
+    # link (data["skip"]: one component per view, not two); "CSV" (one row per vertex, made when
+    # clicked) and "Describe" after it
     text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(
         tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
-    text.before()
+    data["skip"] = text.skip()
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time);
     # the geometry (positions, names) only when this session's browser was not sent it last: a click

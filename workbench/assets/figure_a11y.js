@@ -1,8 +1,9 @@
 // A figure's accessibility helper (a Streamlit v2 component drawn just before the figure, see
-// workbench/components.py figure_text): gives the figure that follows it (a Plotly chart, or the
-// tree view's canvas, which names itself) role="figure" and its generated description as its
-// accessible name, and offers a "Skip past this figure" link, visible only when focused, that
-// moves the focus to the figure's "Describe" expander (past the figure's controls and downloads).
+// workbench/components.py FigureText): gives the figure that follows it (a Plotly chart; the light
+// bars name themselves) role="figure" and its generated description as its accessible name, and
+// offers a "Skip past this figure" link, visible only when focused, that moves the focus to the
+// figure's "Describe" expander (past the figure's controls and downloads). The tree view needs no
+// helper: its canvas names itself and it draws the same link (workbench/assets/treeview.js skipLink).
 
 const TRIES = 40;      // the figure may be drawn after this component: look again, 40 × 100 ms
 const WAIT_MS = 100;

@@ -774,6 +774,40 @@ function notebookWidget() {
   };
 }
 
+// In the app, a view draws its own "Skip past this figure" link (as every figure's accessibility
+// helper does, workbench/assets/figure_a11y.js): first in the view, visible only when focused, it
+// moves the focus to the view's "Describe" expander, past its controls and downloads. data.skip:
+// { title, describe } (the expander's key), from workbench.components.FigureText.skip.
+const SKIP_LOOKAHEAD = 6;   // element containers after the view's searched for its expander
+
+function skipLink(S, skip) {
+  if (!S.skip) {
+    S.skip = document.createElement("a");
+    S.skip.className = "fig-skip";
+    S.skip.href = "#";
+    S.root.insertBefore(S.skip, S.root.firstChild);
+    S.skip.addEventListener("click", (e) => {
+      e.preventDefault();
+      const rootNode = S.root.getRootNode();
+      const host = rootNode && rootNode.host ? rootNode.host : S.root;
+      const mark = `st-key-${S.skipTo}`;
+      let c = host.closest('[data-testid="stElementContainer"]') || host;
+      for (let i = 0; c && i < SKIP_LOOKAHEAD; i++) {
+        c = c.nextElementSibling;
+        const exp = c && (c.classList.contains(mark) ? c : c.querySelector(`.${mark}`));
+        const summary = exp && exp.querySelector("summary");
+        if (summary) {
+          summary.focus();
+          summary.scrollIntoView({ block: "nearest" });
+          return;
+        }
+      }
+    });
+  }
+  S.skipTo = skip.describe;
+  S.skip.textContent = `Skip past this figure${skip.title ? ": " + skip.title : ""}`;
+}
+
 // The default export for both hosts: called with no argument (anywidget), it gives the widget; called
 // with a Streamlit component's arguments, it draws that component's data.
 export default function (component) {
@@ -786,6 +820,9 @@ export default function (component) {
   }
   S.api = { setStateValue, setTriggerValue };
   const data = withGeometry(S, parse(component.data));
-  if (data) show(S, data);
+  if (data) {
+    show(S, data);
+    if (data.skip) skipLink(S, data.skip);
+  }
   return undefined;
 }

@@ -366,6 +366,20 @@ def _work_base(style) -> dict:
     return as_spec(work_bars(1, 1, 1, style=style))
 
 
+@page_cache(st.cache_resource, max_entries=8, show_spinner=False)
+def _difference_base(names: tuple, k: int, style) -> dict:
+    return as_spec(difference_bars(names, np.zeros((len(names), k)), style=style))
+
+
+def _difference_spec(names, diff) -> Spec:
+    """:func:`difference_bars` for ``diff`` (posterior minus prior, one row per vertex), from its
+    dict cached per tree's names, number of labels and theme: building its Plotly figure on every
+    observation was a quarter of the server's time on a 30-student Online Marginals class (py-spy
+    --gil, bench_app, 2 December 2026)."""
+    base = _difference_base(tuple(names), diff.shape[1], current_style())
+    return Spec({"data": [dict(t, y=diff[:, a]) for a, t in enumerate(base["data"])], "layout": base["layout"]})
+
+
 def _work_spec(online: int, bp: int, ops: int) -> Spec:
     """:func:`work_bars` for these counts, from its cached dict."""
     base = _work_base(current_style())
@@ -461,7 +475,7 @@ def lesson(tree) -> None:
         if tree.n <= 60 and len(s.evidence):
             diff = s.marginals() - s.prior
             far, lab = np.unravel_index(int(np.argmax(np.abs(diff))), diff.shape)
-            chart(difference_bars(tree.names, diff), key=S.key("diff"), name="posterior_minus_prior",
+            chart(_difference_spec(tree.names, diff), key=S.key("diff"), name="posterior_minus_prior",
                   describe=f"How far the evidence moved each of the {tree.n:,} vertices' marginal from the prior: "
                   f"the most at vertex {tree.name(int(far))}, label {lab}, by {diff[far, lab]:+.4f}.")
 
