@@ -13,11 +13,14 @@
 - ``click_to_marginal_ms_p50`` / ``_p95``: Online Marginals on a 1,000-vertex tree, 50 clicks
   alternating between two vertices, from the mouse press to the clicked vertex's marginal on
   screen (browser clock); ``lost_clicks`` counts clicks that never showed their vertex;
-- ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, server_cpu_ms_per_interaction, ...}`` for 1, 10 and 30 simulated students
+- ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, server_cpu_ms_per_interaction,
+  server_cpu_ms_per_click, ...}`` for 1, 10 and 30 simulated students
   (``benchmarks.app_client.Student``: Streamlit's websocket protocol from asyncio), each opening
-  Online Marginals and setting evidence five times (click a vertex, then "Observe label": ten
-  interactions; the click is the tree view's "pick" event, as the browser sends it), with the
-  slowest ``/_stcore/health`` answer seen meanwhile;
+  Online Marginals and, once every student has, setting evidence five times (click a vertex, then
+  "Observe label": ten interactions; the click is the tree view's "pick" event, as the browser
+  sends it), with the slowest ``/_stcore/health`` answer seen meanwhile. Server CPU: the app
+  process's (``/proc``) over the whole run per interaction (the openings included), and from the
+  moment all had opened (the interactions alone);
 - ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
   student, to show that the simulation measures what a browser sees;
 - ``class``: a lecturer and 30 students in a class (``benchmarks.class_scenario``):
@@ -109,8 +112,12 @@ async def _online_marginals_ready(url: str, limit: float = 180.0) -> None:
         await asyncio.sleep(1.0)
 
 
-async def _student(url: str, i: int, rounds: int, n: int, results: list, errors: list) -> None:
+async def _student(url: str, i: int, rounds: int, n: int, results: list, errors: list,
+                   opened: asyncio.Barrier | None = None) -> None:
+    """One student: open Online Marginals, wait at ``opened`` (every student has opened: the class
+    starts clicking together), then ``rounds`` times pick a vertex and press "Observe label"."""
     s = Student(url, timeout=60.0)
+    waited = False
     try:
         await s.connect()
         out = await s.open("online_marginals")
@@ -118,6 +125,9 @@ async def _student(url: str, i: int, rounds: int, n: int, results: list, errors:
         if not out.ok:
             errors.append(f"student {i} open: {out.status} {out.errors[:1]}")
             return
+        if opened is not None:
+            waited = True
+            await opened.wait()
         for r in range(rounds):
             v = (37 * i + 101 * r + 1) % n
             for step in (lambda: _pick(s, "om_tree", v), lambda: s.press("om_observe")):
@@ -129,6 +139,8 @@ async def _student(url: str, i: int, rounds: int, n: int, results: list, errors:
         errors.append(f"student {i}: {type(exc).__name__}: {exc}")
     finally:
         s.close()
+        if opened is not None and not waited:   # (a student who failed lets the others start)
+            await opened.wait()
 
 
 async def _pick(s: Student, key: str, v: int):
@@ -149,11 +161,22 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
     results: list = []
     errors: list = []
 
-    async def all_students():
-        await asyncio.wait_for(asyncio.gather(*(_student(url, i, rounds, n, results, errors)
-                                                for i in range(concurrency))), 600)
-
     pid = _server_pid(url)
+    opened_cpu: list = []
+
+    async def all_students():
+        # every student opens the page, then the class clicks; the server's CPU is read between
+        # the two (by the barrier's last party, here), so that the clicks' cost is known alone
+        opened = asyncio.Barrier(concurrency + 1)
+
+        async def mark():
+            await opened.wait()
+            if pid is not None:
+                opened_cpu.append(_cpu_seconds(pid, children=False))
+
+        await asyncio.wait_for(asyncio.gather(mark(), *(_student(url, i, rounds, n, results, errors, opened)
+                                                        for i in range(concurrency))), 600)
+
     cpu0 = _cpu_seconds(pid, children=False) if pid is not None else None
     t0 = time.perf_counter()
     with HealthPoll(url) as health:
@@ -162,7 +185,8 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
         except asyncio.TimeoutError:
             errors.append("the class did not finish within 600 s")
     wall = time.perf_counter() - t0
-    cpu = _cpu_seconds(pid, children=False) - cpu0 if cpu0 is not None else None
+    cpu_end = _cpu_seconds(pid, children=False) if cpu0 is not None else None
+    cpu = cpu_end - cpu0 if cpu0 is not None else None
     inter = [x * 1000 for kind, x in results if kind == "interaction"]
     opens = [x * 1000 for kind, x in results if kind == "open"]
     return {"concurrency": concurrency, "p50_ms": _round(_pct(inter, 50)), "p95_ms": _round(_pct(inter, 95)),
@@ -171,6 +195,9 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
             "health_max_ms": _round(max(health, default=None)), "wall_s": round(wall, 2),
             # the server process's CPU over the whole run (opening the page included), per interaction
             "server_cpu_ms_per_interaction": _round(None if cpu is None or not inter else 1000 * cpu / len(inter)),
+            # the same from the moment every student had opened the page: the clicks alone
+            "server_cpu_ms_per_click": _round(None if not opened_cpu or not inter
+                                              else 1000 * (cpu_end - opened_cpu[0]) / len(inter)),
             "load_average": _load(), "error_samples": errors[:3]}
 
 
@@ -460,12 +487,12 @@ def _table(res: dict) -> str:
                       f"{res['click_to_marginal_ms_p50']} ms, p95 {res['click_to_marginal_ms_p95']} ms, "
                       f"lost clicks {res['lost_clicks']} (load {res['load_average_clicks']})"]
     lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) "
-                  "| server CPU per interaction (ms) | load |",
-              "|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "| server CPU per interaction (ms) | of which the clicks alone (ms) | load |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s in res.get("sessions", []):
         lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
                      f"{s['open_p95_ms']} | {s['health_max_ms']} | {s.get('server_cpu_ms_per_interaction', '—')} "
-                     f"| {s['load_average']} |")
+                     f"| {s.get('server_cpu_ms_per_click', '—')} | {s['load_average']} |")
     if "browser_check" in res:
         bc = res["browser_check"]
         lines += ["", f"browser check, 'Observe label': Chromium p50 {bc['observe_ms_p50_browser']} ms "
