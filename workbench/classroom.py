@@ -134,11 +134,16 @@ Find = Callable[[str], "Lesson | None"]
 # Without the route (AppTest, a plain ``streamlit run``) nothing is known and every read goes to the
 # store. A change made by this process forgets what it knew of the class at once.
 
+# In a hall, another process may change the class (the lecturer's): a browser told a newer counter
+# than this process read (its follow request answered elsewhere, or before this process's next read)
+# says so with its rerun (:func:`heard`), and below that counter nothing this process knew is used.
+
 #: A counter read by the follow route longer ago than this is not trusted.
 KNOWN_SECONDS = 1.0
 _known: dict[str, tuple[int | None, float]] = {}     # code -> (change counter, when read)
 _records: dict[str, ClassRecord] = {}                # code -> the record read at that counter
 _opened: dict[tuple[str, int, int], bool] = {}       # (code, step, counter) -> whether its poll is open
+_heard: dict[str, int] = {}                          # code -> the newest counter a browser was told
 _known_lock = threading.Lock()
 
 
@@ -150,14 +155,28 @@ def read_versions(codes) -> dict[str, int | None]:
     now = time.monotonic()
     with _known_lock:
         if len(_known) > 4096:   # classes nobody waits on any more
-            _known.clear(), _records.clear(), _opened.clear()
+            _known.clear(), _records.clear(), _opened.clear(), _heard.clear()
         _known.update((code, (v, now)) for code, v in got.items())
     return got
 
 
 def _known_version(code: str) -> int | None:
     hit = _known.get(code)
-    return hit[0] if hit is not None and time.monotonic() - hit[1] < KNOWN_SECONDS else None
+    if hit is None or time.monotonic() - hit[1] >= KNOWN_SECONDS:
+        return None
+    return None if hit[0] is not None and hit[0] < _heard.get(code, -1) else hit[0]
+
+
+def heard(code: str, version) -> None:
+    """A browser of class ``code`` was told its counter is ``version`` (by a follow route, maybe of
+    another process of a hall, maybe ahead of this process's own read): until this process reads
+    that counter or a newer one, what it knew of the class is not used."""
+    if isinstance(version, int) and not isinstance(version, bool):
+        with _known_lock:
+            if version > _heard.get(code, -1):
+                if len(_heard) > 4096:
+                    _heard.clear()
+                _heard[code] = version
 
 
 def changed(code: str) -> None:
@@ -416,11 +435,13 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     code = C.code
     if not code or role() != "student":
         return
-    _FOLLOW_COMPONENT(key=C.key("follow"), on_tick_change=lambda: None, data={
+    tick = _FOLLOW_COMPONENT(key=C.key("follow"), on_tick_change=lambda: None, data={
         "url": follow_url(code), "seen": C.seen, "retryMs": int(RETRY_SECONDS * 1000),
-        "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)})
+        "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)}).tick
+    if isinstance(tick, dict):
+        heard(code, tick.get("v"))   # the counter the follow route told this browser
     store = class_store()
-    version = _known_version(code)   # what the follow route answered this browser with
+    version = _known_version(code)   # what this process's follow route read, if not behind it
     if version is None:
         version = store.version(code)
     if version is None:
