@@ -78,6 +78,13 @@ class Tab:
         req = HTTPRequest(self.ws_url, connect_timeout=60, request_timeout=60,
                           headers={"Cookie": self.cookie} if self.cookie else None)
         self._conn = await websocket_connect(req, subprotocols=["streamlit"], max_message_size=256 * 2**20)
+        # a hall's nginx names the process in a cookie on the websocket's answer; a browser sends it
+        # with its later requests (the follow route's too), so they reach that process
+        for line in self._conn.headers.get_list("Set-Cookie"):
+            name, _, value = line.split(";")[0].strip().partition("=")
+            if name and value:
+                kept = [c for c in self.cookie.split("; ") if c and not c.startswith(name + "=")]
+                self.cookie = "; ".join(kept + [f"{name}={value}"])
         self._tasks.append(asyncio.ensure_future(self._reader()))
 
     def close(self) -> None:
@@ -165,7 +172,8 @@ class Tab:
             d = self.follow
             seen = latest if latest is not None else d.get("seen")
             try:
-                r = await client.fetch(f"{base}{d['url']}?seen={'' if seen is None else seen}", request_timeout=30)
+                r = await client.fetch(f"{base}{d['url']}?seen={'' if seen is None else seen}", request_timeout=30,
+                                       headers={"Cookie": self.cookie} if self.cookie else None)
                 v = json.loads(r.body)["v"]
             except (HTTPClientError, OSError, ValueError, KeyError):
                 if time.perf_counter() - sent >= d["fallbackMs"] / 1000:
