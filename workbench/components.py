@@ -353,12 +353,12 @@ def export_buttons(fig, *, key: str, name: str | None = None,
     makers = draw or (lambda: figure_svg(fig), lambda: figure_pdf(fig))
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name or key).strip("_.") or "figure"
     element = ElementState(key)
+    if not element.downloads:   # (one element, not a row of one: a message fewer on every run)
+        st.button("Download", key=element.key("download"), type="tertiary", icon=":material/download:",
+                  help="SVG or PDF of this figure, as shown here" + (", or its data as CSV" if csv else ""),
+                  on_click=_show_downloads, args=(key,))
+        return
     with st.container(horizontal=True, gap="small", key=element.key("exports")):
-        if not element.downloads:
-            st.button("Download", key=element.key("download"), type="tertiary", icon=":material/download:",
-                      help="SVG or PDF of this figure, as shown here" + (", or its data as CSV" if csv else ""),
-                      on_click=_show_downloads, args=(key,))
-            return
         for fmt, make, mime in (("SVG", makers[0], "image/svg+xml"), ("PDF", makers[1], "application/pdf")):
             st.download_button(fmt, data=make, file_name=f"{stem}.{fmt.lower()}", mime=mime,
                                key=element.key(fmt.lower()), on_click="ignore", type="tertiary",
@@ -374,13 +374,14 @@ def _show_downloads(key: str) -> None:
 
 
 # ------------------------------------------------------------------ bars without a chart
-def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None) -> None:
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None, title: str | None = None) -> None:
     """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
     a Plotly chart whose numbers change is built again from scratch in the browser (tens to
     hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
     ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
     under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
-    the largest). Labels and texts are escaped."""
+    the largest). ``title``: a bold line above them, in the same element. Labels and texts are
+    escaped."""
     import html
     import math
 
@@ -398,6 +399,8 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None)
 
     hatch = f"repeating-linear-gradient(135deg,{s.muted} 0 2px,transparent 2px 5px)"
     out = [f'<div style="font-size:{font}px;line-height:1.3">']
+    if title:
+        out.append(f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>')
     for row in rows:
         label, value, colour, text = row[:4]
         ghost = row[4] if len(row) > 4 else None

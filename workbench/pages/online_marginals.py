@@ -352,11 +352,11 @@ def _work_bars(online: int, bp: int, ops: int) -> None:
     passes = bp * max(ops, 1)
     spread = passes / max(online, 1)
     log = spread > 50 or spread < 1 / 50
-    st.markdown("**Multiply-adds: online model vs one BP pass per operation**")
     ours, theirs = work_bar_names(ops)
     bars([(ours, online, OKABE_ITO["green"], f"{online:,}"),
           (theirs, passes, current_style().muted, f"{passes:,}")], log=log,
-         legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""))
+         legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""),
+         title="Multiply-adds: online model vs one BP pass per operation")
 
 
 # the Plotly figure of the work bars, drawn only for their SVG/PDF downloads (the marginal's:
@@ -453,11 +453,12 @@ def lesson(tree) -> None:
         m_d = model.cover.m if model.cover is not None else 0
         if m_d:
             _d_view(model.cover, list(rep.touched) if rep else [])
+            # (one caption, not two: a message fewer on every click)
             st.caption("D's nodes: edge components (its leaves) grey, rakes blue, compresses light blue, the root "
                        "purple. Ringed and joined in red: the D nodes the last operation touched (one path from "
-                       "D's root, at most height + 1 nodes).")
-            if rep is not None:
-                st.caption(f"The last operation touched {len(rep.touched)} of the {m_d:,} nodes of D.")
+                       "D's root, at most height + 1 nodes)."
+                       + (f"  \nThe last operation touched {len(rep.touched)} of the {m_d:,} nodes of D."
+                          if rep is not None else ""))
     with d2:
         n_ops = s.n_operations
         if n_ops:
