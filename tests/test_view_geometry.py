@@ -61,3 +61,35 @@ def test_a_click_sends_the_colours_and_a_lost_geometry_is_sent_again(monkeypatch
 def _sent(at, key: str) -> dict:
     el = next(el for el in tree_views(at) if el.key == key)
     return json.loads(el.proto.bytes or el.proto.json)
+
+
+def test_a_fresh_session_is_drawn_at_the_width_the_browsers_reported(monkeypatch):
+    """The served app (``treeview.LEARN_WIDTHS``): a session's first view of a key is drawn at the
+    canvas width a browser last reported for that key, not at 900 px (which every 668 px canvas
+    asked to have drawn again: a second run of the page's fragment); a test harness keeps 900."""
+    from workbench import treeview
+
+    kept: dict = {}
+
+    class Element:   # a session's element state (workbench.session.ElementState), in a dict
+        def __init__(self, key):
+            object.__setattr__(self, "key_", key)
+
+        def __getattr__(self, name):
+            return kept.get((self.key_, name))
+
+        def __setattr__(self, name, value):
+            kept[(self.key_, name)] = value
+
+    monkeypatch.setattr(treeview, "ElementState", Element)
+    monkeypatch.setattr(treeview, "_widths", {})
+    monkeypatch.setattr(treeview, "_event", lambda key, kind: {"vp": None, "w": 668, "h": 520, "seq": 2, "fit": True})
+    for learn in (False, True):
+        monkeypatch.setattr(treeview, "LEARN_WIDTHS", learn)
+        kept.clear()   # a new session
+        assert treeview.view_state("om_tree").width == treeview.DEFAULT_WIDTH
+        treeview._on_view("om_tree")   # its browser reports its canvas
+        assert treeview.view_state("om_tree").width == 668
+        kept.clear()   # the next new session
+        assert treeview.view_state("om_tree").width == (668 if learn else treeview.DEFAULT_WIDTH)
+        assert treeview.view_state("om_d").width == treeview.DEFAULT_WIDTH   # another view: not reported

@@ -886,6 +886,9 @@ def _main(args) -> int:
     from workbench import treeview_data
 
     treeview_data.SEND_GEOMETRY_ONCE = True   # a click recolours a view: its positions are not sent again
+    from workbench import treeview
+
+    treeview.LEARN_WIDTHS = True   # a session's first view is drawn at the width its browsers report
     from workbench.turns import scripts_in_turn
 
     scripts_in_turn()   # two script runs at once, the others wait for a turn (workbench/turns.py)

@@ -261,7 +261,7 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
     shot(page, "keyboard_skip_link")
     # the Tab stops the link skips: the tree view's search box and buttons, its Download button
     skipped = tree_view(page, "bp_tree").locator("button, input").count() + \
-        page.locator(".st-key-bp_tree__exports button").count()
+        page.locator(".st-key-bp_tree__download button").count()
     page.keyboard.press("Enter")
     assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_tree__describe"), page.evaluate(FOCUSED_JS)
     assert page.evaluate(FOCUSED_JS)[1].endswith("Describe")
