@@ -286,3 +286,23 @@ def test_a_widgets_look_up_of_its_key_answers_as_the_whole_filtered_state(monkey
     assert out["same_membership"] == [] and out["same_values"] == [] and out["iterated"] and out["picked_none"]
     assert at.selectbox(key="picked").value is None and at.radio(key="kind").value == "a"
     assert out["widgets_see"] == _WidgetLookups.__name__
+
+
+def test_compiled_scripts_are_kept_when_the_last_session_leaves(monkeypatch, tmp_path):
+    """workbench.serve.kept_scripts: Streamlit's script cache is not emptied (it was, when the last
+    session disconnected, and a lone student's next page compiled the app's scripts again)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    from workbench.serve import kept_scripts
+
+    monkeypatch.setattr(ScriptCache, "clear", ScriptCache.clear)   # restored after the test
+    script = tmp_path / "page.py"
+    script.write_text("x = 1\n")
+    cache = ScriptCache()
+    first = cache.get_bytecode(str(script))
+    cache.clear()
+    assert cache.get_bytecode(str(script)) is not first   # Streamlit's own: compiled again
+    kept_scripts()
+    kept = cache.get_bytecode(str(script))
+    cache.clear()
+    assert cache.get_bytecode(str(script)) is kept

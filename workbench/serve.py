@@ -226,6 +226,26 @@ def lighter_runtime() -> None:
     config.on_config_parsed(memo.clear, force_connect=True)
 
 
+def kept_scripts() -> None:
+    """The pages' compiled scripts kept while the server runs. Streamlit compiles a page's script
+    once (its "magic" rewrite of the syntax tree, then ``compile``) and keeps it, but throws every
+    compiled script away when its last session disconnects (for file watchers, which this server
+    does not run: its code does not change while it serves) and on every re-read of the
+    configuration. A student alone, or the first visitor after a quiet moment, then waited for the
+    app's and the page's scripts to be compiled again: half of a fresh session's script time on
+    Online Marginals at 10^5 vertices (py-spy --gil, bench_views, 2 December 2026)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    if getattr(ScriptCache.clear, "kept", False):
+        return
+
+    def clear(self) -> None:   # noqa: ARG001  (what is compiled stays valid: the files do not change)
+        return None
+
+    clear.kept = True
+    ScriptCache.clear = clear
+
+
 class _Handoff:
     """Callbacks from script threads run on the event loop in the order they came, with one wake-up
     of the loop per batch instead of one per callback (see :func:`batched_handoff`)."""
@@ -880,6 +900,7 @@ def _main(args) -> int:
     # instead of 5, so that the loop waits less behind busy scripts.
     sys.setswitchinterval(0.001)
     lighter_runtime()
+    kept_scripts()
     batched_handoff()
     plain_membership()
     widget_lookups()
