@@ -306,3 +306,30 @@ def test_compiled_scripts_are_kept_when_the_last_session_leaves(monkeypatch, tmp
     kept = cache.get_bytecode(str(script))
     cache.clear()
     assert cache.get_bytecode(str(script)) is kept
+
+
+def test_a_figure_dict_is_built_once_per_function_and_arguments():
+    """workbench.components.spec_of: the dict of a figure a page copies its changing entries from,
+    built once per function (by file and name: a page's script defines it anew on every run) and
+    arguments, equal to the figure's own dict."""
+    import numpy as np
+
+    from workbench.components import as_spec, spec_of
+    from workbench.figures.inference_figures import work_bars
+    from workbench.figures.style import Style
+
+    built = []
+
+    def zero(names: tuple, k: int, style):   # what a page's script defines on each run
+        built.append(names)
+        from workbench.figures.inference_figures import difference_bars
+
+        return difference_bars(names, np.zeros((len(names), k)), style=style)
+
+    first = spec_of(zero, ("1", "2"), 2, Style())
+    again = zero.__code__.replace()   # (the same code)
+    rerun = type(zero)(again, zero.__globals__, "zero", None, zero.__closure__)
+    rerun.__qualname__ = zero.__qualname__
+    assert spec_of(rerun, ("1", "2"), 2, Style()) is first and len(built) == 1
+    assert spec_of(zero, ("1", "2"), 2, Style("dark")) is not first and len(built) == 2
+    assert spec_of(work_bars, 1, 1, 1, style=Style()) == as_spec(work_bars(1, 1, 1, style=Style()))

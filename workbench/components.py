@@ -53,7 +53,7 @@ _A11Y = st.components.v2.component(
     css=(Path(__file__).resolve().parent / "assets" / "figure_a11y.css").read_text(encoding="utf-8"),
     js=(Path(__file__).resolve().parent / "assets" / "figure_a11y.js").read_text(encoding="utf-8"))
 
-__all__ = ["Spec", "as_shown", "FigureText", "recent", "as_spec", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+__all__ = ["Spec", "as_shown", "FigureText", "recent", "as_spec", "spec_of", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
            "marginal_panel", "marginal_spec",
            "selected_vertex",
            "select_vertex",
@@ -214,6 +214,16 @@ def as_spec(fig: go.Figure) -> dict:
             if packed is not None:
                 trace[axis] = packed
     return spec
+
+
+@recent(lambda func, *args, **kwargs: (func.__code__.co_filename, func.__qualname__, args,
+                                     tuple(sorted(kwargs.items()))), size=32)
+def spec_of(func: Callable, *args, **kwargs) -> dict:
+    """``as_spec(func(*args, **kwargs))``, kept in this process per function (its file and name: a
+    page's script defines its functions anew on every run) and arguments (hashable, and what the
+    figure depends on): the dict a page copies the changing entries of into a :class:`Spec` on
+    every click. Read-only: every session shares it."""
+    return as_spec(func(*args, **kwargs))
 
 
 def _first_id(key: str, decode: Callable):

@@ -33,7 +33,7 @@ from workbench.components import (
     page_cache,
     tree_hash,
     Spec,
-    as_spec,
+    spec_of,
     bars,
     chart,
     FigureText,
@@ -359,30 +359,25 @@ def _work_bars(online: int, bp: int, ops: int) -> None:
          title="Multiply-adds: online model vs one BP pass per operation")
 
 
-# the Plotly figure of the work bars, drawn only for their SVG/PDF downloads (the marginal's:
-# workbench.components.marginal_spec)
-@page_cache(st.cache_resource, max_entries=4, show_spinner=False)
-def _work_base(style) -> dict:
-    return as_spec(work_bars(1, 1, 1, style=style))
-
-
-@page_cache(st.cache_resource, max_entries=8, show_spinner=False)
-def _difference_base(names: tuple, k: int, style) -> dict:
-    return as_spec(difference_bars(names, np.zeros((len(names), k)), style=style))
+def _no_difference(names: tuple, k: int, style):
+    return difference_bars(names, np.zeros((len(names), k)), style=style)
 
 
 def _difference_spec(names, diff) -> Spec:
     """:func:`difference_bars` for ``diff`` (posterior minus prior, one row per vertex), from its
-    dict cached per tree's names, number of labels and theme: building its Plotly figure on every
-    observation was a quarter of the server's time on a 30-student Online Marginals class (py-spy
-    --gil, bench_app, 2 December 2026)."""
-    base = _difference_base(tuple(names), diff.shape[1], current_style())
+    dict kept per tree's names, number of labels and theme (:func:`spec_of`): building its Plotly
+    figure on every observation was a quarter of the server's time on a 30-student Online
+    Marginals class on the lecture's tree (py-spy --gil, bench_app, 2 December 2026)."""
+    base = spec_of(_no_difference, tuple(names), diff.shape[1], current_style())
     return Spec({"data": [dict(t, y=diff[:, a]) for a, t in enumerate(base["data"])], "layout": base["layout"]})
 
 
 def _work_spec(online: int, bp: int, ops: int) -> Spec:
-    """:func:`work_bars` for these counts, from its cached dict."""
-    base = _work_base(current_style())
+    """:func:`work_bars` for these counts (their Plotly figure, drawn only for the SVG/PDF
+    downloads, as the marginal's: workbench.components.marginal_spec), from its dict kept per theme
+    (:func:`spec_of`; through Streamlit's cache its argument was hashed on every click: 2.7 % of the
+    server's time on 30 students' clicks, py-spy --gil, bench_app, 2 December 2026)."""
+    base = spec_of(work_bars, 1, 1, 1, style=current_style())
     spread = bp * max(ops, 1) / max(online, 1)
     bars = dict(base["data"][0], x=[online, bp * max(ops, 1)],
                 y=work_bar_names(ops),
