@@ -435,9 +435,10 @@ def _watch(opened: tuple[str, int] | None, find: Find, go: Go) -> None:
     code = C.code
     if not code or role() != "student":
         return
-    tick = _FOLLOW_COMPONENT(key=C.key("follow"), on_tick_change=lambda: None, data={
+    got = _FOLLOW_COMPONENT(key=C.key("follow"), on_tick_change=lambda: None, data={
         "url": follow_url(code), "seen": C.seen, "retryMs": int(RETRY_SECONDS * 1000),
-        "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)}).tick
+        "beatMs": int(HEARTBEAT_SECONDS * 1000), "fallbackMs": int(FOLLOW_SECONDS * 1000)})
+    tick = getattr(got, "tick", None)   # (a result without the trigger raises AttributeError)
     if isinstance(tick, dict):
         heard(code, tick.get("v"))   # the counter the follow route told this browser
     store = class_store()
