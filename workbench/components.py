@@ -24,12 +24,13 @@ camera button saves an SVG) and, under it, :func:`export_buttons`: "SVG" and "PD
 drawn on the server (``workbench.figures.export``) only when clicked, so a rerun costs two buttons,
 not an export.
 
-**Every figure can be read aloud** (docs/accessibility.md). :func:`chart`, :func:`clickable_chart`
-and the tree view draw their figure between the two halves of a :class:`FigureText`: before it, a
-small component that gives the figure its generated description
-(:func:`workbench.figures.describe.describe_figure`) as its accessible name and a "Skip past this
-figure" link for the keyboard; after it, beside "SVG" and "PDF", a "CSV" download of the figure's
-data, and a "Describe" expander with the description as text.
+**Every figure can be read aloud** (docs/accessibility.md). :func:`chart` and :func:`clickable_chart`
+draw their figure between the two halves of a :class:`FigureText`: before it, a small component
+that gives the figure its generated description (:func:`workbench.figures.describe.describe_figure`)
+as its accessible name and a "Skip past this figure" link for the keyboard; after it, beside "SVG"
+and "PDF", a "CSV" download of the figure's data, and a "Describe" expander with the description
+as text. The tree view names itself and draws the same link; :func:`bars` carry their name in their
+own HTML (they hold no Tab stop to skip). One element less per figure on every click.
 """
 
 from __future__ import annotations
@@ -325,8 +326,8 @@ class FigureText:
     @classmethod
     def of(cls, fig, *, key: str, describe: str = "", kind: str = "chart") -> "FigureText":
         """The text of a Plotly figure (or :class:`Spec`), from its data; ``kind``: "chart" when
-        the figure is drawn as a Plotly chart (it takes the text as its accessible name), else
-        what draws it ("bars": :func:`bars`, which are text already)."""
+        the figure is drawn as a Plotly chart (:meth:`before` gives it the text as its accessible
+        name), else what draws it ("bars": :func:`bars`, text already, named by their ``label``)."""
         return cls(key=key, text=describe_figure(fig, describe), csv=lambda: figure_csv(fig), kind=kind)
 
     def skip(self) -> dict:
@@ -384,13 +385,15 @@ def _show_downloads(key: str) -> None:
 
 
 # ------------------------------------------------------------------ bars without a chart
-def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None, title: str | None = None) -> None:
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None, title: str | None = None,
+         label: str | None = None) -> None:
     """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
     a Plotly chart whose numbers change is built again from scratch in the browser (tens to
     hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
     ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
     under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
-    the largest). ``title``: a bold line above them, in the same element. Labels and texts are
+    the largest). ``title``: a bold line above them, in the same element; ``label``: their
+    accessible name (``role="figure"``: a figure's :attr:`FigureText.text`). Labels and texts are
     escaped."""
     import html
     import math
@@ -408,7 +411,8 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
         return 100.0 * min(v, 1.0)
 
     hatch = f"repeating-linear-gradient(135deg,{s.muted} 0 2px,transparent 2px 5px)"
-    out = [f'<div style="font-size:{font}px;line-height:1.3">']
+    named = f' role="figure" aria-label="{html.escape(label)}"' if label else ""
+    out = [f'<div{named} style="font-size:{font}px;line-height:1.3">']
     if title:
         out.append(f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>')
     for row in rows:
@@ -469,10 +473,9 @@ def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequ
 
     spec = marginal_spec(post, prior, title, labels)
     text = FigureText.of(spec, key=key, kind="bars", describe=describe)
-    text.before()
     names = [f"label {a}" for a in range(len(post))] if labels is None else list(labels)
     bars([(names[a], p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
-         legend="bar: posterior · hatched: prior (no evidence)")
+         legend="bar: posterior · hatched: prior (no evidence)", label=text.text)
     export_buttons(spec, key=key, name=name, csv=text.csv)
     text.after()
 
