@@ -89,7 +89,8 @@ def recent(key: Callable[..., Hashable], size: int) -> Callable:
     asked lately (``key(*args)``, a cheap tuple) without Streamlit's work per call (the function's
     signature read again, every argument hashed: 5 % of a click's server time on Online Marginals,
     py-spy --gil, bench_app, 2 December 2026). A key not seen lately goes to the cache underneath
-    (and its spinner). Keeps at most ``size`` answers (the objects the cache returned)."""
+    (and its spinner); alone, in front of a pure function (:func:`spec_of`). Keeps at most
+    ``size`` answers (the objects returned)."""
     import functools
     import threading
     from collections import OrderedDict
@@ -436,12 +437,10 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
 
 
 # ------------------------------------------------------------------ a marginal beside its prior
-@recent(lambda k, style: (k, style), size=8)
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _marginal_base(k: int, style) -> dict:
+def _even_marginal(k: int, style):
     from workbench.figures.inference_figures import marginal_bars
 
-    return as_spec(marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style))
+    return marginal_bars(np.full(k, 1.0 / k), np.full(k, 1.0 / k), style=style)
 
 
 def marginal_spec(post, prior, title: str, labels: Sequence[str] | None = None) -> Spec:
@@ -451,7 +450,7 @@ def marginal_spec(post, prior, title: str, labels: Sequence[str] | None = None) 
 
     from workbench.figures.style import current, rich
 
-    base = _marginal_base(len(post), current())
+    base = spec_of(_even_marginal, len(post), current())
     pr, po = (dict(t) for t in base["data"])
     pr["y"] = np.asarray(prior, float)
     po["y"] = np.asarray(post, float)
