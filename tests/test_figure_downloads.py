@@ -1,5 +1,5 @@
 """The "SVG", "PDF" and "CSV" buttons under every figure of every page, as a user clicks them,
-and every figure's description (the "Describe" expander, read aloud: docs/accessibility.md).
+and every figure's description ("Describe", read aloud: docs/accessibility.md).
 
 Each page runs headless (``AppTest``) into a state that shows its figures; every figure has its
 buttons (``workbench.components.export_buttons``), no export is drawn during a rerun (the
@@ -104,16 +104,18 @@ def check_exports(at, files: dict, drawn: list, leads: dict) -> set[str]:
     shown = {k[:-5] for k in keys if k.endswith("__svg")}
     assert set(charts) <= shown and shown - set(charts) <= HTML_FIGURES, (shown, charts)
     described = describe_texts(at)
-    labels = {str(el.key) for el in at.get("bidi_component")}
     views = {str(el.key) for el in tree_views(at)}
+    described.update({key: view_data(at, key)["desc"] for key in views})   # a view's own "Describe" shows its desc
+    labels = {str(el.key) for el in at.get("bidi_component")}
     named = {html.unescape(name).replace("\\", "") for el in at.get("html")   # bars' accessible names
              for name in re.findall(r'role="figure" aria-label="([^"]*)"', el.proto.body)}
     for key in shown:
         assert f"{key}__csv" in keys, f"the figure {key!r} has no CSV button"
         assert len(described.get(key, "")) > 20, f"the figure {key!r} has no description: {described.get(key)!r}"
-        if key in views:   # a tree view names itself and draws its own skip link, to its expander
+        if key in views:   # a tree view names itself, draws its own skip link and "Describe" (treeview.js)
             data = view_data(at, key)
-            assert data["desc"] and data["skip"]["describe"] == f"{key}__describe", (key, data.get("skip"))
+            assert data["desc"] and set(data["skip"]) == {"title"}, (key, data.get("skip"))
+            assert not [e for e in at.expander if str(e.key) == f"{key}__describe"], f"{key!r}: a second Describe"
             assert data["skip"]["title"] and data["desc"].startswith(data["skip"]["title"]), (key, data["skip"])
             assert f"{key}-a11y" not in labels, f"the tree view {key!r} has a second, needless helper"
         elif key in HTML_FIGURES:   # light bars: named in their own HTML (no Tab stop to skip)
@@ -152,9 +154,17 @@ def check_exports(at, files: dict, drawn: list, leads: dict) -> set[str]:
 
 
 def describe_texts(at) -> dict[str, str]:
-    """The text of every figure's "Describe" expander, by the figure's key."""
-    return {str(exp.key).removesuffix("__describe"): " ".join(m.value for m in exp.markdown)
+    """The text of every figure's "Describe", by the figure's key: a chart's expander, or the
+    ``<details>`` that light bars carry in their own HTML (``FigureText.details``; a tree view's is
+    drawn by its component from the ``desc`` it is sent)."""
+    said = {str(exp.key).removesuffix("__describe"): " ".join(m.value for m in exp.markdown)
             for exp in at.expander if exp.label == "Describe"}
+    for el in at.get("html"):
+        for key, text in re.findall(r'<details class="fig-describe" data-figure="([^"]*)"><summary>Describe'
+                                    r'</summary><p>([^<]*)</p></details>', el.proto.body):
+            assert key not in said, f"the figure {key!r} is described twice"
+            said[html.unescape(key)] = html.unescape(text)
+    return said
 
 
 def test_tree_studio_exports(downloads):

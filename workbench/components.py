@@ -29,8 +29,11 @@ draw their figure between the two halves of a :class:`FigureText`: before it, a 
 that gives the figure its generated description (:func:`workbench.figures.describe.describe_figure`)
 as its accessible name and a "Skip past this figure" link for the keyboard; after it, beside "SVG"
 and "PDF", a "CSV" download of the figure's data, and a "Describe" expander with the description
-as text. The tree view names itself and draws the same link; :func:`bars` carry their name in their
-own HTML (they hold no Tab stop to skip). One element less per figure on every click.
+as text. The tree view names itself, draws the same link and its own "Describe" (its component's
+DOM); :func:`bars` carry their name and their "Describe" in their own HTML (a ``<details>``, the
+one Tab stop they hold: nothing to skip). Per figure redrawn on a click, the helper and the
+expander with its text were three elements of the ~42 an Online Marginals click sends (each
+element costs the server about as much as the next: py-spy, bench_app, 2 December 2026).
 """
 
 from __future__ import annotations
@@ -342,6 +345,14 @@ class FigureText:
         _A11Y(key=ElementState(self.key).key("a11y"), data={"label": self.text, "kind": self.kind, **self.skip()},
               height="content")
 
+    def details(self) -> str:
+        """The "Describe" disclosure as HTML, for a figure drawn as HTML (:func:`bars`): the same
+        text as :meth:`after`'s expander, in the figure's own element (no element of its own)."""
+        import html
+
+        return (f'<details class="fig-describe" data-figure="{html.escape(self.key)}"><summary>Describe</summary>'
+                f"<p>{html.escape(self.text)}</p></details>")
+
     def after(self) -> None:
         """Drawn after the figure and its downloads: the "Describe" expander."""
         with st.expander("Describe", icon=":material/description:", key=ElementState(self.key).key("describe")):
@@ -387,15 +398,16 @@ def _show_downloads(key: str) -> None:
 
 # ------------------------------------------------------------------ bars without a chart
 def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None, title: str | None = None,
-         label: str | None = None) -> None:
+         label: str | None = None, described: FigureText | None = None) -> None:
     """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
     a Plotly chart whose numbers change is built again from scratch in the browser (tens to
     hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
     ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
     under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
     the largest). ``title``: a bold line above them, in the same element; ``label``: their
-    accessible name (``role="figure"``: a figure's :attr:`FigureText.text`). Labels and texts are
-    escaped."""
+    accessible name (``role="figure"``); ``described``: their :class:`FigureText`, which names them
+    (instead of ``label``) and gives the "Describe" under them (:meth:`FigureText.details`), in the
+    same element. Labels and texts are escaped."""
     import html
     import math
 
@@ -412,6 +424,7 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
         return 100.0 * min(v, 1.0)
 
     hatch = f"repeating-linear-gradient(135deg,{s.muted} 0 2px,transparent 2px 5px)"
+    label = described.text if described is not None else label
     named = f' role="figure" aria-label="{html.escape(label)}"' if label else ""
     out = [f'<div{named} style="font-size:{font}px;line-height:1.3">']
     if title:
@@ -433,6 +446,8 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
     if legend:
         out.append(f'<div style="color:{s.muted};font-size:{s.font("small")}px">{html.escape(legend)}</div>')
     out.append("</div>")
+    if described is not None:   # after the figure (outside its role="figure"): what a reader opens
+        out.append(described.details())
     st.html("".join(out))
 
 
@@ -474,9 +489,8 @@ def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequ
     text = FigureText.of(spec, key=key, kind="bars", describe=describe)
     names = [f"label {a}" for a in range(len(post))] if labels is None else list(labels)
     bars([(names[a], p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
-         legend="bar: posterior · hatched: prior (no evidence)", label=text.text)
+         legend="bar: posterior · hatched: prior (no evidence)", described=text)
     export_buttons(spec, key=key, name=name, csv=text.csv)
-    text.after()
 
 
 # ------------------------------------------------------------------ the selected vertex

@@ -282,12 +282,13 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # what a canvas of another width asks for again, as long as the user has not moved the view
     data["want"] = None if vs.viewport is None else [vs.viewport.x0, vs.viewport.x1, vs.viewport.y0, vs.viewport.y1]
     err = ElementState(key).pop("error")
-    # read aloud: the canvas names itself with data["desc"] and draws the "Skip past this figure"
-    # link (data["skip"]: one component per view, not two); "CSV" (one row per vertex, made when
-    # clicked) and "Describe" after it
+    # read aloud: the canvas names itself with data["desc"], draws the "Skip past this figure" link
+    # (data["skip"]) and, under the canvas, "Describe" with data["desc"] (one component per view,
+    # not a helper, a view and an expander with its text); "CSV" (one row per vertex, made when
+    # clicked) after it
     text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(
         tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
-    data["skip"] = text.skip()
+    data["skip"] = {"title": text.skip()["title"]}
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time);
     # the geometry (positions, names) only when this session's browser was not sent it last: a click
@@ -308,7 +309,6 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     export_buttons(None, key=key, name=export_name or key,
                    draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
                          lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)), csv=text.csv)
-    text.after()
     return marks
 
 

@@ -243,9 +243,9 @@ def test_go_through_a_lesson_and_answer_its_question_by_keyboard(page, app_url):
 
 def test_skip_past_a_figure_by_keyboard(page, app_url):
     """Belief Propagation: from "next ▶", Tab reaches the figure's "Skip past this figure" link
-    (shown when focused), Enter moves the focus to the figure's "Describe" expander, past the
-    modebar's buttons and the SVG, PDF and CSV downloads; Enter opens the description, which is
-    also the chart's accessible name (role=figure)."""
+    (shown when focused), Enter moves the focus to the view's "Describe" (drawn under its canvas),
+    past the view's search box and buttons; Enter opens the description, which is also the
+    canvas's accessible name (role=img)."""
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
     wait_for_title(page, "Message 0 of 8")
@@ -259,14 +259,13 @@ def test_skip_past_a_figure_by_keyboard(page, app_url):
         const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; }""")
     assert link[0].startswith(name) and link[1] > 20 and link[2] > 10, link
     shot(page, "keyboard_skip_link")
-    # the Tab stops the link skips: the tree view's search box and buttons, its Download button
-    skipped = tree_view(page, "bp_tree").locator("button, input").count() + \
-        page.locator(".st-key-bp_tree__download button").count()
+    # the Tab stops the link skips: the tree view's search box and buttons, and its canvas
+    skipped = tree_view(page, "bp_tree").locator("button, input").count()
     page.keyboard.press("Enter")
-    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_tree__describe"), page.evaluate(FOCUSED_JS)
-    assert page.evaluate(FOCUSED_JS)[1].endswith("Describe")
+    assert page.evaluate(FOCUS_INSIDE_JS, ".st-key-bp_tree"), page.evaluate(FOCUSED_JS)
+    assert page.evaluate(FOCUSED_JS) == ["SUMMARY", "Describe"], page.evaluate(FOCUSED_JS)
     page.keyboard.press("Enter")
-    text = page.locator(".st-key-bp_tree__describe").inner_text()
+    text = tree_view(page, "bp_tree").locator("details").inner_text()
     canvas = tree_view(page, "bp_tree").locator("canvas")
     label = canvas.get_attribute("aria-label")
     assert canvas.get_attribute("role") == "img"

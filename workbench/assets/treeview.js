@@ -776,10 +776,10 @@ function notebookWidget() {
 
 // In the app, a view draws its own "Skip past this figure" link (as every figure's accessibility
 // helper does, workbench/assets/figure_a11y.js): first in the view, visible only when focused, it
-// moves the focus to the view's "Describe" expander, past its controls and downloads. data.skip:
-// { title, describe } (the expander's key), from workbench.components.FigureText.skip.
-const SKIP_LOOKAHEAD = 6;   // element containers after the view's searched for its expander
-
+// moves the focus to the view's "Describe", past its controls. data.skip: { title }, from
+// workbench.components.FigureText.skip. "Describe" (a <details> under the canvas) shows data.desc,
+// the canvas's accessible name, as text: drawn here, not as an expander of its own (two elements
+// fewer on every run of the page).
 function skipLink(S, skip) {
   if (!S.skip) {
     S.skip = document.createElement("a");
@@ -788,24 +788,23 @@ function skipLink(S, skip) {
     S.root.insertBefore(S.skip, S.root.firstChild);
     S.skip.addEventListener("click", (e) => {
       e.preventDefault();
-      const rootNode = S.root.getRootNode();
-      const host = rootNode && rootNode.host ? rootNode.host : S.root;
-      const mark = `st-key-${S.skipTo}`;
-      let c = host.closest('[data-testid="stElementContainer"]') || host;
-      for (let i = 0; c && i < SKIP_LOOKAHEAD; i++) {
-        c = c.nextElementSibling;
-        const exp = c && (c.classList.contains(mark) ? c : c.querySelector(`.${mark}`));
-        const summary = exp && exp.querySelector("summary");
-        if (summary) {
-          summary.focus();
-          summary.scrollIntoView({ block: "nearest" });
-          return;
-        }
+      const summary = S.describe && S.describe.querySelector("summary");
+      if (summary) {
+        summary.focus();
+        summary.scrollIntoView({ block: "nearest" });
       }
     });
   }
-  S.skipTo = skip.describe;
   S.skip.textContent = `Skip past this figure${skip.title ? ": " + skip.title : ""}`;
+}
+
+function describe(S, text) {
+  if (!S.describe) {
+    S.describe = el("details", { class: "tv-describe" }, S.wrap);
+    el("summary", { text: "Describe" }, S.describe);
+    S.describeText = el("p", {}, S.describe);
+  }
+  S.describeText.textContent = text || "";
 }
 
 // The default export for both hosts: called with no argument (anywidget), it gives the widget; called
@@ -822,7 +821,10 @@ export default function (component) {
   const data = withGeometry(S, parse(component.data));
   if (data) {
     show(S, data);
-    if (data.skip) skipLink(S, data.skip);
+    if (data.skip) {
+      skipLink(S, data.skip);
+      describe(S, data.desc);
+    }
   }
   return undefined;
 }

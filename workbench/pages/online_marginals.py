@@ -347,7 +347,7 @@ def _d_view(cover, touched) -> None:
                        f"operation touched are ringed ({len(touched)} of them).", show_path=True)
 
 
-def _work_bars(online: int, bp: int, ops: int, label: str) -> None:
+def _work_bars(online: int, bp: int, ops: int, text: FigureText) -> None:
     """The multiply-adds of every online operation so far against one BP pass per operation."""
     passes = bp * max(ops, 1)
     spread = passes / max(online, 1)
@@ -356,7 +356,7 @@ def _work_bars(online: int, bp: int, ops: int, label: str) -> None:
     bars([(ours, online, OKABE_ITO["green"], f"{online:,}"),
           (theirs, passes, current_style().muted, f"{passes:,}")], log=log,
          legend=f"{spread:,.1f} times the work of the online model" + (" (log scale)" if log else ""),
-         title="Multiply-adds: online model vs one BP pass per operation", label=label)
+         title="Multiply-adds: online model vs one BP pass per operation", described=text)
 
 
 def _no_difference(names: tuple, k: int, style):
@@ -462,9 +462,8 @@ def lesson(tree) -> None:
                 f"The work of the {n_ops:,} operation{'s' if n_ops != 1 else ''} so far: {model.total_work:,} "
                 "multiply-adds online, "
                 f"{full * n_ops:,} for one belief-propagation pass per operation."))
-            _work_bars(model.total_work, full, n_ops, text.text)
+            _work_bars(model.total_work, full, n_ops, text)
             export_buttons(spec, key=S.key("work"), name="work", csv=text.csv)
-            text.after()
         # without evidence every bar is zero: the chart (the page's only Plotly chart, whose script
         # a fresh browser loads) waits for the first observation
         if tree.n <= 60 and len(s.evidence):
