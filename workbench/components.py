@@ -57,7 +57,8 @@ _A11Y = st.components.v2.component(
     css=(Path(__file__).resolve().parent / "assets" / "figure_a11y.css").read_text(encoding="utf-8"),
     js=(Path(__file__).resolve().parent / "assets" / "figure_a11y.js").read_text(encoding="utf-8"))
 
-__all__ = ["Spec", "as_shown", "FigureText", "recent", "as_spec", "spec_of", "keep_colours", "chart", "export_buttons", "bars", "clickable_chart",
+__all__ = ["Spec", "as_shown", "FigureText", "recent", "as_spec", "spec_of", "keep_colours", "chart", "export_buttons",
+           "show_downloads", "bars", "clickable_chart",
            "marginal_panel", "marginal_spec",
            "selected_vertex",
            "select_vertex",
@@ -379,7 +380,7 @@ def export_buttons(fig, *, key: str, name: str | None = None,
     if not element.downloads:   # (one element, not a row of one: a message fewer on every run)
         st.button("Download", key=element.key("download"), type="tertiary", icon=":material/download:",
                   help="SVG or PDF of this figure, as shown here" + (", or its data as CSV" if csv else ""),
-                  on_click=_show_downloads, args=(key,))
+                  on_click=show_downloads, args=(key,))
         return
     with st.container(horizontal=True, gap="small", key=element.key("exports")):
         for fmt, make, mime in (("SVG", makers[0], "image/svg+xml"), ("PDF", makers[1], "application/pdf")):
@@ -392,7 +393,8 @@ def export_buttons(fig, *, key: str, name: str | None = None,
                                help="Download the data this figure shows, as a table (CSV)")
 
 
-def _show_downloads(key: str) -> None:
+def show_downloads(key: str) -> None:
+    """The figure ``key``'s "Download" pressed: its files are offered from now on in this session."""
     ElementState(key).downloads = True
 
 

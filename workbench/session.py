@@ -244,12 +244,12 @@ class ElementState:
     seen: Any = None         # the signature of the last event acted upon (a rerun does not act twice)
     geo: Any = None          # the tree view's geometry this session's browser was sent last (its id)
     exports: None = None     # a figure's companions: its row of download buttons
-    downloads: bool = False  # ... shown once asked for (its "Download" button, below)
-    download: None = None    # ... the "Download" button that shows them
+    downloads: bool = False  # ... shown once asked for (its "Download" button, below; a tree view's own)
+    download: None = None    # ... the "Download" button that shows them (a tree view draws its own)
     svg: None = None         # ... the SVG download
     pdf: None = None         # ... the PDF download
     csv: None = None         # ... the CSV download (its data)
-    describe: None = None    # ... the "Describe" expander (its text description)
+    describe: None = None    # ... the "Describe" expander (its text description; a tree view and bars draw their own)
     a11y: None = None        # ... its accessible name's component, KEY-a11y (the browser tests' name)
 
     _JOIN: ClassVar[dict[str, str]] = {"a11y": "-"}   # a companion joined otherwise than by "__"

@@ -31,7 +31,8 @@ import streamlit as st
 from engine.trees import Tree
 from engine.trees.lod import DEFAULT_BUDGET, DEFAULT_MARKER, LAYOUTS, Marks, TreeDrawing, Viewport
 from workbench import address_bar, treeview_data
-from workbench.components import FigureText, array_key, export_buttons, recent, select_vertex, selected_vertex, tree_hash
+from workbench.components import (FigureText, array_key, export_buttons, recent, select_vertex, selected_vertex,
+                                  show_downloads, tree_hash)
 from workbench.figures.describe import rows_csv, tree_rows
 from workbench.figures.style import PROBABILITY_SCALE, SELECT, current
 from workbench.figures.view_export import view_pdf, view_svg
@@ -224,7 +225,8 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
               path_of: int | None = None, height: int = 520, on_pick: Callable[[int], None] | None = None,
               hover=None, describe: str = "", show_path: bool = True, layout: str = "auto",
               export_name: str | None = None, page: str | None = None, arrows: Sequence[tuple[int, int, str]] = (),
-              current_arrow: int | None = None, title: str = "", csv: Callable[[], bytes] | None = None) -> Marks:
+              current_arrow: int | None = None, title: str = "", csv: Callable[[], bytes] | None = None,
+              note: str = "") -> Marks:
     """Draw ``tree`` at the level of detail of the current view, in a component keyed ``key``.
 
     values : one number per vertex (coloured on ``scale`` from ``lo`` to ``hi``), or None;
@@ -244,7 +246,13 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     each labelled with its text (messages: :func:`workbench.figures.arrows.place_arrows`), the one
     at index ``current_arrow`` thick in the selection colour; title : a line drawn over the canvas
     (and in the downloads); csv : the maker of the view's "CSV" download (default: one row per
-    vertex). Returns the marks drawn.
+    vertex); note : a line of plain text under the canvas (how to read the view: drawn by the
+    view, not as a caption of its own). Returns the marks drawn.
+
+    Under the canvas the view draws its note, "Describe" (its description) and "Download" (once
+    pressed, the SVG, PDF and CSV buttons of :func:`workbench.components.export_buttons` follow
+    the view instead): one element on a rerun where the view, a caption, an expander with its
+    text and a button were five.
     """
     style = current()
     vs = view_state(key)
@@ -289,11 +297,14 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(
         tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
     data["skip"] = {"title": text.skip()["title"]}
+    element = ElementState(key)
+    data["download"] = not element.downloads   # the view's own "Download", until pressed
+    if note:
+        data["note"] = note
     # sent as the JSON text's bytes, which Streamlit forwards as they are: a dict would be searched
     # key by key for dataframes and encoded again on every rerun (a tenth of a click's server time);
     # the geometry (positions, names) only when this session's browser was not sent it last: a click
     # sends the view's colours (treeview.js keeps the geometry and asks again for one it lacks: "geo")
-    element = ElementState(key)
     gid = geometry_id(tree, marks)
     payload = _encode(tree, marks, data, geometry=not treeview_data.SEND_GEOMETRY_ONCE or element.geo != gid)
     element.geo = gid
@@ -301,14 +312,15 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
                on_view_change=lambda: _on_view(key), on_layout_change=lambda: _on_layout(key),
                on_query_change=lambda: None, on_pick_change=lambda: _on_pick(tree, key, on_pick),
                on_choose_change=lambda: _on_choose(tree, key, on_pick), on_open_change=lambda: _on_open(tree, key),
-               on_geo_change=lambda: element.pop("geo"))
+               on_geo_change=lambda: element.pop("geo"), on_download_change=lambda: show_downloads(key))
     if err:
         st.error(err)
     if page is not None:
         address_bar.write_query(page)
-    export_buttons(None, key=key, name=export_name or key,
-                   draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
-                         lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)), csv=text.csv)
+    if element.downloads:   # (before: the view's "Download" button, drawn by treeview.js)
+        export_buttons(None, key=key, name=export_name or key,
+                       draw=(lambda: view_svg(pic, style, select=SELECT, highlight=HIGHLIGHT),
+                             lambda: view_pdf(pic, style, select=SELECT, highlight=HIGHLIGHT)), csv=text.csv)
     return marks
 
 

@@ -146,9 +146,9 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
     outside = watch_requests(page)
     page.goto(f"{app_url}/belief_propagation")
     wait_for_app(page)
-    download = page.locator(".st-key-bp_tree__download")
+    download = tree_view(page, "bp_tree").get_by_role("button", name="Download")   # the view's own
     download.wait_for(timeout=30_000)
-    download.get_by_role("button", name="Download").click()   # the figure's files, shown once asked for
+    download.click()   # the figure's files, shown once asked for
     exports = page.locator(".st-key-bp_tree__exports")
     exports.get_by_role("button", name="PDF").wait_for(timeout=30_000)
     got = {}

@@ -798,13 +798,32 @@ function skipLink(S, skip) {
   S.skip.textContent = `Skip past this figure${skip.title ? ": " + skip.title : ""}`;
 }
 
-function describe(S, text) {
+// Under the canvas (in the app): the page's note on how to read the view (data.note), "Describe"
+// and, until it is pressed, "Download" (data.download: the server then draws the SVG, PDF and CSV
+// buttons after the view). Drawn here, not as a caption, an expander and a button of their own:
+// four elements fewer on every run of the page.
+const DOWNLOAD_ICON = "M5 20h14v-2H5v2zM19 9h-4V3H9v6H5l7 7 7-7z";   // Material "download"
+
+function foot(S, data) {
   if (!S.describe) {
+    S.note = el("p", { class: "tv-note" }, S.wrap);
     S.describe = el("details", { class: "tv-describe" }, S.wrap);
     el("summary", { text: "Describe" }, S.describe);
     S.describeText = el("p", {}, S.describe);
+    S.download = el("button", { type: "button", class: "tv-download",
+                                title: "SVG or PDF of this figure, as shown here, or its data as CSV" }, S.wrap);
+    S.download.innerHTML = `<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path fill="currentColor" d="${DOWNLOAD_ICON}"/></svg><span>Download</span>`;
+    S.download.addEventListener("click", () => {
+      S.download.disabled = true;   // (until the server's answer hides it)
+      S.api.setTriggerValue("download", true);
+    });
   }
-  S.describeText.textContent = text || "";
+  S.note.textContent = data.note || "";
+  S.note.style.display = data.note ? "block" : "none";
+  S.describeText.textContent = data.desc || "";
+  S.download.style.display = data.download ? "inline-flex" : "none";
+  S.download.disabled = false;
 }
 
 // The default export for both hosts: called with no argument (anywidget), it gives the widget; called
@@ -823,7 +842,7 @@ export default function (component) {
     show(S, data);
     if (data.skip) {
       skipLink(S, data.skip);
-      describe(S, data.desc);
+      foot(S, data);
     }
   }
   return undefined;

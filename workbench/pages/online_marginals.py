@@ -335,16 +335,20 @@ def _load_scenario() -> None:
 
 
 # ------------------------------------------------------------------ figures
-def _d_view(cover, touched) -> None:
+def _d_view(cover, touched, said: bool) -> None:
     """D at any size, coloured by kind (edge components grey), the path the last operation touched
-    ringed and drawn from D's root down."""
+    ringed and drawn from D's root down (``said``: whether an operation has been made)."""
     dtree = cover.to_tree()
     kinds = np.asarray(cover.kind, np.int64)
     palette = [NEUTRAL, OKABE_ITO["blue"], OKABE_ITO["sky"], OKABE_ITO["purple"]]   # edge, rake, compress, root
     deepest = max(touched, key=lambda z: int(dtree.depth[z])) if len(touched) else None
     tree_view(dtree, S.key("d"), categories=(kinds, palette), highlight=touched, path_of=deepest, height=420, layout="tidy",
               describe=f"The decomposition tree D ({cover.m:,} nodes, height {cover.height}); the nodes the last "
-                       f"operation touched are ringed ({len(touched)} of them).", show_path=True)
+                       f"operation touched are ringed ({len(touched)} of them).", show_path=True,
+              note="D's nodes: edge components (its leaves) grey, rakes blue, compresses light blue, the root "
+                   "purple. Ringed and joined in red: the D nodes the last operation touched (one path from "
+                   "D's root, at most height + 1 nodes)."
+                   + (f"\nThe last operation touched {len(touched)} of the {cover.m:,} nodes of D." if said else ""))
 
 
 def _work_bars(online: int, bp: int, ops: int, text: FigureText) -> None:
@@ -397,10 +401,10 @@ def lesson(tree) -> None:
     left, right = st.columns([3, 2], gap="medium")
     with left:
         tree_view(tree, KEY, page="online_marginals", values=s.marginals()[:, 0], value_title="P(label 0)", rings=s.evidence,
-                  selected=sel, on_pick=_query, describe="The tree T coloured by each vertex's P(label 0).")
-        st.caption("Colour: P(label 0); a collapsed group shades from its smallest P(label 0) to its largest. "
-                   "Red ring: the selected vertex, with its path to the root; orange rings and dots: evidence. "
-                   "Click a vertex (or find it by name) to query its marginal; scroll to zoom, drag to pan.")
+                  selected=sel, on_pick=_query, describe="The tree T coloured by each vertex's P(label 0).",
+                  note="Colour: P(label 0); a collapsed group shades from its smallest P(label 0) to its largest. "
+                       "Red ring: the selected vertex, with its path to the root; orange rings and dots: evidence. "
+                       "Click a vertex (or find it by name) to query its marginal; scroll to zoom, drag to pan.")
     with right:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)
@@ -446,14 +450,8 @@ def lesson(tree) -> None:
     d1, d2 = st.columns([3, 2])
     with d1:
         m_d = model.cover.m if model.cover is not None else 0
-        if m_d:
-            _d_view(model.cover, list(rep.touched) if rep else [])
-            # (one caption, not two: a message fewer on every click)
-            st.caption("D's nodes: edge components (its leaves) grey, rakes blue, compresses light blue, the root "
-                       "purple. Ringed and joined in red: the D nodes the last operation touched (one path from "
-                       "D's root, at most height + 1 nodes)."
-                       + (f"  \nThe last operation touched {len(rep.touched)} of the {m_d:,} nodes of D."
-                          if rep is not None else ""))
+        if m_d:   # (its notes under the canvas, drawn by the view: no caption of their own)
+            _d_view(model.cover, list(rep.touched) if rep else [], rep is not None)
     with d2:
         n_ops = s.n_operations
         if n_ops:
