@@ -31,6 +31,14 @@
 nginx (``python -m workbench.hall``; N = 1 is the single ``workbench.serve``), for the sizing table
 of the lecture hall (docs/lecture-hall.md): students per core at p95 ≤ 1 s.
 
+``--compare DIR,DIR,...`` measures only the server's CPU per interaction of several apps (other
+checkouts: ``git worktree add /tmp/old <commit>``), served side by side on one tree of
+``--tree-size`` vertices: in each of ``--blocks`` blocks every app in turn (the order reversed
+every other block) serves three students who open Online Marginals and then make 16 interactions
+each; its CPU from when they had opened, per interaction. A shared machine's speed drifts over
+minutes, and this one's by a third: the apps' blocks alternate within seconds, and each app's
+ratio to the first is taken block by block (its median and range are printed).
+
 The machine's load average is recorded with every section (the machine is shared). Everything is
 bounded in count and time; the servers are stopped at the end.
 """
@@ -503,6 +511,80 @@ def _table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def run_compare(app_dirs: list[Path], *, blocks: int = 10, students: int = 3, rounds: int = 8,
+                tree_size: int = CLASS_TREE["n"]) -> dict:
+    """Server CPU per interaction (pick + "Observe label") of each app in ``app_dirs``, in
+    alternating blocks after one block of warm-up (see the module's docstring)."""
+    import contextlib
+    import subprocess
+
+    env = dict(os.environ)
+    env["TREE_WORKBENCH_TREE"] = json.dumps({**CLASS_TREE, "n": int(tree_size)})
+    per: dict[int, list[float]] = {i: [] for i in range(len(app_dirs))}
+    load0 = _load()
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench_compare_") as tmp:
+        urls = []
+        for i, d in enumerate(app_dirs):
+            e = dict(env, TREE_WORKBENCH_DB=str(Path(tmp) / f"runs{i}.sqlite"))
+            url, _ = stack.enter_context(serve(d, env=e, log_path=Path(tmp) / f"server{i}.log"))
+            asyncio.run(_online_marginals_ready(url))
+            urls.append(url)
+        pids = [_server_pid(u) for u in urls]
+
+        def block(i: int, b: int) -> float:
+            results: list = []
+            errors: list = []
+            mark: list = []
+
+            async def go():
+                opened = asyncio.Barrier(students + 1)
+
+                async def cpu_when_opened():
+                    await opened.wait()
+                    mark.append(_cpu_seconds(pids[i], children=False))
+
+                await asyncio.wait_for(asyncio.gather(cpu_when_opened(), *(
+                    _student(urls[i], 100 * b + j, rounds, int(tree_size), results, errors, opened)
+                    for j in range(students))), 600)
+
+            asyncio.run(go())
+            n = sum(1 for kind, _ in results if kind == "interaction")
+            if errors or not n:
+                raise RuntimeError(f"{app_dirs[i]}: {errors[:2] or 'no interaction'}")
+            return 1000 * (_cpu_seconds(pids[i], children=False) - mark[0]) / n
+
+        for b in range(blocks + 1):   # block 0 warms every app up
+            for i in (range(len(app_dirs)) if b % 2 == 0 else reversed(range(len(app_dirs)))):
+                ms = block(i, b)
+                if b:
+                    per[i].append(ms)
+    rows = []
+    for i, d in enumerate(app_dirs):
+        ratios = [x / y for x, y in zip(per[i], per[0])]
+        commit = subprocess.run(["git", "-C", str(d), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or None
+        rows.append({"app_dir": str(d), "commit": commit, "ms_per_interaction_median": _round(statistics.median(per[i])),
+                     "ms_per_interaction_range": [_round(min(per[i])), _round(max(per[i]))],
+                     "ratio_to_first_median": round(statistics.median(ratios), 3),
+                     "ratio_to_first_range": [round(min(ratios), 3), round(max(ratios), 3)]})
+    return {"compare": rows, "blocks": blocks, "students": students, "interactions_per_block": 2 * rounds * students,
+            "tree_size": int(tree_size), "load_average_start": load0, "load_average_end": _load()}
+
+
+def _compare_table(res: dict) -> str:
+    out = [f"Server CPU per interaction, {res['blocks']} alternating blocks of {res['interactions_per_block']} "
+           f"interactions ({res['students']} students) per app, tree n = {res['tree_size']:,}; load average "
+           f"{res['load_average_start']} -> {res['load_average_end']}", "",
+           "| app | commit | ms per interaction, median | range | ratio to the first, median | range |",
+           "|---|---|---:|---|---:|---|"]
+    for r in res["compare"]:
+        lo, hi = r["ms_per_interaction_range"]
+        rlo, rhi = r["ratio_to_first_range"]
+        out.append(f"| {r['app_dir']} | {r['commit']} | {r['ms_per_interaction_median']} | {lo}–{hi} | "
+                   f"{r['ratio_to_first_median']} | {rlo}–{rhi} |")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_app", description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -519,7 +601,20 @@ def main(argv=None) -> int:
     ap.add_argument("--class-students", type=int, default=30,
                     help="students of the class scenario (default 30; 0 skips it)")
     ap.add_argument("--only-class", action="store_true", help="measure only the class scenario")
+    ap.add_argument("--compare", default=None, metavar="DIR,DIR,...",
+                    help="only the server CPU per interaction of these apps, served side by side, in alternating blocks")
+    ap.add_argument("--blocks", type=int, default=10, help="with --compare: blocks per app (default 10)")
     args = ap.parse_args(argv)
+    if args.compare is not None:
+        dirs = [Path(x.strip()).resolve() for x in args.compare.split(",") if x.strip()]
+        missing = [str(d) for d in dirs if not (d / "app.py").is_file()]
+        if not 1 <= len(dirs) <= 6 or missing:
+            ap.error(f"--compare takes 1 to 6 app folders, each with an app.py{': not ' + ', '.join(missing) if missing else ''}")
+        if not 1 <= args.blocks <= 100 or not 3 <= args.tree_size <= 1_000_000:
+            ap.error("blocks 1..100, tree size 3..1,000,000")
+        res = run_compare(dirs, blocks=args.blocks, tree_size=args.tree_size)
+        print(json.dumps(res, indent=1) if args.json else _compare_table(res))
+        return 0
     if args.processes is not None:
         if not 1 <= args.processes <= 16:
             ap.error("--processes must be 1..16")
