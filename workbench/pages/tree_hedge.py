@@ -232,9 +232,9 @@ def results(run_tree, result) -> None:
         tree_view(run_tree, S.key("action_view"), categories=(actions + 1, palette), selected=task, on_pick=_point_out,
                   hover=lambda v: hover[v], describe="The task tree coloured by each task's action "
                   f"({'favourite of ' + LEARNER_STYLE[learner][0] if shown == 'favourite' else 'best'}).",
-                  export_name="hedge_action_tree")
-        st.caption("Actions " + ", ".join(f"{k + 1}: {COLOUR_NAMES[k % len(COLOUR_NAMES)]}" for k in range(m["states"]))
-                   + "; light grey: tied (no favourite).")
+                  export_name="hedge_action_tree",
+                  note="Actions " + ", ".join(f"{k + 1}: {COLOUR_NAMES[k % len(COLOUR_NAMES)]}"
+                                              for k in range(m["states"])) + "; light grey: tied (no favourite).")
 
 
 def _point_out(v: int) -> None:

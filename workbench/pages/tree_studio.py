@@ -267,10 +267,10 @@ def editor(tree, version) -> None:
     selected_name = tree.name(selected)
     hover = (lambda v: f"label: {tree.labels[v]}") if tree.labels is not None else None
     tree_view(tree, KEY, page="tree_studio", selected=selected, height=560 if tree.n > 30 else 460, hover=hover,
-              describe=f"The current tree ({tree.n:,} vertices, rooted at {tree.name(tree.root)}).")
-    st.caption("Click a vertex to select it (or find it by name); scroll to zoom, drag to pan, shift-drag to zoom to "
-               "a box. A shaded group stands for the vertices too close to tell apart at this zoom: its number "
-               "counts them; click it to zoom in.")
+              describe=f"The current tree ({tree.n:,} vertices, rooted at {tree.name(tree.root)}).",
+              note="Click a vertex to select it (or find it by name); scroll to zoom, drag to pan, shift-drag to zoom "
+                   "to a box. A shaded group stands for the vertices too close to tell apart at this zoom: its "
+                   "number counts them; click it to zoom in.")
 
     st.header("Edit the selected vertex", divider="gray")
     vertex_box(tree, KEY, label="Vertex", default=tree.root,
