@@ -193,7 +193,8 @@ def page_css(style: "Style") -> str:
     # a small disclosure under it, its text at the page's size
     css += (" .fig-describe { margin-top: 4px; font-size: 14px; } .fig-describe > summary { cursor: pointer;"
             " width: max-content; padding: 2px 4px; border-radius: 4px; }"
-            " .fig-describe > p { margin: 4px 0 0; line-height: 1.5; overflow-wrap: anywhere; }")
+            " [data-testid='stHtml'] details.fig-describe > p { margin: 4px 0 0; font-size: 14px; line-height: 1.5;"
+            " overflow-wrap: anywhere; }")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
