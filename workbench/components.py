@@ -31,9 +31,9 @@ as its accessible name and a "Skip past this figure" link for the keyboard; afte
 and "PDF", a "CSV" download of the figure's data, and a "Describe" expander with the description
 as text. The tree view names itself, draws the same link and its own "Describe" (its component's
 DOM); :func:`bars` carry their name and their "Describe" in their own HTML (a ``<details>``, the
-one Tab stop they hold: nothing to skip). Per figure redrawn on a click, the helper and the
-expander with its text were three elements of the ~42 an Online Marginals click sends (each
-element costs the server about as much as the next: py-spy, bench_app, 2 December 2026).
+one Tab stop they hold: nothing to skip). An Online Marginals click sent 42 elements, 8 of them
+the expanders and their text (with the views' notes and "Download", 30 now: a click's server CPU
+0.76 of what it was, ``bench_app --compare``, 2 December 2026).
 """
 
 from __future__ import annotations

@@ -776,10 +776,8 @@ function notebookWidget() {
 
 // In the app, a view draws its own "Skip past this figure" link (as every figure's accessibility
 // helper does, workbench/assets/figure_a11y.js): first in the view, visible only when focused, it
-// moves the focus to the view's "Describe", past its controls. data.skip: { title }, from
-// workbench.components.FigureText.skip. "Describe" (a <details> under the canvas) shows data.desc,
-// the canvas's accessible name, as text: drawn here, not as an expander of its own (two elements
-// fewer on every run of the page).
+// moves the focus to the view's "Describe" (drawn under the canvas by foot, below), past its
+// controls. data.skip: { title }, from workbench.components.FigureText.skip.
 function skipLink(S, skip) {
   if (!S.skip) {
     S.skip = document.createElement("a");
@@ -799,9 +797,10 @@ function skipLink(S, skip) {
 }
 
 // Under the canvas (in the app): the page's note on how to read the view (data.note), "Describe"
-// and, until it is pressed, "Download" (data.download: the server then draws the SVG, PDF and CSV
-// buttons after the view). Drawn here, not as a caption, an expander and a button of their own:
-// four elements fewer on every run of the page.
+// (data.desc, the canvas's accessible name, as text) and, until it is pressed, "Download"
+// (data.download: the server then draws the SVG, PDF and CSV buttons after the view). Drawn here,
+// not as a caption, an expander with its text and a button of their own: four elements fewer on
+// every run of the page.
 const DOWNLOAD_ICON = "M5 20h14v-2H5v2zM19 9h-4V3H9v6H5l7 7 7-7z";   // Material "download"
 
 function foot(S, data) {
