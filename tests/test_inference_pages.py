@@ -1,5 +1,8 @@
 """AppTest interactions of the Online Marginals and Belief Propagation pages."""
 
+import html
+import re
+
 import numpy as np
 
 from tests.conftest import ROOT, open_tab
@@ -7,6 +10,12 @@ from tests.test_app_pages import open_page
 
 ONLINE = "workbench/pages/online_marginals.py"
 BP = "workbench/pages/belief_propagation.py"
+
+
+def stats_rows(at) -> dict[str, str]:
+    """The headline numbers on the page (``workbench.components.stats``: one HTML row), by label."""
+    return {html.unescape(k): html.unescape(v) for h in at.html
+            for k, v in re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", h.proto.body)}
 
 
 def _button(at, key):
@@ -29,6 +38,15 @@ def test_online_observe_check_and_stream():
     bars = " ".join(h.proto.body for h in at.html)
     assert all(f"{p:.3f}" in bars for p in post) and "label 1" in bars, bars
     assert "online (all ops so far)" in bars and "1 BP pass" in bars, bars
+    # the headline numbers (one HTML row): this operation's work, its share of a BP pass, the height
+    from engine.inference.belief_propagation import bp_work
+
+    full = bp_work(session.tree.n, session.k)
+    row = next(h.proto.body for h in at.html if 'class="wb-stats"' in h.proto.body)
+    for said in (f"<dt>Cover height</dt><dd>{session.model.height}</dd>", f"<dd>{rep.op}</dd>",
+                 f"<dd>{rep.work:,}</dd><dd class=\"wb-note\">{rep.work / full:.1%} of a BP pass</dd>",
+                 f"<dt>One full BP pass</dt><dd>{full:,}</dd>"):
+        assert said in row, (said, row)
     _button(at, "om_check").click()
     at.run()
     assert any("Largest |online − BP|" in s.value for s in at.success), [s.value for s in at.success]
@@ -93,11 +111,11 @@ def test_bp_page_steps_and_tabs():
     _button(at, "bp_back").click()
     at.run()
     assert at.slider(key="bp_messages").value == total - 1
-    assert not at.get("metric")             # only the open tab is computed
+    assert not stats_rows(at)               # only the open tab is computed
     open_tab(at, "bp_tab", "Parallel schedule")
     at.slider(key="bp_iteration").set_value(at.slider(key="bp_iteration").max).run()
     assert not at.exception, at.exception
-    err = next(float(m.value) for m in at.metric if m.label == "Largest |belief − exact| now")
+    err = float(stats_rows(at)["Largest |belief − exact| now"])
     assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
     last = at.slider(key="bp_iteration").value
     open_tab(at, "bp_tab", "Sequential schedule")      # a closed tab's slider kept its value

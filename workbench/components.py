@@ -335,11 +335,16 @@ class FigureText:
         name), else what draws it ("bars": :func:`bars`, text already, named by their ``label``)."""
         return cls(key=key, text=describe_figure(fig, describe), csv=lambda: figure_csv(fig), kind=kind)
 
+    @property
+    def title(self) -> str:
+        """The description's first sentence (at most 120 characters): what a skip link says."""
+        return self.text.split(". ")[0][:120]
+
     def skip(self) -> dict:
-        """What the "Skip past this figure" link says (``title``: the description's first sentence)
-        and where it goes (``describe``: the key of the "Describe" expander that :meth:`after`
-        draws). The tree view draws the link itself (workbench/assets/treeview.js) from these."""
-        return {"title": self.text.split(". ")[0][:120], "describe": ElementState(self.key).key("describe")}
+        """What the "Skip past this figure" link of :meth:`before` says (``title``) and where it
+        goes (``describe``: the key of the "Describe" expander that :meth:`after` draws). A tree
+        view draws its own link, from :attr:`title`, to its own "Describe" (workbench/assets/treeview.js)."""
+        return {"title": self.title, "describe": ElementState(self.key).key("describe")}
 
     def before(self) -> None:
         """Drawn just before the figure: its accessible name and the skip link."""
@@ -450,6 +455,28 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
     out.append("</div>")
     if described is not None:   # after the figure (outside its role="figure"): what a reader opens
         out.append(described.details())
+    st.html("".join(out))
+
+
+# ------------------------------------------------------------------ numbers in a row
+def stats(items: Sequence[tuple], *, label: str | None = None) -> None:
+    """A row of headline numbers, as :func:`streamlit.metric` draws them, in one HTML element:
+    ``items`` are ``(label, value)`` or ``(label, value, note)``, the note a small line under the
+    value (what :func:`streamlit.metric` puts in its delta or its help icon). A row of
+    ``st.metric`` in a horizontal container is five messages on every rerun; this is one (the
+    Online Marginals click: docs/benchmarks.md). A description list (``<dl>``: a screen reader
+    reads each label with its value); ``label`` names it (``aria-label``). The row wraps on a
+    narrow screen; labels, values and notes are escaped."""
+    import html
+
+    named = f' aria-label="{html.escape(label)}"' if label else ""
+    out = [f'<dl class="wb-stats"{named}>']
+    for item in items:
+        name, value = item[:2]
+        note = item[2] if len(item) > 2 else None
+        out.append(f"<div><dt>{html.escape(str(name))}</dt><dd>{html.escape(str(value))}</dd>"
+                   + (f'<dd class="wb-note">{html.escape(str(note))}</dd>' if note else "") + "</div>")
+    out.append("</dl>")
     st.html("".join(out))
 
 

@@ -296,7 +296,7 @@ def tree_view(tree: Tree, key: str, *, values=None, scale=PROBABILITY_SCALE, lo:
     # clicked) after it
     text = FigureText(key=key, text=data["desc"], kind="view", csv=csv or (lambda: rows_csv(*tree_rows(
         tree, values=values, value_title=value_title, categories=categories, rings=rings, selected=selected))))
-    data["skip"] = {"title": text.skip()["title"]}
+    data["skip"] = {"title": text.title}
     element = ElementState(key)
     data["download"] = not element.downloads   # the view's own "Download", until pressed
     if note:

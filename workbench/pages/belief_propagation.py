@@ -32,7 +32,7 @@ from engine.trees import Tree
 from engine.trees.generators import star_tree
 from workbench import address_bar
 from workbench.components import (Spec, array_key, as_spec, chart, marginal_panel, page_cache, selected_vertex, selection_key,
-                                  tree_hash)
+                                  stats, tree_hash)
 from workbench.figures.arrows import message_text
 from workbench.figures.inference_figures import convergence_figure, elimination_bars, message_figure
 from workbench.figures.style import Style
@@ -559,10 +559,8 @@ def parallel(model: BPModel, exact) -> None:
           describe=f"Parallel schedule on {tree.n:,} vertices, iteration {it} of {last}: {2 * (tree.n - 1):,} "
                    f"messages recomputed at once; largest |belief − exact| {errs[it]:.2e}; exact from "
                    f"iteration {trace.converged_at}.")
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Largest |belief − exact| now", f"{errs[it]:.2e}")
-    m2.metric("Exact from iteration", trace.converged_at)
-    m3.metric("Messages per iteration", 2 * (tree.n - 1))
+    stats([("Largest |belief − exact| now", f"{errs[it]:.2e}"), ("Exact from iteration", trace.converged_at),
+           ("Messages per iteration", f"{2 * (tree.n - 1):,}")], label="The parallel schedule")
     chart(conv, key=S.key("conv_fig"), name="bp_convergence",
           describe=f"Largest |belief − exact| after each of {len(errs)} iterations, from {errs[0]:.2e} to "
                    f"{errs[-1]:.2e}; zero from iteration {trace.converged_at}; iteration {it} marked.")
