@@ -70,10 +70,13 @@ def test_online_pick_by_name_selects_and_queries():
     assert not at.exception, at.exception
     session = at.session_state["om_session"]
     assert session.ops[-1] == {"marginal": "4"}
-    assert any("P(x₄)" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    said = ", ".join(f"{p:.4f}" for p in session.marginal(session.tree.index("4")))
+    assert any(f"<b style=\"font-weight:600\">P(x₄)</b> = [{said}]</div>" in h.proto.body for h in at.html), \
+        [h.proto.body for h in at.html]
     _button(at, "om_observe").click()
     at.run()
     assert session.tree.index("4") in session.evidence
+    assert any(" · evidence [1.0, 0.0]</div>" in h.proto.body for h in at.html)   # the vertex's own evidence
 
 
 def test_online_k_and_cover_change_rebuilds():

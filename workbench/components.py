@@ -404,14 +404,16 @@ def show_downloads(key: str) -> None:
 
 
 # ------------------------------------------------------------------ bars without a chart
-def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None, title: str | None = None,
+def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
+         title: str | tuple[str, str] | None = None,
          label: str | None = None, described: FigureText | None = None) -> None:
     """Horizontal bars drawn as one small HTML element, for numbers that change on every click:
     a Plotly chart whose numbers change is built again from scratch in the browser (tens to
     hundreds of ms), these bars cost nothing. ``rows``: ``(label, value, colour, text)``, or
     ``(label, value, colour, text, ghost)`` with ``ghost`` a second, hatched value drawn thin
     under the bar (a prior, a baseline). Values on [0, 1] unless ``log`` (then on a log scale of
-    the largest). ``title``: a bold line above them, in the same element; ``label``: their
+    the largest). ``title``: a bold line above them, in the same element (``(bold, plain)``: a line
+    that starts in bold); ``label``: their
     accessible name (``role="figure"``); ``described``: their :class:`FigureText`, which names them
     (instead of ``label``) and gives the "Describe" under them (:meth:`FigureText.details`), in the
     same element. Labels and texts are escaped."""
@@ -434,7 +436,10 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
     label = described.text if described is not None else label
     named = f' role="figure" aria-label="{html.escape(label)}"' if label else ""
     out = [f'<div{named} style="font-size:{font}px;line-height:1.3">']
-    if title:
+    if isinstance(title, tuple):   # (bold, plain): a line that starts in bold
+        out.append(f'<div style="margin-bottom:6px"><b style="font-weight:600">{html.escape(title[0])}</b>'
+                   f"{html.escape(title[1])}</div>")
+    elif title:
         out.append(f'<div style="font-weight:600;margin-bottom:6px">{html.escape(title)}</div>')
     for row in rows:
         label, value, colour, text = row[:4]
@@ -506,19 +511,20 @@ def marginal_spec(post, prior, title: str, labels: Sequence[str] | None = None) 
 
 
 def marginal_panel(post, prior, *, key: str, name: str, title: str, labels: Sequence[str] | None = None,
-                   describe: str = "") -> None:
+                   describe: str = "", heading: tuple[str, str] | None = None) -> None:
     """A vertex's marginal beside its prior (no evidence), as light :func:`bars`: they change with
     every click, and a Plotly chart would be built again in the browser each time (a first one
     also loads Plotly's script, about 4.7 MB). Its Plotly figure (:func:`marginal_spec`) is drawn
     only for the SVG/PDF downloads; it gives the description (after ``describe``, the page's own
-    first sentence) and the CSV too."""
+    first sentence) and the CSV too. ``heading``: a line above the bars, ``(bold, plain)``, in
+    their element (a line of markdown of its own was one more message on every click)."""
     from workbench.figures.style import category_colour
 
     spec = marginal_spec(post, prior, title, labels)
     text = FigureText.of(spec, key=key, kind="bars", describe=describe)
     names = [f"label {a}" for a in range(len(post))] if labels is None else list(labels)
     bars([(names[a], p, category_colour(a), f"{p:.3f}", q) for a, (p, q) in enumerate(zip(post, prior))],
-         legend="bar: posterior · hatched: prior (no evidence)", described=text)
+         legend="bar: posterior · hatched: prior (no evidence)", described=text, title=heading)
     export_buttons(spec, key=key, name=name, csv=text.csv)
 
 

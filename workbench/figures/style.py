@@ -122,6 +122,7 @@ def category_symbol(i: int) -> str:
     return SYMBOLS[int(i) % len(SYMBOLS)]
 
 
+@lru_cache(maxsize=512)   # a tree view's colours, on every click: a third of colour_bytes was parsing
 def _rgb(colour: str) -> tuple[float, float, float]:
     c = colour.strip()
     if c.startswith("#"):

@@ -412,16 +412,16 @@ def lesson(tree) -> None:
         marg = s.marginal(sel)
         states = _states(s)
         shown = ", ".join(f"{p:.4f}" for p in marg) if states is None else \
-            ", ".join(f"{md(a)} {p:.4f}" for a, p in zip(states[sel], marg))
-        st.markdown(f"**P({md(subscript('x', name))})** = [{shown}]"
-                    + (" · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
-                       if sel in s.evidence else ""))
+            ", ".join(f"{a} {p:.4f}" for a, p in zip(states[sel], marg))
         said = ", ".join(f"{p:.4f}" for p in marg)
         marginal_panel(marg, s.prior[sel], key=S.key("bars"), name="marginal", title=f"P(x_{name})",
                        labels=None if states is None else states[sel], describe=(
                            f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
                            f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
-                           f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."))
+                           f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."),
+                       heading=(f"P({subscript('x', name)})", f" = [{shown}]" + (
+                           " · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
+                           if sel in s.evidence else "")))
         e1, e2 = st.columns(2)
         with e1:
             if states is not None and S.label >= len(states[sel]):
