@@ -82,6 +82,15 @@ def open_tab(at, key: str, label: str):
     return at.run()
 
 
+def shown_stats(at) -> dict[str, str]:
+    """The headline numbers a page shows (``workbench.components.stats``: HTML rows), by label."""
+    import html
+    import re
+
+    return {html.unescape(k): html.unescape(v) for h in at.html
+            for k, v in re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", h.proto.body)}
+
+
 def open_app_page(page: str, *, timeout: float = 120, state: dict | None = None):
     """The app run headless (``streamlit.testing.v1.AppTest``) and switched to ``page`` (a script of
     workbench/pages), with ``state`` put in the session first (e.g. a tree to show)."""

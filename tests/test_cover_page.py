@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.cover import brute_force_optima, figure1_tree, optimal_cover, rake_only_cover
 from engine.trees.generators import path_tree, star_tree
-from tests.conftest import open_app_page, open_tab, view_data
+from tests.conftest import open_app_page, open_tab, shown_stats, view_data
 
 PAGE = "workbench/pages/cover_inspector.py"
 
@@ -23,10 +23,6 @@ def root_box(at):
     return [sb for sb in at.selectbox if sb.label == "Root s (a leaf)"][0]
 
 
-def metrics(at) -> dict:
-    return {m.label: m.value for m in at.metric}
-
-
 def text(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -35,7 +31,7 @@ def test_default_tree_metrics_match_engine_and_brute_force():
     at = open_page()
     tree = at.session_state["tree"]
     s = tree.index(root_box(at).value)
-    m = metrics(at)
+    m = shown_stats(at)
     o = brute_force_optima(tree, s)
     assert m["(2,s)-cover height"] == str(optimal_cover(tree, s).height)
     assert m["Rake-only height"] == str(rake_only_cover(tree, s).height)
@@ -48,7 +44,7 @@ def test_star_preset_has_height_one():
     at.button(key="cover_preset_Star").click().run()
     assert not at.exception
     assert at.session_state["tree"] == star_tree(16)
-    assert metrics(at)["(2,s)-cover height"] == "1"  # the paper: the star's only cover has height 1
+    assert shown_stats(at)["(2,s)-cover height"] == "1"  # the paper: the star's only cover has height 1
 
 
 def test_slider_shows_each_round_of_figure1():

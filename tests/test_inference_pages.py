@@ -1,21 +1,12 @@
 """AppTest interactions of the Online Marginals and Belief Propagation pages."""
 
-import html
-import re
-
 import numpy as np
 
-from tests.conftest import ROOT, open_tab
+from tests.conftest import ROOT, open_tab, shown_stats
 from tests.test_app_pages import open_page
 
 ONLINE = "workbench/pages/online_marginals.py"
 BP = "workbench/pages/belief_propagation.py"
-
-
-def stats_rows(at) -> dict[str, str]:
-    """The headline numbers on the page (``workbench.components.stats``: one HTML row), by label."""
-    return {html.unescape(k): html.unescape(v) for h in at.html
-            for k, v in re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", h.proto.body)}
 
 
 def _button(at, key):
@@ -114,11 +105,11 @@ def test_bp_page_steps_and_tabs():
     _button(at, "bp_back").click()
     at.run()
     assert at.slider(key="bp_messages").value == total - 1
-    assert not stats_rows(at)               # only the open tab is computed
+    assert not shown_stats(at)               # only the open tab is computed
     open_tab(at, "bp_tab", "Parallel schedule")
     at.slider(key="bp_iteration").set_value(at.slider(key="bp_iteration").max).run()
     assert not at.exception, at.exception
-    err = float(stats_rows(at)["Largest |belief − exact| now"])
+    err = float(shown_stats(at)["Largest |belief − exact| now"])
     assert err < 1e-12      # after diameter-many iterations the parallel schedule is exact
     last = at.slider(key="bp_iteration").value
     open_tab(at, "bp_tab", "Sequential schedule")      # a closed tab's slider kept its value

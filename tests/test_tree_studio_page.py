@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.trees import read_tree
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shown_stats
 
 
 @pytest.fixture
@@ -30,6 +30,9 @@ def test_opens_with_the_lecture_tree(at):
     t = tree_of(at)
     assert t.n == 5 and set(t.names) == {"1", "2", "3", "4", "5"}
     assert not errors(at)
+    # 1-2, 1-3, 2-4, 2-5: leaves 3, 4, 5; the longest path 4-2-1-3
+    assert shown_stats(at) == {"vertices": "5", "leaves": "3", "diameter": "3", "radius": "2", "max degree": "3",
+                           "height": "2"}
 
 
 @pytest.mark.parametrize("name,content,message", [
@@ -75,6 +78,7 @@ def test_sample_and_generate(at):
     at.button(key="studio_generate").click().run()
     t = tree_of(at)
     assert t.n == 13 and t.degree[0] == 3
+    assert shown_stats(at)["vertices"] == "13" and shown_stats(at)["leaves"] == "3" and shown_stats(at)["diameter"] == "8"
     at.selectbox(key="studio_kind").select("random").run()
     at.slider(key="studio_n").set_value(10_000).run()
     at.button(key="studio_generate").click().run()

@@ -35,7 +35,7 @@ from workbench.figures.cover_figures import (
     icicle_figure,
     roots_figure,
 )
-from workbench.components import chart, page_cache, tree_hash
+from workbench.components import chart, page_cache, stats, tree_hash
 from workbench import address_bar
 from workbench.figures.style import NEUTRAL, OKABE_ITO, SEQUENTIAL_SCALE, Style
 from workbench.figures.style import current as current_style
@@ -323,18 +323,15 @@ with c3:
                 f"({cover.rounds} rounds).  \nThe ringed vertices of T are those of $T_t$ merged in round t; "
                 f"the colour says when each vertex is merged.")
 
-# metrics side by side
-mcols = st.columns(7 if tree.n <= BRUTE_FORCE_N else 4)
-mcols[0].metric("(2,s)-cover height", opt.height)
-mcols[1].metric("Rake-only height", rake.height)
-mcols[2].metric("⌈log₂ n⌉", math.ceil(math.log2(tree.n)))
-mcols[3].metric("Diameter", info.diameter)
+# the headline numbers side by side (one HTML element: workbench.components.stats)
+numbers = [("(2,s)-cover height", opt.height), ("Rake-only height", rake.height),
+           ("⌈log₂ n⌉", math.ceil(math.log2(tree.n))), ("Diameter", f"{info.diameter:,}")]
 brute = None
 if tree.n <= BRUTE_FORCE_N:
     brute = cached_brute(tree, s)
-    mcols[4].metric("χ²ₛ (brute force)", brute.chi_2s)
-    mcols[5].metric("χ² (brute force)", brute.chi_2)
-    mcols[6].metric("χ* (brute force)", brute.chi_star)
+    numbers += [("χ²ₛ (brute force)", brute.chi_2s), ("χ² (brute force)", brute.chi_2),
+                ("χ* (brute force)", brute.chi_star)]
+stats(numbers, label="Cover heights")
 
 # reset the selection when the cover changes
 owner = (version, s, cover.rake_only)

@@ -20,7 +20,8 @@ from engine.trees.formats import (FORMAT_NAMES, FORMATS, WRITE_EXTENSIONS, forma
 from engine.trees.metrics import tree_info
 from workbench.declarations.tree_text import generator_link
 from workbench import address_bar
-from workbench.components import page_cache, select_vertex, selected_vertex, selection_key, tree_hash, vertex_box
+from workbench.components import (page_cache, select_vertex, selected_vertex, selection_key, stats, tree_hash,
+                                  vertex_box)
 from workbench.session import Family, PageState
 from workbench.state import (can_undo, current_tree, list_samples, load_sample, sample_link, set_tree, tree_source,
                              tree_version, undo)
@@ -327,11 +328,10 @@ with tab_info:
     if S.info[0] != version:
         S.info = (version, tree_info(tree))
     info = S.info[1]
-    cols = st.columns(6)
-    for col, (label, val) in zip(cols, [("vertices", info.n), ("leaves", info.leaves), ("diameter", info.diameter),
-                                        ("radius", info.radius), ("max degree", info.max_degree),
-                                        ("height", int(tree.depth.max()))]):
-        col.metric(label, f"{val:,}")
+    stats([(label, f"{val:,}") for label, val in [("vertices", info.n), ("leaves", info.leaves),
+                                                   ("diameter", info.diameter), ("radius", info.radius),
+                                                   ("max degree", info.max_degree), ("height", int(tree.depth.max()))]],
+          label="The tree's summary")   # one element, not six metrics in six columns
     st.caption(f"Rooted at **{md(info.root)}** · source: {md(tree_source())}")
 with tab_down:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
