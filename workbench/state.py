@@ -181,4 +181,5 @@ def render_sidebar() -> None:
     if AppState().presenter:
         # the app's text is sized in rem: a larger root size enlarges it all (figures use the style's scale)
         # ... except the metrics' big numbers, already 36 px: larger, "-5.191" in a row of six reads "-5.1…"
-        st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'] { font-size: 1.8rem; }</style>")
+        st.html("<style>html { font-size: 20px; } [data-testid='stMetricValue'], dl.wb-stats dd:not(.wb-note) "
+                "{ font-size: 1.8rem; }</style>")

@@ -196,12 +196,12 @@ def page_css(style: "Style") -> str:
             " width: max-content; padding: 2px 4px; border-radius: 4px; }"
             " [data-testid='stHtml'] details.fig-describe > p { margin: 4px 0 0; font-size: 14px; line-height: 1.5;"
             " overflow-wrap: anywhere; }")
-    # a row of headline numbers (workbench.components.stats), at st.metric's sizes: label 14 px, value
-    # 2.25 rem; its notes in the caption's quieter tone
+    # a row of headline numbers (workbench.components.stats), at st.metric's sizes (in rem: presenter
+    # mode enlarges them with the rest): label 0.875 rem, value 2.25 rem; its notes in the caption's tone
     css += (" dl.wb-stats { display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; margin: 0; padding: 0; }"
-            " dl.wb-stats dt { font-size: 14px; font-weight: 400; margin: 0; }"
+            " dl.wb-stats dt { font-size: 0.875rem; font-weight: 400; margin: 0; }"
             " dl.wb-stats dd { font-size: 2.25rem; line-height: 1.2; margin: 0; font-variant-numeric: tabular-nums; }"
-            f" dl.wb-stats dd.wb-note {{ font-size: 14px; line-height: 1.4; opacity: {CAPTION_OPACITY}; }}")
+            f" dl.wb-stats dd.wb-note {{ font-size: 0.875rem; line-height: 1.4; opacity: {CAPTION_OPACITY}; }}")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     if style.theme == "dark":
