@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.trees import read_tree
-from tests.conftest import ROOT, shown_stats
+from tests.conftest import ROOT, open_tab, shown_stats
 
 
 @pytest.fixture
@@ -43,6 +43,7 @@ def test_opens_with_the_lecture_tree(at):
 ])
 def test_bad_upload_shows_an_error_and_keeps_the_tree(at, name, content, message):
     before = tree_of(at)
+    open_tab(at, "studio_source", "Upload")   # only the open tab is drawn
     if name.endswith(".jsonl"):
         at.number_input(key="studio_index").set_value(3).run()
     at.file_uploader(key="studio_upload").set_value((name, content, "application/octet-stream")).run()
@@ -53,12 +54,14 @@ def test_bad_upload_shows_an_error_and_keeps_the_tree(at, name, content, message
 
 def test_good_upload_replaces_the_tree(at):
     data = (ROOT / "sample_trees" / "bookstore.xml").read_bytes()
+    open_tab(at, "studio_source", "Upload")
     at.file_uploader(key="studio_upload").set_value(("bookstore.xml", data, "text/xml")).run()
     assert not at.exception and not errors(at)
     assert tree_of(at) == read_tree(ROOT / "sample_trees" / "bookstore.xml")
 
 
 def test_paste_newick_and_bad_text(at):
+    open_tab(at, "studio_source", "Paste")
     at.text_area(key="studio_paste").input("((A,B)AB,C)R;").run()
     at.button(key="studio_paste_go").click().run()
     assert set(tree_of(at).names) == {"R", "AB", "A", "B", "C"}
@@ -72,6 +75,7 @@ def test_sample_and_generate(at):
     at.selectbox(key="studio_sample").select("primates.nwk").run()
     at.button(key="studio_load_sample").click().run()
     assert tree_of(at).name(tree_of(at).root) == "Catarrhini"
+    open_tab(at, "studio_source", "Generate")
     at.selectbox(key="studio_kind").select("star-of-paths").run()
     at.slider(key="studio_k").set_value(3).run()
     at.slider(key="studio_m").set_value(4).run()
@@ -114,7 +118,9 @@ def test_edit_then_undo(at):
 
 
 def test_edge_table_edit_is_validated(at):
-    key = "studio_table_0"  # tree version 0: the opening tree
+    assert not at.data_editor      # the table waits for its tab (Summary opens first)
+    open_tab(at, "studio_tab", "Edge table")
+    key = "studio_table_0_0"  # tree version 0 (the opening tree), its table's first sitting
     # a cycle through the table: add the edge 4-5
     at.session_state[key] = {"edited_rows": {}, "added_rows": [{"parent": "4", "child": "5"}], "deleted_rows": []}
     at.button(key="studio_apply_table").click().run()
@@ -124,7 +130,8 @@ def test_edge_table_edit_is_validated(at):
 
 def test_edge_table_edit_applies(at):
     # row 3 is the edge (2, 5): move 5 under 3
-    at.session_state["studio_table_0"] = {"edited_rows": {"3": {"parent": "3"}}, "added_rows": [], "deleted_rows": []}
+    open_tab(at, "studio_tab", "Edge table")
+    at.session_state["studio_table_0_0"] = {"edited_rows": {"3": {"parent": "3"}}, "added_rows": [], "deleted_rows": []}
     at.button(key="studio_apply_table").click().run()
     assert not errors(at)
     assert {frozenset(e) for e in tree_of(at).named_edges()} == {frozenset(e) for e in
@@ -137,6 +144,7 @@ def test_edge_table_edit_applies(at):
     ("spider", {"studio_n": 30, "studio_legs": 4}, 30),
 ])
 def test_generator_sliders(at, kind, sliders, n):
+    open_tab(at, "studio_source", "Generate")
     at.selectbox(key="studio_kind").select(kind).run()
     for key, value in sliders.items():
         at.slider(key=key).set_value(value).run()
@@ -157,6 +165,7 @@ def test_copy_as_newick_and_tikz(at):
     at.selectbox(key="studio_sample").set_value("primates.nwk").run()
     at.button(key="studio_load_sample").click().run()
     tree = tree_of(at)
+    open_tab(at, "studio_tab", "Copy as Newick / TikZ")
     assert not at.code                                   # nothing is written until a format is picked
     at.segmented_control(key="studio_copy_as").set_value("Newick").run()
     back = parse_tree_text(at.code[0].value, "newick")
@@ -167,6 +176,7 @@ def test_copy_as_newick_and_tikz(at):
     at.segmented_control(key="studio_copy_as").set_value("LaTeX document").run()
     assert r"\documentclass" in at.code[0].value
     # above the TikZ limit: its one-line refusal, no text
+    open_tab(at, "studio_source", "Generate")
     at.selectbox(key="studio_kind").set_value("random").run()
     at.slider(key="studio_n").set_value(2001).run()
     at.button(key="studio_generate").click().run()
@@ -197,3 +207,52 @@ def test_belief_propagation_after_adding_a_vertex_is_exact(at):
     shown = next(d.value for d in at.dataframe if "P(label 0)" in d.value.columns)
     assert list(shown.index) == list(tree.names)
     np.testing.assert_allclose(shown.to_numpy(dtype=float), want, rtol=1e-12, atol=1e-15)
+
+
+def test_only_the_open_tabs_are_drawn_and_a_closed_tab_keeps_its_values(at):
+    # a fresh page draws the samples and the summary: no uploader, no generator, no data editor
+    assert not at.file_uploader and not at.data_editor and not at.slider
+    open_tab(at, "studio_source", "Generate")
+    at.selectbox(key="studio_kind").select("complete").run()
+    at.slider(key="studio_n").set_value(40).run()
+    at.slider(key="studio_b").set_value(4).run()
+    open_tab(at, "studio_source", "Paste")
+    assert not at.slider
+    at.text_area(key="studio_paste").input("((A,B)AB,C)R;").run()
+    open_tab(at, "studio_tab", "Download")
+    at.selectbox(key="studio_down_fmt").select("newick").run()
+    open_tab(at, "studio_source", "Samples")
+    open_tab(at, "studio_tab", "Summary")
+    open_tab(at, "studio_source", "Generate")
+    assert (at.selectbox(key="studio_kind").value, at.slider(key="studio_n").value,
+            at.slider(key="studio_b").value) == ("complete", 40, 4)
+    at.button(key="studio_generate").click().run()
+    assert tree_of(at).n == 40 and tree_of(at).degree[tree_of(at).root] == 4
+    open_tab(at, "studio_source", "Paste")
+    assert at.text_area(key="studio_paste").value == "((A,B)AB,C)R;"
+    open_tab(at, "studio_tab", "Download")
+    assert at.selectbox(key="studio_down_fmt").value == "newick"
+    assert not at.exception and not at.warning
+
+
+def test_edits_not_yet_applied_survive_another_tab(at):
+    open_tab(at, "studio_tab", "Edge table")
+    # row 3 is the edge (2, 5): move 5 under 3, then look at the summary before applying
+    at.session_state["studio_table_0_0"] = {"edited_rows": {"3": {"parent": "3"}}, "added_rows": [], "deleted_rows": []}
+    open_tab(at, "studio_tab", "Summary")
+    assert tree_of(at).n == 5 and shown_stats(at)["diameter"] == "3"     # nothing applied yet
+    open_tab(at, "studio_tab", "Edge table")
+    shown = at.data_editor[0].value
+    assert list(map(tuple, shown.to_numpy())) == [("1", "2"), ("1", "3"), ("2", "4"), ("3", "5")]
+    assert any("Your edits not yet applied are kept" in c.value for c in at.caption)
+    # a further edit in the new editor (key: the second sitting), then apply both
+    at.session_state["studio_table_0_1"] = {"edited_rows": {}, "added_rows": [{"parent": "4", "child": "6"}],
+                                            "deleted_rows": []}
+    at.button(key="studio_apply_table").click().run()
+    assert not errors(at)
+    assert {frozenset(e) for e in tree_of(at).named_edges()} == {frozenset(e) for e in
+                                                               [("1", "2"), ("1", "3"), ("2", "4"), ("3", "5"),
+                                                                ("4", "6")]}
+    assert not any("kept" in c.value for c in at.caption)
+    open_tab(at, "studio_tab", "Summary")
+    assert shown_stats(at)["vertices"] == "6" and shown_stats(at)["diameter"] == "5"

@@ -268,3 +268,30 @@ def test_axe_after_the_main_action(open_page, app_url, axe_source, name):
     _wait_for_figures(page)
     own = axe_in_every_mode(page, axe_source, name)
     assert not any(own.values()), {m: v[:10] for m, v in own.items() if v}
+
+
+#: Tree Studio draws only its open tabs: the others, each opened as a person does (the loading
+#: tabs, then the tabs under the drawing), the second with something in it
+STUDIO_TABS = [("Upload", None), ("Paste", None), ("Generate", None), ("Edge table", None), ("Download", None),
+               ("Copy as Newick / TikZ", "Newick")]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_on_tree_studios_closed_tabs(open_page, app_url, axe_source, scheme):
+    """The tabs a fresh Tree Studio does not draw (the uploader, the paste box, the generator, the
+    edge table's data editor, the download, the text to copy), each opened: no violation of the
+    project's own."""
+    page = open_page(viewport=WINDOW, color_scheme=scheme)
+    page.goto(f"{app_url}/tree_studio")
+    wait_for_app(page)
+    found = {}
+    for tab, then in STUDIO_TABS:
+        page.get_by_role("tab", name=tab, exact=True).click()
+        wait_for_app(page)
+        if then:
+            page.locator("[data-testid='stButtonGroup']").get_by_text(then, exact=True).click()
+            wait_for_app(page)
+        page.wait_for_timeout(300)
+        found[tab] = own_violations(page, axe_violations(page, axe_source))
+    shot(page, f"axe_tree_studio_tabs_{scheme}")
+    assert not any(found.values()), {t: v[:5] for t, v in found.items() if v}

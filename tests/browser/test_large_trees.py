@@ -123,7 +123,7 @@ def _wide_tree_file(tmp_path: Path) -> Path:
 def test_a_wide_real_tree_is_readable_on_three_pages(page, app_url, tmp_path):
     src = _wide_tree_file(tmp_path)
     record_view_text(page)
-    page.goto(f"{app_url}/tree_studio")
+    page.goto(f"{app_url}/tree_studio?source=upload")   # the uploader's tab open (only it is drawn)
     wait_for_app(page)
     page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(src))
     page.get_by_text("41,997 vertices" if src == XML else "41,001 vertices").first.wait_for(timeout=120_000)

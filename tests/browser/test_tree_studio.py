@@ -104,3 +104,54 @@ def test_generate_and_draw_10000_vertices(page, app_url):
     assert 0 < len(pts) < 10_000 and marks, (len(pts), len(marks))
     sent, drawn = view_sent_and_drawn(page, "studio_tree")
     assert drawn == sent, (sent, drawn)    # the new tree's overview, whole on the canvas
+
+
+def _type_in_cell(page, row: int, col: int, text: str, attempts: int = 3) -> None:
+    """Type ``text`` into the data editor's cell (``row`` from 0, ``col`` from 1) and commit it with
+    Enter; typed again (at most ``attempts`` times) until the grid's own table shows it."""
+    grid = page.locator("[data-testid='stDataFrame'] canvas").first
+    cell = page.get_by_test_id(f"glide-cell-{col}-{row}")
+    for _ in range(attempts):
+        box = grid.bounding_box()
+        # the first cell (past the 36 px header and the rows' 33 px check boxes), then the arrow keys
+        page.mouse.click(box["x"] + 60, box["y"] + 36 + 17)
+        page.wait_for_timeout(300)
+        for key, times in (("ArrowDown", row), ("ArrowRight", col - 1)):
+            for _ in range(times):
+                page.keyboard.press(key)
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+        try:
+            page.wait_for_function("([el, t]) => el.textContent === t", arg=[cell.element_handle(), text],
+                                   timeout=5_000)
+            return
+        except Exception:   # the grid took the click as a scroll or before it was ready: again
+            page.keyboard.press("Escape")
+    raise AssertionError(f"the cell ({row}, {col}) never showed {text!r}: {cell.text_content()!r}")
+
+
+def test_edits_not_yet_applied_survive_another_tab(page, app_url):
+    """A student edits the edge table, looks at another tab, comes back: the edit is still there,
+    and applying it changes the tree (the tabs under the drawing are drawn only when open)."""
+    page.goto(f"{app_url}/tree_studio")
+    wait_for_app(page)
+    assert page.locator("[data-testid='stDataFrame']").count() == 0     # Summary opens first
+    page.get_by_role("tab", name="Edge table").click()
+    page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=30_000)
+    wait_for_app(page)
+    _type_in_cell(page, 3, 1, "3")          # row 3 is the edge (2, 5): move 5 under 3
+    wait_for_app(page)
+    page.get_by_role("tab", name="Download").click()
+    page.wait_for_selector("text=Download tree", timeout=30_000)
+    wait_for_app(page)
+    page.get_by_role("tab", name="Edge table").click()
+    page.wait_for_selector("text=Your edits not yet applied are kept", timeout=30_000)
+    wait_for_app(page)
+    assert page.get_by_test_id("glide-cell-1-3").text_content() == "3"
+    shot(page, "tree_studio_edits_kept")
+    page.get_by_role("button", name="Apply table").click()
+    wait_for_app(page)
+    page.get_by_role("tab", name="Summary").click()
+    # 4-2-1-3-5: the diameter grew from 3 to 4
+    page.wait_for_selector("dl.wb-stats dt:text-is('diameter') + dd:text-is('4')", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -57,7 +57,10 @@ class StudioState(PageState, page="tree_studio"):
     rename_to: str = ""                     # ... the new name of the selected vertex
     info: tuple = (None,)                   # (tree version, summary) of the current tree
     tree: None = None                       # the clickable tree and its selection (workbench.components)
-    table: Family[dict] = None              # the edge table of a tree version (its edits)
+    tab: str | None = None                  # the open tab under the drawing (Summary at first)
+    table: Family[dict] = None              # the edge table of (tree version, sitting): its edits
+    table_kept: tuple = (None, None, 0)     # (tree version, rows, sitting): edits not yet applied when
+                                            # the table's tab was closed, shown again when it opens
     load_sample: bool = False               # the buttons: load the sample
     paste_go: bool = False                  # ... use the pasted text
     generate: bool = False                  # ... generate
@@ -188,11 +191,20 @@ def on_edit(action: str) -> None:
         apply(lambda: editing.reroot(tree, v), f"edited: rooted at {name}")
 
 
-def on_apply_table(version: int) -> None:
-    tree = current_tree()
-    state = S.table[version] or {}
-    rows = [tuple(e) for e in tree.named_edges()]
-    # the data editor's state: {"edited_rows": {i: {col: val}}, "added_rows": [...], "deleted_rows": [...]}
+def table_rows(tree: Tree, version: int) -> tuple[list[tuple], int]:
+    """The rows the edge table of ``tree`` (tree version ``version``) starts from, and its sitting:
+    the tree's edges, or the edits kept when its tab was closed before they were applied."""
+    kept_version, kept_rows, sitting = S.table_kept
+    if kept_version == version:
+        return list(kept_rows), sitting
+    return [tuple(e) for e in tree.named_edges()], sitting
+
+
+def edited_rows(rows: list[tuple], state: dict | None) -> list[tuple]:
+    """``rows`` with the data editor's changes applied; its state is ``{"edited_rows": {i: {col: val}},
+    "added_rows": [...], "deleted_rows": [...]}``."""
+    state = state or {}
+    rows = list(rows)
     for i, change in state.get("edited_rows", {}).items():
         r = list(rows[int(i)])
         r[0] = change.get("parent", r[0])
@@ -200,10 +212,82 @@ def on_apply_table(version: int) -> None:
         rows[int(i)] = tuple(r)
     deleted = set(state.get("deleted_rows", []))
     rows = [r for i, r in enumerate(rows) if i not in deleted]
-    rows += [(a.get("parent"), a.get("child")) for a in state.get("added_rows", [])]
+    return rows + [(a.get("parent"), a.get("child")) for a in state.get("added_rows", [])]
+
+
+def on_apply_table(version: int) -> None:
+    tree = current_tree()
+    start, sitting = table_rows(tree, version)
+    rows = edited_rows(start, S.table[version, sitting])
     labels = None if tree.labels is None else {tree.name(i): tree.labels[i] for i in range(tree.n)}
-    apply(lambda: editing.tree_from_edge_rows(rows, root=tree.name(tree.root), labels=labels), "edited: edge table",
-          "table")
+    if apply(lambda: editing.tree_from_edge_rows(rows, root=tree.name(tree.root), labels=labels), "edited: edge table",
+             "table"):
+        S.table_kept = (None, None, sitting + 1)
+
+
+def keep_table_edits(version: int) -> None:
+    """The edge table's tab is closed: keep the edits it holds, not yet applied, to show again (in a new
+    editor) when it reopens; Streamlit forgets the editor at the end of this run, which does not draw it."""
+    start, sitting = table_rows(current_tree(), version)
+    state = S.table.pop((version, sitting), None)
+    if state and any(state.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
+        S.table_kept = (version, edited_rows(start, state), sitting + 1)
+
+
+#: the widgets of each loading tab (by the tab's value) and of each tab under the drawing (by its
+#: label): only the open tab is drawn, and Streamlit forgets a widget a run does not draw
+SOURCE_WIDGETS = {"samples": ("sample",), "upload": ("index",), "paste": ("paste", "paste_fmt"),
+                  "generate": ("kind", "n", "seed", "k", "m", "b", "spine", "legs")}
+BOTTOM_WIDGETS = {"Download": ("down_fmt", "down_gz"), "Copy as Newick / TikZ": ("copy_as",)}
+
+
+def keep(names: tuple[str, ...]) -> None:
+    """Keep the values of the widgets ``names`` of a closed tab (written back, as Streamlit advises)."""
+    S.update(**{name: getattr(S, name) for name in names if S.has(name)})
+
+
+def _samples_tab() -> None:
+    st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
+                 placeholder="Choose a sample", key=S.key("sample"))
+    st.button("Load sample", type="primary", key=S.key("load_sample"), on_click=on_load_sample,
+              disabled=S.sample is None)
+
+
+def _upload_tab() -> None:
+    st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key=S.key("index"), on_change=on_upload,
+                    help="A .jsonl file holds one tree per line; 0 is the first.")
+    st.file_uploader("Tree file", key=S.key("upload"), on_change=on_upload,
+                     help="Edge list (.csv/.tsv/.txt), node-link .json, .gml, .graphml, Newick "
+                          "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
+                          "gzipped. With another extension the content decides.")
+    if S.upload_error:
+        st.error(public_message(S.upload_error), icon=":material/error:")
+
+
+def _paste_tab() -> None:
+    st.text_area("Newick or edge list", height=140, key=S.key("paste"),
+                 placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
+    st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key=S.key("paste_fmt"))
+    st.button("Use this text", key=S.key("paste_go"), on_click=on_paste, disabled=not S.paste.strip())
+
+
+def _generate_tab() -> None:
+    kind = st.selectbox("Family", list(GENERATORS), key=S.key("kind"),
+                        help="\n".join(f"- **{k}**: {v}" for k, v in GENERATORS.items()))
+    if kind == "star-of-paths":
+        k = st.slider("Paths k", 1, 100, 5, key=S.key("k"))
+        m = st.slider("Edges per path m", 1, 100, 5, key=S.key("m"))
+        st.caption(f"n = k·m + 1 = {k * m + 1:,} vertices")
+    else:
+        n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key=S.key("n"))
+        if kind == "complete":
+            st.slider("Branching b", 1, 10, 3, key=S.key("b"))
+        elif kind == "caterpillar" and n > 1:
+            st.slider("Spine length", 1, n, max(1, n // 3), key=S.key("spine"))
+        elif kind == "spider" and n > 2:
+            st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key=S.key("legs"))
+    st.number_input("Seed", 0, 2**31 - 1, 0, key=S.key("seed"))
+    st.button("Generate", type="primary", key=S.key("generate"), on_click=on_generate)
 
 
 # ------------------------------------------------------------------ the page
@@ -217,44 +301,17 @@ version = tree_version()
 left, right = st.columns([1, 2.6], gap="large")
 
 with left:
-    src_sample, src_upload, src_paste, src_gen = widget(SPEC, "source", on_change="rerun")
-    with src_sample:
-        st.selectbox("Sample tree", list_samples(), format_func=sample_label, index=None,
-                     placeholder="Choose a sample", key=S.key("sample"))
-        st.button("Load sample", type="primary", key=S.key("load_sample"), on_click=on_load_sample,
-                  disabled=S.sample is None)
-    with src_upload:
-        st.number_input("Tree number (JSON-lines files)", 0, 10**6, 0, key=S.key("index"), on_change=on_upload,
-                        help="A .jsonl file holds one tree per line; 0 is the first.")
-        st.file_uploader("Tree file", key=S.key("upload"), on_change=on_upload,
-                         help="Edge list (.csv/.tsv/.txt), node-link .json, .gml, .graphml, Newick "
-                              "(.nwk/.newick), XML document (.xml), positional .jsonl; any of them "
-                              "gzipped. With another extension the content decides.")
-        if S.upload_error:
-            st.error(public_message(S.upload_error), icon=":material/error:")
-    with src_paste:
-        st.text_area("Newick or edge list", height=140, key=S.key("paste"),
-                     placeholder="((A,B)AB,(C,D)CD)root;\n\nor one edge per line:\n1,2\n1,3")
-        st.radio("Read as", ["detect", "Newick", "edge list"], horizontal=True, key=S.key("paste_fmt"))
-        st.button("Use this text", key=S.key("paste_go"), on_click=on_paste,
-                  disabled=not S.paste.strip())
-    with src_gen:
-        kind = st.selectbox("Family", list(GENERATORS), key=S.key("kind"),
-                            help="\n".join(f"- **{k}**: {v}" for k, v in GENERATORS.items()))
-        if kind == "star-of-paths":
-            k = st.slider("Paths k", 1, 100, 5, key=S.key("k"))
-            m = st.slider("Edges per path m", 1, 100, 5, key=S.key("m"))
-            st.caption(f"n = k·m + 1 = {k * m + 1:,} vertices")
-        else:
-            n = st.slider("Vertices n", 1, SLIDER_MAX, 31, key=S.key("n"))
-            if kind == "complete":
-                st.slider("Branching b", 1, 10, 3, key=S.key("b"))
-            elif kind == "caterpillar" and n > 1:
-                st.slider("Spine length", 1, n, max(1, n // 3), key=S.key("spine"))
-            elif kind == "spider" and n > 2:
-                st.slider("Legs", 1, min(n - 1, 50), min(n - 1, 5), key=S.key("legs"))
-        st.number_input("Seed", 0, 2**31 - 1, 0, key=S.key("seed"))
-        st.button("Generate", type="primary", key=S.key("generate"), on_click=on_generate)
+    # only the open tab is drawn (and the script of its widgets loaded by the browser); the values of
+    # the closed tabs' widgets are written back, so a tab reopened shows what was left in it
+    tabs = dict(zip(SOURCE_WIDGETS, widget(SPEC, "source", on_change="rerun")))
+    for source, names in SOURCE_WIDGETS.items():
+        if not tabs[source].open:
+            keep(names)
+    for source, draw in (("samples", _samples_tab), ("upload", _upload_tab), ("paste", _paste_tab),
+                         ("generate", _generate_tab)):
+        if tabs[source].open:
+            with tabs[source]:
+                draw()
     show_error("source")
 
 @st.fragment
@@ -307,15 +364,15 @@ with right:
     editor(tree, version)
 
 # ------------------------------------------------------------------ table, summary, download
-st.divider()
-tab_table, tab_info, tab_down, tab_copy = st.tabs(["Edge table", "Summary", "Download", "Copy as Newick / TikZ"])
-with tab_table:
+def _table_tab() -> None:
     if tree.n == 1:
         st.caption("A single vertex has no edges; add a child above.")
     elif tree.n <= TABLE_LIMIT:
-        st.caption("Edit names, add rows (one edge each) or delete rows, then apply: the result must be a tree.")
-        st.data_editor(pd.DataFrame(tree.named_edges(), columns=["parent", "child"]), num_rows="dynamic",
-                       key=S.key("table", version), width="stretch", hide_index=True,
+        rows, sitting = table_rows(tree, version)
+        st.caption("Edit names, add rows (one edge each) or delete rows, then apply: the result must be a tree."
+                   + (" Your edits not yet applied are kept." if sitting and S.table_kept[0] == version else ""))
+        st.data_editor(pd.DataFrame(rows, columns=["parent", "child"]), num_rows="dynamic",
+                       key=S.key("table", version, sitting), width="stretch", hide_index=True,
                        column_config={"parent": st.column_config.TextColumn("parent"),
                                       "child": st.column_config.TextColumn("child")})
         st.button("Apply table", key=S.key("apply_table"), on_click=on_apply_table, args=(version,),
@@ -324,7 +381,9 @@ with tab_table:
     else:
         st.caption(f"The table is editable up to {TABLE_LIMIT:,} vertices; here are the first 1,000 edges.")
         st.dataframe(pd.DataFrame(tree.named_edges()[:1000], columns=["parent", "child"]), hide_index=True)
-with tab_info:
+
+
+def _summary_tab() -> None:
     if S.info[0] != version:
         S.info = (version, tree_info(tree))
     info = S.info[1]
@@ -333,7 +392,9 @@ with tab_info:
                                                    ("max degree", info.max_degree), ("height", int(tree.depth.max()))]],
           label="The tree's summary")   # one element, not six metrics in six columns
     st.caption(f"Rooted at **{md(info.root)}** · source: {md(tree_source())}")
-with tab_down:
+
+
+def _download_tab() -> None:
     fmt = st.selectbox("Format", list(FORMAT_NAMES), format_func=lambda f: f"{FORMAT_NAMES[f]} ({WRITE_EXTENSIONS[f]})",
                        key=S.key("down_fmt"))
     gz = st.checkbox("gzip", key=S.key("down_gz"))
@@ -342,7 +403,9 @@ with tab_down:
     st.download_button(f"Download {fname}", data=lambda: tree_to_bytes(tree, fname), file_name=fname,
                        key=S.key("download"), icon=":material/download:", mime="application/octet-stream",
                        on_click="ignore")
-with tab_copy:
+
+
+def _copy_tab() -> None:
     kind = st.segmented_control("Show the current tree as", ["Newick", "TikZ", "LaTeX document"], key=S.key("copy_as"),
                                 help="TikZ: a tikzpicture for slides and papers (plain TikZ, compiles with "
                                      "pdfLaTeX); LaTeX document: the same in a complete standalone document.")
@@ -356,3 +419,19 @@ with tab_copy:
             st.code(tree_text(tree, kind), language="latex" if kind != "Newick" else None, height=320)
         except EngineError as exc:
             st.info(str(exc))
+
+
+st.divider()
+# only the open tab is drawn, Summary first: the edge table's data editor alone is 1.2 MB of script
+# for the browser to load
+BOTTOM = {"Summary": _summary_tab, "Edge table": _table_tab, "Download": _download_tab,
+          "Copy as Newick / TikZ": _copy_tab}
+bottom = st.tabs(list(BOTTOM), key=S.key("tab"), on_change="rerun")
+for (label, draw), tab in zip(BOTTOM.items(), bottom):
+    if tab.open:
+        with tab:
+            draw()
+    else:
+        keep(BOTTOM_WIDGETS.get(label, ()))
+        if label == "Edge table":
+            keep_table_edits(version)
