@@ -48,6 +48,17 @@ def health_ms(url: str, timeout: float = 30.0) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
+def wait_for_warm_up(log_path: Path, timeout: float = 300.0) -> float:
+    """Seconds until the server logging to ``log_path`` says its lessons' runs are ready (the end of
+    its warm-up: until then its run workers take the cores a page is timed on); at most ``timeout``."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        if log_path.exists() and "[warm-up] the lessons'" in log_path.read_text(errors="replace"):
+            break
+        time.sleep(0.5)
+    return time.perf_counter() - t0
+
+
 def run_async(make_coro, timeout: float = 600.0):
     """``asyncio.run(make_coro())`` in a thread of its own, so that it works beside a running event
     loop (Playwright's sync API keeps one in the main thread); its result, or its exception."""
