@@ -14,13 +14,14 @@
   alternating between two vertices, from the mouse press to the clicked vertex's marginal on
   screen (browser clock); ``lost_clicks`` counts clicks that never showed their vertex;
 - ``sessions``: ``{concurrency, p50_ms, p95_ms, errors, server_cpu_ms_per_interaction,
-  server_cpu_ms_per_click, ...}`` for 1, 10 and 30 simulated students
+  server_cpu_ms_per_click, students_cores, ...}`` for 1, 10 and 30 simulated students
   (``benchmarks.app_client.Student``: Streamlit's websocket protocol from asyncio), each opening
   Online Marginals and, once every student has, setting evidence five times (click a vertex, then
   "Observe label": ten interactions; the click is the tree view's "pick" event, as the browser
   sends it), with the slowest ``/_stcore/health`` answer seen meanwhile. Server CPU: the app
   process's (``/proc``) over the whole run per interaction (the openings included), and from the
-  moment all had opened (the interactions alone);
+  moment all had opened (the interactions alone); ``students_cores``: the simulated students' own
+  CPU over the run, in cores (on the same machine, what the server does not get);
 - ``browser_check``: the same "Observe label" interaction timed in Chromium and by one simulated
   student, to show that the simulation measures what a browser sees;
 - ``class``: a lecturer and 30 students in a class (``benchmarks.class_scenario``):
@@ -186,13 +187,13 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
                                                         for i in range(concurrency))), 600)
 
     cpu0 = _cpu_seconds(pid, children=False) if pid is not None else None
-    t0 = time.perf_counter()
+    t0, own0 = time.perf_counter(), time.process_time()
     with HealthPoll(url) as health:
         try:
             asyncio.run(all_students())
         except asyncio.TimeoutError:
             errors.append("the class did not finish within 600 s")
-    wall = time.perf_counter() - t0
+    wall, own = time.perf_counter() - t0, time.process_time() - own0
     cpu_end = _cpu_seconds(pid, children=False) if cpu0 is not None else None
     cpu = cpu_end - cpu0 if cpu0 is not None else None
     inter = [x * 1000 for kind, x in results if kind == "interaction"]
@@ -206,6 +207,9 @@ def _class_run(url: str, concurrency: int, rounds: int, n: int) -> dict:
             # the same from the moment every student had opened the page: the clicks alone
             "server_cpu_ms_per_click": _round(None if not opened_cpu or not inter
                                               else 1000 * (cpu_end - opened_cpu[0]) / len(inter)),
+            # the simulated students' own CPU (this process: websockets, protobuf), in cores: on the
+            # same machine it is taken from the server's
+            "students_cores": round(own / wall, 2) if wall > 0 else None,
             "load_average": _load(), "error_samples": errors[:3]}
 
 
@@ -459,11 +463,12 @@ def run_processes(app_dir: Path, processes: int, *, students=(30, 60), rounds: i
 def _processes_table(res: dict) -> str:
     lines = [f"{res['processes']} app process(es), {res['database']}, {res['cpus']} CPUs, tree n = "
              f"{res['tree_size']:,}; load average at start {res['load_average_start']}, end {res['load_average_end']}",
-             "", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) | load |",
-             "|---:|---:|---:|---:|---:|---:|---|"]
+             "", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) "
+                 "| the students' own cores | load |",
+             "|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s in res["sessions"]:
         lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
-                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s['load_average']} |")
+                     f"{s['open_p95_ms']} | {s['health_max_ms']} | {s.get('students_cores', '—')} | {s['load_average']} |")
     if "class" in res:
         lines += _class_table(res["class"])
     return "\n".join(lines)
@@ -495,12 +500,12 @@ def _table(res: dict) -> str:
                       f"{res['click_to_marginal_ms_p50']} ms, p95 {res['click_to_marginal_ms_p95']} ms, "
                       f"lost clicks {res['lost_clicks']} (load {res['load_average_clicks']})"]
     lines += ["", "| students | p50 (ms) | p95 (ms) | errors | open p95 (ms) | slowest health (ms) "
-                  "| server CPU per interaction (ms) | of which the clicks alone (ms) | load |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "| server CPU per interaction (ms) | of which the clicks alone (ms) | the students' own cores | load |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s in res.get("sessions", []):
         lines.append(f"| {s['concurrency']} | {s['p50_ms']} | {s['p95_ms']} | {s['errors']} | "
                      f"{s['open_p95_ms']} | {s['health_max_ms']} | {s.get('server_cpu_ms_per_interaction', '—')} "
-                     f"| {s.get('server_cpu_ms_per_click', '—')} | {s['load_average']} |")
+                     f"| {s.get('server_cpu_ms_per_click', '—')} | {s.get('students_cores', '—')} | {s['load_average']} |")
     if "browser_check" in res:
         bc = res["browser_check"]
         lines += ["", f"browser check, 'Observe label': Chromium p50 {bc['observe_ms_p50_browser']} ms "
