@@ -86,6 +86,7 @@ def test_online_inconsistent_evidence_is_an_error_not_a_traceback():
     at.run()
     assert not at.exception, at.exception
     # soft evidence of all zeros: total mass zero
+    at.radio(key="om_evidence_kind").set_value("Soft weights").run()
     for a in range(2):
         at.slider(key=f"om_soft_{a}").set_value(0.0)
     _button(at, "om_apply").click()
@@ -210,3 +211,31 @@ def test_bp_message_table_adds_up():
     np.testing.assert_allclose(num[:2, 0] * num[:2, 1] * num[:2, 2], num[:2, 3], atol=2e-4)
     np.testing.assert_allclose(num[:2, 4:].sum(axis=0), num[2, 4:], atol=2e-4)
     np.testing.assert_allclose(num[2, 4:] / num[2, 4:].sum(), num[3, 4:], atol=2e-4)
+
+
+def test_online_evidence_kinds_keep_their_values():
+    """The controls show one kind of evidence at a time (a label, or soft weights): the other's
+    values wait, and each sets its own evidence at the selected vertex (the root)."""
+    at = open_page(ONLINE)
+    session = at.session_state["om_session"]
+    root = session.tree.root
+    assert not [s for s in at.slider if s.key and s.key.startswith("om_soft_")]   # a label, at first
+    at.selectbox(key="om_label").set_value(1).run()
+    at.radio(key="om_evidence_kind").set_value("Soft weights").run()
+    assert not [b for b in at.button if b.key == "om_observe"] and not [s for s in at.selectbox if s.key == "om_label"]
+    at.slider(key="om_soft_0").set_value(0.25).run()
+    at.radio(key="om_evidence_kind").set_value("A label").run()
+    assert at.selectbox(key="om_label").value == 1                          # kept while hidden
+    at.radio(key="om_evidence_kind").set_value("Soft weights").run()
+    assert (at.slider(key="om_soft_0").value, at.slider(key="om_soft_1").value) == (0.25, 1.0)
+    _button(at, "om_apply").click()
+    at.run()
+    assert not at.exception and not at.error
+    np.testing.assert_allclose(session.evidence[root], [0.25, 1.0])
+    at.radio(key="om_evidence_kind").set_value("A label").run()
+    _button(at, "om_observe").click()
+    at.run()
+    np.testing.assert_allclose(session.evidence[root], [0.0, 1.0])          # label 1 observed
+    _button(at, "om_clear").click()
+    at.run()
+    assert root not in session.evidence

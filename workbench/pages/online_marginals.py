@@ -58,6 +58,7 @@ SPEC = PAGES["online_marginals"]
 MAX_K = SPEC.setting("k").hi
 NO_NETWORK = "(the current tree)"
 POTTS, EDIT = "Potts coupling", "Edit matrix"   # the two ways to give the edge potential
+HARD, SOFT = "A label", "Soft weights"           # the two kinds of evidence set at a vertex
 MODEL = ("k", "coupling", "psi", "cover", "network")   # the settings of the model (the evidence is the lesson's)
 
 
@@ -70,6 +71,7 @@ class OnlineState(PageState, page="online_marginals"):
     session_key: tuple | None = None        # the model settings the session was built for
     evidence_link: dict | None = None       # a link's evidence, applied to the next session
     evidence_said: tuple | None = None      # (session, its version, the evidence as a link gives it)
+    evidence_kind: str = HARD               # the evidence the controls set: a label observed, or soft weights
     label: int = 0                          # the label to observe
     soft: Family[float] = 1.0               # the weight of each label in soft evidence
     error: str | None = None                # the last evidence error, shown once
@@ -422,18 +424,24 @@ def lesson(tree) -> None:
                        heading=(f"P({subscript('x', name)})", f" = [{shown}]" + (
                            " · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
                            if sel in s.evidence else "")))
-        e1, e2 = st.columns(2)
-        with e1:
+        # one kind of evidence's controls at a time (four elements on every click, not nine); the
+        # other's values are kept (Streamlit forgets a widget a run does not draw)
+        if st.radio("Evidence", [HARD, SOFT], horizontal=True, key=S.key("evidence_kind")) == HARD:
+            for a in range(k):
+                if S.soft.key(a) in st.session_state:
+                    S.soft[a] = S.soft[a]
             if states is not None and S.label >= len(states[sel]):
                 S.label = 0
             st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key=S.key("label"),
                          format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
             st.button("Observe label", key=S.key("observe"), type="primary", on_click=_evidence, args=("observe",))
-            st.button("Clear evidence", key=S.key("clear"), on_click=_evidence, args=("clear",))
-        with e2:
+        else:
+            if S.has("label"):
+                S.label = S.label
             for a in range(k):
                 st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=S.soft.key(a))
-            st.button("Apply soft evidence", key=S.key("apply"), on_click=_evidence, args=("soft",))
+            st.button("Apply soft evidence", key=S.key("apply"), type="primary", on_click=_evidence, args=("soft",))
+        st.button("Clear evidence", key=S.key("clear"), on_click=_evidence, args=("clear",))
         if S.error:
             st.error(S.pop("error"))
 
