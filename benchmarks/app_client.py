@@ -31,10 +31,25 @@ __all__ = ["free_port", "serve", "serve_hall", "health_ms", "HealthPoll", "Stude
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def free_port() -> int:
+def free_port(span: int = 1, attempts: int = 50) -> int:
+    """A 127.0.0.1 port free now, with the ``span - 1`` ports after it free too (a hall takes
+    ``port..port + workers``); ``OSError`` when ``attempts`` tries find none."""
+    for _ in range(attempts):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + span - 1 <= 65535 and all(_free(port + i) for i in range(1, span)):
+            return port
+    raise OSError(f"no {span} free ports in a row on 127.0.0.1 after {attempts} tries")
+
+
+def _free(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def health_ms(url: str, timeout: float = 30.0) -> float:
@@ -184,7 +199,7 @@ def serve_hall(app_dir: Path = ROOT, processes: int = 2, *, env: dict | None = N
                start_timeout: float = 900.0):
     """Start ``processes`` app processes behind nginx (``python -m workbench.hall``) on free 127.0.0.1
     ports; yield ``(url of nginx, seconds until every process is healthy)``; stop them all."""
-    port = free_port()
+    port = free_port(span=processes + 1)   # nginx, then one port per process
     url = f"http://127.0.0.1:{port}"
 
     def healthy() -> bool:

@@ -34,3 +34,20 @@ def test_compare_table_gives_each_app_its_ratio_to_the_first():
     table = bench_app._compare_table(res)
     assert "4 alternating blocks of 48 interactions" in table
     assert "| /work/main | d2441dd | 21.7 | 20.0–25.0 | 0.483 | 0.45–0.52 |" in table.splitlines()
+
+
+def test_a_hall_gets_free_ports_in_a_row():
+    """nginx and each app process of a hall take port, port + 1, ...: all free when chosen (a run
+    once stopped on "port 36912 is in use" when only the first was checked)."""
+    import socket
+
+    from benchmarks.app_client import free_port
+
+    port = free_port(span=3)
+    socks = [socket.socket() for _ in range(3)]
+    try:
+        for i, s in enumerate(socks):
+            s.bind(("127.0.0.1", port + i))
+    finally:
+        for s in socks:
+            s.close()
