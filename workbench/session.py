@@ -102,6 +102,10 @@ class Members:
     def setdefault(self, part, value):
         return st.session_state.setdefault(self.key(*_parts(part)), value)
 
+    def has(self, part) -> bool:
+        """Whether the member named by ``part`` is set in this session."""
+        return self.key(*_parts(part)) in st.session_state
+
 
 def _parts(part) -> tuple:
     return part if isinstance(part, tuple) else (part,)

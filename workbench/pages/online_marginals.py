@@ -428,7 +428,7 @@ def lesson(tree) -> None:
         # other's values are kept (Streamlit forgets a widget a run does not draw)
         if st.radio("Evidence", [HARD, SOFT], horizontal=True, key=S.key("evidence_kind")) == HARD:
             for a in range(k):
-                if S.soft.key(a) in st.session_state:
+                if S.soft.has(a):
                     S.soft[a] = S.soft[a]
             if states is not None and S.label >= len(states[sel]):
                 S.label = 0
