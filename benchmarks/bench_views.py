@@ -18,9 +18,10 @@ canvas (a browser window's size; a page's canvas is smaller, so it has fewer mar
 With a browser (Debian's Chromium, as the tests): ``usable_s`` -- Online Marginals opened on a
 random tree of 10^4, 10^5 and 10^6 vertices by a fresh session of a warm server (the tree opened
 once before by another session, as when a lecturer shares a link), until the tree view is drawn
-and the app idle (median of three: the time is bimodal, 1.7-1.8 s or 2.2 s at 10^5 on the AMD machine); ``page_usable_s`` -- each page that draws a tree, on the lecture's 5-vertex tree,
-fresh session, median of three, once the server's warm-up (its lessons' runs) is over: from navigation until the sidebar is drawn and Streamlit's running
-indicator has been gone for 0.5 s; ``floor_usable_s`` -- the same for a two-page Streamlit app with
+and the app idle (median of three: the time is bimodal, 1.7-1.8 s or 2.2 s at 10^5 on the AMD
+machine); ``page_usable_s`` -- each page that draws a tree, on the lecture's 5-vertex tree, fresh
+session, median of three, once the server's warm-up (its lessons' runs) is over: from navigation
+until the sidebar is drawn and Streamlit's running indicator has been gone for 0.5 s; ``floor_usable_s`` -- the same for a two-page Streamlit app with
 a title and a line of text (what Streamlit itself costs a fresh session on this machine: loading its
 scripts into an empty browser context, the websocket, one script run).
 

@@ -224,11 +224,12 @@ def _family_script():
     e = ElementState("test_fig")
     e.shown = ("a",)
     st.write(f"{s.soft[2]}|{s.soft[3]}|{FamState.key('soft', 2)}|{e.key('shown')}|{e.shown}|{s.pop('flag')}|{s.flag}"
-             f"|{s.soft.has(2)}|{s.soft.has(3)}")
+             f"|{s.soft.keep(2, 3)}")
 
 
 def test_families_and_element_state_read_and_write_their_keys():
     at = AppTest.from_function(_family_script).run()
     assert not at.exception
-    assert at.markdown[0].value == "0.5|1.0|test_fam_soft_2|test_fig__shown|('a',)|True|False|True|False"
+    assert at.markdown[0].value == "0.5|1.0|test_fam_soft_2|test_fig__shown|('a',)|True|False|None"
     assert at.session_state["test_fam_soft_2"] == 0.5 and at.session_state["test_fig__shown"] == ("a",)
+    assert "test_fam_soft_3" not in at.session_state     # keep() writes back only what is set

@@ -256,3 +256,15 @@ def test_edits_not_yet_applied_survive_another_tab(at):
     assert not any("kept" in c.value for c in at.caption)
     open_tab(at, "studio_tab", "Summary")
     assert shown_stats(at)["vertices"] == "6" and shown_stats(at)["diameter"] == "5"
+
+
+def test_a_forged_table_state_is_ignored_not_a_traceback(at):
+    """Rows no table has (a hand-made websocket message) are left out, on Apply and on a tab switch."""
+    open_tab(at, "studio_tab", "Edge table")
+    at.session_state["studio_table_0_0"] = {"edited_rows": {"99": {"parent": "x"}, "-1": {}, "a": {}},
+                                            "added_rows": ["junk"], "deleted_rows": [42, "z"]}
+    open_tab(at, "studio_tab", "Summary")
+    assert not at.exception
+    open_tab(at, "studio_tab", "Edge table")
+    at.button(key="studio_apply_table").click().run()
+    assert not at.exception and tree_of(at).n == 5

@@ -102,9 +102,16 @@ class Members:
     def setdefault(self, part, value):
         return st.session_state.setdefault(self.key(*_parts(part)), value)
 
-    def has(self, part) -> bool:
-        """Whether the member named by ``part`` is set in this session."""
-        return self.key(*_parts(part)) in st.session_state
+    def keep(self, *parts) -> None:
+        """Keep the widgets of the members ``parts`` (those set) through a run that does not draw
+        them: their values written back (:meth:`SessionState.keep`)."""
+        _keep(self.key(*_parts(p)) for p in parts)
+
+
+def _keep(keys) -> None:
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def _parts(part) -> tuple:
@@ -194,6 +201,11 @@ class SessionState:
     def has(self, name: str) -> bool:
         """Whether ``name`` is set in this session."""
         return type(self).key(name) in st.session_state
+
+    def keep(self, *names: str) -> None:
+        """Keep the widgets of ``names`` (those set) through a run that does not draw them (a closed
+        tab's): Streamlit forgets a widget a run does not draw, unless its value is written back."""
+        _keep(type(self).key(name) for name in names)
 
     def update(self, **values: Any) -> None:
         """Set several attributes at once (each a declared one)."""

@@ -427,17 +427,14 @@ def lesson(tree) -> None:
         # one kind of evidence's controls at a time (four elements on every click, not nine); the
         # other's values are kept (Streamlit forgets a widget a run does not draw)
         if st.radio("Evidence", [HARD, SOFT], horizontal=True, key=S.key("evidence_kind")) == HARD:
-            for a in range(k):
-                if S.soft.has(a):
-                    S.soft[a] = S.soft[a]
+            S.soft.keep(*range(k))
             if states is not None and S.label >= len(states[sel]):
                 S.label = 0
             st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key=S.key("label"),
                          format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
             st.button("Observe label", key=S.key("observe"), type="primary", on_click=_evidence, args=("observe",))
         else:
-            if S.has("label"):
-                S.label = S.label
+            S.keep("label")
             for a in range(k):
                 st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=S.soft.key(a))
             st.button("Apply soft evidence", key=S.key("apply"), type="primary", on_click=_evidence, args=("soft",))

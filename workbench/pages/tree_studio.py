@@ -206,13 +206,12 @@ def edited_rows(rows: list[tuple], state: dict | None) -> list[tuple]:
     state = state or {}
     rows = list(rows)
     for i, change in state.get("edited_rows", {}).items():
-        r = list(rows[int(i)])
-        r[0] = change.get("parent", r[0])
-        r[1] = change.get("child", r[1])
-        rows[int(i)] = tuple(r)
-    deleted = set(state.get("deleted_rows", []))
+        i = int(i) if str(i).isdigit() else -1
+        if 0 <= i < len(rows) and isinstance(change, dict):   # (a row no table has: a forged message)
+            rows[i] = (change.get("parent", rows[i][0]), change.get("child", rows[i][1]))
+    deleted = {int(i) for i in state.get("deleted_rows", []) if str(i).isdigit()}
     rows = [r for i, r in enumerate(rows) if i not in deleted]
-    return rows + [(a.get("parent"), a.get("child")) for a in state.get("added_rows", [])]
+    return rows + [(a.get("parent"), a.get("child")) for a in state.get("added_rows", []) if isinstance(a, dict)]
 
 
 def on_apply_table(version: int) -> None:
@@ -232,18 +231,6 @@ def keep_table_edits(version: int) -> None:
     state = S.table.pop((version, sitting), None)
     if state and any(state.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
         S.table_kept = (version, edited_rows(start, state), sitting + 1)
-
-
-#: the widgets of each loading tab (by the tab's value) and of each tab under the drawing (by its
-#: label): only the open tab is drawn, and Streamlit forgets a widget a run does not draw
-SOURCE_WIDGETS = {"samples": ("sample",), "upload": ("index",), "paste": ("paste", "paste_fmt"),
-                  "generate": ("kind", "n", "seed", "k", "m", "b", "spine", "legs")}
-BOTTOM_WIDGETS = {"Download": ("down_fmt", "down_gz"), "Copy as Newick / TikZ": ("copy_as",)}
-
-
-def keep(names: tuple[str, ...]) -> None:
-    """Keep the values of the widgets ``names`` of a closed tab (written back, as Streamlit advises)."""
-    S.update(**{name: getattr(S, name) for name in names if S.has(name)})
 
 
 def _samples_tab() -> None:
@@ -290,6 +277,13 @@ def _generate_tab() -> None:
     st.button("Generate", type="primary", key=S.key("generate"), on_click=on_generate)
 
 
+#: each loading tab (in the order of the setting's choices): how it is drawn, and its widgets, whose
+#: values are kept while it is closed (only the open tab is drawn)
+SOURCES = {"samples": (_samples_tab, ("sample",)), "upload": (_upload_tab, ("index",)),
+           "paste": (_paste_tab, ("paste", "paste_fmt")),
+           "generate": (_generate_tab, ("kind", "n", "seed", "k", "m", "b", "spine", "legs"))}
+
+
 # ------------------------------------------------------------------ the page
 address_bar.page_head("tree_studio", "Tree Studio",
                 "Load a tree from a sample, a file, pasted text or a generator; click a vertex in the drawing "
@@ -303,15 +297,12 @@ left, right = st.columns([1, 2.6], gap="large")
 with left:
     # only the open tab is drawn (and the script of its widgets loaded by the browser); the values of
     # the closed tabs' widgets are written back, so a tab reopened shows what was left in it
-    tabs = dict(zip(SOURCE_WIDGETS, widget(SPEC, "source", on_change="rerun")))
-    for source, names in SOURCE_WIDGETS.items():
-        if not tabs[source].open:
-            keep(names)
-    for source, draw in (("samples", _samples_tab), ("upload", _upload_tab), ("paste", _paste_tab),
-                         ("generate", _generate_tab)):
-        if tabs[source].open:
-            with tabs[source]:
+    for tab, (draw, names) in zip(widget(SPEC, "source", on_change="rerun"), SOURCES.values()):
+        if tab.open:
+            with tab:
                 draw()
+        else:
+            S.keep(*names)
     show_error("source")
 
 @st.fragment
@@ -370,7 +361,7 @@ def _table_tab() -> None:
     elif tree.n <= TABLE_LIMIT:
         rows, sitting = table_rows(tree, version)
         st.caption("Edit names, add rows (one edge each) or delete rows, then apply: the result must be a tree."
-                   + (" Your edits not yet applied are kept." if sitting and S.table_kept[0] == version else ""))
+                   + (" Your edits not yet applied are kept." if S.table_kept[0] == version else ""))
         st.data_editor(pd.DataFrame(rows, columns=["parent", "child"]), num_rows="dynamic",
                        key=S.key("table", version, sitting), width="stretch", hide_index=True,
                        column_config={"parent": st.column_config.TextColumn("parent"),
@@ -424,14 +415,13 @@ def _copy_tab() -> None:
 st.divider()
 # only the open tab is drawn, Summary first: the edge table's data editor alone is 1.2 MB of script
 # for the browser to load
-BOTTOM = {"Summary": _summary_tab, "Edge table": _table_tab, "Download": _download_tab,
-          "Copy as Newick / TikZ": _copy_tab}
-bottom = st.tabs(list(BOTTOM), key=S.key("tab"), on_change="rerun")
-for (label, draw), tab in zip(BOTTOM.items(), bottom):
+BOTTOM = {"Summary": (_summary_tab, ()), "Edge table": (_table_tab, ()),
+          "Download": (_download_tab, ("down_fmt", "down_gz")), "Copy as Newick / TikZ": (_copy_tab, ("copy_as",))}
+for tab, (label, (draw, names)) in zip(st.tabs(list(BOTTOM), key=S.key("tab"), on_change="rerun"), BOTTOM.items()):
     if tab.open:
         with tab:
             draw()
     else:
-        keep(BOTTOM_WIDGETS.get(label, ()))
+        S.keep(*names)
         if label == "Edge table":
             keep_table_edits(version)
