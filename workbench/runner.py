@@ -270,6 +270,7 @@ def _worker_init(reports, cancelled) -> None:
     global _worker_reports, _worker_cancelled
     _worker_reports, _worker_cancelled = reports, cancelled
     signal.signal(signal.SIGTERM, _worker_stop)
+    sys.unraisablehook = _worker_unraisable
     _lower_priority(RUN_NICENESS)
     from engine.jitcache import guard_cache
 
@@ -289,25 +290,38 @@ def _worker_ready() -> int:
 
 
 _worker_ended = None   # in a worker: the frame of the run SIGTERM has ended (being recorded)
+_worker_raised = None  # in a worker: the interrupt that ended it
 
 
 def _worker_stop(signum, frame) -> None:
     """SIGTERM in a run worker (the server is stopping, :func:`shutdown_pool`): a run in flight ends
     at once as ``interrupted``, recorded so in the run history as after a Ctrl-C
     (``engine.runs.execute``), and a later SIGTERM while it is being recorded waits for the record;
-    a worker with no run (idle, or compiling kernels) ends now. A SIGTERM that lands in a finalizer
-    (``__del__``: Python would print the interrupt as an ignored exception and the run go on) is
-    left to the next one, which :meth:`_Pool.stop` sends 0.1 s later."""
-    global _worker_ended
-    in_finalizer = False
+    a worker with no run (idle, or compiling kernels) ends now. An interrupt that lands in a
+    finalizer (a ``__del__`` or a weakref callback: numba's type disposal, llvmlite's objects) is
+    swallowed by Python and the run goes on: :func:`_worker_unraisable` takes it quietly and leaves
+    the run to the next SIGTERM, which :meth:`_Pool.stop` sends 0.1 s later."""
+    global _worker_ended, _worker_raised
     while frame is not None and frame.f_code is not _worker_run.__code__:
-        in_finalizer = in_finalizer or frame.f_code.co_name == "__del__"
         frame = frame.f_back
     if frame is None:
         os._exit(0)
-    if frame is not _worker_ended and not in_finalizer:
+    if frame is not _worker_ended:
         _worker_ended = frame
-        raise KeyboardInterrupt("interrupted: the server stopped while it ran")
+        _worker_raised = KeyboardInterrupt("interrupted: the server stopped while it ran")
+        raise _worker_raised
+
+
+def _worker_unraisable(unraisable) -> None:
+    """``sys.unraisablehook`` in a run worker: :func:`_worker_stop`'s interrupt raised inside a
+    finalizer (which Python ignores, printing "Exception ignored in" and a traceback) is dropped
+    without a word and the run is no longer taken as ended, so the next SIGTERM ends it; any other
+    ignored exception is printed as Python does."""
+    global _worker_ended
+    if _worker_raised is not None and unraisable.exc_value is _worker_raised:
+        _worker_ended = None
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _worker_run(job_id: str, kind: str, payload: tuple, families: dict):
