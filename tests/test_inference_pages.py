@@ -38,6 +38,8 @@ def test_online_observe_check_and_stream():
                  f"<dd>{rep.work:,}</dd><dd class=\"wb-note\">{rep.work / full:.1%} of a BP pass</dd>",
                  f"<dt>One full BP pass</dt><dd>{full:,}</dd>"):
         assert said in row, (said, row)
+    assert not [b for b in at.button if b.key in ("om_check", "om_play")]   # the tools' expander is closed
+    open_tab(at, "om_tools", True)
     _button(at, "om_check").click()
     at.run()
     assert any("Largest |online − BP|" in s.value for s in at.success), [s.value for s in at.success]
@@ -46,6 +48,10 @@ def test_online_observe_check_and_stream():
     at.run()
     assert not at.exception, at.exception
     assert any("Played" in s.value for s in at.success)
+    open_tab(at, "om_tools", False)   # closed, the tools' values are kept
+    assert not [b for b in at.button if b.key == "om_play"]
+    open_tab(at, "om_tools", True)
+    assert at.number_input(key="om_count").value == 20
     # the page's marginals equal a fresh BP pass
     from engine.inference.belief_propagation import belief_propagation
 
@@ -239,3 +245,19 @@ def test_online_evidence_kinds_keep_their_values():
     _button(at, "om_clear").click()
     at.run()
     assert root not in session.evidence
+
+
+def test_online_tools_open_from_a_link():
+    """A link with ``tools=1`` (the lesson's random-stream step) opens the tools' expander, and
+    the page's own link says so while it is open and not once it is closed."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update(dict(tree="lecture_5_vertices", tools="1"))
+    at.switch_page(str(ROOT / "workbench" / "pages" / "online_marginals.py"))
+    at.run()
+    assert not at.exception, at.exception
+    assert [b for b in at.button if b.key == "om_play"]
+    assert at.query_params.get("tools") == "1"
+    open_tab(at, "om_tools", False)
+    assert not [b for b in at.button if b.key == "om_play"] and "tools" not in at.query_params

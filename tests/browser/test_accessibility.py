@@ -295,3 +295,20 @@ def test_axe_on_tree_studios_closed_tabs(open_page, app_url, axe_source, scheme)
         found[tab] = own_violations(page, axe_violations(page, axe_source))
     shot(page, f"axe_tree_studio_tabs_{scheme}")
     assert not any(found.values()), {t: v[:5] for t, v in found.items() if v}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_on_online_marginals_tools(open_page, app_url, axe_source, scheme):
+    """Online Marginals' tools (random stream, check against BP, scenarios), drawn when their
+    expander is opened: no violation of the project's own."""
+    page = open_page(viewport=WINDOW, color_scheme=scheme)
+    page.goto(f"{app_url}/online_marginals")
+    wait_for_app(page)
+    assert page.get_by_role("button", name="Play random stream").count() == 0
+    page.get_by_text("Random stream, check against BP, scenarios").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Play random stream").wait_for(timeout=30_000)
+    page.wait_for_timeout(300)
+    shot(page, f"axe_online_marginals_tools_{scheme}")
+    found = own_violations(page, axe_violations(page, axe_source))
+    assert not found, found[:5]

@@ -14,6 +14,8 @@ SAMPLE = ROOT / "sample_scenarios" / "lecture_evidence.json"
 
 
 def _upload(page, name: str, data: bytes) -> None:
+    page.get_by_text("Random stream, check against BP, scenarios").click()   # the uploader, drawn when open
+    wait_for_app(page)
     page.locator("[data-testid='stFileUploaderDropzoneInput']").last.set_input_files(
         {"name": name, "mimeType": "application/json", "buffer": data})
     wait_for_app(page)

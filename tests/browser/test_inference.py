@@ -21,6 +21,8 @@ def test_online_marginals_click_and_observe(page, app_url):
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "online_marginals_observed")
+    page.get_by_text("Random stream, check against BP, scenarios").click()   # the tools, drawn when open
+    wait_for_app(page)
     page.get_by_role("button", name="Check against BP").click()
     wait_for_app(page)
     page.wait_for_selector("text=Largest |online − BP|", timeout=30_000)

@@ -154,6 +154,8 @@ ONLINE_MARGINALS = PageSpec("online_marginals", "Online Marginals", "Inference",
     Setting("evidence", EVIDENCE, "evidence set when the page opens", field="evidence"),
     Setting("vertex", VERTEX, "the selected vertex (its marginal is shown)", view=True),
     _region(),
+    Setting("tools", BOOL, "the tools under the tree open: random stream, check against BP, scenarios", False,
+            view=True),
 ), prefix="om", tree_sizes=(3, 10**9), build=_pairwise, config=PairwiseConfig)
 
 

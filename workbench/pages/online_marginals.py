@@ -76,6 +76,7 @@ class OnlineState(PageState, page="online_marginals"):
     soft: Family[float] = 1.0               # the weight of each label in soft evidence
     error: str | None = None                # the last evidence error, shown once
     flash: tuple | None = None              # (kind, message) of the last stream, check or load, shown once
+    tools: bool = False                     # the stream, check and scenarios' expander is open (drawn then)
     count: int = 50                         # operations of a random stream
     seed: int = 0                           # ... and its seed
     load: object = None                     # the uploaded scenario
@@ -270,6 +271,7 @@ BINDS = {
     "evidence": address_bar.Bind(seed=lambda e: setattr(S, "evidence_link", e or {}), read=_evidence_now),
     "vertex": address_bar.vertex(selection_key(KEY), _page_tree),
     "region": view_bind(KEY),
+    "tools": address_bar.Bind(S.key("tools")),
 }
 
 
@@ -498,22 +500,29 @@ except EngineError as exc:
 
 lesson(tree)
 
-st.divider()
 flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])
-r1, r2, r3 = st.columns(3)
-with r1:
-    st.number_input("Random stream: operations", 2, 5000, 50, step=10, key=S.key("count"))
-    st.number_input("Seed", 0, 10 ** 6, 0, key=S.key("seed"))
-    st.button("Play random stream", key=S.key("play"), on_click=_play)
-with r2:
-    st.button("Check against BP", key=S.key("check"), on_click=_check,
-              help="One belief-propagation pass under the current evidence, compared with every online marginal.")
-with r3:
-    # the file is made on the click, outside any script run (no session state there): the
-    # session object is taken now
-    session = S.session
-    st.download_button("Save scenario", lambda: json.dumps(session.to_scenario(), indent=1),
-                       file_name="scenario.json", mime="application/json", key=S.key("save"), on_click="ignore")
-    st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)
+# the tools under the page are drawn when their expander is open (a fresh page, and every click,
+# is seven elements lighter: a number box's, an uploader's and a download button's scripts not loaded)
+with st.expander("Random stream, check against BP, scenarios", key=S.key("tools"), on_change="rerun") as tools:
+    if tools.open:
+        r1, r2, r3 = st.columns(3)
+        with r1:
+            st.number_input("Random stream: operations", 2, 5000, 50, step=10, key=S.key("count"))
+            st.number_input("Seed", 0, 10 ** 6, 0, key=S.key("seed"))
+            st.button("Play random stream", key=S.key("play"), on_click=_play)
+        with r2:
+            st.button("Check against BP", key=S.key("check"), on_click=_check,
+                      help="One belief-propagation pass under the current evidence, compared with every online "
+                      "marginal.")
+        with r3:
+            # the file is made on the click, outside any script run (no session state there): the
+            # session object is taken now
+            session = S.session
+            st.download_button("Save scenario", lambda: json.dumps(session.to_scenario(), indent=1),
+                               file_name="scenario.json", mime="application/json", key=S.key("save"),
+                               on_click="ignore")
+            st.file_uploader("Load scenario", type=["json"], key=S.key("load"), on_change=_load_scenario)
+    else:
+        S.keep("count", "seed")
