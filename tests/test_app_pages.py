@@ -16,3 +16,19 @@ def open_page(path: str, timeout: float = 180) -> AppTest:  # a cold numba cache
 def test_page_runs(path):
     at = open_page(path)
     assert not at.exception, at.exception
+
+
+def test_the_sidebar_says_the_current_tree_in_one_element():
+    """The sidebar's current tree (its heading, where it comes from, its size and root) is one
+    Markdown element, with a file name that is Markdown shown as its text."""
+    from engine.trees.model import Tree
+
+    hostile = "my *bold* ]file[ `x`.csv"
+    tree = Tree.from_edges([(0, 1), (0, 2), (1, 3)], names=["r", "a", "b_c*", "d"])
+    at = open_app_page(script(PAGES["tree_studio"]), state={"tree": tree, "tree_source": hostile})
+    assert not at.exception, at.exception
+    said = [m.value for m in at.sidebar.markdown if "Current tree" in m.value]
+    assert len(said) == 1, [m.value for m in at.sidebar.markdown]
+    text = said[0]
+    assert "4 vertices · 2 leaves · root **r**" in text, text
+    assert r":small[my \*bold\* \]file\[ \`x\`\.csv]" in text, text

@@ -170,10 +170,11 @@ def tree_version() -> int:
 def render_sidebar() -> None:
     tree = current_tree()
     with st.sidebar:
-        st.markdown("**Current tree**")
-        st.caption(md(tree_source()))  # file and vertex names are data: escaped
+        # one element, not three (every page's first draw and every full rerun): the file and vertex
+        # names are data, escaped
         leaves = int(tree.leaves.size)
-        st.markdown(f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
+        st.markdown(f"**Current tree**  \n:small[{md(tree_source())}]  \n"
+                    f"{tree.n:,} vertices · {leaves:,} leaves · root **{md(tree.name(tree.root))}**")
         st.toggle("Presenter mode", key=PRESENTER,
                   help="Larger text, markers and lines everywhere, for a projector at the back of a room.")
     # WCAG AA contrast where Streamlit's own colours fall short (captions, dark primary buttons)
