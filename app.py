@@ -26,8 +26,7 @@ follow_query(schema)
 render_sidebar()
 with st.sidebar:
     link_slot = st.empty()   # "Copy link": drawn now, drawn again once the page has run
-with link_slot.container():
-    address_bar.copy_link_button(schema.url_path)
+address_bar.copy_link_button(schema.url_path, link_slot)
 show = render_panel(schema)   # False: the lecturer's console, or a student waiting for the lecturer
 try:
     if show:
@@ -35,5 +34,4 @@ try:
 except DatabaseUnavailableError as exc:  # the shared database is away (restarting): one line, the next click retries
     st.error(f"{exc}. Try again in a moment.")
 address_bar.write_query(schema.url_path)
-with link_slot.container():
-    address_bar.copy_link_button(schema.url_path)
+address_bar.copy_link_button(schema.url_path, link_slot)

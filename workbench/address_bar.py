@@ -29,6 +29,7 @@ A fragment that changes a bound widget calls :func:`write_query` so the address 
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -309,22 +310,33 @@ _LINK_ICON = ('<svg width="16" height="16" viewBox="0 0 24 24" fill="currentColo
               'c2.76 0 5-2.24 5-5s-2.24-5-5-5z"/></svg>')
 
 
-def copy_link_button(page: str) -> None:
+def copy_link_button(page: str, where=None) -> None:
     """A "Copy link" button for the exact view of ``page`` (the address, kept current by
     :func:`write_query`), with the link shown for copying by hand; says so when the current
-    tree is too large to travel in a link."""
+    tree is too large to travel in a link. One HTML element (in ``where``, an ``st.empty``, or
+    here): the app draws it twice a run, and each full rerun sends it."""
     schema = PAGES.page(page)
     link = address_link(schema.url_path)
     full = json.dumps(app_root(schema.url_path) + link).replace("<", "\\u003c")   # a JS string, inert in HTML
+    shown = html.escape(link if len(link) <= 160 else link[:157] + "…")
+    note = ""
+    if schema.uses_tree and tree_link() is None:
+        tree = current_tree()
+        note = (f'<p class="tw-link-note">The current tree ({tree.n:,} vertices, {html.escape(tree_source())}) '
+                "is too large to travel in a link: the link opens on the class tree. Give a sample name or a "
+                "generator spec (e.g. tree=random:1000:7) instead.</p>")
     # copies the address bar (always the exact view, also after a fragment changed it); the
-    # text below is the fallback for a browser that refuses the clipboard (plain http)
-    st.html(f"""
+    # text below it is the fallback for a browser that refuses the clipboard (plain http); its
+    # notes in a caption's size and tone (workbench.figures.style.page_css: .tw-link-note)
+    (where or st).html(f"""
 <button class="tw-copy-link" title="Copy the link to this exact view"
   style="width:100%;padding:0.4rem 0.6rem;border-radius:0.5rem;border:1px solid rgba(49,51,63,0.3);
          background:transparent;color:inherit;font:inherit;cursor:pointer">{_LINK_ICON} Copy link</button>
+<p class="tw-link-note">Link to this view: <code>{shown}</code></p>{note}
 <script>
 (() => {{
-  const b = document.currentScript.previousElementSibling;
+  const root = document.currentScript.parentElement;
+  const b = root.querySelector("button.tw-copy-link");
   b.addEventListener("click", () => {{
     const url = window.location.href || {full};
     const label = b.innerHTML;
@@ -340,8 +352,7 @@ def copy_link_button(page: str) -> None:
   // address without drawing the sidebar again; one timer per page, replaced on each rerun
   clearInterval(window.__twLinkSync);
   window.__twLinkSync = setInterval(() => {{
-    const code = Array.from(document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stCaptionContainer"]'))
-      .find(c => c.textContent.startsWith("Link to this view:"))?.querySelector("code");
+    const code = document.querySelector('[data-testid="stSidebar"] p.tw-link-note code');
     if (!code) return;
     let want = "/" + window.location.pathname.split("/").pop() + window.location.search;
     try {{ want = decodeURIComponent(want); }} catch (e) {{}}
@@ -350,12 +361,6 @@ def copy_link_button(page: str) -> None:
   }}, 500);
 }})();
 </script>""", unsafe_allow_javascript=True)
-    st.caption(f"Link to this view: `{link if len(link) <= 160 else link[:157] + '…'}`")
-    if schema.uses_tree and tree_link() is None:
-        tree = current_tree()
-        st.caption(f"The current tree ({tree.n:,} vertices, {tree_source()}) is too "
-                   "large to travel in a link: the link opens on the class tree. Give a sample name or a "
-                   "generator spec (e.g. tree=random:1000:7) instead.")
 
 
 def tree_from_query(page: str) -> None:

@@ -203,6 +203,9 @@ def page_css(style: "Style") -> str:
             " dl.wb-stats dt { font-size: 0.875rem; font-weight: 400; margin: 0; }"
             " dl.wb-stats dd { font-size: 2.25rem; line-height: 1.2; margin: 0; font-variant-numeric: tabular-nums; }"
             f" dl.wb-stats dd.wb-note {{ font-size: 0.875rem; line-height: 1.4; opacity: {CAPTION_OPACITY}; }}")
+    # the sidebar's link to the view (workbench.address_bar.copy_link_button) in a caption's size and tone
+    css += (f" p.tw-link-note {{ font-size: 0.875rem; line-height: 1.5; margin: 0.75rem 0 0; opacity: {CAPTION_OPACITY};"
+            " overflow-wrap: anywhere; } p.tw-link-note code { font-size: 0.75rem; }")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
