@@ -1,6 +1,7 @@
 """Tree views at every size: what one view costs the server and the browser.
 
 ``python -m benchmarks.bench_views [--json] [--sizes 1000,10000,100000,1000000] [--no-browser]``
+``python -m benchmarks.bench_views --compare DIR,DIR,... [--size 100000] [--rounds 8] [--json]``
 
 For each size and shape (uniform random, path, star of paths, caterpillar) and for a real file (the
 element tree of Debian's MIME database, ``freedesktop.org.xml`` of the shared-mime-info package,
@@ -36,6 +37,13 @@ workers' warm-up ("preparing", "queued"), or that it opened on an earlier run's 
 ``--settle-after S`` waits S seconds after the health check before the first lesson (a lecturer
 who starts the server a minute before the class); ``--only rta,htmm`` goes through those lessons
 only, in that order (a class that starts with a late lesson).
+
+``--compare DIR,DIR,...``: Online Marginals usable, as ``usable_s``, for several apps (other
+checkouts: ``git worktree add /tmp/old <commit>``) served side by side, on a random tree of
+``--size`` vertices (default 10^5): after one untimed session each (the tree's layout), ``--rounds``
+rounds in which every app in turn, the order reversed every other round, is opened by a fresh
+session. A shared machine's speed drifts over minutes: the alternation puts the apps' samples
+seconds apart. Prints each app's median and range, and its median's ratio to the first app's.
 
 Prints a table, or with ``--json`` one JSON object ``{"rows": [...], "usable_s": {...},
 "page_usable_s": {...}, "floor_usable_s": ..., "load_average": [...]}`` (with ``--lessons``:
@@ -235,6 +243,66 @@ def browser_times(sizes=(10_000, 100_000, 1_000_000), repeats: int = 3) -> tuple
     return usable, pages
 
 
+def run_compare(app_dirs: list[Path], *, size: int = 100_000, rounds: int = 8) -> dict:
+    """Online Marginals usable on a random tree of ``size`` vertices for each app in ``app_dirs``,
+    in alternating rounds of fresh sessions (see the module's docstring)."""
+    import contextlib
+    import subprocess
+    import tempfile
+
+    from benchmarks.app_client import serve, wait_for_warm_up
+    from benchmarks.bench_app import _browser
+    from tests.browser.conftest import chromium_path
+
+    chromium = chromium_path()
+    if chromium is None:
+        raise SystemExit("bench_views --compare needs Chromium (apt-get install chromium)")
+    path = f"online_marginals?tree=random:{int(size)}:3"
+    load0 = [round(x, 2) for x in os.getloadavg()]
+    times: dict[int, list[float]] = {i: [] for i in range(len(app_dirs))}
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench_views_compare_") as tmp:
+        urls = []
+        for i, d in enumerate(app_dirs):
+            log = Path(tmp) / f"server{i}.log"
+            env = dict(os.environ, TREE_WORKBENCH_DB=str(Path(tmp) / f"runs{i}.sqlite"))
+            url, _ = stack.enter_context(serve(d, env=env, log_path=log, start_timeout=600))
+            wait_for_warm_up(log)
+            urls.append(url)
+        pw, b = _browser(chromium)
+        try:
+            for url in urls:
+                _open(b, url, path, view="om_tree", timeout=600)   # the tree's first session: it is laid out
+            for r in range(rounds):
+                for i in (range(len(urls)) if r % 2 == 0 else reversed(range(len(urls)))):
+                    times[i].append(_open(b, urls[i], path, view="om_tree", timeout=600))
+        finally:
+            b.close()
+            pw.stop()
+    first = statistics.median(times[0])
+    rows = []
+    for i, d in enumerate(app_dirs):
+        commit = subprocess.run(["git", "-C", str(d), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or None
+        med = statistics.median(times[i])
+        rows.append({"app_dir": str(d), "commit": commit, "usable_s_median": round(med, 2),
+                     "usable_s_range": [round(min(times[i]), 2), round(max(times[i]), 2)],
+                     "ratio_to_first": round(med / first, 3)})
+    return {"compare": rows, "size": int(size), "rounds": rounds, "load_average_start": load0,
+            "load_average_end": [round(x, 2) for x in os.getloadavg()]}
+
+
+def compare_table(res: dict) -> str:
+    lines = [f"Online Marginals usable on a random tree of {res['size']:,} vertices, fresh sessions, "
+             f"{res['rounds']} alternating rounds; load average {res['load_average_start']} -> "
+             f"{res['load_average_end']}", "",
+             "| app | commit | usable, median (s) | range (s) | ratio to the first |", "|---|---|---:|---|---:|"]
+    for r in res["compare"]:
+        lo, hi = r["usable_s_range"]
+        lines.append(f"| {r['app_dir']} | {r['commit'] or '—'} | {r['usable_s_median']:.2f} | {lo:.2f}–{hi:.2f} | "
+                     f"{r['ratio_to_first']:.3f} |")
+    return "\n".join(lines)
+
+
 #: what the page says while a step waits, read every poll: a step's reason for taking long
 _STATUS_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
@@ -376,7 +444,21 @@ def main(argv=None) -> int:
     ap.add_argument("--settle-after", type=float, default=0.0,
                     help="with --lessons: seconds between the health check and the first lesson")
     ap.add_argument("--only", default="", help="with --lessons: these lessons only, in this order (ids, comma-separated)")
+    ap.add_argument("--compare", default=None, metavar="DIR,DIR,...",
+                    help="only Online Marginals usable for these apps, served side by side, in alternating rounds")
+    ap.add_argument("--size", type=int, default=100_000, help="with --compare: the random tree's vertices (default 10^5)")
+    ap.add_argument("--rounds", type=int, default=8, help="with --compare: fresh sessions per app (default 8)")
     args = ap.parse_args(argv)
+    if args.compare is not None:
+        dirs = [Path(x.strip()).resolve() for x in args.compare.split(",") if x.strip()]
+        missing = [str(d) for d in dirs if not (d / "app.py").is_file()]
+        if not 1 <= len(dirs) <= 4 or missing:
+            ap.error(f"--compare takes 1 to 4 app folders, each with an app.py{': not ' + ', '.join(missing) if missing else ''}")
+        if not 1 <= args.rounds <= 50 or not 3 <= args.size <= 1_000_000:
+            ap.error(f"rounds 1..50 (got {args.rounds}), size 3..1,000,000 (got {args.size:,})")
+        res = run_compare(dirs, size=args.size, rounds=args.rounds)
+        print(json.dumps(res) if args.json else compare_table(res))
+        return 0
     if args.lessons:
         res = {"lesson_settled_s": lesson_times(args.settle_after, only=tuple(x for x in args.only.split(",") if x))}
         res["load_average"] = [round(x, 2) for x in os.getloadavg()]
