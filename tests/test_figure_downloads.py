@@ -201,6 +201,7 @@ def test_cover_inspector_exports(downloads):
 def test_inference_pages_export(downloads):
     at = open_app_page("workbench/pages/online_marginals.py")
     at.button(key="om_observe").click().run()
+    open_tab(at, "om_tools", True)   # "Save scenario" is drawn with the tools, when they are open
     assert {"om_tree.svg", "om_d.pdf", "marginal.pdf", "work.svg", "posterior_minus_prior.pdf", "scenario.json"} <= \
         check_exports(at, *downloads)
     downloads[0].clear()
