@@ -26,9 +26,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["free_port", "serve", "serve_hall", "health_ms", "HealthPoll", "Student", "Outcome", "ROOT", "run_async",
-           "new_element"]
+           "new_element", "app_dirs", "commit_of"]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def app_dirs(ap, text: str, most: int) -> list[Path]:
+    """The app folders of a ``--compare DIR,DIR,...`` flag, or ``ap.error`` naming the culprit: 1 to
+    ``most`` of them, each with an app.py."""
+    dirs = [Path(x.strip()).resolve() for x in text.split(",") if x.strip()]
+    missing = [str(d) for d in dirs if not (d / "app.py").is_file()]
+    if not 1 <= len(dirs) <= most or missing:
+        ap.error(f"--compare takes 1 to {most} app folders, each with an app.py"
+                 f"{': not ' + ', '.join(missing) if missing else ''}")
+    return dirs
+
+
+def commit_of(app_dir: Path) -> str | None:
+    """The short commit of the checkout ``app_dir`` (None: not a git checkout)."""
+    return subprocess.run(["git", "-C", str(app_dir), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or None
 
 
 def free_port(span: int = 1, attempts: int = 50) -> int:

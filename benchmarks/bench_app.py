@@ -56,7 +56,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.app_client import ROOT, HealthPoll, Student, serve, serve_hall
+from benchmarks.app_client import ROOT, HealthPoll, Student, app_dirs, commit_of, serve, serve_hall
 from benchmarks.class_scenario import _cpu_seconds, _server_pid, run_class
 from tests.browser.conftest import click_view_vertex, show_view, view_points, wait_for_view
 
@@ -521,7 +521,6 @@ def run_compare(app_dirs: list[Path], *, blocks: int = 10, students: int = 3, ro
     """Server CPU per interaction (pick + "Observe label") of each app in ``app_dirs``, in
     alternating blocks after one block of warm-up (see the module's docstring)."""
     import contextlib
-    import subprocess
 
     env = dict(os.environ)
     env["TREE_WORKBENCH_TREE"] = json.dumps({**CLASS_TREE, "n": int(tree_size)})
@@ -566,9 +565,7 @@ def run_compare(app_dirs: list[Path], *, blocks: int = 10, students: int = 3, ro
     rows = []
     for i, d in enumerate(app_dirs):
         ratios = [x / y for x, y in zip(per[i], per[0])]
-        commit = subprocess.run(["git", "-C", str(d), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True).stdout.strip() or None
-        rows.append({"app_dir": str(d), "commit": commit, "ms_per_interaction_median": _round(statistics.median(per[i])),
+        rows.append({"app_dir": str(d), "commit": commit_of(d), "ms_per_interaction_median": _round(statistics.median(per[i])),
                      "ms_per_interaction_range": [_round(min(per[i])), _round(max(per[i]))],
                      "ratio_to_first_median": round(statistics.median(ratios), 3),
                      "ratio_to_first_range": [round(min(ratios), 3), round(max(ratios), 3)]})
@@ -611,10 +608,7 @@ def main(argv=None) -> int:
     ap.add_argument("--blocks", type=int, default=10, help="with --compare: blocks per app (default 10)")
     args = ap.parse_args(argv)
     if args.compare is not None:
-        dirs = [Path(x.strip()).resolve() for x in args.compare.split(",") if x.strip()]
-        missing = [str(d) for d in dirs if not (d / "app.py").is_file()]
-        if not 1 <= len(dirs) <= 6 or missing:
-            ap.error(f"--compare takes 1 to 6 app folders, each with an app.py{': not ' + ', '.join(missing) if missing else ''}")
+        dirs = app_dirs(ap, args.compare, most=6)
         if not 1 <= args.blocks <= 100 or not 3 <= args.tree_size <= 1_000_000:
             ap.error("blocks 1..100, tree size 3..1,000,000")
         res = run_compare(dirs, blocks=args.blocks, tree_size=args.tree_size)

@@ -247,10 +247,9 @@ def run_compare(app_dirs: list[Path], *, size: int = 100_000, rounds: int = 8) -
     """Online Marginals usable on a random tree of ``size`` vertices for each app in ``app_dirs``,
     in alternating rounds of fresh sessions (see the module's docstring)."""
     import contextlib
-    import subprocess
     import tempfile
 
-    from benchmarks.app_client import serve, wait_for_warm_up
+    from benchmarks.app_client import commit_of, serve, wait_for_warm_up
     from benchmarks.bench_app import _browser
     from tests.browser.conftest import chromium_path
 
@@ -281,10 +280,8 @@ def run_compare(app_dirs: list[Path], *, size: int = 100_000, rounds: int = 8) -
     first = statistics.median(times[0])
     rows = []
     for i, d in enumerate(app_dirs):
-        commit = subprocess.run(["git", "-C", str(d), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True).stdout.strip() or None
         med = statistics.median(times[i])
-        rows.append({"app_dir": str(d), "commit": commit, "usable_s_median": round(med, 2),
+        rows.append({"app_dir": str(d), "commit": commit_of(d), "usable_s_median": round(med, 2),
                      "usable_s_range": [round(min(times[i]), 2), round(max(times[i]), 2)],
                      "ratio_to_first": round(med / first, 3)})
     return {"compare": rows, "size": int(size), "rounds": rounds, "load_average_start": load0,
@@ -450,10 +447,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=8, help="with --compare: fresh sessions per app (default 8)")
     args = ap.parse_args(argv)
     if args.compare is not None:
-        dirs = [Path(x.strip()).resolve() for x in args.compare.split(",") if x.strip()]
-        missing = [str(d) for d in dirs if not (d / "app.py").is_file()]
-        if not 1 <= len(dirs) <= 4 or missing:
-            ap.error(f"--compare takes 1 to 4 app folders, each with an app.py{': not ' + ', '.join(missing) if missing else ''}")
+        from benchmarks.app_client import app_dirs
+
+        dirs = app_dirs(ap, args.compare, most=4)
         if not 1 <= args.rounds <= 50 or not 3 <= args.size <= 1_000_000:
             ap.error(f"rounds 1..50 (got {args.rounds}), size 3..1,000,000 (got {args.size:,})")
         res = run_compare(dirs, size=args.size, rounds=args.rounds)

@@ -503,8 +503,9 @@ lesson(tree)
 flash = S.pop("flash")
 if flash:
     getattr(st, flash[0])(flash[1])
-# the tools under the page are drawn when their expander is open (a fresh page, and every click,
-# is seven elements lighter: a number box's, an uploader's and a download button's scripts not loaded)
+# the tools under the page are drawn when their expander is open: a fresh page draws one expander
+# instead of eleven elements and loads no number box's, uploader's or download button's script (a
+# click reruns only the lesson's fragment, which never held them)
 with st.expander("Random stream, check against BP, scenarios", key=S.key("tools"), on_change="rerun") as tools:
     if tools.open:
         r1, r2, r3 = st.columns(3)
