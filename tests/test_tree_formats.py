@@ -413,7 +413,10 @@ def test_gml_fast_and_general_paths_agree(t):
 
     text = format_tree_text(t, "gml")
     fast = gml._parse_simple(text)
-    assert fast is not None
+    if fast is None:   # declined by design only when the word 'root' is also in a name or label
+        assert len(gml._ROOT_WORD.findall(text)) != (1 if gml._ROOT.search(text) else 0), text[:300]
+        same_tree(t, parse_tree_text(text, "gml"))   # the general path reads it
+        return
     same_tree(t, fast)
     # an extra attribute leaves the fastest path; a nested block leaves the flat one too
     extra = text.replace("node [ id 0 ", 'node [ id 0 weight 1.5 ', 1)
