@@ -243,9 +243,13 @@ view = st.components.v2.component("filtered.view", html="<div></div>", js="expor
 if "picked" not in st.session_state:
     st.session_state["picked"] = None          # a widget's key set to None by user code
 st.session_state.setdefault("plain", 3)
+run = st.session_state["run"] = st.session_state.get("run", 0) + 1
+if run == 3:
+    del st.session_state["plain"]              # a user key gone
 st.radio("kind", ["a", "b"], key="kind")
 st.selectbox("picked", ["x", "y"], key="picked")
-st.slider("weight", 0.0, 1.0, 0.5, key="weight")
+if run == 1:                                    # a keyed widget drawn once, then forgotten
+    st.slider("weight", 0.0, 1.0, 0.5, key="weight")
 st.number_input("count", 0, 9, 2)               # keyless
 view(key="view", data={"a": 1}, on_pick_change=lambda: None, default={"pick": None})
 safe = get_session_state()
@@ -255,7 +259,8 @@ state = safe._state
 asked = sorted(set(whole) | set(state._keys()) | {"missing", "picked", "kind", "view", "plain", "weight"})
 st.session_state["out"] = {
     "asked": asked,
-    "same_membership": [k for k in asked if (k in lazy) != (k in whole)],
+    "same_membership": [k for k in asked if (k in lazy) != (k in whole)]
+                       + st.session_state.get("out", {}).get("same_membership", []),
     "same_values": [k for k in whole if k in lazy and lazy[k] != whole[k]],
     "iterated": sorted(lazy) == sorted(whole) and len(lazy) == len(whole),
     "picked_none": "picked" in lazy and lazy["picked"] is None,
@@ -267,7 +272,8 @@ st.session_state["out"] = {
 def test_a_widgets_look_up_of_its_key_answers_as_the_whole_filtered_state(monkeypatch):
     """workbench.serve.widget_lookups: the one-key view of ``filtered_state`` has the same keys and
     values as the whole one (user keys, a widget key set to None, keyed and keyless widgets, a v2
-    component, internal ids, a missing key), and Streamlit's widgets read through it."""
+    component, internal ids, a missing key, a widget no longer drawn, a deleted key: over four
+    runs), and Streamlit's widgets read through it."""
     from streamlit.elements.widgets import radio, selectbox, slider
     from streamlit.testing.v1 import AppTest
 
@@ -279,8 +285,10 @@ def test_a_widgets_look_up_of_its_key_answers_as_the_whole_filtered_state(monkey
     widget_lookups()   # twice: one layer
     assert getattr(selectbox.get_session_state.__wrapped__, "__wrapped__", None) is None
     at = AppTest.from_string(_FILTERED, default_timeout=60).run()
-    at.run()
+    for _ in range(3):   # the slider forgotten, "plain" deleted, and after
+        at.run()
     assert not at.exception, at.exception
+    assert at.session_state["run"] == 4
     out = at.session_state["out"]
     assert len(out["asked"]) > 8 and any(k.startswith("$$") for k in out["asked"])
     assert out["same_membership"] == [] and out["same_values"] == [] and out["iterated"] and out["picked_none"]

@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from engine.trees.generators import random_tree
 from engine.trees.lod import TreeDrawing
 from tests.conftest import GEOMETRY_KEYS, ROOT, open_app_page, tree_views, view_data
@@ -93,3 +97,13 @@ def test_a_fresh_session_is_drawn_at_the_width_the_browsers_reported(monkeypatch
         kept.clear()   # the next new session
         assert treeview.view_state("om_tree").width == (668 if learn else treeview.DEFAULT_WIDTH)
         assert treeview.view_state("om_d").width == treeview.DEFAULT_WIDTH   # another view: not reported
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 40), max_size=60), st.sets(st.integers(-3, 40), max_size=12))
+def test_membership_answers_as_numpys_isin(items, members):
+    """treeview_data._member (the rings and highlighted edges of every click's view) agrees with
+    ``np.isin`` for any items against any sorted set, the empty one and out-of-range items included."""
+    a = np.asarray(items, np.int64)
+    s = np.asarray(sorted(members), np.int64)
+    assert np.array_equal(treeview_data._member(a, s), np.isin(a, s))

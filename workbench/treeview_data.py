@@ -72,6 +72,17 @@ def _plain(x):
     raise TypeError(f"the tree view cannot send a {type(x).__name__}")
 
 
+def _member(a: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """``np.isin(a, sorted_set)`` for a sorted, duplicate-free ``sorted_set``: one binary search per
+    item (``np.isin`` sorts or spans both arrays: 30-60 µs for the few rings of a click's view, and
+    three calls a click)."""
+    if not sorted_set.size:
+        return np.zeros(len(a), bool)
+    at = np.searchsorted(sorted_set, a)
+    np.minimum(at, sorted_set.size - 1, out=at)
+    return sorted_set[at] == a
+
+
 def _b64(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
 
@@ -216,17 +227,19 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
         vfill = table[codes[ids] % len(colours)]
         data["vfill"] = _b64(vfill)
         fingerprint.append(hash(codes.tobytes()))
-    ring_set = np.asarray(sorted(int(v) for v in rings), np.int64)
+    ring_set = np.asarray(sorted({int(v) for v in rings}), np.int64)
+    ringed = None
     if ring_set.size:
-        data["vflag"] = _b64(np.isin(ids, ring_set).astype(np.uint8))
+        ringed = _member(ids, ring_set)
+        data["vflag"] = _b64(ringed.astype(np.uint8))
         data["gflag"] = _b64(drawing.count_inside(ring_set, marks).astype(np.int32))
         fingerprint.append(hash(ring_set.tobytes()))
-    hl = np.asarray(sorted(int(v) for v in highlight), np.int64)
+    hl = np.asarray(sorted({int(v) for v in highlight}), np.int64)
     if hl.size:
         hxy = drawing.to_px(hl[:5000], marks)
         data["hxy"] = _b64(hxy)
         if len(marks.edges):
-            data["ew"] = _b64((np.isin(marks.edges[:, 0], hl) & np.isin(marks.edges[:, 1], hl)).astype(np.uint8))
+            data["ew"] = _b64((_member(marks.edges[:, 0], hl) & _member(marks.edges[:, 1], hl)).astype(np.uint8))
         fingerprint.append(hash(hl.tobytes()))
     if selected is not None and 0 <= int(selected) < tree.n:
         sel = int(selected)
@@ -247,8 +260,8 @@ def view_payload(tree: Tree, key: str, drawing: TreeDrawing, marks: Marks, *, va
         fingerprint.append(("title", title))
     # the order names are tried in: the selected vertex, the ringed ones, then top down
     first = [int(i) for i in np.flatnonzero(ids == selected)] if selected is not None else []
-    if ring_set.size:
-        first += [int(i) for i in np.flatnonzero(np.isin(ids, ring_set))[:200]]
+    if ringed is not None:
+        first += [int(i) for i in np.flatnonzero(ringed)[:200]]
     first = list(dict.fromkeys(first))
     data["labelFirst"] = first   # then the first 1,500 drawn, in order (treeview.js)
     lead = " ".join(x for x in (describe, title + "." if title else "") if x)   # the page's sentence first
