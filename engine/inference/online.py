@@ -97,11 +97,13 @@ def entry_signatures() -> dict:
     return {"update_entry": (types.int64, types.float64[:], f1, i1), "marginal_entry": (types.int64, f1, i1, f1)}
 
 
-def _aligned_zeros(size: int, dtype) -> np.ndarray:
+def _aligned_zeros(size: int, dtype, *, fill: bool = True) -> np.ndarray:
     """Zeros whose first item starts a 64-byte cache line (a large array from malloc starts 16
-    bytes past a page boundary: a 64-byte table row would then straddle two lines)."""
+    bytes past a page boundary: a 64-byte table row would then straddle two lines); not filled
+    (``fill=False``) for an array about to be overwritten whole (a copy: 4.5 ms against 7 for the
+    42 MB of a model on 10^5 vertices)."""
     step = np.dtype(dtype).itemsize
-    buf = np.zeros(size + 64 // step, dtype)
+    buf = (np.zeros if fill else np.empty)(size + 64 // step, dtype)
     skip = (-buf.ctypes.data % 64) // step
     return buf[skip:skip + size]
 
@@ -615,9 +617,9 @@ class OnlineModel:
             if self._small_theta is not None:
                 new._small_theta = self._small_theta.copy()
             return new
-        new._F = _aligned_zeros(self._F.size, np.float64)
+        new._F = _aligned_zeros(self._F.size, np.float64, fill=False)
         new._F[:] = self._F
-        new._I = _aligned_zeros(self._I.size, np.int64)
+        new._I = _aligned_zeros(self._I.size, np.int64, fill=False)
         new._I[:] = self._I
         K = new._use(new._kernels())   # entry points bound to the copy (the stand-in's are methods)
         (new._tab, new._pool, new._theta, new._data, _, _, new._out, new._sc,
