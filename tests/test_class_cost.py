@@ -261,7 +261,8 @@ st.session_state["out"] = {
     "asked": asked,
     "same_membership": [k for k in asked if (k in lazy) != (k in whole)]
                        + st.session_state.get("out", {}).get("same_membership", []),
-    "same_values": [k for k in whole if k in lazy and lazy[k] != whole[k]],
+    "same_values": [k for k in whole if k in lazy and lazy[k] != whole[k]]
+                   + st.session_state.get("out", {}).get("same_values", []),
     "iterated": sorted(lazy) == sorted(whole) and len(lazy) == len(whole),
     "picked_none": "picked" in lazy and lazy["picked"] is None,
     "widgets_see": type(__import__("streamlit.elements.widgets.selectbox", fromlist=["x"]).get_session_state()).__name__,
