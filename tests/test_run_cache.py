@@ -273,3 +273,42 @@ def test_a_run_ahead_that_cannot_start_leaves_no_run_to_wait_for(db, capsys):
     assert runner.run_lesson_runs(refusing, [(_flip(seed=9), runs_family.run)]) == 0
     assert not runner._GOING
     assert "RuntimeError: refused" in capsys.readouterr().err
+
+
+def test_the_runs_ahead_take_the_lesson_a_session_opened_first(db, pool, monkeypatch):
+    """A class that starts with a late lesson: once a session opens a step of it, the runs ahead not
+    yet run take that lesson's runs from that step on first, the nearest step first; the rest
+    follow in the lessons' order."""
+    a2, b3, b1a5 = _flip(seed=11), _flip(seed=12), _flip(seed=13)
+    monkeypatch.setattr(runner, "_lesson_run_steps", lambda: [
+        (a2, runs_family.run, [("a", 2)]), (b3, runs_family.run, [("b", 3)]),
+        (b1a5, runs_family.run, [("b", 1), ("a", 5)])])
+    monkeypatch.setattr(runner, "_OPENED", [None])
+    submitted = []
+    real = pool.submit
+    monkeypatch.setattr(pool, "submit", lambda job, kind, payload: submitted.append(payload[0].seed) or
+                        real(job, kind, payload))
+    runner.lesson_opened("b", 2)
+    assert runner.run_lesson_runs(pool) == 3
+    assert submitted == [12, 11, 13]   # b's step 3; then no step of b at or after 2 is left
+    with runner._RESULTS_LOCK:
+        runner._RESULTS.clear()
+    submitted.clear()
+    runner.lesson_opened("a", 3)
+    assert runner.run_lesson_runs(pool) == 3
+    assert submitted == [13, 11, 12]   # a's step 5 (at or after 3), then the lessons' order
+
+
+def test_opening_a_lesson_step_tells_the_runs_ahead(monkeypatch):
+    monkeypatch.setattr(runner, "_OPENED", [None])
+    lesson, k, url = next(x for x in RUN_STEPS if x[0] == "rta")
+    link = PAGES.parse_link(url)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page(script(link.page))
+    at.query_params.clear()
+    for name, text in {**link.raw, "run": "0", "lesson": lesson, "step": str(k)}.items():
+        at.query_params[name] = text
+    at.run()
+    assert not at.exception, at.exception
+    assert runner._OPENED[0] == (lesson, k)

@@ -21,7 +21,7 @@ import streamlit as st
 
 from engine.errors import LessonError
 from engine.practice import FAMILIES
-from workbench import address_bar, class_console, classroom
+from workbench import address_bar, class_console, classroom, runner
 from workbench.declarations.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
@@ -80,7 +80,7 @@ def go_to_step(lesson: Lesson, k: int) -> None:
     link = PAGES.parse_link(lesson.steps[k - 1].url)
     query = dict(link.raw)
     query.update(lesson=lesson.id, step=str(k))
-    S.open = (lesson.id, k)
+    _open(lesson, k)
     address_bar.reset_next(link.page.url_path)
     st.switch_page(script(link.page), query_params=query)
 
@@ -109,8 +109,15 @@ def follow_query(page: PageSpec) -> None:
         k = 1
     k = min(max(k, 1), len(lesson.steps))
     if S.open != (lesson.id, k):
-        S.open = (lesson.id, k)
+        _open(lesson, k)
         address_bar.reset_next(page.url_path)
+
+
+def _open(lesson: Lesson, k: int) -> None:
+    """Step ``k`` of ``lesson`` is this session's open step; the server's runs ahead take the
+    lesson's runs first (:func:`workbench.runner.lesson_opened`)."""
+    S.open = (lesson.id, k)
+    runner.lesson_opened(lesson.id, k)
 
 
 def _close() -> None:

@@ -75,7 +75,7 @@ from workbench.turns import out_of_turn
 
 __all__ = ["launch", "launch_sweep", "last_run", "format_eta", "Job", "history", "start_pool", "shutdown_pool",
            "pool_size", "per_session_cap", "spawn_processes", "WORKERS_ENV", "PER_SESSION_ENV", "cached_result",
-           "lesson_runs", "run_lesson_runs", "LESSON_RUNS_ENV", "RESULTS_KEPT"]
+           "lesson_runs", "run_lesson_runs", "lesson_opened", "LESSON_RUNS_ENV", "RESULTS_KEPT"]
 
 _POLL = 0.2  # seconds between two redraws of the progress bar
 #: a run's first time-left estimate waits for this much of its run (seconds): from the first tenth of a
@@ -801,10 +801,8 @@ def start_pool(*, prepare: bool = False, on_prepared: Callable[[float], None] | 
     return True
 
 
-def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
-    """``(config, run function)`` of every run a lesson step's link starts (``run=1``), once each, in
-    the order the lessons (default: those the app reads) use them: the configuration the step's page
-    builds from the link (its spec's :meth:`~workbench.declarations.page_spec.PageSpec.run_config`)."""
+def _lesson_run_steps(lessons=None) -> list[tuple[RunConfig, Callable, list[tuple[str, int]]]]:
+    """:func:`lesson_runs`, each with the ``(lesson id, step)`` of every step whose link starts it."""
     from workbench.declarations.page_spec import link_tree
     from workbench.declarations.page_table import PAGES
 
@@ -813,35 +811,72 @@ def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
         from workbench.lesson_panel import lessons_folder
 
         lessons = load_lessons(lessons_folder())[0]
-    out, seen = [], set()
+    out, at = [], {}
     for lesson in lessons:
-        for step in lesson.steps:
+        for k, step in enumerate(lesson.steps, 1):
             link = PAGES.parse_link(step.url)
             if not link.values.get("run") or link.page.build is None:
                 continue
             config = link.page.run_config(link.values, link_tree(link.values)[0])
-            if config is not None and config.to_json() not in seen:
-                seen.add(config.to_json())
-                out.append((config, family(config.algorithm).run))
+            if config is None:
+                continue
+            key = config.to_json()
+            if key not in at:
+                at[key] = len(out)
+                out.append((config, family(config.algorithm).run, []))
+            out[at[key]][2].append((lesson.id, k))
     return out
+
+
+def lesson_runs(lessons=None) -> list[tuple[RunConfig, Callable]]:
+    """``(config, run function)`` of every run a lesson step's link starts (``run=1``), once each, in
+    the order the lessons (default: those the app reads) use them: the configuration the step's page
+    builds from the link (its spec's :meth:`~workbench.declarations.page_spec.PageSpec.run_config`)."""
+    return [(config, run_fn) for config, run_fn, _ in _lesson_run_steps(lessons)]
+
+
+#: the lesson step a session opened last, ``(lesson id, step)``: the runs ahead take its lesson's first
+_OPENED: list = [None]
+
+
+def lesson_opened(lesson_id: str, step: int) -> None:
+    """A session opened step ``step`` of the lesson ``lesson_id``: the lessons' runs ahead not yet
+    run (:func:`run_lesson_runs`) take that lesson's runs from that step on first, the nearest step
+    first, so that a class that starts with a late lesson finds its runs ready (or nearly)."""
+    _OPENED[0] = (str(lesson_id), int(step))
+
+
+def _next_run(uses: list[list[tuple[str, int]]]) -> int:
+    """The index, among runs whose steps are ``uses``, of the run to run next: the one a step of the
+    lesson opened last launches at or soonest after the step opened (:func:`lesson_opened`); else
+    the first, in the lessons' order."""
+    opened = _OPENED[0]
+    if opened is None:
+        return 0
+    lesson_id, k = opened
+    soonest = [(min(s for x, s in steps if x == lesson_id and s >= k), i) for i, steps in enumerate(uses)
+               if any(x == lesson_id and s >= k for x, s in steps)]
+    return min(soonest)[1] if soonest else 0
 
 
 def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None = None) -> int:
     """Run each of ``runs`` (default :func:`lesson_runs`) that has no result yet
     (:func:`cached_result`) in ``pool``, one at a time (a student's run waits for one of them at
-    most), their results kept in this process (not recorded in the history); a session that
-    launches one of them meanwhile watches it. Returns how many ran."""
+    most), the lesson a session opened last first (:func:`lesson_opened`), their results kept in
+    this process (not recorded in the history); a session that launches one of them meanwhile
+    watches it. Returns how many ran."""
     try:
-        runs = lesson_runs() if runs is None else runs
+        todo = _lesson_run_steps() if runs is None else [(config, run_fn, []) for config, run_fn in runs]
         store = RunStore(default_db_target())
     except (EngineError, OSError) as exc:
         print(f"the lessons' runs are not run ahead: {public_message(exc)}", file=sys.stderr)
         return 0
-    ran, t0 = 0, time.perf_counter()
+    ran, total, t0 = 0, len(todo), time.perf_counter()
     with store:
-        for config, run_fn in runs:
+        while todo:
             if pool.stopping:
                 break
+            config, run_fn, _ = todo.pop(_next_run([uses for _, _, uses in todo]))
             if cached_result(config, run_fn, store) is not None:
                 continue
             key = result_key(config, run_fn)
@@ -867,9 +902,9 @@ def run_lesson_runs(pool: "_Pool", runs: list[tuple[RunConfig, Callable]] | None
             while not job.done.wait(1.0):
                 if pool.stopping:
                     return ran
-    if runs and not pool.stopping:
-        print(f"[warm-up] the lessons' {len(runs)} runs ready in {time.perf_counter() - t0:.0f} s ({ran} run now, "
-              f"{len(runs) - ran} from the run history or another session)", flush=True)
+    if total and not pool.stopping:
+        print(f"[warm-up] the lessons' {total} runs ready in {time.perf_counter() - t0:.0f} s ({ran} run now, "
+              f"{total - ran} from the run history or another session)", flush=True)
     return ran
 
 
