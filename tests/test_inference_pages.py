@@ -261,3 +261,74 @@ def test_online_tools_open_from_a_link():
     assert at.query_params.get("tools") == "1"
     open_tab(at, "om_tools", False)
     assert not [b for b in at.button if b.key == "om_play"] and "tools" not in at.query_params
+
+
+def test_online_evidence_in_the_address_follows_every_change():
+    """The address says the session's evidence after each change (read again only for the vertices
+    whose data changed): a label, soft weights beside it, a vertex's label changed, one cleared."""
+    from workbench.declarations.value_formats import parse_evidence
+
+    at = open_page(ONLINE)
+
+    def said():
+        q = at.query_params["evidence"]
+        return parse_evidence(q[0] if isinstance(q, list) else q)
+
+    def pick(name):
+        at.selectbox(key="om_tree__box").set_value(name).run()
+
+    pick("4")
+    at.selectbox(key="om_label").set_value(0).run()
+    _button(at, "om_observe").click().run()
+    assert said() == {"4": 0}
+    pick("5")
+    at.radio(key="om_evidence_kind").set_value("Soft weights").run()
+    at.slider(key="om_soft_0").set_value(0.25).run()
+    _button(at, "om_apply").click().run()
+    assert said() == {"4": 0, "5": (0.25, 1.0)}
+    pick("4")
+    at.radio(key="om_evidence_kind").set_value("A label").run()
+    at.selectbox(key="om_label").set_value(1).run()
+    _button(at, "om_observe").click().run()
+    assert said() == {"4": 1, "5": (0.25, 1.0)}
+    _button(at, "om_clear").click().run()
+    assert said() == {"5": (0.25, 1.0)}
+    assert not at.exception, at.exception
+
+
+def test_online_evidence_of_a_network_link_stays_in_state_names():
+    """A network's link: its evidence in state names (φ divided out) stays so in the address while
+    another vertex's evidence changes."""
+    from streamlit.testing.v1 import AppTest
+
+    from workbench.declarations.value_formats import parse_evidence
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page(ONLINE)
+    at.query_params.clear()
+    at.query_params["network"] = "weather"
+    at.query_params["evidence"] = "WetGrass=wet,Rain=0.2/0.8"
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox(key="om_tree__box").set_value("Traffic").run()
+    _button(at, "om_observe").click().run()
+    assert not at.exception, at.exception
+    q = at.query_params["evidence"]
+    got = parse_evidence(q[0] if isinstance(q, list) else q)
+    assert got["WetGrass"] == "wet" and got["Rain"] == (0.2, 0.8) and got["Traffic"] == "light", got
+    # a variable of 2 states in a model of k = 4: its own bars, labels and soft weights
+    at.selectbox(key="om_tree__box").set_value("Rain").run()
+    assert at.selectbox(key="om_label").options == ["yes", "no"]
+    at.radio(key="om_evidence_kind").set_value("Soft weights").run()
+    assert [s.label for s in at.slider if s.key and s.key.startswith("om_soft_")] == ["weight of yes", "weight of no"]
+    at.slider(key="om_soft_0").set_value(0.5).run()
+    _button(at, "om_apply").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    q = at.query_params["evidence"]
+    assert parse_evidence(q[0] if isinstance(q, list) else q)["Rain"] == (0.5, 1.0)
+    session = at.session_state["om_session"]
+    rain = session.tree.index("Rain")
+    bars = " ".join(h.proto.body for h in at.html)
+    post = session.marginal(rain)
+    assert post[2:].tolist() == [0.0, 0.0] and all(f"{p:.3f}" in bars for p in post[:2])

@@ -70,7 +70,7 @@ class OnlineState(PageState, page="online_marginals"):
     session: OnlineSession | None = None    # the lesson: the model, its evidence and its operation log
     session_key: tuple | None = None        # the model settings the session was built for
     evidence_link: dict | None = None       # a link's evidence, applied to the next session
-    evidence_said: tuple | None = None      # (session, its version, the evidence as a link gives it)
+    evidence_said: tuple | None = None      # (session, its version, the evidence as a link gives it, per vertex)
     evidence_kind: str = HARD               # the evidence the controls set: a label observed, or soft weights
     label: int = 0                          # the label to observe
     soft: Family[float] = 1.0               # the weight of each label in soft evidence
@@ -235,22 +235,33 @@ def _evidence_now() -> dict | None:
     said = S.evidence_said   # the address is written on every click: the evidence is read once per change
     if said is not None and said[0] is s and said[1] == s.version:
         return said[2]
+    # and each vertex's once per change of its data: an observation re-reads one vertex, not all
+    before = said[3] if said is not None and said[0] is s else {}
     states = _states(s)
-    out = {}
+    each = {}
     for v, data in sorted(s.evidence.items()):
-        card = len(states[v]) if states is not None else s.k
-        phi = _phi(s, v)[:card]
-        d = np.asarray(data, float)[:card]
-        if np.any((phi == 0) & (d != 0)):
-            continue
-        w = np.divide(d, phi, out=np.zeros(card), where=phi > 0)
-        nz = np.flatnonzero(w)
-        if nz.size == 1 and np.allclose(w[nz], 1.0):
-            out[s.tree.name(v)] = states[v][int(nz[0])] if states is not None else int(nz[0])
-        else:
-            out[s.tree.name(v)] = tuple(float(x) for x in w)
-    S.evidence_said = (s, s.version, out or None)
+        d = np.asarray(data, float)
+        known = before.get(v)
+        each[v] = known if known is not None and known[0] == d.tobytes() else (d.tobytes(), _said(s, v, d, states))
+    out = {s.tree.name(v): x for v, (_, x) in each.items() if x is not None}
+    S.evidence_said = (s, s.version, out or None, each)
     return out or None
+
+
+def _said(s: OnlineSession, v: int, data: np.ndarray, states) -> int | str | tuple | None:
+    """Vertex ``v``'s evidence ``data`` as a link gives it: a label (its state's name on a network)
+    when φ divided out leaves one label at weight 1, else the weights; ``None`` when a label φ
+    forbids has weight (no link can say it)."""
+    card = len(states[v]) if states is not None else s.k
+    phi = _phi(s, v)[:card].tolist()
+    d = data[:card].tolist()
+    if any(p == 0 and x != 0 for p, x in zip(phi, d)):
+        return None
+    w = [x / p if p > 0 else 0.0 for x, p in zip(d, phi)]
+    nz = [i for i, x in enumerate(w) if x != 0]
+    if len(nz) == 1 and abs(w[nz[0]] - 1.0) <= 1e-8 + 1e-5:   # np.allclose(w, 1.0)'s test
+        return states[v][nz[0]] if states is not None else nz[0]
+    return tuple(float(x) for x in w)
 
 
 def _seed_psi(m) -> None:
@@ -287,8 +298,10 @@ def _evidence(kind: str) -> None:
     try:  # evidence multiplies φ_v (all ones on the current tree; a network's own φ)
         if kind == "observe":
             s.update(v, _phi(s, v) * np.eye(s.k)[int(S.label)])
-        elif kind == "soft":
-            s.update(v, _phi(s, v) * np.array([float(S.soft[a]) for a in range(s.k)]))
+        elif kind == "soft":   # a network's variable with fewer states than k: the weights of its own
+            states = _states(s)
+            card = s.k if states is None else len(states[v])
+            s.update(v, _phi(s, v) * np.array([float(S.soft[a]) if a < card else 0.0 for a in range(s.k)]))
         else:
             s.clear(v)
     except EngineError as exc:
@@ -414,14 +427,17 @@ def lesson(tree) -> None:
         vertex_box(tree, KEY, default=tree.root, on_pick=_query)
         name = tree.name(sel)
         marg = s.marginal(sel)
+        prior = s.prior[sel]
         states = _states(s)
+        card = k if states is None else len(states[sel])   # a network's variable may have fewer states than k
+        marg, prior = marg[:card], prior[:card]
         shown = ", ".join(f"{p:.4f}" for p in marg) if states is None else \
             ", ".join(f"{a} {p:.4f}" for a, p in zip(states[sel], marg))
         said = ", ".join(f"{p:.4f}" for p in marg)
-        marginal_panel(marg, s.prior[sel], key=S.key("bars"), name="marginal", title=f"P(x_{name})",
+        marginal_panel(marg, prior, key=S.key("bars"), name="marginal", title=f"P(x_{name})",
                        labels=None if states is None else states[sel], describe=(
                            f"Tree of {tree.n:,} vertices, vertex {name} selected: P(x_{name}) = [{said}], prior "
-                           f"[{', '.join(f'{p:.4f}' for p in s.prior[sel])}]; {len(s.evidence):,} "
+                           f"[{', '.join(f'{p:.4f}' for p in prior)}]; {len(s.evidence):,} "
                            f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."),
                        heading=(f"P({subscript('x', name)})", f" = [{shown}]" + (
                            " · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
@@ -432,13 +448,15 @@ def lesson(tree) -> None:
             S.soft.keep(*range(k))
             if states is not None and S.label >= len(states[sel]):
                 S.label = 0
-            st.selectbox("Observed label", list(range(k if states is None else len(states[sel]))), key=S.key("label"),
+            st.selectbox("Observed label", list(range(card)), key=S.key("label"),
                          format_func=(lambda a: f"{a}") if states is None else (lambda a: states[sel][a]))
             st.button("Observe label", key=S.key("observe"), type="primary", on_click=_evidence, args=("observe",))
         else:
             S.keep("label")
-            for a in range(k):
-                st.slider(f"weight of label {a}", 0.0, 1.0, 1.0, 0.05, key=S.soft.key(a))
+            S.soft.keep(*range(card, k))
+            for a in range(card):
+                st.slider(f"weight of label {a}" if states is None else f"weight of {states[sel][a]}", 0.0, 1.0, 1.0,
+                          0.05, key=S.soft.key(a))
             st.button("Apply soft evidence", key=S.key("apply"), type="primary", on_click=_evidence, args=("soft",))
         st.button("Clear evidence", key=S.key("clear"), on_click=_evidence, args=("clear",))
         if S.error:
