@@ -332,3 +332,4 @@ def test_online_evidence_of_a_network_link_stays_in_state_names():
     bars = " ".join(h.proto.body for h in at.html)
     post = session.marginal(rain)
     assert post[2:].tolist() == [0.0, 0.0] and all(f"{p:.3f}" in bars for p in post[:2])
+    assert " · evidence [0.5, 1.0]</div>" in bars   # its own two weights, not k = 4

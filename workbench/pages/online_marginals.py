@@ -440,7 +440,7 @@ def lesson(tree) -> None:
                            f"[{', '.join(f'{p:.4f}' for p in prior)}]; {len(s.evidence):,} "
                            f"{'vertex' if len(s.evidence) == 1 else 'vertices'} with evidence."),
                        heading=(f"P({subscript('x', name)})", f" = [{shown}]" + (
-                           " · evidence " + str([round(float(x), 3) for x in s.evidence[sel]])
+                           " · evidence " + str([round(float(x), 3) for x in s.evidence[sel][:card]])
                            if sel in s.evidence else "")))
         # one kind of evidence's controls at a time (four elements on every click, not nine); the
         # other's values are kept (Streamlit forgets a widget a run does not draw)
