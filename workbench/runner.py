@@ -33,9 +33,10 @@ server has them too). It shows that run's result at once and says which run it i
 same configuration already going in another session is watched instead of started again (the
 first session keeps its Cancel). When the server starts its pool with the preparation
 (:func:`start_pool`), it also runs, one at a time in the background, every run a lesson step's
-link starts (``run=1``), in the order the lessons use them (:func:`lesson_runs`), unless the
-history has them already: a class that reaches such a step finds its result
-(``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off). These runs ahead are kept in the process, not
+link starts (``run=1``), in the order the lessons use them (:func:`lesson_runs`), those of the
+lesson a session opened last first (:func:`lesson_opened`), unless the history has them already: a
+class that reaches such a step finds its result (``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off).
+Each worker imports every family's run module as it starts, so that no run pays for them. These runs ahead are kept in the process, not
 recorded in the history (nobody asked for them; a restarted server runs them again, in seconds).
 """
 
