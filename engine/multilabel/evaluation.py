@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.exceptions import FitFailedWarning
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
 
 from engine.errors import InvalidParameterError
 from engine.multilabel.config import PAPER_C_GRID
@@ -111,8 +113,6 @@ class OneVsRestSVM:
 
     @staticmethod
     def _svc(C):
-        from sklearn.svm import LinearSVC
-
         return LinearSVC(C=C, dual="auto", max_iter=20000)
 
     @staticmethod
@@ -122,9 +122,6 @@ class OneVsRestSVM:
 
     def _fit_label(self, X, y):
         """``(scaler, fitted LinearSVC)`` for one label's 0/1 column, or its value if it is constant."""
-        from sklearn.model_selection import StratifiedKFold
-        from sklearn.preprocessing import StandardScaler
-
         if (y == y[0]).all():
             return int(y[0])
         splits = []
