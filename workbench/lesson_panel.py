@@ -13,7 +13,6 @@ query). The lesson stays open while the user wanders to other pages, until it is
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import streamlit as st
 from engine.errors import LessonError
 from engine.practice import FAMILIES
 from workbench import address_bar, class_console, classroom, runner
-from workbench.declarations.lessons import LESSONS_DIR, Lesson, lesson_files, load_lessons
+from workbench.declarations.lessons import LESSONS_ENV, Lesson, lesson_files, lessons_folder, load_lessons
 from workbench.declarations.page_spec import PageSpec
 from workbench.declarations.page_table import PAGES
 from workbench.navigation import script
@@ -31,15 +30,8 @@ from workbench.session import LessonState, PracticeState
 __all__ = ["LESSONS_ENV", "lessons_folder", "all_lessons", "find_lesson", "go_to_step", "follow_query",
            "render_panel"]
 
-LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
 S = LessonState()
 PRACTICE = PracticeState()   # the Practice page's score, read by a practice step
-
-
-def lessons_folder() -> Path:
-    """The folder of lessons: ``$TREE_WORKBENCH_LESSONS``, else ``lessons/`` of the checkout."""
-    env = os.environ.get(LESSONS_ENV, "").strip()
-    return Path(env) if env else LESSONS_DIR
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the lessons…")

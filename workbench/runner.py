@@ -824,8 +824,7 @@ def _lesson_run_steps(lessons=None) -> list[tuple[RunConfig, Callable, list[tupl
     from workbench.declarations.page_table import PAGES
 
     if lessons is None:   # read here, not at import: the lesson panel loads the practice families (1.4 s)
-        from workbench.declarations.lessons import load_lessons
-        from workbench.lesson_panel import lessons_folder
+        from workbench.declarations.lessons import lessons_folder, load_lessons
 
         lessons = load_lessons(lessons_folder())[0]
     out, at = [], {}

@@ -18,6 +18,7 @@ naming the file and line, and the other lessons still load.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engine.errors import EngineError, LessonError, LimitExceededError
@@ -27,11 +28,13 @@ from workbench.declarations.lessons.format import Lesson, Question, Step, parse_
 
 __all__ = [
     "LESSONS_DIR",
+    "LESSONS_ENV",
     "Lesson",
     "LessonError",
     "Question",
     "Step",
     "lesson_files",
+    "lessons_folder",
     "load_lessons",
     "parse_lesson",
     "read_lesson",
@@ -39,6 +42,14 @@ __all__ = [
 
 #: The folder of lessons (``lessons/`` at the top of a checkout in a checkout).
 LESSONS_DIR = Path(__file__).resolve().parents[3] / "lessons"
+#: The environment variable naming another folder of lessons for the app.
+LESSONS_ENV = "TREE_WORKBENCH_LESSONS"
+
+
+def lessons_folder() -> Path:
+    """The folder of lessons the app reads: ``$TREE_WORKBENCH_LESSONS``, else ``lessons/`` of the checkout."""
+    env = os.environ.get(LESSONS_ENV, "").strip()
+    return Path(env) if env else LESSONS_DIR
 
 
 def lesson_files(folder: Path | None = None) -> list[Path]:
