@@ -36,8 +36,9 @@ first session keeps its Cancel). When the server starts its pool with the prepar
 link starts (``run=1``), in the order the lessons use them (:func:`lesson_runs`), those of the
 lesson a session opened last first (:func:`lesson_opened`), unless the history has them already: a
 class that reaches such a step finds its result (``TREE_WORKBENCH_LESSON_RUNS=0`` turns that off).
-Each worker imports every family's run module as it starts, so that no run pays for them. These runs ahead are kept in the process, not
-recorded in the history (nobody asked for them; a restarted server runs them again, in seconds).
+Each worker imports every family's run module as it starts, so that no run pays for them. These
+runs ahead are kept in the process, not recorded in the history (nobody asked for them; a restarted
+server runs them again, in seconds).
 """
 
 from __future__ import annotations

@@ -583,6 +583,9 @@ def _start_run_workers(online: list[str] = ()) -> None:
     def prepared(seconds: float) -> None:
         _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
 
+    # while the workers start (spawned, importing: seconds) the pool has not begun compiling yet, but
+    # a stop then still leaves the learning kernels to compile
+    STOP.learning_cold = not W.is_warm(W.stage_names(W.BEHIND))
     try:
         if not start_pool(prepare=True, on_prepared=prepared):   # no workers compile them: this process will
             jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
@@ -590,6 +593,8 @@ def _start_run_workers(online: list[str] = ()) -> None:
         jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
         if not STOP.asked:
             _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
+    finally:
+        STOP.learning_cold = False
 
 
 class _Stopped(BaseException):
@@ -631,6 +636,7 @@ class _Stop:
         self.quiet = False
         self.compiling = None         # the compile processes of the online model's walks, while they run
         self.was_compiling = ""       # what was still compiling when the signal came
+        self.learning_cold = False    # the run workers start, the learning kernels not in the cache
         self.flying = 0               # runs in flight when the signal came
         self.server = None
         self.loop = None
@@ -704,8 +710,8 @@ class _Stop:
         if compiling is not None:
             self.was_compiling = "the online model's walks"
             stop_processes(compiling)
-        pool = runner._pool
-        if pool is not None and not pool.prepared.is_set() and not self.was_compiling:
+        pool, cold = runner._pool, self.learning_cold
+        if (cold or (pool is not None and not pool.prepared.is_set())) and not self.was_compiling:
             self.was_compiling = "the learning algorithms"
         self.flying = runner.shutdown_pool(_RUN_GRACE)
 

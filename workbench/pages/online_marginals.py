@@ -248,11 +248,16 @@ def _evidence_now() -> dict | None:
     return out or None
 
 
+def _card(s: OnlineSession, v: int, states) -> int:
+    """How many states vertex ``v`` has: ``k``, or fewer for a network's variable (``states`` its names)."""
+    return s.k if states is None else len(states[v])
+
+
 def _said(s: OnlineSession, v: int, data: np.ndarray, states) -> int | str | tuple | None:
     """Vertex ``v``'s evidence ``data`` as a link gives it: a label (its state's name on a network)
     when φ divided out leaves one label at weight 1, else the weights; ``None`` when a label φ
     forbids has weight (no link can say it)."""
-    card = len(states[v]) if states is not None else s.k
+    card = _card(s, v, states)
     phi = _phi(s, v)[:card].tolist()
     d = data[:card].tolist()
     if any(p == 0 and x != 0 for p, x in zip(phi, d)):
@@ -299,8 +304,7 @@ def _evidence(kind: str) -> None:
         if kind == "observe":
             s.update(v, _phi(s, v) * np.eye(s.k)[int(S.label)])
         elif kind == "soft":   # a network's variable with fewer states than k: the weights of its own
-            states = _states(s)
-            card = s.k if states is None else len(states[v])
+            card = _card(s, v, _states(s))
             s.update(v, _phi(s, v) * np.array([float(S.soft[a]) if a < card else 0.0 for a in range(s.k)]))
         else:
             s.clear(v)
@@ -429,7 +433,7 @@ def lesson(tree) -> None:
         marg = s.marginal(sel)
         prior = s.prior[sel]
         states = _states(s)
-        card = k if states is None else len(states[sel])   # a network's variable may have fewer states than k
+        card = _card(s, sel, states)
         marg, prior = marg[:card], prior[:card]
         shown = ", ".join(f"{p:.4f}" for p in marg) if states is None else \
             ", ".join(f"{a} {p:.4f}" for a, p in zip(states[sel], marg))
