@@ -155,3 +155,26 @@ def test_edits_not_yet_applied_survive_another_tab(page, app_url):
     # 4-2-1-3-5: the diameter grew from 3 to 4
     page.wait_for_selector("dl.wb-stats dt:text-is('diameter') + dd:text-is('4')", timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_every_loading_tab_whole_on_a_projector(open_page, app_url):
+    """On a 1024 x 768 projector the loading tabs' column beside the drawing is about 130 px wide:
+    their row wraps, so each of the four labels is shown whole inside the column (not scrolled away
+    behind an arrow), and the last one opens with a click; the vertex editor's buttons (300 px) too."""
+    page = open_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{app_url}/tree_studio")
+    wait_for_app(page)
+    tabs = page.locator(".st-key-studio_source [role='tablist']")
+    box = tabs.bounding_box()
+    for name in ("Samples", "Upload", "Paste", "Generate"):
+        tab = tabs.get_by_role("tab", name=name)
+        b, text = tab.bounding_box(), tab.locator("p").evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert box["x"] - 0.5 <= b["x"] and b["x"] + b["width"] <= box["x"] + box["width"] + 0.5, (name, b, box)
+        assert text[0] <= text[1], (name, text)   # the label is not cut inside its tab
+    # the vertex editor's buttons beside the drawing: every label whole too ("Delete leaf", not "D...")
+    for name in ("Add child", "Rename", "Delete leaf", "Make root", "Undo last change"):
+        label = page.get_by_role("button", name=name).locator("p")
+        assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), (name, label.bounding_box())
+    tabs.get_by_role("tab", name="Generate").click()
+    page.get_by_role("button", name="Generate").wait_for(timeout=30_000)
+    shot(page, "tree_studio_projector_tabs")

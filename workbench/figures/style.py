@@ -181,7 +181,8 @@ def page_css(style: "Style") -> str:
     multiselect's chosen items in the background colour (Streamlit writes white, 2.3:1 on the dark
     theme's sky blue); the chosen option of a segmented control in the text colour (Streamlit writes the
     primary colour on its own 20 % tint, 3.8:1 on the light theme); the figures' skip links
-    out of the page's flow until focused; the lesson panel's step title (an h2) at the size of a bold line."""
+    out of the page's flow until focused; the lesson panel's step title (an h2) at the size of a bold line;
+    a row of tabs wider than its column wrapped."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
     # a figure's skip link (workbench.components.FigureText) takes no room until it is focused; then it
     # is back in the flow, at its column's width, above its figure (out of the flow it sat at the top
@@ -208,6 +209,10 @@ def page_css(style: "Style") -> str:
             " overflow-wrap: anywhere; } p.tw-link-note code { font-size: 0.75rem; }")
     # the lesson panel's step title: an h2 in the document's outline, at the size of a bold line
     css += " .st-key-lesson_panel h2 { font-size: 1rem; font-weight: 600; padding: 0.25rem 0 0; }"
+    # a row of tabs too wide for its column (Tree Studio's four loading tabs beside the drawing on a
+    # 1024 px projector) wraps onto a second line, every label whole, instead of scrolling sideways
+    # behind an arrow with "Paste" and "Generate" out of sight (the selected tab's underline is its own)
+    css += " [data-testid='stTabs'] [role='tablist'][aria-orientation='horizontal'] { flex-wrap: wrap; row-gap: 0.25rem; }"
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
     css += (" button[data-variant='segmented_control'][aria-checked='true'] [data-testid='stMarkdownContainer'] p"
             f" {{ color: {style.text}; }}")

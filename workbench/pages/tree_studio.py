@@ -330,7 +330,7 @@ def editor(tree, version) -> None:
     role = "the root" if v == tree.root else "a leaf" if tree.is_leaf(v) else "an internal vertex"
     st.markdown(f"Selected vertex: **{md(selected_name)}**, {role} with {kids} {'child' if kids == 1 else 'children'} "
                 f"at depth {int(tree.depth[v])}{lab}")
-    c1, c2, c3, c4 = st.columns([1.2, 1.2, 1, 1], vertical_alignment="bottom")
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
     with c1:
         st.text_input("New child's name", key=S.key("child_name"), placeholder=editing.fresh_name(tree))
         st.button("Add child", key=S.key("add"), on_click=on_edit, args=("add",), width="stretch",
@@ -339,16 +339,17 @@ def editor(tree, version) -> None:
         st.text_input("Rename to", key=S.key("rename_to"), placeholder=selected_name)
         st.button("Rename", key=S.key("rename"), on_click=on_edit, args=("rename",), width="stretch",
                   icon=":material/edit:")
-    with c3:
-        st.button("Delete leaf", key=S.key("delete"), on_click=on_edit, args=("delete",), width="stretch",
+    # a row that wraps: beside the drawing on a 1024 px projector the column is 300 px, where four
+    # columns cut every label to "D..." and "M..."
+    with st.container(horizontal=True, gap="small"):
+        st.button("Delete leaf", key=S.key("delete"), on_click=on_edit, args=("delete",),
                   disabled=not tree.is_leaf(v) or tree.n == 1, icon=":material/delete:",
                   help="Only a leaf (a vertex with one neighbour) can be deleted.")
-    with c4:
-        st.button("Make root", key=S.key("reroot"), on_click=on_edit, args=("reroot",), width="stretch",
+        st.button("Make root", key=S.key("reroot"), on_click=on_edit, args=("reroot",),
                   disabled=v == tree.root, icon=":material/vertical_align_top:")
+        st.button("Undo last change", key=S.key("undo"), disabled=not can_undo(), on_click=undo,
+                  icon=":material/undo:")
     show_error("edit")
-    st.button("Undo last change", key=S.key("undo"), disabled=not can_undo(), on_click=undo,
-              icon=":material/undo:")
 
 
 with right:
