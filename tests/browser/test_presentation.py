@@ -165,3 +165,29 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
     assert len(pdf.pages) == 1 and "Message 0 of 8" in pdf.pages[0].extract_text()
     assert page.locator("[data-testid='stException']").count() == 0
     assert not outside, outside
+
+
+#: the text of a button, a tab or a widget's label that its box cuts (an ellipsis, or text hidden
+#: past the edge): ``[[text, its width, the room it has], ...]``
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(button, [role="tab"], label) *')]
+    .filter(e => e.textContent.trim() && e.clientWidth > 0 && !e.closest('.katex-mathml')
+                 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
+    .map(e => [e.textContent.trim().slice(0, 40), e.scrollWidth, e.clientWidth])"""
+
+
+def test_no_label_cut_on_a_projector(open_page, app_url):
+    """Every page on a 1024 x 768 projector, the sidebar open (the narrowest room a lecturer has
+    beside it): no button, tab or widget label is cut ("S.." for Start, "Pl.." for Play: a column
+    of a fixed share was narrower than its label); they take the room they need or wrap."""
+    page = open_page(viewport={"width": 1024, "height": 768})
+    cut = {}
+    for spec in PAGES.values():
+        page.goto(f"{app_url}/{spec.url_path}")
+        wait_for_app(page)
+        page.wait_for_timeout(300)   # the lazy elements (tabs, inputs) drawn
+        assert page.locator("[data-testid='stException']").count() == 0, spec.url_path
+        found = page.evaluate(CUT_LABELS)
+        if found:
+            cut[spec.url_path] = found
+            shot(page, f"projector_cut_{spec.url_path or 'lessons'}")
+    assert not cut, cut

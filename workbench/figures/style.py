@@ -182,7 +182,7 @@ def page_css(style: "Style") -> str:
     theme's sky blue); the chosen option of a segmented control in the text colour (Streamlit writes the
     primary colour on its own 20 % tint, 3.8:1 on the light theme); the figures' skip links
     out of the page's flow until focused; the lesson panel's step title (an h2) at the size of a bold line;
-    a row of tabs wider than its column wrapped."""
+    a row of tabs wider than its column wrapped, and so are the labels of buttons and widgets."""
     css = f"[data-testid='stCaptionContainer'] {{ opacity: {CAPTION_OPACITY}; }}"
     # a figure's skip link (workbench.components.FigureText) takes no room until it is focused; then it
     # is back in the flow, at its column's width, above its figure (out of the flow it sat at the top
@@ -213,6 +213,12 @@ def page_css(style: "Style") -> str:
     # 1024 px projector) wraps onto a second line, every label whole, instead of scrolling sideways
     # behind an arrow with "Paste" and "Generate" out of sight (the selected tab's underline is its own)
     css += " [data-testid='stTabs'] [role='tablist'][aria-orientation='horizontal'] { flex-wrap: wrap; row-gap: 0.25rem; }"
+    # a button's or a widget's label in a column narrower than it (the settings beside a figure on a
+    # 1024 px projector: "Run cross-validation" in 83 px) wraps onto a second line instead of being
+    # cut to "Run cross-v…"
+    css += (" [data-testid='stMain'] :is(button, label) [data-testid='stMarkdownContainer'],"
+            " [data-testid='stMain'] :is(button, label) [data-testid='stMarkdownContainer'] p"
+            " { white-space: normal; text-overflow: clip; overflow-wrap: normal; }")
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
     css += (" button[data-variant='segmented_control'][aria-checked='true'] [data-testid='stMarkdownContainer'] p"
             f" {{ color: {style.text}; }}")

@@ -414,10 +414,12 @@ def sequential(model: BPModel, exact, work, rev: int) -> None:
         elif now - S.tick >= 0.8 / float(S.speed):
             S.tick = now
             S.messages = S.messages + 1
-    b1, b2, b3 = st.columns([1, 1, 6])
-    b1.button("◀ back", on_click=_step, args=(-1, total), key=S.key("back"))
-    b2.button("next ▶", on_click=_step, args=(1, total), key=S.key("next"))
-    step = widget(SPEC, "messages", where=b3, hi=total)
+    # one row, each button as wide as its label and the slider the rest (columns of fixed shares cut
+    # the labels to "◀ b..." beside the drawing on a 1024 px projector)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.button("◀ back", on_click=_step, args=(-1, total), key=S.key("back"))
+    row.button("next ▶", on_click=_step, args=(1, total), key=S.key("next"))
+    step = widget(SPEC, "messages", where=row, hi=total)
     done = step == total
     phase = ("collect: leaves towards the root " + tree.name(tree.root)) if step <= total // 2 \
         else "distribute: root outwards"
@@ -500,13 +502,13 @@ def marginals_view(model: BPModel, exact, rev: int) -> None:
 
 def controls(total: int) -> None:
     """Play / pause and the speed (the whole page reruns: the timer of the schedule changes)."""
-    c1, c2, _ = st.columns([1, 2, 4], vertical_alignment="bottom")
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")   # the button as wide as its label
     playing = S.playing
-    c1.button("Pause" if playing else "Play", key=S.key("play"), on_click=_play, args=(total, not playing),
-              icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
+    row.button("Pause" if playing else "Play", key=S.key("play"), on_click=_play, args=(total, not playing),
+               icon=":material/pause:" if playing else ":material/play_arrow:")
     if S.speed not in SPEEDS:
         S.speed = SPEC.setting("speed").default
-    widget(SPEC, "speed", where=c2, options=SPEEDS)
+    widget(SPEC, "speed", where=row, options=SPEEDS, width=280)
 
 
 _KEYS = {Tree: tree_hash, np.ndarray: array_key}

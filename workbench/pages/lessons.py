@@ -142,7 +142,10 @@ start = None
 lead = None
 for lesson in lessons:
     with st.container(border=True, key=L.key("card", lesson.id)):
-        head, button = st.columns([6, 1], vertical_alignment="top")
+        # the text and, beside it, the buttons as wide as their labels (a column of a fixed share cut
+        # "Start" to "S.." on a 1024 px projector)
+        row = st.container(horizontal=True, gap="medium")
+        head, button = row.container(), row.container(width="content")
         with head:
             st.header(lesson.title, anchor=False)
             st.caption(f"{lesson.minutes} minutes · {len(lesson.steps)} steps · for {lesson.audience}")
