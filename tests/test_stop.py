@@ -308,6 +308,13 @@ def stop_in_warm_up(tmp: Path, how: str) -> Stopped:
     return _stop_when(tmp, tmp / "empty-cache", r"^\[warm-up\] first start after an install", 1.5, how)
 
 
+def stop_in_a_later_warm_up(tmp: Path, how: str) -> Stopped:
+    """(a) A later start's warm-up (every kernel in the cache), the first pages being rendered and
+    the run workers spawned early beside it (``workbench.serve._spawn_run_workers_early``)."""
+    return _stop_when(tmp, cache_copy(tmp / "cache"), r"^\[warm-up\] kernels of the first pages ready", 0.3, how,
+                      not_yet="URL: http")
+
+
 def stop_while_online_walks_compile(tmp: Path, how: str) -> Stopped:
     """(b) The port open, the online model's walks compiling beside the server: a second in."""
     return _stop_when(tmp, cache_copy(tmp / "cache", _ONLINE), r"URL: http://127\.0\.0\.1", 1.0, how,
@@ -424,6 +431,7 @@ def stop_a_hall(tmp: Path, how: str) -> Stopped:
 
 MOMENTS = {
     "(a) the warm-up, compiling the first pages' kernels": stop_in_warm_up,
+    "(a) a later start's warm-up, the run workers spawning beside it": stop_in_a_later_warm_up,
     "(b) serving, the online model's walks compiling beside the server": stop_while_online_walks_compile,
     "(b) serving, the run workers compiling the learning kernels": stop_while_run_workers_prepare,
     "(c) a learning run in flight in a run worker": stop_with_a_run_in_flight,
@@ -446,6 +454,11 @@ def check(out: Stopped, says: str) -> None:
 @pytest.mark.parametrize("how", list(HOWS))
 def test_a_stop_during_the_warm_up(tmp_path, how):
     check(stop_in_warm_up(tmp_path, how), "during the warm-up")
+
+
+@pytest.mark.parametrize("how", list(HOWS))
+def test_a_stop_during_a_later_warm_up_ends_the_run_workers_spawned_early(tmp_path, how):
+    check(stop_in_a_later_warm_up(tmp_path, how), "during the warm-up")
 
 
 @pytest.mark.parametrize("how", list(HOWS))

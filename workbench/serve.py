@@ -567,6 +567,24 @@ def _compile_online(names: list[str]) -> None:
                  "with their plain-Python build")
 
 
+def _spawn_run_workers_early() -> None:
+    """A later start (every kernel in the cache): the run workers spawned as the warm-up begins, in
+    a thread, so that they are ready when the port opens (spawned and importing: 2 s on a quiet
+    machine) and a run asked for in the first seconds (a lecturer who opens a learning lesson at
+    once) does not wait for them. Not on a first start: their imports would slow the compile of the
+    first pages. :func:`_start_run_workers` then finds the pool started."""
+    from workbench import runner
+
+    def spawn() -> None:
+        # a pool that cannot start here is started again once the server serves, which says why
+        with contextlib.suppress(Exception):
+            pool = runner._get_pool()
+            if pool is not None:
+                pool.warm()
+
+    threading.Thread(target=spawn, name="run-workers-early", daemon=True).start()
+
+
 def _start_run_workers(online: list[str] = ()) -> None:
     """Beside the server: the online model's walks ``online`` compiled (if any), then the run
     workers started; they compile the learning kernels (a line in the log when they are done), and
@@ -722,6 +740,8 @@ class _Stop:
             self.beside.join(max(0.1, self.at + _STOP_DEADLINE - 0.3 - time.monotonic()))
         elif self.serving_since is not None:
             self._beside()   # Streamlit ended by itself (a port in use ...): no line then
+        elif "workbench.runner" in sys.modules:   # stopped in the warm-up: the run workers spawned early end too
+            sys.modules["workbench.runner"].shutdown_pool(_RUN_GRACE)
         if self.asked and not _children():
             _end_resource_tracker()
         self.say()
@@ -894,6 +914,8 @@ def _main(args) -> int:
     # the learning stages compile in the run workers once the server serves: meanwhile the careful
     # readers of large tree files read them here (the class tree's too), instead of compiling here
     jit.defer(*W.stand_ins([] if W.is_warm(W.stage_names(W.BEHIND)) else W.stage_names(W.BEHIND)))
+    if not args.no_warm_up and W.is_warm(W.stage_names(W.SERVE, W.SOON, W.BEHIND)):
+        _spawn_run_workers_early()
     if not args.no_warm_up:
         later = warm_up()["later"]
     else:   # their plain-Python build answers from the first session on, until they are compiled
