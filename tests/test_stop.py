@@ -310,9 +310,20 @@ def stop_in_warm_up(tmp: Path, how: str) -> Stopped:
 
 def stop_in_a_later_warm_up(tmp: Path, how: str) -> Stopped:
     """(a) A later start's warm-up (every kernel in the cache), the first pages being rendered and
-    the run workers spawned early beside it (``workbench.serve._spawn_run_workers_early``)."""
-    return _stop_when(tmp, cache_copy(tmp / "cache"), r"^\[warm-up\] kernels of the first pages ready", 0.3, how,
-                      not_yet="URL: http")
+    the run workers spawned early beside it (``workbench.serve._spawn_run_workers_early``): the
+    server, multiprocessing's manager and at least one run worker seen before the stop
+    (``notes["spawned"]``: how many processes)."""
+    served, _ = _serve(_env(tmp, cache_copy(tmp / "cache")))
+    try:
+        assert served.wait_for(r"^\[warm-up\] kernels of the first pages ready", 300), served.output
+        served.pause(0.3)
+        assert "URL: http" not in served.output, served.output
+        spawned = len(served.seen)
+        out = served.stop(how)
+        out.notes["spawned"] = spawned
+        return out
+    finally:
+        served.kill()
 
 
 def stop_while_online_walks_compile(tmp: Path, how: str) -> Stopped:
@@ -458,7 +469,10 @@ def test_a_stop_during_the_warm_up(tmp_path, how):
 
 @pytest.mark.parametrize("how", list(HOWS))
 def test_a_stop_during_a_later_warm_up_ends_the_run_workers_spawned_early(tmp_path, how):
-    check(stop_in_a_later_warm_up(tmp_path, how), "during the warm-up")
+    out = stop_in_a_later_warm_up(tmp_path, how)
+    check(out, "during the warm-up")
+    assert out.notes["spawned"] >= 3, out.notes   # the server, the manager, a run worker: all ended
+    assert out.seconds < 4.2, out.seconds          # in order, not killed at the stop's deadline (4.5 s)
 
 
 @pytest.mark.parametrize("how", list(HOWS))

@@ -67,7 +67,7 @@ def _say(msg: str) -> None:
     print(f"[warm-up] {msg}", flush=True)
 
 
-def warm_up(*, pages: bool = True, say=_say) -> dict:
+def warm_up(*, pages: bool = True, say=_say, before_pages: threading.Event | None = None) -> dict:
     """Compile (or load) the kernels of the first pages and render those pages once; seconds per
     step, and under ``"later"`` the ``SOON`` stages left to compile after the port opens (their
     plain-Python build stands in for them meanwhile: ``engine.jit.defer``)."""
@@ -107,6 +107,8 @@ def warm_up(*, pages: bool = True, say=_say) -> dict:
     say(f"kernels of the first pages ready: {out['kernels_s']:.1f} s"
         + (f" · {clock.text()}" if pages else ""))
     if pages:
+        if before_pages is not None:   # the run workers spawned early: under a bare __main__, not a page's
+            before_pages.wait(30)
         t0 = time.perf_counter()
         out["pages"] = _render_pages()
         out["pages_s"] = round(time.perf_counter() - t0, 2)
@@ -567,22 +569,33 @@ def _compile_online(names: list[str]) -> None:
                  "with their plain-Python build")
 
 
-def _spawn_run_workers_early() -> None:
+def _spawn_run_workers_early() -> threading.Event:
     """A later start (every kernel in the cache): the run workers spawned as the warm-up begins, in
     a thread, so that they are ready when the port opens (spawned and importing: 2 s on a quiet
     machine) and a run asked for in the first seconds (a lecturer who opens a learning lesson at
     once) does not wait for them. Not on a first start: their imports would slow the compile of the
-    first pages. :func:`_start_run_workers` then finds the pool started."""
+    first pages. :func:`_start_run_workers` then finds the pool started. Set once the processes are
+    spawned (or could not be): the warm-up renders its pages after that, since a script run makes
+    the page its ``__main__``, which a process spawned meanwhile would run first
+    (``workbench.runner._bare_main``)."""
     from workbench import runner
+
+    spawned = threading.Event()
 
     def spawn() -> None:
         # a pool that cannot start here is started again once the server serves, which says why
-        with contextlib.suppress(Exception):
+        try:
             pool = runner._get_pool()
-            if pool is not None:
+        except Exception:  # noqa: BLE001 - see above
+            pool = None
+        finally:
+            spawned.set()
+        if pool is not None:
+            with contextlib.suppress(Exception):
                 pool.warm()
 
     threading.Thread(target=spawn, name="run-workers-early", daemon=True).start()
+    return spawned
 
 
 def _start_run_workers(online: list[str] = ()) -> None:
@@ -601,9 +614,6 @@ def _start_run_workers(online: list[str] = ()) -> None:
     def prepared(seconds: float) -> None:
         _say(f"run workers ready: the learning algorithms compiled in {seconds:.0f} s")
 
-    # while the workers start (spawned, importing: seconds) the pool has not begun compiling yet, but
-    # a stop then still leaves the learning kernels to compile
-    STOP.learning_cold = not W.is_warm(W.stage_names(W.BEHIND))
     try:
         if not start_pool(prepare=True, on_prepared=prepared):   # no workers compile them: this process will
             jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
@@ -914,10 +924,11 @@ def _main(args) -> int:
     # the learning stages compile in the run workers once the server serves: meanwhile the careful
     # readers of large tree files read them here (the class tree's too), instead of compiling here
     jit.defer(*W.stand_ins([] if W.is_warm(W.stage_names(W.BEHIND)) else W.stage_names(W.BEHIND)))
+    spawned = None
     if not args.no_warm_up and W.is_warm(W.stage_names(W.SERVE, W.SOON, W.BEHIND)):
-        _spawn_run_workers_early()
+        spawned = _spawn_run_workers_early()
     if not args.no_warm_up:
-        later = warm_up()["later"]
+        later = warm_up(before_pages=spawned)["later"]
     else:   # their plain-Python build answers from the first session on, until they are compiled
         later = [] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON)
         jit.defer(*W.stand_ins(later))
@@ -965,6 +976,9 @@ def _main(args) -> int:
     signal.signal(signal.SIGTERM, STOP.serving)
     if STOP.asked:   # the signal came as the warm-up ended
         raise _Stopped()
+    # from now until the run workers begin compiling (they start first: spawned, importing, seconds)
+    # a stop leaves the learning kernels to compile, and says so (reset by _start_run_workers)
+    STOP.learning_cold = not W.is_warm(W.stage_names(W.BEHIND))
     STOP.serving_since = time.monotonic()
     threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
     try:

@@ -169,7 +169,8 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
 
 #: the text of a button, a tab or a widget's label that its box cuts (an ellipsis, or text hidden
 #: past the edge): ``[[text, its width, the room it has], ...]``
-CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(button, [role="tab"], label) *')]
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(button, [role="tab"], label), '
+                                                  + '[data-testid="stMain"] :is(button, [role="tab"], label) *')]
     .filter(e => e.textContent.trim() && e.clientWidth > 0 && !e.closest('.katex-mathml')
                  && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
     .map(e => [e.textContent.trim().slice(0, 40), e.scrollWidth, e.clientWidth])"""

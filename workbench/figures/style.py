@@ -215,10 +215,12 @@ def page_css(style: "Style") -> str:
     css += " [data-testid='stTabs'] [role='tablist'][aria-orientation='horizontal'] { flex-wrap: wrap; row-gap: 0.25rem; }"
     # a button's or a widget's label in a column narrower than it (the settings beside a figure on a
     # 1024 px projector: "Run cross-validation" in 83 px) wraps onto a second line instead of being
-    # cut to "Run cross-v…"
-    css += (" [data-testid='stMain'] :is(button, label) [data-testid='stMarkdownContainer'],"
-            " [data-testid='stMain'] :is(button, label) [data-testid='stMarkdownContainer'] p"
-            " { white-space: normal; text-overflow: clip; overflow-wrap: normal; }")
+    # cut to "Run cross-v…" (a word longer than the column breaks; a segmented control's options keep
+    # one line, to keep its segments even)
+    css += (" [data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
+            " [data-testid='stMarkdownContainer'],"
+            " [data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
+            " [data-testid='stMarkdownContainer'] p { white-space: normal; overflow-wrap: break-word; }")
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
     css += (" button[data-variant='segmented_control'][aria-checked='true'] [data-testid='stMarkdownContainer'] p"
             f" {{ color: {style.text}; }}")
