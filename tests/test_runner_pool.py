@@ -164,3 +164,28 @@ def test_a_family_module_that_cannot_be_imported_is_left_to_its_run(monkeypatch)
 
     monkeypatch.setitem(registry.FAMILIES, "broken", ("engine.no_such_module", "NoConfig"))
     runner._import_families()   # no exception: the run of that family will say why
+
+
+def test_a_pool_that_cannot_start_leaves_no_manager_behind(monkeypatch):
+    """The workers cannot be started (no processes left, say) after the pool's manager was: the
+    error goes up, and the manager (deaf to SIGTERM, so a stop would wait for it) is ended."""
+    from workbench import runner
+
+    managers = []   # held here: a manager nobody holds is ended by its finalizer anyway, sooner or later
+
+    start = runner.SyncManager.start
+
+    def kept(self, *args, **kwargs):
+        managers.append(self)
+        return start(self, *args, **kwargs)
+
+    def refuse(*args, **kwargs):
+        raise OSError("Resource temporarily unavailable: no more processes")
+
+    monkeypatch.setattr(runner.SyncManager, "start", kept)
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
+    with pytest.raises(OSError, match="no more processes"):
+        runner._Pool(1)
+    assert len(managers) == 1
+    managers[0]._process.join(10)
+    assert not managers[0]._process.is_alive()

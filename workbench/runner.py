@@ -438,13 +438,18 @@ class _Pool:
             # record their runs, and stop() ends it after them (an initializer of engine.warmup: the
             # manager's process imports nothing of the app)
             self.manager.start(functools.partial(child_signals, ignore_term=True))
-            self.reports = self.manager.Queue()
-            self.cancelled = self.manager.dict()
-            self.workers = workers
-            self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_start,
-                                                initargs=(self.reports, self.cancelled))
-            # every worker spawned now, under the bare main (the executor spawns one per submit)
-            self._ready = [self.executor.submit(_worker_ready) for _ in range(workers)]
+            try:
+                self.reports = self.manager.Queue()
+                self.cancelled = self.manager.dict()
+                self.workers = workers
+                self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_start,
+                                                    initargs=(self.reports, self.cancelled))
+                # every worker spawned now, under the bare main (the executor spawns one per submit)
+                self._ready = [self.executor.submit(_worker_ready) for _ in range(workers)]
+            except BaseException:   # no pool: its manager (deaf to SIGTERM) is not left behind
+                with contextlib.suppress(Exception):
+                    self.manager.shutdown()
+                raise
         self.jobs: dict[str, "Job"] = {}
         self.order: list[str] = []    # queued or running, in submission order
         self.lock = threading.Lock()
