@@ -176,19 +176,26 @@ CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(
     .map(e => [e.textContent.trim().slice(0, 40), e.scrollWidth, e.clientWidth])"""
 
 
-def test_no_label_cut_on_a_projector(open_page, app_url):
+@pytest.mark.parametrize("presenter", [False, True], ids=["plain", "presenter"])
+def test_no_label_cut_on_a_projector(open_page, app_url, presenter):
     """Every page on a 1024 x 768 projector, the sidebar open (the narrowest room a lecturer has
-    beside it): no button, tab or widget label is cut ("S.." for Start, "Pl.." for Play: a column
-    of a fixed share was narrower than its label); they take the room they need or wrap."""
+    beside it), plain and in presenter mode (text at 20 px): no button, tab or widget label is cut
+    ("S.." for Start, "Pl.." for Play, "Refresh" a letter a line: a column of a fixed share was
+    narrower than its label); they take the room they need or wrap."""
     page = open_page(viewport={"width": 1024, "height": 768})
     cut = {}
     for spec in PAGES.values():
-        page.goto(f"{app_url}/{spec.url_path}")
+        page.goto(f"{app_url}{PAGES.address(spec)}")
         wait_for_app(page)
+        if presenter:   # a session's switch: each page opened here is a new session
+            page.locator("[data-testid='stSidebar'] label").filter(has_text="Presenter mode").click()
+            page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '20px'",
+                                   timeout=30_000)
+            wait_for_app(page)
         page.wait_for_timeout(300)   # the lazy elements (tabs, inputs) drawn
         assert page.locator("[data-testid='stException']").count() == 0, spec.url_path
         found = page.evaluate(CUT_LABELS)
         if found:
             cut[spec.url_path] = found
-            shot(page, f"projector_cut_{spec.url_path or 'lessons'}")
+            shot(page, f"projector_cut_{spec.url_path}{'_presenter' if presenter else ''}")
     assert not cut, cut

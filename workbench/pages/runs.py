@@ -134,15 +134,17 @@ store = history()
 if store is None:
     st.stop()
 store.mark_interrupted()
-head, refresh = st.columns([6, 1], vertical_alignment="center")
+# the caption and, beside it, the button as wide as its label (a seventh of the row was narrower
+# than "Refresh" on a 1024 px projector in presenter mode)
+row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+head, refresh = row.container(), row.container(width="content")
 if store.owner is not None:
     head.caption("Classroom mode: the runs of this browser session only (keep this page's address to find "
                  "them again) · the lecturer sees every run")
 else:
     head.caption(f"Every run launched from a page or from `python -m engine run` is kept here · "
                  f"`{store.short_name}`" + (" · read-only" if store.read_only else ""))
-refresh.button("Refresh", icon=":material/refresh:", key=S.key("refresh"), help="Look again for new runs",
-               width="stretch")
+refresh.button("Refresh", icon=":material/refresh:", key=S.key("refresh"), help="Look again for new runs")
 if msg := S.pop("flash"):
     st.success(msg)
 
