@@ -93,14 +93,15 @@ address_bar.page_head("rta", "RTA: multilabel learning on random spanning trees"
                 "whenever it scores at least the average of the trees' K-th best scores (Lemma 7).",
                 BINDS)
 files = benchmark_files()
+_PAIR = 116   # px: two number boxes side by side in the settings column, one under the other when it is narrower
 left, right = st.columns([1, 3], gap="large")
 with left:
     choice = widget(SPEC, "data", options=[SYNTHETIC, *files.keys(), UPLOAD])
     data, labels = "synthetic", None
     if choice == SYNTHETIC:
-        c1, c2 = st.columns(2)
-        m = widget(SPEC, "examples", where=c1)
-        nl = widget(SPEC, "labels", where=c2)
+        row = st.container(horizontal=True)   # side by side, or one under the other in a narrow column
+        m = widget(SPEC, "examples", where=row, width=_PAIR)
+        nl = widget(SPEC, "labels", where=row, width=_PAIR)
         data = {"synthetic": {"n_examples": int(m), "n_labels": int(nl), "n_features": 20, "seed": 0}}
     elif choice == UPLOAD:
         up = st.file_uploader("ARFF file (dense or sparse; .gz ok)", type=["arff", "gz"])
@@ -115,9 +116,9 @@ with left:
                       help="Inner validation picks C from {100, 50, 10, 1, 0.5, 0.1, 0.01} in every training fold.")
     if c_mode == "fixed":
         st.select_slider("C", list(reversed(PAPER_C_GRID)), value=1.0, key=S.key("C"))
-    c1, c2 = st.columns(2)
-    widget(SPEC, "folds", where=c1, value=5 if choice != SYNTHETIC else 3)
-    widget(SPEC, "passes", where=c2, value=30 if choice != SYNTHETIC else 15)
+    row = st.container(horizontal=True)
+    widget(SPEC, "folds", where=row, value=5 if choice != SYNTHETIC else 3, width=_PAIR)
+    widget(SPEC, "passes", where=row, value=30 if choice != SYNTHETIC else 15, width=_PAIR)
     widget(SPEC, "baseline")
     widget(SPEC, "seed")
     values = {k: v for k, v in SPEC.run_values(address_bar.values(SPEC)).items()   # a widget not drawn now does not count
