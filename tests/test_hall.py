@@ -75,6 +75,14 @@ def hall(pg_url, tmp_path):
         log.close()
 
 
+def _tracebacks(log, most: int = 3) -> str:
+    """The last ``most`` tracebacks the hall's processes wrote to its log (an app error reaches a
+    browser redacted: the log has it whole)."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    blocks = re.findall(r"Traceback \(most recent call last\):\n(?:[ \t].*\n)*.*", text)
+    return "\n".join(blocks[-most:]) or "(no traceback in the hall's log)"
+
+
 def _page(url: str) -> list[str]:
     async def go():
         s = Student(url, timeout=180)
@@ -235,13 +243,14 @@ def test_a_class_across_two_processes_and_a_process_killed(hall, pg_url):
         lect.texts.clear()
         await lect.run([lect.button("class_reveal")])
         assert store.poll(code, 3).revealed and sorted(store.revealed_answers(code, 3)) == ["0.25", "1.25", "2.25"]
-        errors = [e for t in [lect, *again] for e in t.errors]
+        errors = [f"{t.name}: {e}" for t in [lect, *again] for e in t.errors]
         for t in [lect, *again]:
             t.close()
         store.close()
         return errors
 
-    assert run_async(go, timeout=600) == []
+    errors = run_async(go, timeout=600)
+    assert errors == [], (errors, _tracebacks(log))
 
 
 def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_url):
@@ -294,14 +303,14 @@ def test_a_run_started_on_one_process_is_in_the_history_of_the_other(hall, pg_ur
                 shown = "\n".join(b.texts)
                 assert f"Run #{run.id} · {run.algorithm}" in shown, (who, shown[-2000:], b.errors)
                 assert f"label {run.label}" in shown, (who, shown[-2000:])
-                assert not b.errors, b.errors
+                assert not b.errors, (b.errors, _tracebacks(log))
             # another student (another browser) on either process does not see it (classroom mode)
             for where in (one, other):
                 c = Tab(where, "another student", cookie=f"{OWNER_COOKIE}={secrets.token_urlsafe(18)}")
                 await c.connect()
                 await c.run(page_name="runs", timeout=240)
                 assert f"Run #{run.id} " not in "\n".join(c.texts), where
-                assert not c.errors, c.errors
+                assert not c.errors, (c.errors, _tracebacks(log))
                 c.close()
                 b.close()
         finally:

@@ -132,7 +132,9 @@ def test_rerun_a_config(db):
 
 @pytest.mark.slow   # over ten seconds here (subprocesses, compiling, a large file or pgmpy): make test only
 def test_sweep_from_the_page(db):
-    at = open_runs()
+    # the sweep's points run in joblib's processes, each importing the engine: seconds here, but a
+    # minute on a loaded two-core CI machine (where 60 s timed out): the script run may take 300 s
+    at = open_runs(timeout=300)
     sweep = {"algorithm": "treeflip", "sweep": {"seed": [0, 1], "flip": [0.1, 0.2]}}
     at.text_area(key="runs_config_text").set_value(json.dumps(sweep)).run()
     at.button(key="runs_launch").click().run()
