@@ -464,6 +464,14 @@ def bars(rows: Sequence[tuple], *, log: bool = False, legend: str | None = None,
 
 
 # ------------------------------------------------------------------ numbers in a row
+def beside_buttons(**row) -> tuple:
+    """A row of two containers: text that takes the room left, and beside it buttons as wide as their
+    labels (``row``: more options of the row's ``st.container``). Columns of fixed shares cut a
+    label to "S.." where the row is narrow (a 1024 px projector with the sidebar open)."""
+    line = st.container(horizontal=True, gap="medium", **row)
+    return line.container(), line.container(width="content")
+
+
 def stats(items: Sequence[tuple], *, label: str | None = None) -> None:
     """A row of headline numbers, as :func:`streamlit.metric` draws them, in one HTML element:
     ``items`` are ``(label, value)`` or ``(label, value, note)``, the note a small line under the

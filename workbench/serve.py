@@ -621,8 +621,6 @@ def _start_run_workers(online: list[str] = ()) -> None:
         jit.release(*W.stand_ins(W.stage_names(W.BEHIND)))
         if not STOP.asked:
             _say(f"the run workers could not start now ({type(exc).__name__}: {exc}); the first run starts them")
-    finally:
-        STOP.learning_cold = False
 
 
 class _Stopped(BaseException):
@@ -664,7 +662,6 @@ class _Stop:
         self.quiet = False
         self.compiling = None         # the compile processes of the online model's walks, while they run
         self.was_compiling = ""       # what was still compiling when the signal came
-        self.learning_cold = False    # the run workers start, the learning kernels not in the cache
         self.flying = 0               # runs in flight when the signal came
         self.server = None
         self.loop = None
@@ -730,16 +727,17 @@ class _Stop:
 
     def _beside(self) -> None:
         """End what runs beside the server: the online model's compile processes, the run workers."""
-        from engine.warmup import stop_processes
+        from engine import warmup as W
         from workbench import runner
 
         with self.lock:
             compiling, self.compiling = self.compiling, None
         if compiling is not None:
             self.was_compiling = "the online model's walks"
-            stop_processes(compiling)
-        pool, cold = runner._pool, self.learning_cold
-        if (cold or (pool is not None and not pool.prepared.is_set())) and not self.was_compiling:
+            W.stop_processes(compiling)
+        # the run workers compile the learning kernels, or start to (spawned, importing: seconds under
+        # load, before their preparation begins): the cache has them only once they are all compiled
+        if not self.was_compiling and runner.pool_size() > 0 and not W.is_warm(W.stage_names(W.BEHIND)):
             self.was_compiling = "the learning algorithms"
         self.flying = runner.shutdown_pool(_RUN_GRACE)
 
@@ -976,9 +974,6 @@ def _main(args) -> int:
     signal.signal(signal.SIGTERM, STOP.serving)
     if STOP.asked:   # the signal came as the warm-up ended
         raise _Stopped()
-    # from now until the run workers begin compiling (they start first: spawned, importing, seconds)
-    # a stop leaves the learning kernels to compile, and says so (reset by _start_run_workers)
-    STOP.learning_cold = not W.is_warm(W.stage_names(W.BEHIND))
     STOP.serving_since = time.monotonic()
     threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
     try:

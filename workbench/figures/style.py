@@ -217,10 +217,9 @@ def page_css(style: "Style") -> str:
     # 1024 px projector: "Run cross-validation" in 83 px) wraps onto a second line instead of being
     # cut to "Run cross-v…" (a word longer than the column breaks; a segmented control's options keep
     # one line, to keep its segments even)
-    css += (" [data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
-            " [data-testid='stMarkdownContainer'],"
-            " [data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
-            " [data-testid='stMarkdownContainer'] p { white-space: normal; overflow-wrap: break-word; }")
+    label = ("[data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
+             " [data-testid='stMarkdownContainer']")
+    css += f" {label}, {label} p {{ white-space: normal; overflow-wrap: break-word; }}"
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
     css += (" button[data-variant='segmented_control'][aria-checked='true'] [data-testid='stMarkdownContainer'] p"
             f" {{ color: {style.text}; }}")

@@ -14,6 +14,7 @@ from engine.files import public_message
 from workbench import address_bar, classroom, identity
 from workbench.class_console import downloads
 from workbench.classroom import local_time
+from workbench.components import beside_buttons
 from workbench.declarations.page_table import PAGES
 from workbench.lesson_panel import all_lessons, find_lesson, go_to_step, lessons_folder
 from workbench.navigation import script
@@ -142,10 +143,7 @@ start = None
 lead = None
 for lesson in lessons:
     with st.container(border=True, key=L.key("card", lesson.id)):
-        # the text and, beside it, the buttons as wide as their labels (a column of a fixed share cut
-        # "Start" to "S.." on a 1024 px projector)
-        row = st.container(horizontal=True, gap="medium")
-        head, button = row.container(), row.container(width="content")
+        head, button = beside_buttons()
         with head:
             st.header(lesson.title, anchor=False)
             st.caption(f"{lesson.minutes} minutes · {len(lesson.steps)} steps · for {lesson.audience}")

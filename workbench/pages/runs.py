@@ -16,7 +16,7 @@ from engine.errors import EngineError
 from engine.runs.export import export_runs
 from engine.runs.registry import config_from_dict, family, family_names, restrict_paths
 from engine.runs.store import STATUSES
-from workbench.components import chart
+from workbench.components import beside_buttons, chart
 from workbench import address_bar
 from workbench.figures.run_figures import curves_figure, metric_figure, run_name
 from workbench.runner import history, last_run, launch, launch_sweep
@@ -134,10 +134,7 @@ store = history()
 if store is None:
     st.stop()
 store.mark_interrupted()
-# the caption and, beside it, the button as wide as its label (a seventh of the row was narrower
-# than "Refresh" on a 1024 px projector in presenter mode)
-row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-head, refresh = row.container(), row.container(width="content")
+head, refresh = beside_buttons(vertical_alignment="center")
 if store.owner is not None:
     head.caption("Classroom mode: the runs of this browser session only (keep this page's address to find "
                  "them again) · the lecturer sees every run")
