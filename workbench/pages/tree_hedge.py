@@ -88,8 +88,14 @@ with top[1]:
         set_tree(generate("random", 60, seed=7), "generated random n=60 seed=7 (TREE-HEDGE demo)", link="random:60:7")
         st.rerun()
 
+# px: a group of settings. Two pairs of groups: four in a row, or two by two where the main column
+# is narrower (quarters of a 1024 px projector's cut the environment's name to "Piecewise or...")
+_GROUP = 210
+
 with st.form(S.key("setup")):
-    c1, c2, c3, c4 = st.columns(4)
+    grid = st.container(horizontal=True)
+    pairs = [grid.container(horizontal=True, width="content") for _ in range(2)]
+    c1, c2, c3, c4 = (pair.container(width=_GROUP) for pair in pairs for _ in range(2))
     with c1:
         widget(SPEC, "k")
         widget(SPEC, "trials")
