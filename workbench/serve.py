@@ -43,6 +43,7 @@ import collections
 import collections.abc
 import contextlib
 import gc
+import importlib
 import logging
 import os
 import signal
@@ -569,6 +570,28 @@ def _compile_online(names: list[str]) -> None:
                  "with their plain-Python build")
 
 
+#: what Plotly reads without importing it (``sys.modules.get``: _plotly_utils.basevalidators, a
+#: figure's ``to_dict``, its JSON encoder): imported whole before any session runs
+PEEKED_AT = ("pandas", "PIL.Image")
+
+
+def whole_imports() -> list[str]:
+    """Import :data:`PEEKED_AT` now, before the server serves; the names imported. Plotly never
+    imports pandas: it looks in ``sys.modules`` on every figure it builds or converts. A chart drawn
+    in one script thread while another imported pandas for the first time (a page's ``import pandas``,
+    the lessons' runs ahead) found it half initialised: "AttributeError: partially initialized module
+    'pandas' has no attribute 'Series'" (the lecturer's poll chart, with students arriving on the
+    process, CI, 4 December 2026). Without the warm-up nothing had imported it before the port opened."""
+    done = []
+    for name in PEEKED_AT:
+        try:
+            importlib.import_module(name)
+        except ImportError:   # (Pillow is optional: Plotly then finds nothing to peek at)
+            continue
+        done.append(name)
+    return done
+
+
 def _spawn_run_workers_early() -> threading.Event:
     """A later start (every kernel in the cache): the run workers spawned as the warm-up begins, in
     a thread, so that they are ready when the port opens (spawned and importing: 2 s on a quiet
@@ -930,6 +953,7 @@ def _main(args) -> int:
     else:   # their plain-Python build answers from the first session on, until they are compiled
         later = [] if W.is_warm(W.stage_names(W.SOON)) else W.stage_names(W.SOON)
         jit.defer(*W.stand_ins(later))
+    whole_imports()
     # The warm-up leaves a heap of long-lived objects (numba, plotly, pandas, the shared caches):
     # Python's full collections walked all of it, 0.6-0.7 s with the interpreter held on this
     # loaded machine (every student and the health check waited). Frozen, they are never walked
