@@ -47,3 +47,47 @@ def test_a_page_cache_is_made_once_per_function_and_again_when_its_code_changes(
     assert calls == [3, 4]   # cached by the argument across the runs
     changed = run(source.replace("2 * x", "3 * x"))
     assert changed is not made[0] and changed(3) == 9
+
+
+def test_a_page_cache_calls_the_function_of_its_callers_own_run(tmp_path):
+    """Two sessions' script runs at once, in two threads: session B's run has defined the cached
+    function but not yet the helper below it when session A, whose run is whole, misses the cache.
+    A calls the function of its own run (as an undecorated call would), not B's half-run one, which
+    raised "name '_helper' is not defined"; a fragment's rerun (a thread that defined nothing)
+    calls the latest run's."""
+    import threading
+
+    import streamlit as st
+
+    from workbench.components import page_cache
+
+    page = tmp_path / "cached_race_test.py"
+    source = "def doubled(x):\n    return _helper(x)\n"
+    page.write_text(source + "def _helper(x):\n    return 2 * x\n", encoding="utf-8")
+    code = compile(source, str(page), "exec")
+    decorate = page_cache(st.cache_data, max_entries=4, show_spinner=False)
+    whole, half, got = {}, {}, {}
+    exec(code, whole)
+    whole["_helper"] = lambda x: 2 * x   # session A's run, past the helper's definition
+
+    def session_a():
+        got["wrapper"] = decorate(whole["doubled"])
+        b.start()
+        b.join(30)
+        got["a"] = got["wrapper"](21)   # after B's run defined the function, before its helper
+
+    def session_b():
+        exec(code, half)   # the function defined, its helper not yet
+        got["b"] = decorate(half["doubled"])
+
+    def in_thread(target):
+        t = threading.Thread(target=target)
+        t.start()
+        t.join(30)
+
+    b = threading.Thread(target=session_b)
+    in_thread(session_a)
+    assert got["b"] is got["wrapper"] and got["a"] == 42
+    half["_helper"] = lambda x: 3 * x   # B's run goes on; a fragment's rerun calls the latest run's
+    in_thread(lambda: got.update(fragment=got["wrapper"](5)))
+    assert got["fragment"] == 15

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
@@ -124,6 +125,7 @@ def recent(key: Callable[..., Hashable], size: int) -> Callable:
 
 
 _PAGE_CACHES: dict[tuple, tuple] = {}
+_RUN_FUNCTIONS = threading.local()   # .functions: the page-cached functions this thread's script run defined
 
 
 def page_cache(cache: Callable, **options) -> Callable:
@@ -133,21 +135,29 @@ def page_cache(cache: Callable, **options) -> Callable:
     the function's source for the cache's name: about half a millisecond per function per run, 30
     times over when a class follows a step (docs/benchmarks.md). The wrapper is kept by the
     function's file, name and options, and used again while its code is the same (a changed file
-    makes a new one). It calls the function of the latest run (its helpers and globals, not the
-    first run's); its values are cached, as before, by the function's source and arguments."""
+    makes a new one); its values are cached, as before, by the function's source and arguments.
+    It calls the function of the caller's own script run (its helpers and globals), as an
+    undecorated call would: not another session's run, which may not have defined the helpers
+    below the function yet ("name '_errors' is not defined" while a student's Belief Propagation
+    was half run); a fragment's rerun, which defines nothing, calls the latest run's."""
     import functools
 
     def decorate(func: Callable) -> Callable:
         name = (func.__code__.co_filename, func.__qualname__, repr(sorted(options.items(), key=lambda kv: kv[0])))
+        own = getattr(_RUN_FUNCTIONS, "functions", None)
+        if own is None:
+            own = _RUN_FUNCTIONS.functions = {}
+        own[name] = func   # a script run calls in its own thread: this thread's run calls this one
         kept = _PAGE_CACHES.get(name)
         if kept is not None and kept[0] == func.__code__:
             kept[2][0] = func
             return kept[1]
-        latest = [func]
+        latest, code = [func], func.__code__
 
         @functools.wraps(func)
         def call(*args, **kwargs):
-            return latest[0](*args, **kwargs)
+            mine = getattr(_RUN_FUNCTIONS, "functions", {}).get(name)
+            return (mine if mine is not None and mine.__code__ == code else latest[0])(*args, **kwargs)
 
         wrapper = cache(**options)(call)
         _PAGE_CACHES[name] = (func.__code__, wrapper, latest)
