@@ -170,7 +170,8 @@ def test_figure_downloads_from_the_buttons(open_page, app_url, tmp_path):
 #: the text of a button, a tab or a widget's label that its box cuts (an ellipsis, or text hidden
 #: past the edge): ``[[text, its width, the room it has], ...]``
 CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(button, [role="tab"], label), '
-                                                  + '[data-testid="stMain"] :is(button, [role="tab"], label) *')]
+                                                  + '[data-testid="stMain"] :is(button, [role="tab"], label) *, '
+                                                  + '[data-testid="stSidebarNavLink"] *')]
     .filter(e => e.textContent.trim() && e.clientWidth > 0 && !e.closest('.katex-mathml')
                  && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
     .map(e => [e.textContent.trim().slice(0, 40), e.scrollWidth, e.clientWidth])"""
@@ -179,9 +180,10 @@ CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] :is(
 @pytest.mark.parametrize("presenter", [False, True], ids=["plain", "presenter"])
 def test_no_label_cut_on_a_projector(open_page, app_url, presenter):
     """Every page on a 1024 x 768 projector, the sidebar open (the narrowest room a lecturer has
-    beside it), plain and in presenter mode (text at 20 px): no button, tab or widget label is cut
-    ("S.." for Start, "Pl.." for Play, "Refresh" a letter a line: a column of a fixed share was
-    narrower than its label); they take the room they need or wrap."""
+    beside it), plain and in presenter mode (text at 20 px): no button, tab, widget label or page
+    name in the sidebar is cut ("S.." for Start, "Pl.." for Play, "Refresh" a letter a line: a
+    column of a fixed share was narrower than its label; "Hidden Tree Markov M..."); they take the
+    room they need or wrap."""
     page = open_page(viewport={"width": 1024, "height": 768})
     cut = {}
     for spec in PAGES.values():

@@ -220,6 +220,12 @@ def page_css(style: "Style") -> str:
     label = ("[data-testid='stMain'] :is(button:not([data-variant='segmented_control']), label)"
              " [data-testid='stMarkdownContainer']")
     css += f" {label}, {label} p {{ white-space: normal; overflow-wrap: break-word; }}"
+    # the sidebar's page names wrap too ("Hidden Tree Markov M..." in presenter mode, 20 px text in
+    # a 1024 px projector's sidebar); its icons keep their one line
+    nav = "[data-testid='stSidebarNavLink'] [data-testid='stMarkdownContainer']"
+    css += (f" {nav}, {nav} p, [data-testid='stSidebarNavLink'] span:has(> [data-testid='stMarkdownContainer'])"
+            " { white-space: normal; overflow: visible; text-overflow: clip; }"
+            " [data-testid='stSidebarNavLink'] { height: auto; }")
     # the chosen option stays marked by its tint and border (Tree Studio: the text to copy)
     css += (" button[data-variant='segmented_control'][aria-checked='true'] [data-testid='stMarkdownContainer'] p"
             f" {{ color: {style.text}; }}")
