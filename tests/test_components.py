@@ -49,45 +49,45 @@ def test_a_page_cache_is_made_once_per_function_and_again_when_its_code_changes(
     assert changed is not made[0] and changed(3) == 9
 
 
-def test_a_page_cache_calls_the_function_of_its_callers_own_run(tmp_path):
+def test_a_page_cache_calls_the_function_in_its_callers_own_run(tmp_path):
     """Two sessions' script runs at once, in two threads: session B's run has defined the cached
-    function but not yet the helper below it when session A, whose run is whole, misses the cache.
-    A calls the function of its own run (as an undecorated call would), not B's half-run one, which
-    raised "name '_helper' is not defined"; a fragment's rerun (a thread that defined nothing)
-    calls the latest run's."""
+    function but not yet the helper below it when session A, whose run is whole, misses the cache
+    from its run or from a fragment of it (a fragment's rerun is a new thread that defines
+    nothing). A's miss runs the function in A's globals, as an undecorated call would; B's half run
+    raised "name '_helper' is not defined" there."""
     import threading
 
     import streamlit as st
 
     from workbench.components import page_cache
 
-    page = tmp_path / "cached_race_test.py"
-    source = "def doubled(x):\n    return _helper(x)\n"
-    page.write_text(source + "def _helper(x):\n    return 2 * x\n", encoding="utf-8")
-    code = compile(source, str(page), "exec")
+    st.cache_data.clear()   # (a value cached by an earlier run of this test would answer alone)
+    page = str(tmp_path / "cached_race_test.py")
+    define = compile("def doubled(x):\n    return _helper(x)\n", page, "exec")
+    helper = compile("def _helper(x):\n    calls.append(x)\n    return factor * x\n", page, "exec")
+    fragment = compile("def in_fragment(x):\n    return doubled(x)\n", page, "exec")
     decorate = page_cache(st.cache_data, max_entries=4, show_spinner=False)
-    whole, half, got = {}, {}, {}
-    exec(code, whole)
-    whole["_helper"] = lambda x: 2 * x   # session A's run, past the helper's definition
+    whole, half = {"calls": [], "factor": 2}, {"calls": [], "factor": 3}
 
-    def session_a():
-        got["wrapper"] = decorate(whole["doubled"])
-        b.start()
-        b.join(30)
-        got["a"] = got["wrapper"](21)   # after B's run defined the function, before its helper
+    def run_a():   # session A: a whole run, and a fragment defined in it
+        exec(define, whole)
+        whole["doubled"] = decorate(whole["doubled"])
+        exec(helper, whole)
+        exec(fragment, whole)
 
-    def session_b():
-        exec(code, half)   # the function defined, its helper not yet
-        got["b"] = decorate(half["doubled"])
+    def run_b():   # session B: the function defined and decorated, its helper not yet
+        exec(define, half)
+        half["doubled"] = decorate(half["doubled"])
 
     def in_thread(target):
         t = threading.Thread(target=target)
         t.start()
         t.join(30)
 
-    b = threading.Thread(target=session_b)
-    in_thread(session_a)
-    assert got["b"] is got["wrapper"] and got["a"] == 42
-    half["_helper"] = lambda x: 3 * x   # B's run goes on; a fragment's rerun calls the latest run's
-    in_thread(lambda: got.update(fragment=got["wrapper"](5)))
-    assert got["fragment"] == 15
+    got = {}
+    in_thread(run_a)
+    in_thread(run_b)
+    assert half["doubled"] is whole["doubled"]   # one wrapper: the latest function is B's
+    in_thread(lambda: exec(compile("got['run'] = doubled(21)", page, "exec"), {**whole, "got": got}))
+    in_thread(lambda: got.update(fragment=whole["in_fragment"](5)))
+    assert got == {"run": 42, "fragment": 10} and whole["calls"] == [21, 5] and half["calls"] == []

@@ -64,7 +64,8 @@ __all__ = ["Spec", "as_shown", "FigureText", "recent", "as_spec", "spec_of", "ke
            "selected_vertex",
            "select_vertex",
            "vertex_box", "ring_trace", "tree_hash", "RING",
-           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key", "page_cache", "array_key"]
+           "EVIDENCE_RING", "PICK_LIMIT", "CLICK_CONFIG", "selection_key", "page_cache", "array_key",
+           "beside_buttons"]
 
 RING = "#e63946"            # the selected vertex
 EVIDENCE_RING = "#f4a261"   # vertices with evidence
@@ -97,7 +98,6 @@ def recent(key: Callable[..., Hashable], size: int) -> Callable:
     (and its spinner); alone, in front of a pure function (:func:`spec_of`). Keeps at most
     ``size`` answers (the objects returned)."""
     import functools
-    import threading
     from collections import OrderedDict
 
     def decorate(func: Callable) -> Callable:
@@ -125,7 +125,6 @@ def recent(key: Callable[..., Hashable], size: int) -> Callable:
 
 
 _PAGE_CACHES: dict[tuple, tuple] = {}
-_RUN_FUNCTIONS = threading.local()   # .functions: the page-cached functions this thread's script run defined
 
 
 def page_cache(cache: Callable, **options) -> Callable:
@@ -136,18 +135,15 @@ def page_cache(cache: Callable, **options) -> Callable:
     times over when a class follows a step (docs/benchmarks.md). The wrapper is kept by the
     function's file, name and options, and used again while its code is the same (a changed file
     makes a new one); its values are cached, as before, by the function's source and arguments.
-    It calls the function of the caller's own script run (its helpers and globals), as an
-    undecorated call would: not another session's run, which may not have defined the helpers
-    below the function yet ("name '_errors' is not defined" while a student's Belief Propagation
-    was half run); a fragment's rerun, which defines nothing, calls the latest run's."""
+    On a miss it runs the function's code in the globals of the script run that calls it (the
+    nearest caller in the page's file: the run itself, or a fragment of it), as an undecorated call
+    would: another session's run may not have defined the helpers below the function yet."""
     import functools
+    import sys
+    import types
 
     def decorate(func: Callable) -> Callable:
         name = (func.__code__.co_filename, func.__qualname__, repr(sorted(options.items(), key=lambda kv: kv[0])))
-        own = getattr(_RUN_FUNCTIONS, "functions", None)
-        if own is None:
-            own = _RUN_FUNCTIONS.functions = {}
-        own[name] = func   # a script run calls in its own thread: this thread's run calls this one
         kept = _PAGE_CACHES.get(name)
         if kept is not None and kept[0] == func.__code__:
             kept[2][0] = func
@@ -156,8 +152,13 @@ def page_cache(cache: Callable, **options) -> Callable:
 
         @functools.wraps(func)
         def call(*args, **kwargs):
-            mine = getattr(_RUN_FUNCTIONS, "functions", {}).get(name)
-            return (mine if mine is not None and mine.__code__ == code else latest[0])(*args, **kwargs)
+            fn, frame = latest[0], sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != code.co_filename:
+                frame = frame.f_back
+            if frame is not None and frame.f_globals is not fn.__globals__:   # the caller's own run
+                fn = types.FunctionType(code, frame.f_globals, fn.__name__, fn.__defaults__, fn.__closure__)
+                fn.__kwdefaults__ = latest[0].__kwdefaults__
+            return fn(*args, **kwargs)
 
         wrapper = cache(**options)(call)
         _PAGE_CACHES[name] = (func.__code__, wrapper, latest)
@@ -478,7 +479,7 @@ def beside_buttons(**row) -> tuple:
     """A row of two containers: text that takes the room left, and beside it buttons as wide as their
     labels (``row``: more options of the row's ``st.container``). Columns of fixed shares cut a
     label to "S.." where the row is narrow (a 1024 px projector with the sidebar open)."""
-    line = st.container(horizontal=True, gap="medium", **row)
+    line = st.container(**{"horizontal": True, "gap": "medium", **row})
     return line.container(), line.container(width="content")
 
 

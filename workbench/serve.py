@@ -575,21 +575,12 @@ def _compile_online(names: list[str]) -> None:
 PEEKED_AT = ("pandas", "PIL.Image")
 
 
-def whole_imports() -> list[str]:
-    """Import :data:`PEEKED_AT` now, before the server serves; the names imported. Plotly never
-    imports pandas: it looks in ``sys.modules`` on every figure it builds or converts. A chart drawn
-    in one script thread while another imported pandas for the first time (a page's ``import pandas``,
-    the lessons' runs ahead) found it half initialised: "AttributeError: partially initialized module
-    'pandas' has no attribute 'Series'" (the lecturer's poll chart, with students arriving on the
-    process, CI, 4 December 2026). Without the warm-up nothing had imported it before the port opened."""
-    done = []
+def whole_imports() -> None:
+    """Import :data:`PEEKED_AT` before any session runs: a figure built in one script thread while
+    another imports pandas for the first time would read a half-initialised module."""
     for name in PEEKED_AT:
-        try:
+        with contextlib.suppress(ImportError):   # (Pillow is optional: Plotly then finds nothing to peek at)
             importlib.import_module(name)
-        except ImportError:   # (Pillow is optional: Plotly then finds nothing to peek at)
-            continue
-        done.append(name)
-    return done
 
 
 def _spawn_run_workers_early() -> threading.Event:
@@ -685,6 +676,7 @@ class _Stop:
         self.quiet = False
         self.compiling = None         # the compile processes of the online model's walks, while they run
         self.was_compiling = ""       # what was still compiling when the signal came
+        self.starter = None           # the thread that starts the run workers (_start_run_workers)
         self.flying = 0               # runs in flight when the signal came
         self.server = None
         self.loop = None
@@ -759,8 +751,11 @@ class _Stop:
             self.was_compiling = "the online model's walks"
             W.stop_processes(compiling)
         # the run workers compile the learning kernels, or start to (spawned, importing: seconds under
-        # load, before their preparation begins): the cache has them only once they are all compiled
-        if not self.was_compiling and runner.pool_size() > 0 and not W.is_warm(W.stage_names(W.BEHIND)):
+        # load, before their preparation begins), unless they could not start; the cache has the
+        # kernels only once they are all compiled
+        pool, starter = runner._pool, self.starter
+        going = (starter is not None and starter.is_alive()) or (pool is not None and not pool.prepared.is_set())
+        if not self.was_compiling and going and not W.is_warm(W.stage_names(W.BEHIND)):
             self.was_compiling = "the learning algorithms"
         self.flying = runner.shutdown_pool(_RUN_GRACE)
 
@@ -999,7 +994,8 @@ def _main(args) -> int:
     if STOP.asked:   # the signal came as the warm-up ended
         raise _Stopped()
     STOP.serving_since = time.monotonic()
-    threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True).start()
+    STOP.starter = threading.Thread(target=_start_run_workers, args=(later,), name="run-workers-start", daemon=True)
+    STOP.starter.start()
     try:
         return cli.main()
     finally:

@@ -89,7 +89,7 @@ with top[1]:
         st.rerun()
 
 # px: a group of settings. Two pairs of groups: four in a row, or two by two where the main column
-# is narrower (quarters of a 1024 px projector's cut the environment's name to "Piecewise or...")
+# is narrower (quarters of a 1024 px projector's cut the environment's name, "Piecewise on the tree")
 _GROUP = 210
 
 with st.form(S.key("setup")):
