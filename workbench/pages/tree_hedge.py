@@ -21,7 +21,7 @@ from workbench import address_bar
 from workbench.figures.hedge_figures import (LEARNER_STYLE, action_colour, loss_curves_figure,
                                              regret_heatmap)
 from workbench.runner import launch
-from workbench.figures.style import SEQUENTIAL_SCALE
+from workbench.figures.style import SEQUENTIAL_SCALE, current
 from workbench.session import PageState
 from workbench.state import current_tree, set_tree, tree_version
 from workbench.treeview import tree_view, view_bind
@@ -88,14 +88,16 @@ with top[1]:
         set_tree(generate("random", 60, seed=7), "generated random n=60 seed=7 (TREE-HEDGE demo)", link="random:60:7")
         st.rerun()
 
-# px: a group of settings. Two pairs of groups: four in a row, or two by two where the main column
-# is narrower (quarters of a 1024 px projector's cut the environment's name, "Piecewise on the tree")
+# px at the plain text size: a group of settings. Two pairs of groups: four in a row, or two by two
+# where the main column is narrower (quarters of a 1024 px projector's cut the environment's name,
+# "Piecewise on the tree"); wider by the presenter's scale, with its text
 _GROUP = 210
 
 with st.form(S.key("setup")):
     grid = st.container(horizontal=True)
     pairs = [grid.container(horizontal=True, width="content") for _ in range(2)]
-    c1, c2, c3, c4 = (pair.container(width=_GROUP) for pair in pairs for _ in range(2))
+    group = round(_GROUP * current().scale)
+    c1, c2, c3, c4 = (pair.container(width=group) for pair in pairs for _ in range(2))
     with c1:
         widget(SPEC, "k")
         widget(SPEC, "trials")
